@@ -66,6 +66,9 @@ func sum(xs []int) int {
 func wantHits(t *testing.T, bes []*backend, id string, want ...int) {
 	t.Helper()
 	got := hits(bes, id)
+	if len(want) != len(got) {
+		t.Fatalf("want counts for %d backends, have %d", len(want), len(got))
+	}
 	for i := range want {
 		if got[i] != want[i] {
 			t.Errorf("backends saw request %s %v times, want %v", id, got, want)
