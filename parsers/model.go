@@ -1,0 +1,466 @@
+package parsers
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Setting is one effective value of a proxy setting: the value, the place
+// that set it, and whether it is the proxy's built-in default. A default
+// points at the enclosing block and carries Default = true.
+//
+// The zero Setting means "not applicable here" (for example Envoy's route
+// timeout on an nginx route); Valid tells the two apart.
+type Setting[T any] struct {
+	Value T
+	// Pos is the directive or field that set the value; for a default, the
+	// block that inherits it.
+	Pos Pos
+	// Name is the directive or field as written, e.g. "proxy_read_timeout"
+	// or "retry_policy.num_retries".
+	Name string
+	// Level says where the value was set: "http", "server", "location",
+	// "if", "limit_except", "upstream" for nginx; "listener", "hcm",
+	// "virtual_host", "route", "cluster" for Envoy; "default" for defaults.
+	Level   string
+	Default bool
+}
+
+// Valid reports whether the setting applies (it has a value, default or not).
+func (s Setting[T]) Valid() bool { return s.Name != "" }
+
+// Explicit reports whether the configuration sets the value itself.
+func (s Setting[T]) Explicit() bool { return s.Valid() && !s.Default }
+
+// Set builds an explicit setting.
+func Set[T any](v T, name, level string, pos Pos) Setting[T] {
+	return Setting[T]{Value: v, Pos: pos, Name: name, Level: level}
+}
+
+// Default builds a default setting that points at the block inheriting it.
+func Default[T any](v T, name string, block Pos) Setting[T] {
+	return Setting[T]{Value: v, Pos: block, Name: name, Level: "default", Default: true}
+}
+
+// Model is everything one run loaded: the proxies, the files they were read
+// from, the chain of hops around them and the loaders' diagnostics.
+type Model struct {
+	Proxies     []*Proxy
+	Files       []*File
+	Chain       *Chain
+	Diagnostics []Diagnostic
+}
+
+// File is a source file that a loader read. Source is kept so that reports
+// can quote the line a finding points at; Comments let the engine read
+// suppressions.
+type File struct {
+	Path     string
+	Source   []byte
+	Comments []Comment
+}
+
+// Comment is a comment in a source file. Text excludes the comment marker.
+type Comment struct {
+	Pos  Pos
+	Text string
+}
+
+// Product names the proxy a configuration is written for.
+type Product string
+
+// Products proxylint knows.
+const (
+	Nginx Product = "nginx"
+	Angie Product = "angie"
+	Envoy Product = "envoy"
+)
+
+// Version is a release number; the zero Version means "the newest release".
+type Version struct{ Major, Minor, Patch int }
+
+// IsZero reports whether v is the "newest" placeholder.
+func (v Version) IsZero() bool { return v == Version{} }
+
+// Less orders versions.
+func (v Version) Less(w Version) bool {
+	if v.Major != w.Major {
+		return v.Major < w.Major
+	}
+	if v.Minor != w.Minor {
+		return v.Minor < w.Minor
+	}
+	return v.Patch < w.Patch
+}
+
+func (v Version) String() string {
+	if v.IsZero() {
+		return "newest"
+	}
+	if v.Patch == 0 {
+		return fmt.Sprintf("%d.%d", v.Major, v.Minor)
+	}
+	return fmt.Sprintf("%d.%d.%d", v.Major, v.Minor, v.Patch)
+}
+
+// ParseVersion reads "1.29", "1.29.7" or "1".
+func ParseVersion(s string) (Version, error) {
+	parts := strings.Split(s, ".")
+	if len(parts) > 3 || s == "" {
+		return Version{}, fmt.Errorf("bad version %q (want MAJOR[.MINOR[.PATCH]])", s)
+	}
+	var n [3]int
+	for i, p := range parts {
+		v, err := strconv.Atoi(p)
+		if err != nil || v < 0 {
+			return Version{}, fmt.Errorf("bad version %q (want MAJOR[.MINOR[.PATCH]])", s)
+		}
+		n[i] = v
+	}
+	return Version{n[0], n[1], n[2]}, nil
+}
+
+// Target says which proxy and release a configuration is for, because
+// defaults differ between releases (nginx 1.29.7 pools named upstreams by
+// default; Angie does not).
+type Target struct {
+	Product Product
+	Version Version // zero: the newest release
+}
+
+// AtLeast reports whether the target is the given release or newer. The
+// newest-release placeholder is newer than everything.
+func (t Target) AtLeast(major, minor, patch int) bool {
+	if t.Version.IsZero() {
+		return true
+	}
+	return !t.Version.Less(Version{major, minor, patch})
+}
+
+func (t Target) String() string {
+	if t.Version.IsZero() {
+		return string(t.Product)
+	}
+	return string(t.Product) + ":" + t.Version.String()
+}
+
+// ParseTarget reads "nginx", "nginx:1.28", "nginx:1.29.7", "angie",
+// "angie:1.12" or "envoy".
+func ParseTarget(s string) (Target, error) {
+	name, ver, _ := strings.Cut(s, ":")
+	var t Target
+	switch Product(name) {
+	case Nginx, Angie, Envoy:
+		t.Product = Product(name)
+	default:
+		return t, fmt.Errorf("unknown target %q (want nginx[:X.Y[.Z]], angie[:X.Y] or envoy)", s)
+	}
+	if ver != "" {
+		v, err := ParseVersion(ver)
+		if err != nil {
+			return t, fmt.Errorf("target %q: %w", s, err)
+		}
+		t.Version = v
+	}
+	return t, nil
+}
+
+// Proxy is one loaded configuration: one hop of the request's path.
+type Proxy struct {
+	Product   Product
+	Target    Target
+	Entry     string // the file the configuration was loaded from
+	Pos       Pos    // the start of the entry file
+	Listeners []*Listener
+	Upstreams []*Upstream
+}
+
+// Routes lists every route of every listener, in configuration order.
+func (p *Proxy) Routes() []*Route {
+	var out []*Route
+	for _, l := range p.Listeners {
+		out = append(out, l.Routes...)
+	}
+	return out
+}
+
+// Address is a network address a listener accepts on or an upstream server
+// is reached at.
+type Address struct {
+	Host string // IP literal, host name, "*" or "" (any); empty for unix sockets
+	Port int    // 0 when absent
+	Unix string // the socket path for unix: addresses
+	Pos  Pos
+}
+
+// Wildcard reports whether the address accepts on every local address.
+func (a Address) Wildcard() bool {
+	return a.Unix == "" && (a.Host == "" || a.Host == "*" || a.Host == "0.0.0.0" || a.Host == "::" || a.Host == "[::]")
+}
+
+func (a Address) String() string {
+	if a.Unix != "" {
+		return "unix:" + a.Unix
+	}
+	h := a.Host
+	if h == "" {
+		h = "*"
+	}
+	if a.Port == 0 {
+		return h
+	}
+	return h + ":" + strconv.Itoa(a.Port)
+}
+
+// Listener is the downstream side of a proxy: an nginx server block, or an
+// Envoy listener with its HttpConnectionManager.
+type Listener struct {
+	Proxy       *Proxy
+	Name        string // "server example.com", or the Envoy listener name
+	Pos         Pos
+	Addresses   []Address
+	ServerNames []string
+
+	// Codec is the protocol served to clients: "AUTO", "HTTP1", "HTTP2",
+	// "HTTP3" for Envoy; nginx servers speak HTTP/1 ("HTTP1") unless told
+	// otherwise.
+	Codec Setting[string]
+	// IdleTimeout closes idle client connections: nginx keepalive_timeout,
+	// Envoy common_http_protocol_options.idle_timeout.
+	IdleTimeout Setting[time.Duration]
+	// MaxConnectionDuration closes client connections after a lifetime:
+	// nginx keepalive_time, Envoy max_connection_duration.
+	MaxConnectionDuration Setting[time.Duration]
+	// Envoy's drain behaviour for HTTP/1 connections.
+	H1SafeMaxConnectionDuration Setting[bool]
+	DrainTimeout                Setting[time.Duration]
+	DelayedCloseTimeout         Setting[time.Duration]
+	StreamIdleTimeout           Setting[time.Duration]
+	RequestTimeout              Setting[time.Duration]
+	// RouteConfig names the Envoy RDS route configuration when the routes
+	// are not inline; Routes is then empty unless the run resolved it.
+	RouteConfig string
+
+	Routes []*Route
+}
+
+// MatchKind says how a route matches request paths.
+type MatchKind string
+
+// Match kinds.
+const (
+	MatchPrefix MatchKind = "prefix"
+	MatchExact  MatchKind = "exact"
+	MatchRegex  MatchKind = "regex"
+	MatchNamed  MatchKind = "named" // nginx @name locations
+	MatchNone   MatchKind = ""      // if/limit_except blocks, catch-all
+)
+
+// Match is a route's request-path condition.
+type Match struct {
+	Kind          MatchKind
+	Path          string
+	CaseSensitive bool
+}
+
+// Methods is the set of HTTP methods that can reach the upstream through a
+// route. Any means not narrowed; otherwise Allowed lists them (upper case)
+// and Pos points at what narrowed them (limit_except, a :method matcher).
+type Methods struct {
+	Any     bool
+	Allowed []string
+	Pos     Pos
+	Source  string
+}
+
+// Allows reports whether method m can pass.
+func (m Methods) Allows(method string) bool {
+	if m.Any {
+		return true
+	}
+	for _, a := range m.Allowed {
+		if a == method {
+			return true
+		}
+	}
+	return false
+}
+
+// Annotation is a "# proxylint:NAME" comment inside a route's block, for
+// example "# proxylint:write".
+type Annotation struct {
+	Name string
+	Pos  Pos
+}
+
+// Pass is how a route reaches its upstream: nginx proxy_pass, grpc_pass,
+// fastcgi_pass, uwsgi_pass, scgi_pass or memcached_pass; Envoy's route
+// action cluster.
+type Pass struct {
+	Module string // "proxy", "grpc", "fastcgi", "uwsgi", "scgi", "memcached" or "envoy"
+	Name   string // the directive or field, e.g. "proxy_pass"
+	Pos    Pos
+	URL    string // the target as written
+	// Target is the address or upstream name the URL names; Target.Host is
+	// the upstream name for named upstreams.
+	Target Address
+	Scheme string
+	// Variable is set when the target is computed at run time and could not
+	// be resolved statically.
+	Variable bool
+	// Inherited is set when an if or limit_except block uses its
+	// location's pass directive.
+	Inherited bool
+	// Upstream is the named or implicit upstream the pass uses; nil when
+	// it is only known at run time.
+	Upstream *Upstream
+}
+
+// Retry is a route's retry policy.
+type Retry struct {
+	// On lists the conditions that trigger a retry: nginx
+	// *_next_upstream flags ("error", "timeout", "non_idempotent",
+	// "http_502", ...), Envoy retry_on tokens.
+	On Setting[[]string]
+	// Tries bounds the number of attempts, the first one included (nginx
+	// *_next_upstream_tries; 0 = no limit).
+	Tries Setting[int]
+	// Timeout bounds the time retries may start in (nginx
+	// *_next_upstream_timeout; 0 = no limit).
+	Timeout Setting[time.Duration]
+	// NumRetries is Envoy's retry_policy.num_retries (retries, not tries).
+	NumRetries Setting[int]
+	// PerTryTimeout is Envoy's retry_policy.per_try_timeout.
+	PerTryTimeout Setting[time.Duration]
+	// RetriableRequestHeaders are Envoy header matchers a request must
+	// match to be retried; Methods is what they narrow retries to.
+	RetriableMethods Methods
+	// Unknown lists conditions the proxy does not know and drops.
+	Unknown []Setting[string]
+}
+
+// Has reports whether condition c is among the retry conditions.
+func (r Retry) Has(c string) bool {
+	for _, v := range r.On.Value {
+		if v == c {
+			return true
+		}
+	}
+	return false
+}
+
+// AccessLog is one access log a route writes to.
+type AccessLog struct {
+	Path   string
+	Off    bool
+	Format LogFormat
+	Pos    Pos
+}
+
+// LogFormat is a named access log format and its full text.
+type LogFormat struct {
+	Name    string
+	Text    string
+	Pos     Pos
+	Builtin bool
+}
+
+// Route is the unit a request is routed by: an nginx location (or an if or
+// limit_except block inside one that proxies on its own), an Envoy route.
+// Every value is the effective one, with inheritance and defaults resolved.
+type Route struct {
+	Listener *Listener
+	Parent   *Route // the enclosing location of a nested block
+	Kind     string // "location", "if", "limit_except", "route"
+	Name     string // "location /api/", "route /api"
+	Pos      Pos
+	End      Pos // the closing brace (nginx)
+	Match    Match
+
+	Methods     Methods
+	Annotations []Annotation
+	// UpstreamMethod is the method sent upstream whatever the client used
+	// (nginx proxy_method).
+	UpstreamMethod Setting[string]
+
+	Pass *Pass // nil when the route does not proxy
+
+	// Per-attempt timeouts of the pass module (nginx *_connect_timeout,
+	// *_send_timeout, *_read_timeout; Envoy cluster connect_timeout).
+	ConnectTimeout Setting[time.Duration]
+	SendTimeout    Setting[time.Duration]
+	ReadTimeout    Setting[time.Duration]
+	// Envoy route timeouts.
+	Timeout     Setting[time.Duration]
+	IdleTimeout Setting[time.Duration]
+
+	Retry Retry
+
+	// IgnoreClientAbort is *_ignore_client_abort of the pass module.
+	IgnoreClientAbort Setting[bool]
+	// HTTPVersion is proxy_http_version.
+	HTTPVersion Setting[string]
+	// ConnectionHeader is the Connection header sent upstream ("" when not
+	// sent), from proxy_set_header or the default.
+	ConnectionHeader Setting[string]
+	// KeepConn is fastcgi_keep_conn.
+	KeepConn Setting[bool]
+	// RequestBuffering is *_request_buffering.
+	RequestBuffering Setting[bool]
+
+	AccessLogs Setting[[]AccessLog]
+}
+
+// Upstream is a group of servers a route proxies to: an nginx upstream
+// block, the implicit upstream a literal proxy_pass address creates, an
+// Envoy cluster.
+type Upstream struct {
+	Proxy    *Proxy
+	Name     string
+	Implicit bool
+	Pos      Pos
+	Servers  []Server
+
+	// Keepalive is the number of idle connections kept per worker (nginx
+	// "keepalive N"; 0 = no pool). KeepaliveLocal is the "local" parameter.
+	Keepalive         Setting[int]
+	KeepaliveLocal    Setting[bool]
+	KeepaliveTimeout  Setting[time.Duration]
+	KeepaliveTime     Setting[time.Duration]
+	KeepaliveRequests Setting[int]
+
+	// Envoy cluster settings.
+	ConnectTimeout           Setting[time.Duration]
+	IdleTimeout              Setting[time.Duration]
+	MaxConnectionDuration    Setting[time.Duration]
+	MaxRequestsPerConnection Setting[int]
+
+	// Routes lists the routes that pass to this upstream.
+	Routes []*Route
+}
+
+// Server is one member of an upstream.
+type Server struct {
+	Address Address
+	Raw     string // as written
+	// Literal is set when the address is an IP literal or a unix socket,
+	// so it is one peer; a host name may resolve to several.
+	Literal bool
+	Backup  bool
+	Down    bool
+	Pos     Pos
+}
+
+// Peers counts the servers that can take a request (not down), primary and
+// backup, as nginx counts tries. Host names count once each.
+func (u *Upstream) Peers() int {
+	n := 0
+	for _, s := range u.Servers {
+		if !s.Down {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,99 @@
+// Package parsers holds proxylint's common model of proxy configurations:
+// the hops, listeners, routes, upstreams, timeouts and retry policies that
+// the rules reason about, whichever proxy the configuration was written for.
+//
+// The loaders (parsers/nginx, parsers/envoy) build this model and resolve
+// every inherited or defaulted value once, so a rule asks a route for its
+// effective value and gets the value, where it was set and whether it is the
+// proxy's default. Rules never look at syntax.
+package parsers
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Pos is a position in a source file. Line and Col are 1-based; Col counts
+// Unicode code points (an invalid UTF-8 byte counts as one). The zero Pos is
+// "no position".
+type Pos struct {
+	File string
+	Line int
+	Col  int
+}
+
+// IsValid reports whether p points into a file.
+func (p Pos) IsValid() bool { return p.File != "" && p.Line > 0 }
+
+// String formats p as file:line:col, the form compilers use.
+func (p Pos) String() string {
+	switch {
+	case !p.IsValid():
+		return p.File
+	case p.Col > 0:
+		return p.File + ":" + strconv.Itoa(p.Line) + ":" + strconv.Itoa(p.Col)
+	default:
+		return p.File + ":" + strconv.Itoa(p.Line)
+	}
+}
+
+// Before orders positions by file, then line, then column.
+func (p Pos) Before(q Pos) bool {
+	if p.File != q.File {
+		return p.File < q.File
+	}
+	if p.Line != q.Line {
+		return p.Line < q.Line
+	}
+	return p.Col < q.Col
+}
+
+// Severity says how serious a finding or a load diagnostic is.
+type Severity int
+
+// Severities, from least to most serious.
+const (
+	Note Severity = iota + 1
+	Warning
+	Error
+)
+
+func (s Severity) String() string {
+	switch s {
+	case Note:
+		return "note"
+	case Warning:
+		return "warning"
+	case Error:
+		return "error"
+	}
+	return "severity(" + strconv.Itoa(int(s)) + ")"
+}
+
+// ParseSeverity reads "error", "warning" or "note".
+func ParseSeverity(s string) (Severity, error) {
+	switch s {
+	case "note":
+		return Note, nil
+	case "warning":
+		return Warning, nil
+	case "error":
+		return Error, nil
+	}
+	return 0, fmt.Errorf("unknown severity %q (want error, warning or note)", s)
+}
+
+// Diagnostic is a problem a loader met while reading a configuration: a
+// syntax error, an include that cannot be read, a schema violation. Code is
+// the ID of the rule under which it is reported (for example "nginx-syntax").
+// Fatal means the file could not be loaded completely, so the run cannot
+// call it clean.
+type Diagnostic struct {
+	Code     string
+	Severity Severity
+	Pos      Pos
+	Message  string
+	Fatal    bool
+}
+
+func (d Diagnostic) Error() string { return d.Pos.String() + ": " + d.Message }
