@@ -1,0 +1,62 @@
+// Package nginx reads nginx configuration files the way nginx itself does
+// (ngx_conf_read_token and ngx_conf_parse in src/core/ngx_conf_file.c), with
+// the start position of every directive and argument, follows include
+// directives, and builds proxylint's common model from the result.
+package nginx
+
+import (
+	"github.com/proxylint/proxylint/parsers"
+)
+
+// Directive is one nginx statement: a name, its arguments and, for block
+// directives, the directives inside the block.
+type Directive struct {
+	Name string // unquoted and unescaped, as nginx looks it up
+	Pos  parsers.Pos
+	Args []Arg
+
+	// Block is non-nil for block directives, even when the block is empty.
+	Block []*Directive
+	// BlockPos is the "{" of a block; End is the closing "}" of a block
+	// or the ";" that ends a simple directive.
+	BlockPos parsers.Pos
+	End      parsers.Pos
+
+	// Lua holds the body of a *_by_lua_block directive, which nginx hands to
+	// the Lua module unparsed; LuaPos is where the body starts.
+	Lua    *string
+	LuaPos parsers.Pos
+
+	// Included lists the files an include directive pulled in, in the
+	// order nginx reads them (sorted glob matches).
+	Included []*File
+}
+
+// IsBlock reports whether the directive has a block (Lua blocks included).
+func (d *Directive) IsBlock() bool { return d.Block != nil || d.Lua != nil }
+
+// Arg is one argument of a directive.
+type Arg struct {
+	Value string // unquoted and unescaped as nginx does
+	Raw   string // as written, quotes included
+	Pos   parsers.Pos
+	// Quote is the quote character the argument was written with, or 0.
+	Quote byte
+}
+
+// ArgValues returns the argument values.
+func (d *Directive) ArgValues() []string {
+	out := make([]string, len(d.Args))
+	for i, a := range d.Args {
+		out[i] = a.Value
+	}
+	return out
+}
+
+// File is one parsed configuration file.
+type File struct {
+	Path       string
+	Source     []byte
+	Directives []*Directive
+	Comments   []parsers.Comment
+}

@@ -1,0 +1,116 @@
+package nginx
+
+import (
+	"fmt"
+)
+
+// DefaultMaxDepth bounds the nesting of blocks and includes together.
+const DefaultMaxDepth = 512
+
+// pendingInclude is an include directive met while parsing a file, with
+// the block it sits in and its nesting depth. Blocks never span files, so
+// the loader can read included files after the including file is parsed.
+type pendingInclude struct {
+	d      *Directive
+	parent string
+	depth  int
+}
+
+// parser turns a file's statements into a directive tree, following
+// ngx_conf_parse: a "}" outside a block, a block left open at the end of
+// the file, and a block where nginx requires ";" (or the reverse) are
+// errors.
+type parser struct {
+	lx       *lexer
+	includes []pendingInclude
+	maxDepth int
+}
+
+// ParseFile parses one file without following includes. parent is the
+// block the file is read in ("" for a main configuration file).
+func ParseFile(path string, src []byte) (*File, error) {
+	f, _, err := parseFile(path, src, parentMain, 0, DefaultMaxDepth)
+	if err != nil {
+		return f, err
+	}
+	return f, nil
+}
+
+func parseFile(path string, src []byte, parent string, depth, maxDepth int) (*File, []pendingInclude, *Error) {
+	p := &parser{lx: newLexer(path, src), maxDepth: maxDepth}
+	f := &File{Path: path, Source: src}
+	dirs, _, err := p.block(parent, nil, depth)
+	f.Directives = dirs
+	f.Comments = p.lx.comments
+	return f, p.includes, err
+}
+
+// block parses directives until the "}" that closes the block opened by
+// open (nil at the top level of a file) and returns them with the offset of
+// that "}".
+func (p *parser) block(parent string, open *Directive, depth int) ([]*Directive, int, *Error) {
+	handler := handlerBlocks[parent]
+	dirs := []*Directive{}
+	for {
+		st, err := p.lx.next()
+		if err != nil {
+			return dirs, 0, err
+		}
+		switch st.kind {
+		case stmtEOF:
+			if open != nil {
+				return dirs, 0, p.lx.errorf(st.term, "unexpected end of file, expecting \"}\" to close %q opened at line %d", open.Name, open.BlockPos.Line)
+			}
+			return dirs, st.term, nil
+		case stmtBlockEnd:
+			if open == nil {
+				return dirs, 0, p.lx.errorf(st.term, "unexpected \"}\": no block is open here")
+			}
+			return dirs, st.term, nil
+		}
+
+		d := &Directive{Name: st.args[0].Value, Pos: st.args[0].Pos, Args: st.args[1:]}
+		dirs = append(dirs, d)
+		isBlock := st.kind == stmtBlockStart
+		if handler && isBlock {
+			return dirs, 0, p.lx.errorf(st.term, "unexpected \"{\": %q blocks hold values, not blocks", parent)
+		}
+		if !handler {
+			mustBlock, mustNot := blockShape(d.Name, parent)
+			if mustNot && isBlock {
+				return dirs, 0, &Error{Pos: d.Pos, Msg: fmt.Sprintf("directive %q is not terminated by \";\"", d.Name)}
+			}
+			if mustBlock && !isBlock {
+				return dirs, 0, &Error{Pos: d.Pos, Msg: fmt.Sprintf("directive %q has no opening \"{\"", d.Name)}
+			}
+		}
+		if !isBlock {
+			d.End = p.lx.pos(st.term)
+			if d.Name == "include" {
+				p.includes = append(p.includes, pendingInclude{d: d, parent: parent, depth: depth})
+			}
+			continue
+		}
+
+		d.BlockPos = p.lx.pos(st.term)
+		if isLuaBlock(d.Name) {
+			body, end, err := p.lx.readLuaBlock(st.term)
+			if err != nil {
+				return dirs, 0, err
+			}
+			d.Lua = &body
+			d.LuaPos = p.lx.pos(st.term + 1)
+			d.End = p.lx.pos(end)
+			continue
+		}
+		if depth+1 > p.maxDepth {
+			return dirs, 0, &Error{Pos: d.Pos, Msg: fmt.Sprintf("blocks and includes nested deeper than %d levels", p.maxDepth)}
+		}
+		children, end, err := p.block(d.Name, d, depth+1)
+		d.Block = children
+		if err != nil {
+			return dirs, 0, err
+		}
+		d.End = p.lx.pos(end)
+	}
+}
