@@ -1,0 +1,645 @@
+package nginx
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/proxylint/proxylint/parsers"
+)
+
+// passModules are the modules whose *_pass directive sends a request to an
+// upstream, in the order proxylint reports them.
+var passModules = []string{"proxy", "grpc", "fastcgi", "uwsgi", "scgi", "memcached"}
+
+// Defaults nginx applies (semantics.md §A, §B, §C, §D).
+const (
+	defaultUpstreamTimeout   = 60 * time.Second
+	defaultKeepaliveTimeout  = 75 * time.Second
+	defaultKeepaliveTime     = time.Hour
+	defaultUpstreamKeepalive = 32
+	defaultUpstreamIdle      = 60 * time.Second
+	defaultUpstreamRequests  = 1000
+)
+
+// Build turns a loaded configuration into the common model, resolving every
+// inherited and default value once. A fragment is read in the context its
+// top level implies (Config.Context).
+func Build(cfg *Config, target parsers.Target) *parsers.Proxy {
+	p := &parsers.Proxy{Product: target.Product, Target: target}
+	if cfg.Main == nil {
+		return p
+	}
+	p.Entry = cfg.Main.Path
+	p.Pos = parsers.Pos{File: cfg.Main.Path, Line: 1, Col: 1}
+	b := &builder{proxy: p, target: target, comments: map[string][]parsers.Comment{}, sources: map[string][]byte{}, implicit: map[string]*parsers.Upstream{}}
+	for _, f := range cfg.Files {
+		if f == nil {
+			continue
+		}
+		b.sources[f.Path] = f.Source
+		for _, c := range f.Comments {
+			if _, ok := annotationName(c.Text); ok {
+				b.comments[f.Path] = append(b.comments[f.Path], c)
+			}
+		}
+	}
+	top := cfg.Main.Directives
+	at := p.Pos
+	switch cfg.Context {
+	case "main":
+		main := newScope("main", nil, at, nil, top)
+		for _, h := range main.children("http") {
+			b.http(newScope("http", h, at, main, h.Block))
+		}
+	case "http":
+		b.http(newScope("http", nil, at, nil, top))
+	case "server":
+		http := newScope("http", nil, at, nil, nil)
+		b.http(http)
+		b.server(newScope("server", nil, at, http, top))
+	case "location":
+		http := newScope("http", nil, at, nil, nil)
+		b.http(http)
+		srv := newScope("server", nil, at, http, nil)
+		l := b.server(srv)
+		loc := newScope("location", nil, at, srv, top)
+		b.route(l, loc, nil)
+	case "upstream":
+		b.upstream(newScope("upstream", nil, at, nil, top), "")
+	}
+	return p
+}
+
+// InferContext says which block a fragment's top level belongs in: "main"
+// (it has http, events, stream or mail blocks), "http" (server, upstream,
+// map blocks), "server" (locations, listen), "upstream" (server lines),
+// "location" (a *_pass directive) or, failing all, "http".
+func InferContext(dirs []*Directive) string {
+	has := map[string]bool{}
+	upstreamServers := false
+	for _, d := range flatten(dirs) {
+		has[d.Name] = true
+		if d.Name == "server" && d.Block == nil {
+			upstreamServers = true
+		}
+	}
+	switch {
+	case has["http"] || has["events"] || has["stream"] || has["mail"] || has["worker_processes"] || has["load_module"]:
+		return "main"
+	case has["upstream"] || has["map"] || has["log_format"] || (has["server"] && !upstreamServers):
+		return "http"
+	case has["location"] || has["listen"] || has["server_name"]:
+		return "server"
+	case upstreamServers:
+		return "upstream"
+	}
+	for _, m := range passModules {
+		if has[m+"_pass"] {
+			return "location"
+		}
+	}
+	return "http"
+}
+
+type builder struct {
+	proxy    *parsers.Proxy
+	target   parsers.Target
+	comments map[string][]parsers.Comment // annotation comments only
+	sources  map[string][]byte
+
+	formats  map[string]parsers.LogFormat
+	named    map[string]*parsers.Upstream // by lower-case name
+	implicit map[string]*parsers.Upstream // by lower-case host:port or unix path
+}
+
+func (b *builder) http(s *scope) {
+	b.formats = map[string]parsers.LogFormat{
+		"combined": {Name: "combined", Builtin: true, Text: `$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent"`},
+	}
+	for _, d := range s.all("log_format") {
+		if len(d.Args) < 2 {
+			continue
+		}
+		var parts []string
+		for _, a := range d.Args[1:] {
+			if strings.HasPrefix(a.Value, "escape=") {
+				continue
+			}
+			parts = append(parts, a.Value)
+		}
+		b.formats[d.Args[0].Value] = parsers.LogFormat{Name: d.Args[0].Value, Text: strings.Join(parts, ""), Pos: d.Pos}
+	}
+	b.named = map[string]*parsers.Upstream{}
+	for _, u := range s.children("upstream") {
+		if len(u.Args) == 1 {
+			b.upstream(newScope("upstream", u, u.Pos, s, u.Block), u.Args[0].Value)
+		}
+	}
+	for _, srv := range s.children("server") {
+		b.server(newScope("server", srv, srv.Pos, s, srv.Block))
+	}
+}
+
+func (b *builder) upstream(s *scope, name string) *parsers.Upstream {
+	u := &parsers.Upstream{Proxy: b.proxy, Name: name, Pos: s.at}
+	for _, d := range s.all("server") {
+		if len(d.Args) == 0 {
+			continue
+		}
+		addr, err := parseAddress(d.Args[0].Value, 80)
+		if err != nil {
+			continue
+		}
+		addr.Pos = d.Args[0].Pos
+		srv := parsers.Server{Address: addr, Raw: d.Args[0].Value, Pos: d.Pos, Literal: addr.Unix != "" || isLiteralHost(addr.Host)}
+		for _, a := range d.Args[1:] {
+			switch a.Value {
+			case "backup":
+				srv.Backup = true
+			case "down":
+				srv.Down = true
+			}
+		}
+		u.Servers = append(u.Servers, srv)
+	}
+	if d := s.last("keepalive"); d != nil && len(d.Args) > 0 {
+		n, _ := strconv.Atoi(d.Args[0].Value)
+		u.Keepalive = parsers.Set(n, "keepalive", "upstream", d.Pos)
+		local := len(d.Args) > 1 && d.Args[1].Value == "local"
+		u.KeepaliveLocal = parsers.Set(local, "keepalive", "upstream", d.Pos)
+	} else if b.target.Product == parsers.Nginx && b.target.AtLeast(1, 29, 7) {
+		u.Keepalive = parsers.Default(defaultUpstreamKeepalive, "keepalive", s.at)
+		u.KeepaliveLocal = parsers.Default(true, "keepalive", s.at)
+	} else {
+		u.Keepalive = parsers.Default(0, "keepalive", s.at)
+		u.KeepaliveLocal = parsers.Default(false, "keepalive", s.at)
+	}
+	u.KeepaliveTimeout = b.duration(s, "keepalive_timeout", defaultUpstreamIdle)
+	u.KeepaliveTime = b.duration(s, "keepalive_time", defaultKeepaliveTime)
+	u.KeepaliveRequests = b.integer(s, "keepalive_requests", defaultUpstreamRequests)
+	if name != "" {
+		b.named[strings.ToLower(name)] = u
+	}
+	b.proxy.Upstreams = append(b.proxy.Upstreams, u)
+	return u
+}
+
+func (b *builder) server(s *scope) *parsers.Listener {
+	l := &parsers.Listener{Proxy: b.proxy, Pos: s.at, Name: "server"}
+	for _, d := range s.all("listen") {
+		if len(d.Args) == 0 {
+			continue
+		}
+		a, err := parseAddress(d.Args[0].Value, 80)
+		if err != nil {
+			continue
+		}
+		if a.Host == "" && a.Unix == "" {
+			a.Host = "*"
+		}
+		a.Pos = d.Args[0].Pos
+		l.Addresses = append(l.Addresses, a)
+	}
+	if len(l.Addresses) == 0 && s.dir != nil {
+		l.Addresses = []parsers.Address{{Host: "*", Port: 80, Pos: s.at}}
+	}
+	for _, d := range s.all("server_name") {
+		l.ServerNames = append(l.ServerNames, d.ArgValues()...)
+	}
+	if len(l.ServerNames) > 0 {
+		l.Name = "server " + strings.Join(l.ServerNames, " ")
+	}
+	l.Codec = parsers.Default("HTTP1", "listen", s.at)
+	l.IdleTimeout = b.duration(s, "keepalive_timeout", defaultKeepaliveTimeout)
+	l.MaxConnectionDuration = b.duration(s, "keepalive_time", defaultKeepaliveTime)
+	b.proxy.Listeners = append(b.proxy.Listeners, l)
+	for _, loc := range s.children("location") {
+		b.route(l, newScope("location", loc, loc.Pos, s, loc.Block), nil)
+	}
+	return l
+}
+
+// route adds the route of a location (and of the nested locations and
+// proxying if blocks inside it).
+func (b *builder) route(l *parsers.Listener, s *scope, parent *parsers.Route) {
+	r := &parsers.Route{Listener: l, Parent: parent, Kind: s.kind, Pos: s.at}
+	if s.dir != nil {
+		r.End = s.dir.End
+		r.Name = s.kind + " " + strings.Join(s.dir.ArgValues(), " ")
+		if s.kind == "location" {
+			r.Match = locationMatch(s.dir.ArgValues())
+		}
+	} else {
+		r.Name = s.kind
+	}
+	b.resolvePass(r, s, parent)
+	b.resolveSettings(r, s)
+	r.Methods = methodsOf(s)
+	r.Annotations = b.annotations(s)
+	l.Routes = append(l.Routes, r)
+
+	for _, ifd := range s.children("if") {
+		ifs := newScope("if", ifd, ifd.Pos, s, ifd.Block)
+		if passDirective(ifs) != nil {
+			b.route(l, ifs, r)
+		}
+	}
+	for _, loc := range s.children("location") {
+		b.route(l, newScope("location", loc, loc.Pos, s, loc.Block), r)
+	}
+}
+
+// passDirective returns the *_pass directive set at this level itself.
+func passDirective(s *scope) *Directive {
+	for _, m := range passModules {
+		if d := s.last(m + "_pass"); d != nil {
+			return d
+		}
+	}
+	return nil
+}
+
+func (b *builder) resolvePass(r *parsers.Route, s *scope, parent *parsers.Route) {
+	d := passDirective(s)
+	if d == nil {
+		// if and limit_except blocks use their location's pass
+		// (proxy_module.c merge: clcf->noname); nested locations do not.
+		if s.kind == "if" && parent != nil && parent.Pass != nil {
+			p := *parent.Pass
+			p.Inherited = true
+			r.Pass = &p
+		}
+		return
+	}
+	module := strings.TrimSuffix(d.Name, "_pass")
+	p := &parsers.Pass{Module: module, Name: d.Name, Pos: d.Pos}
+	r.Pass = p
+	if len(d.Args) == 0 {
+		return
+	}
+	p.URL = d.Args[0].Value
+	rest := p.URL
+	if scheme, after, ok := strings.Cut(rest, "://"); ok {
+		p.Scheme = scheme
+		rest = after
+	}
+	if strings.Contains(p.URL, "$") {
+		p.Variable = true
+		return
+	}
+	hostport := rest
+	if strings.HasPrefix(hostport, "unix:") {
+		// unix:/path/to.sock[:/uri]
+		if i := strings.Index(hostport[len("unix:"):], ":"); i >= 0 {
+			hostport = hostport[:len("unix:")+i]
+		}
+	} else if i := strings.IndexByte(hostport, '/'); i >= 0 {
+		hostport = hostport[:i]
+	}
+	addr, err := parseAddress(hostport, 0)
+	if err != nil {
+		return
+	}
+	addr.Pos = d.Args[0].Pos
+	p.Target = addr
+	if addr.Unix == "" && addr.Port == 0 {
+		if u := b.named[strings.ToLower(addr.Host)]; u != nil {
+			p.Upstream = u
+			u.Routes = append(u.Routes, r)
+			return
+		}
+	}
+	if addr.Port == 0 && addr.Unix == "" {
+		addr.Port = defaultPort(p.Scheme)
+	}
+	key := strings.ToLower(addr.String())
+	u := b.implicit[key]
+	if u == nil {
+		u = &parsers.Upstream{Proxy: b.proxy, Name: addr.String(), Implicit: true, Pos: d.Pos}
+		u.Servers = []parsers.Server{{Address: addr, Raw: hostport, Pos: d.Args[0].Pos, Literal: addr.Unix != "" || isLiteralHost(addr.Host)}}
+		u.Keepalive = parsers.Default(0, "keepalive", d.Pos)
+		u.KeepaliveLocal = parsers.Default(false, "keepalive", d.Pos)
+		u.KeepaliveTimeout = parsers.Default(defaultUpstreamIdle, "keepalive_timeout", d.Pos)
+		u.KeepaliveTime = parsers.Default(defaultKeepaliveTime, "keepalive_time", d.Pos)
+		u.KeepaliveRequests = parsers.Default(defaultUpstreamRequests, "keepalive_requests", d.Pos)
+		b.implicit[key] = u
+		b.proxy.Upstreams = append(b.proxy.Upstreams, u)
+	}
+	p.Upstream = u
+	u.Routes = append(u.Routes, r)
+}
+
+func defaultPort(scheme string) int {
+	switch scheme {
+	case "https", "grpcs", "suwsgi":
+		return 443
+	}
+	return 80
+}
+
+// resolveSettings fills the route's effective values for its pass module
+// (proxy when the route does not proxy).
+func (b *builder) resolveSettings(r *parsers.Route, s *scope) {
+	m := "proxy"
+	if r.Pass != nil {
+		m = r.Pass.Module
+	}
+	r.ConnectTimeout = b.duration(s, m+"_connect_timeout", defaultUpstreamTimeout)
+	r.SendTimeout = b.duration(s, m+"_send_timeout", defaultUpstreamTimeout)
+	r.ReadTimeout = b.duration(s, m+"_read_timeout", defaultUpstreamTimeout)
+
+	r.Retry.On = b.flags(s, m+"_next_upstream", []string{"error", "timeout"})
+	r.Retry.Tries = b.integer(s, m+"_next_upstream_tries", 0)
+	r.Retry.Timeout = b.duration(s, m+"_next_upstream_timeout", 0)
+
+	switch m {
+	case "grpc", "memcached":
+		// No such directive: nginx hard-codes ignore_client_abort to 0
+		// for these modules (semantics.md §E).
+	default:
+		r.IgnoreClientAbort = b.boolean(s, m+"_ignore_client_abort", false)
+		r.RequestBuffering = b.boolean(s, m+"_request_buffering", true)
+	}
+	if m == "grpc" {
+		r.RequestBuffering = parsers.Default(false, "grpc_pass", s.at)
+	}
+	if m == "proxy" {
+		r.HTTPVersion = b.httpVersion(s)
+		r.ConnectionHeader = b.connectionHeader(s)
+		if d, lvl := s.lookup("proxy_method"); d != nil && len(d.Args) > 0 {
+			r.UpstreamMethod = parsers.Set(strings.ToUpper(d.Args[0].Value), d.Name, lvl.kind, d.Pos)
+		}
+	}
+	if m == "fastcgi" {
+		r.KeepConn = b.boolean(s, "fastcgi_keep_conn", false)
+	}
+	r.AccessLogs = b.accessLogs(s)
+}
+
+// newDefaults reports whether the target has nginx 1.29.7's proxy defaults
+// (HTTP/1.1, no Connection header), which Angie adopted in 1.12.0.
+func (b *builder) newDefaults() bool {
+	switch b.target.Product {
+	case parsers.Angie:
+		return b.target.AtLeast(1, 12, 0)
+	default:
+		return b.target.AtLeast(1, 29, 7)
+	}
+}
+
+func (b *builder) httpVersion(s *scope) parsers.Setting[string] {
+	if d, lvl := s.lookup("proxy_http_version"); d != nil && len(d.Args) > 0 {
+		return parsers.Set(d.Args[0].Value, d.Name, lvl.kind, d.Pos)
+	}
+	if b.newDefaults() {
+		return parsers.Default("1.1", "proxy_http_version", s.at)
+	}
+	return parsers.Default("1.0", "proxy_http_version", s.at)
+}
+
+// connectionHeader finds the Connection header sent upstream: from the
+// innermost level with any proxy_set_header (the array is inherited whole
+// or not at all), else the built-in default.
+func (b *builder) connectionHeader(s *scope) parsers.Setting[string] {
+	ds, lvl := s.lookupArray("proxy_set_header")
+	for i := len(ds) - 1; i >= 0; i-- {
+		d := ds[i]
+		if len(d.Args) >= 2 && strings.EqualFold(d.Args[0].Value, "Connection") {
+			return parsers.Set(d.Args[1].Value, d.Name, lvl.kind, d.Pos)
+		}
+	}
+	if b.newDefaults() {
+		return parsers.Default("", "proxy_set_header", s.at)
+	}
+	return parsers.Default("close", "proxy_set_header", s.at)
+}
+
+func (b *builder) duration(s *scope, name string, def time.Duration) parsers.Setting[time.Duration] {
+	if d, lvl := s.lookup(name); d != nil && len(d.Args) > 0 {
+		if v, err := parseTime(d.Args[0].Value); err == nil {
+			return parsers.Set(v, name, lvl.kind, d.Pos)
+		}
+	}
+	return parsers.Default(def, name, s.at)
+}
+
+func (b *builder) integer(s *scope, name string, def int) parsers.Setting[int] {
+	if d, lvl := s.lookup(name); d != nil && len(d.Args) > 0 {
+		if v, err := strconv.Atoi(d.Args[0].Value); err == nil {
+			return parsers.Set(v, name, lvl.kind, d.Pos)
+		}
+	}
+	return parsers.Default(def, name, s.at)
+}
+
+func (b *builder) boolean(s *scope, name string, def bool) parsers.Setting[bool] {
+	if d, lvl := s.lookup(name); d != nil && len(d.Args) > 0 {
+		if v, ok := onOff(d.Args[0].Value); ok {
+			return parsers.Set(v, name, lvl.kind, d.Pos)
+		}
+	}
+	return parsers.Default(def, name, s.at)
+}
+
+// flags reads a bitmask directive such as proxy_next_upstream. "off" wins
+// over everything else on the line (proxy_module.c), leaving no flags.
+func (b *builder) flags(s *scope, name string, def []string) parsers.Setting[[]string] {
+	if d, lvl := s.lookup(name); d != nil && len(d.Args) > 0 {
+		vals := d.ArgValues()
+		for _, v := range vals {
+			if v == "off" {
+				return parsers.Set([]string{}, name, lvl.kind, d.Pos)
+			}
+		}
+		return parsers.Set(vals, name, lvl.kind, d.Pos)
+	}
+	return parsers.Default(def, name, s.at)
+}
+
+func (b *builder) accessLogs(s *scope) parsers.Setting[[]parsers.AccessLog] {
+	ds, lvl := s.lookupArray("access_log")
+	if len(ds) == 0 {
+		return parsers.Default([]parsers.AccessLog{{Path: "logs/access.log", Format: b.formats["combined"], Pos: s.at}}, "access_log", s.at)
+	}
+	var logs []parsers.AccessLog
+	for _, d := range ds {
+		if len(d.Args) == 0 {
+			continue
+		}
+		al := parsers.AccessLog{Path: d.Args[0].Value, Pos: d.Pos}
+		if al.Path == "off" {
+			al.Off = true
+			logs = append(logs, al)
+			continue
+		}
+		name := "combined"
+		if len(d.Args) > 1 && !strings.Contains(d.Args[1].Value, "=") {
+			name = d.Args[1].Value
+		}
+		if f, ok := b.formats[name]; ok {
+			al.Format = f
+		} else {
+			al.Format = parsers.LogFormat{Name: name}
+		}
+		logs = append(logs, al)
+	}
+	return parsers.Set(logs, "access_log", lvl.kind, ds[0].Pos)
+}
+
+// locationMatch reads a location's modifier and path.
+func locationMatch(args []string) parsers.Match {
+	if len(args) == 0 {
+		return parsers.Match{}
+	}
+	mod, path := "", args[0]
+	if len(args) >= 2 {
+		mod, path = args[0], args[1]
+	} else {
+		for _, m := range []string{"^~", "~*", "=", "~"} {
+			if strings.HasPrefix(path, m) && len(path) > len(m) {
+				mod, path = m, path[len(m):]
+				break
+			}
+		}
+	}
+	switch {
+	case strings.HasPrefix(path, "@") && mod == "":
+		return parsers.Match{Kind: parsers.MatchNamed, Path: path}
+	case mod == "=":
+		return parsers.Match{Kind: parsers.MatchExact, Path: path, CaseSensitive: true}
+	case mod == "~":
+		return parsers.Match{Kind: parsers.MatchRegex, Path: path, CaseSensitive: true}
+	case mod == "~*":
+		return parsers.Match{Kind: parsers.MatchRegex, Path: path}
+	}
+	return parsers.Match{Kind: parsers.MatchPrefix, Path: path, CaseSensitive: true}
+}
+
+// methodsOf reads limit_except: "limit_except GET { deny all; }" lets only
+// GET (and HEAD, which GET implies) through. A block that grants some
+// clients access (allow, auth_basic, ...) does not narrow the methods.
+func methodsOf(s *scope) parsers.Methods {
+	for c := s; c != nil && (c.kind == "location" || c.kind == "if" || c.kind == "limit_except"); c = c.parent {
+		for _, le := range c.children("limit_except") {
+			if !deniesAll(le.Block) {
+				continue
+			}
+			allowed := map[string]bool{}
+			for _, m := range le.ArgValues() {
+				m = strings.ToUpper(m)
+				allowed[m] = true
+				if m == "GET" {
+					allowed["HEAD"] = true
+				}
+			}
+			list := make([]string, 0, len(allowed))
+			for m := range allowed {
+				list = append(list, m)
+			}
+			sort.Strings(list)
+			return parsers.Methods{Allowed: list, Pos: le.Pos, Source: "limit_except"}
+		}
+		if c.kind == "location" {
+			break
+		}
+	}
+	return parsers.Methods{Any: true}
+}
+
+func deniesAll(block []*Directive) bool {
+	denies := false
+	for _, d := range flatten(block) {
+		switch d.Name {
+		case "deny":
+			if len(d.Args) == 1 && d.Args[0].Value == "all" {
+				denies = true
+			}
+		case "allow", "auth_basic", "auth_request", "auth_jwt", "satisfy":
+			return false
+		}
+	}
+	return denies
+}
+
+// annotations reads "# proxylint:NAME" comments inside a route's own block
+// (not in nested locations) or on the line just above it.
+func (b *builder) annotations(s *scope) []parsers.Annotation {
+	if s.dir == nil {
+		return nil
+	}
+	start, end := s.dir.Pos, s.dir.End
+	var nested [][2]int
+	for _, loc := range s.children("location") {
+		if loc.Pos.File == start.File {
+			nested = append(nested, [2]int{loc.Pos.Line, loc.End.Line})
+		}
+	}
+	var out []parsers.Annotation
+	for _, c := range b.comments[start.File] {
+		if c.Pos.Line < start.Line-1 || (end.IsValid() && c.Pos.Line > end.Line) {
+			continue
+		}
+		if c.Pos.Line == start.Line-1 && !b.ownLine(c.Pos) {
+			continue
+		}
+		inNested := false
+		for _, n := range nested {
+			if c.Pos.Line >= n[0] && c.Pos.Line <= n[1] {
+				inNested = true
+			}
+		}
+		if inNested {
+			continue
+		}
+		name, ok := annotationName(c.Text)
+		if ok {
+			out = append(out, parsers.Annotation{Name: name, Pos: c.Pos})
+		}
+	}
+	return out
+}
+
+// ownLine reports whether only blanks precede position p on its line.
+func (b *builder) ownLine(p parsers.Pos) bool {
+	src := b.sources[p.File]
+	line := 1
+	for i := 0; i < len(src); i++ {
+		if line == p.Line {
+			for j := i; j < len(src) && src[j] != '#' && src[j] != '\n'; j++ {
+				if src[j] != ' ' && src[j] != '\t' {
+					return false
+				}
+			}
+			return true
+		}
+		if src[i] == '\n' {
+			line++
+		}
+	}
+	return false
+}
+
+// annotationName reads "proxylint:NAME" (suppressions excluded).
+func annotationName(text string) (string, bool) {
+	t := strings.TrimSpace(text)
+	rest, ok := strings.CutPrefix(t, "proxylint:")
+	if !ok {
+		return "", false
+	}
+	name, _, _ := strings.Cut(rest, " ")
+	if name == "" || strings.HasPrefix(name, "ignore") {
+		return "", false
+	}
+	return name, true
+}
+
+// String renders a directive for messages: its name and arguments.
+func (d *Directive) String() string {
+	if len(d.Args) == 0 {
+		return d.Name
+	}
+	return fmt.Sprintf("%s %s", d.Name, strings.Join(d.ArgValues(), " "))
+}

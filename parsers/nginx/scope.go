@@ -1,0 +1,108 @@
+package nginx
+
+import (
+	"github.com/proxylint/proxylint/parsers"
+)
+
+// scope is one level of nginx's configuration hierarchy (http, server,
+// location, if, limit_except, upstream) with its own directives, includes
+// expanded in place.
+type scope struct {
+	kind   string     // "main", "http", "server", "location", "if", "limit_except", "upstream", ...
+	dir    *Directive // the block directive; nil for main and implied blocks
+	at     parsers.Pos
+	parent *scope
+	dirs   []*Directive
+}
+
+// newScope makes the scope of block directive dir (nil for the top level
+// of a file, or for a block a fragment implies; at is then its position).
+func newScope(kind string, dir *Directive, at parsers.Pos, parent *scope, body []*Directive) *scope {
+	if dir != nil {
+		at = dir.Pos
+	}
+	return &scope{kind: kind, dir: dir, at: at, parent: parent, dirs: flatten(body)}
+}
+
+// flatten replaces include directives by the directives of the files they
+// include, recursively, as nginx reads them.
+func flatten(dirs []*Directive) []*Directive {
+	hasInclude := false
+	for _, d := range dirs {
+		if d.Name == "include" {
+			hasInclude = true
+			break
+		}
+	}
+	if !hasInclude {
+		return dirs
+	}
+	out := make([]*Directive, 0, len(dirs))
+	for _, d := range dirs {
+		if d.Name != "include" {
+			out = append(out, d)
+			continue
+		}
+		for _, f := range d.Included {
+			out = append(out, flatten(f.Directives)...)
+		}
+	}
+	return out
+}
+
+// all returns the directives named name at this level, in order.
+func (s *scope) all(name string) []*Directive {
+	var out []*Directive
+	for _, d := range s.dirs {
+		if d.Name == name {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// last returns the last directive named name at this level, or nil. nginx
+// refuses most duplicates; where it does not, the last one wins.
+func (s *scope) last(name string) *Directive {
+	for i := len(s.dirs) - 1; i >= 0; i-- {
+		if s.dirs[i].Name == name {
+			return s.dirs[i]
+		}
+	}
+	return nil
+}
+
+// lookup finds the innermost level that sets name, as nginx's merge of
+// scalar and bitmask values does: a child's value replaces its parent's
+// whole.
+func (s *scope) lookup(name string) (*Directive, *scope) {
+	for c := s; c != nil; c = c.parent {
+		if d := c.last(name); d != nil {
+			return d, c
+		}
+	}
+	return nil, nil
+}
+
+// lookupArray finds the innermost level with any directive named name and
+// returns all of them: proxy_set_header, access_log and add_header are
+// inherited only by levels that have none of their own.
+func (s *scope) lookupArray(name string) ([]*Directive, *scope) {
+	for c := s; c != nil; c = c.parent {
+		if ds := c.all(name); len(ds) > 0 {
+			return ds, c
+		}
+	}
+	return nil, nil
+}
+
+// children returns the sub-blocks named name.
+func (s *scope) children(name string) []*Directive {
+	var out []*Directive
+	for _, d := range s.dirs {
+		if d.Name == name && d.Block != nil {
+			out = append(out, d)
+		}
+	}
+	return out
+}
