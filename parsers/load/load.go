@@ -1,0 +1,273 @@
+// Package load turns the paths a user names into proxylint's model: it
+// finds configuration files in directories, tells nginx from Envoy by name
+// and content, runs the loader for each, and assembles one parsers.Model.
+package load
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/parsers/nginx"
+)
+
+// Kinds of configuration.
+const (
+	KindNginx = "nginx"
+	KindEnvoy = "envoy"
+)
+
+// Options control loading.
+type Options struct {
+	// Kind forces every file to be read as "nginx" or "envoy"; empty
+	// detects it per file.
+	Kind string
+	// Target is the proxy release the configurations are for.
+	Target parsers.Target
+	// IncludeRoots widen the tree includes may read from, beyond the
+	// working directory and the directories of the named paths.
+	IncludeRoots []string
+	// Exclude skips paths (matched against the path as walked and its
+	// base name, with filepath.Match).
+	Exclude []string
+}
+
+// Loader loads one file of a kind into proxies and files of the model.
+// Envoy support registers itself through Loaders.
+type Loader func(path string, opts Options, roots []string) Result
+
+// Result is what a loader produced for one file.
+type Result struct {
+	Proxies     []*parsers.Proxy
+	Files       []*parsers.File
+	Diagnostics []parsers.Diagnostic
+	// Includes lists the real paths of the files this one pulled in.
+	Includes []string
+}
+
+// Loaders maps each kind to its loader.
+var Loaders = map[string]Loader{
+	KindNginx: loadNginx,
+}
+
+// Load reads every configuration under paths.
+func Load(paths []string, opts Options) *parsers.Model {
+	m := &parsers.Model{}
+	roots := includeRoots(paths, opts.IncludeRoots)
+	type item struct {
+		path, kind, real string
+		explicit         bool
+	}
+	var items []item
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			m.Diagnostics = append(m.Diagnostics, loadError(p, fmt.Sprintf("cannot read %s: %v", p, unwrap(err))))
+			continue
+		}
+		if !fi.IsDir() {
+			kind, err := detect(p, opts.Kind, true)
+			if err != nil {
+				m.Diagnostics = append(m.Diagnostics, loadError(p, err.Error()))
+				continue
+			}
+			real, _ := filepath.EvalSymlinks(p)
+			items = append(items, item{p, kind, real, true})
+			continue
+		}
+		for _, f := range walk(p, opts.Exclude) {
+			if kind, err := detect(f, opts.Kind, false); err == nil && kind != "" {
+				real, _ := filepath.EvalSymlinks(f)
+				items = append(items, item{f, kind, real, false})
+			}
+		}
+	}
+
+	results := make([]Result, len(items))
+	included := map[string]bool{}
+	for i, it := range items {
+		load, ok := Loaders[it.kind]
+		if !ok {
+			results[i] = Result{Diagnostics: []parsers.Diagnostic{loadError(it.path, fmt.Sprintf("%s: %s configurations are not supported by this build", it.path, it.kind))}}
+			continue
+		}
+		results[i] = load(it.path, opts, roots)
+		for _, inc := range results[i].Includes {
+			included[inc] = true
+		}
+	}
+	seenFile := map[string]bool{}
+	seenEntry := map[string]bool{}
+	for i, it := range items {
+		// A file that another loaded configuration includes is linted
+		// through it, in its real context, not a second time alone.
+		if included[it.real] || (it.real != "" && seenEntry[it.real]) {
+			continue
+		}
+		seenEntry[it.real] = true
+		r := results[i]
+		m.Proxies = append(m.Proxies, r.Proxies...)
+		m.Diagnostics = append(m.Diagnostics, r.Diagnostics...)
+		for _, f := range r.Files {
+			if !seenFile[f.Path] {
+				seenFile[f.Path] = true
+				m.Files = append(m.Files, f)
+			}
+		}
+	}
+	return m
+}
+
+func loadError(path, msg string) parsers.Diagnostic {
+	return parsers.Diagnostic{Code: nginx.CodeLoad, Severity: parsers.Error, Pos: parsers.Pos{File: path}, Message: msg, Fatal: true}
+}
+
+func unwrap(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// includeRoots is the linted tree: the working directory, the directories
+// named and those holding the files named, and any roots added by flag.
+func includeRoots(paths, extra []string) []string {
+	var roots []string
+	if wd, err := os.Getwd(); err == nil {
+		roots = append(roots, wd)
+	}
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			roots = append(roots, p)
+		} else {
+			roots = append(roots, filepath.Dir(p))
+		}
+	}
+	return append(roots, extra...)
+}
+
+// walk lists the regular files under dir in lexical order, skipping hidden
+// directories and excluded paths.
+func walk(dir string, exclude []string) []string {
+	var out []string
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if excluded(p, exclude) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			if p != dir && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() {
+			out = append(out, p)
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out
+}
+
+func excluded(p string, patterns []string) bool {
+	for _, pat := range patterns {
+		if ok, _ := filepath.Match(pat, p); ok {
+			return true
+		}
+		if ok, _ := filepath.Match(pat, filepath.Base(p)); ok {
+			return true
+		}
+		if strings.HasSuffix(pat, "/**") && strings.HasPrefix(filepath.ToSlash(p)+"/", strings.TrimSuffix(pat, "**")) {
+			return true
+		}
+	}
+	return false
+}
+
+// nginxDirs are directory names that hold nginx configuration fragments.
+var nginxDirs = map[string]bool{
+	"nginx": true, "conf.d": true, "sites-available": true, "sites-enabled": true,
+	"snippets": true, "http.d": true, "stream.d": true, "vhosts.d": true, "servers": true, "locations": true,
+}
+
+// detect tells the kind of a file: forced, by name, or by content. For a
+// file named explicitly an unknown kind is an error; for one found in a
+// directory it is "" (not a configuration).
+func detect(path, forced string, explicit bool) (string, error) {
+	if forced != "" {
+		return forced, nil
+	}
+	head := readHead(path, 64<<10)
+	base := strings.ToLower(filepath.Base(path))
+	ext := filepath.Ext(base)
+	switch {
+	case ext == ".yaml" || ext == ".yml" || ext == ".json":
+		if looksEnvoy(head) {
+			return KindEnvoy, nil
+		}
+	case base == "nginx.conf" || ext == ".nginx" || ext == ".vhost":
+		return KindNginx, nil
+	case ext == ".conf" || nginxDirs[filepath.Base(filepath.Dir(path))] || ext == "":
+		if looksNginx(head) {
+			return KindNginx, nil
+		}
+	}
+	if explicit {
+		if looksNginx(head) || (ext == ".conf" && !looksEnvoy(head)) {
+			return KindNginx, nil
+		}
+		if looksEnvoy(head) {
+			return KindEnvoy, nil
+		}
+		return "", fmt.Errorf("%s: cannot tell whether this is an nginx or an Envoy configuration; name the kind with --kind nginx or --kind envoy", path)
+	}
+	return "", nil
+}
+
+func readHead(path string, n int) []byte {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer func() { _ = f.Close() }()
+	buf := make([]byte, n)
+	k, _ := f.Read(buf)
+	return buf[:k]
+}
+
+// looksNginx reports whether the start of a file reads as nginx
+// directives: its first statement names a directive nginx knows.
+func looksNginx(head []byte) bool {
+	if bytes.IndexByte(head, 0) >= 0 {
+		return false
+	}
+	return nginx.LooksLikeConfig(head)
+}
+
+var envoyMarkers = [][]byte{
+	[]byte("static_resources"), []byte("staticResources"), []byte("dynamic_resources"), []byte("dynamicResources"),
+	[]byte("type.googleapis.com/envoy."), []byte("envoy.extensions."), []byte("envoy.filters."),
+	[]byte("http_connection_manager"), []byte("socket_address"), []byte("socketAddress"),
+}
+
+func looksEnvoy(head []byte) bool {
+	for _, m := range envoyMarkers {
+		if bytes.Contains(head, m) {
+			return true
+		}
+	}
+	return false
+}

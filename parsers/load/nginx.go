@@ -1,0 +1,29 @@
+package load
+
+import (
+	"path/filepath"
+
+	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/parsers/nginx"
+)
+
+func loadNginx(path string, opts Options, roots []string) Result {
+	target := opts.Target
+	if target.Product != parsers.Nginx && target.Product != parsers.Angie {
+		target = parsers.Target{Product: parsers.Nginx}
+	}
+	cfg := nginx.Load(path, nginx.Options{Roots: roots})
+	res := Result{Diagnostics: cfg.Diagnostics}
+	for i, f := range cfg.Files {
+		res.Files = append(res.Files, &parsers.File{Path: f.Path, Source: f.Source, Comments: f.Comments})
+		if i > 0 {
+			if real, err := filepath.EvalSymlinks(f.Path); err == nil {
+				res.Includes = append(res.Includes, real)
+			}
+		}
+	}
+	if cfg.Main != nil && !cfg.Syntax {
+		res.Proxies = append(res.Proxies, nginx.Build(cfg, target))
+	}
+	return res
+}
