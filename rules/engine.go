@@ -1,0 +1,168 @@
+package rules
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+
+	"github.com/proxylint/proxylint/parsers"
+)
+
+// Finding is one problem a rule found.
+type Finding struct {
+	Rule     string
+	Severity parsers.Severity
+	// Message names the values involved and their consequence. Its first
+	// sentence stands alone (GitHub shows only that).
+	Message string
+	Pos     parsers.Pos
+	// End is where the flagged text ends, when known.
+	End parsers.Pos
+	// Related points at the other places involved: the line a value is
+	// inherited from, the other hop.
+	Related []Related
+	// Fix says how to repair the configuration.
+	Fix string
+	// Suppression is set when an inline comment suppresses the finding.
+	Suppression *Suppression
+}
+
+// Related is a secondary position of a finding.
+type Related struct {
+	Pos     parsers.Pos
+	Message string
+}
+
+// Suppression records the comment that suppressed a finding.
+type Suppression struct {
+	Pos    parsers.Pos
+	Reason string
+}
+
+// Options configure a run of the engine.
+type Options struct {
+	// Enable turns on rules that are off by default; Disable turns rules
+	// off. The caller resolves conflicts (flags beat the configuration
+	// file); Disable wins here.
+	Enable  map[string]bool
+	Disable map[string]bool
+	// Severity overrides rules' default severities.
+	Severity map[string]parsers.Severity
+	// WritePaths are the patterns that mark a location as one that
+	// writes (orders, payments, uploads); nil means DefaultWritePaths.
+	WritePaths []*regexp.Regexp
+}
+
+// DefaultWritePaths recognises locations whose requests change state.
+var DefaultWritePaths = []string{
+	`(?i)/(orders?|pay|payments?|checkout|submit|upload|write|transfers?|charges?|purchase|billing)(/|$|\?|\.)`,
+}
+
+// Pass is what a rule's Check receives: the model and a way to report.
+type Pass struct {
+	Rule    *Rule
+	Model   *parsers.Model
+	Options *Options
+	report  func(Finding)
+}
+
+// Report records a finding of the running rule; Rule and Severity default
+// to the rule's own.
+func (p *Pass) Report(f Finding) {
+	if f.Rule == "" {
+		f.Rule = p.Rule.ID
+	}
+	if f.Severity == 0 {
+		f.Severity = p.Rule.Severity
+	}
+	p.report(f)
+}
+
+// Reportf reports a finding at pos with a formatted message.
+func (p *Pass) Reportf(pos parsers.Pos, format string, args ...any) {
+	p.Report(Finding{Pos: pos, Message: fmt.Sprintf(format, args...)})
+}
+
+// WritePaths returns the compiled write-location patterns in effect.
+func (p *Pass) WritePaths() []*regexp.Regexp {
+	if p.Options != nil && p.Options.WritePaths != nil {
+		return p.Options.WritePaths
+	}
+	return defaultWritePaths
+}
+
+var defaultWritePaths = compileAll(DefaultWritePaths)
+
+func compileAll(pats []string) []*regexp.Regexp {
+	out := make([]*regexp.Regexp, len(pats))
+	for i, p := range pats {
+		out[i] = regexp.MustCompile(p)
+	}
+	return out
+}
+
+// Enabled reports whether rule r runs under these options.
+func (o *Options) Enabled(r *Rule) bool {
+	if o == nil {
+		return !r.Off
+	}
+	if o.Disable[r.ID] {
+		return false
+	}
+	return !r.Off || o.Enable[r.ID]
+}
+
+// Run runs every enabled rule over the model, adds the loaders'
+// diagnostics as findings, and returns the findings sorted by position,
+// then rule, then message, without duplicates.
+func Run(m *parsers.Model, opts *Options) []Finding {
+	if opts == nil {
+		opts = &Options{}
+	}
+	var out []Finding
+	for _, d := range m.Diagnostics {
+		// A file that could not be loaded is always reported: the exit
+		// code says so, and the reason must be on screen.
+		if r, ok := Lookup(d.Code); ok && !d.Fatal && !opts.Enabled(r) {
+			continue
+		}
+		out = append(out, Finding{Rule: d.Code, Severity: d.Severity, Message: d.Message, Pos: d.Pos})
+	}
+	for _, r := range All() {
+		if r.Check == nil || !opts.Enabled(r) {
+			continue
+		}
+		pass := &Pass{Rule: r, Model: m, Options: opts, report: func(f Finding) { out = append(out, f) }}
+		r.Check(pass)
+	}
+	for i := range out {
+		if s, ok := opts.Severity[out[i].Rule]; ok {
+			out[i].Severity = s
+		}
+	}
+	return Sort(out)
+}
+
+// Sort orders findings deterministically and drops exact duplicates (the
+// same rule, position and message: one directive inherited by many
+// routes).
+func Sort(fs []Finding) []Finding {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.Pos != b.Pos {
+			return a.Pos.Before(b.Pos)
+		}
+		if a.Rule != b.Rule {
+			return a.Rule < b.Rule
+		}
+		return a.Message < b.Message
+	})
+	out := fs[:0]
+	for _, f := range fs {
+		if n := len(out); n > 0 && f.Pos == out[n-1].Pos && f.Rule == out[n-1].Rule && f.Message == out[n-1].Message {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}

@@ -1,0 +1,96 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+)
+
+// JSONVersion is the version of the JSON document's schema. It changes only
+// when a field is removed or changes meaning; new fields may appear.
+const JSONVersion = 1
+
+// The JSON document; docs/json-format.md describes it field by field.
+type jsonDoc struct {
+	Version  int           `json:"version"`
+	Tool     jsonTool      `json:"tool"`
+	Findings []jsonFinding `json:"findings"`
+	Summary  jsonSummary   `json:"summary"`
+}
+
+type jsonTool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+type jsonFinding struct {
+	Rule        string           `json:"rule"`
+	Severity    string           `json:"severity"`
+	Message     string           `json:"message"`
+	File        string           `json:"file"`
+	Line        int              `json:"line"`
+	Column      int              `json:"column"`
+	EndLine     int              `json:"end_line,omitempty"`
+	EndColumn   int              `json:"end_column,omitempty"`
+	Related     []jsonRelated    `json:"related,omitempty"`
+	Fix         string           `json:"fix,omitempty"`
+	Fingerprint string           `json:"fingerprint"`
+	Suppressed  *jsonSuppression `json:"suppressed,omitempty"`
+}
+
+type jsonRelated struct {
+	File    string `json:"file,omitempty"`
+	Line    int    `json:"line,omitempty"`
+	Column  int    `json:"column,omitempty"`
+	Message string `json:"message"`
+}
+
+type jsonSuppression struct {
+	File   string `json:"file"`
+	Line   int    `json:"line"`
+	Reason string `json:"reason"`
+}
+
+type jsonSummary struct {
+	Errors     int `json:"errors"`
+	Warnings   int `json:"warnings"`
+	Notes      int `json:"notes"`
+	Suppressed int `json:"suppressed"`
+	Known      int `json:"known"`
+}
+
+// JSON writes the findings as one JSON document (docs/json-format.md).
+func JSON(w io.Writer, in *Input) error {
+	fps := Fingerprints(in)
+	doc := jsonDoc{
+		Version:  JSONVersion,
+		Tool:     jsonTool{Name: "proxylint", Version: in.Version},
+		Findings: make([]jsonFinding, 0, len(in.Findings)),
+	}
+	for i, f := range in.Findings {
+		jf := jsonFinding{
+			Rule:        f.Rule,
+			Severity:    f.Severity.String(),
+			Message:     f.Message,
+			File:        in.RelPath(f.Pos.File),
+			Line:        f.Pos.Line,
+			Column:      f.Pos.Col,
+			Fix:         f.Fix,
+			Fingerprint: fps[i],
+		}
+		if f.End.IsValid() {
+			jf.EndLine, jf.EndColumn = f.End.Line, f.End.Col
+		}
+		for _, r := range f.Related {
+			jf.Related = append(jf.Related, jsonRelated{File: in.RelPath(r.Pos.File), Line: r.Pos.Line, Column: r.Pos.Col, Message: r.Message})
+		}
+		if s := f.Suppression; s != nil {
+			jf.Suppressed = &jsonSuppression{File: in.RelPath(s.Pos.File), Line: s.Pos.Line, Reason: s.Reason}
+		}
+		doc.Findings = append(doc.Findings, jf)
+	}
+	c := Count(in.Findings)
+	doc.Summary = jsonSummary{Errors: c.Errors, Warnings: c.Warnings, Notes: c.Notes, Suppressed: c.Suppressed, Known: in.Known}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}

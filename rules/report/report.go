@@ -1,0 +1,120 @@
+// Package report writes findings for people and machines: compiler-style
+// text, a stable JSON document, SARIF 2.1.0 and GitHub workflow commands.
+// Reporters know findings and source files, nothing about proxies.
+package report
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/rules"
+)
+
+// Input is everything a reporter needs.
+type Input struct {
+	Findings []rules.Finding
+	// Files are the sources read, to quote the lines findings point at.
+	Files []*parsers.File
+	// Rules are the registered rules (SARIF lists them all).
+	Rules []*rules.Rule
+	// Tool version, for documents that carry it.
+	Version string
+	// Dir is the working directory: file paths are reported relative to
+	// it where possible.
+	Dir string
+	// Known counts findings hidden by a baseline.
+	Known int
+
+	sources map[string][]byte
+}
+
+func (in *Input) source(path string) []byte {
+	if in.sources == nil {
+		in.sources = make(map[string][]byte, len(in.Files))
+		for _, f := range in.Files {
+			in.sources[f.Path] = f.Source
+		}
+	}
+	return in.sources[path]
+}
+
+// Line returns line n (1-based) of file path without its line ending, and
+// whether the file and line are known.
+func (in *Input) Line(path string, n int) (string, bool) {
+	src := in.source(path)
+	if src == nil || n < 1 {
+		return "", false
+	}
+	for i := 1; i < n; i++ {
+		j := bytes.IndexByte(src, '\n')
+		if j < 0 {
+			return "", false
+		}
+		src = src[j+1:]
+	}
+	if j := bytes.IndexByte(src, '\n'); j >= 0 {
+		src = src[:j]
+	}
+	return strings.TrimSuffix(string(src), "\r"), true
+}
+
+// RelPath expresses path relative to the working directory when it lies
+// below it, with forward slashes.
+func (in *Input) RelPath(path string) string {
+	if path == "" {
+		return path
+	}
+	if in.Dir != "" && filepath.IsAbs(path) {
+		if rel, err := filepath.Rel(in.Dir, path); err == nil && !strings.HasPrefix(rel, "..") {
+			path = rel
+		}
+	}
+	return filepath.ToSlash(filepath.Clean(path))
+}
+
+// Counts tallies findings by severity, suppressed ones apart.
+type Counts struct {
+	Errors, Warnings, Notes, Suppressed int
+}
+
+// Count tallies the findings.
+func Count(fs []rules.Finding) Counts {
+	var c Counts
+	for _, f := range fs {
+		switch {
+		case f.Suppression != nil:
+			c.Suppressed++
+		case f.Severity == parsers.Error:
+			c.Errors++
+		case f.Severity == parsers.Warning:
+			c.Warnings++
+		default:
+			c.Notes++
+		}
+	}
+	return c
+}
+
+// Fingerprints identifies each finding in a way that survives unrelated
+// edits: a hash of the rule, the file, the flagged line's text with
+// blanks collapsed, and the index of that (rule, file, text) among the
+// findings, never the line number.
+func Fingerprints(in *Input) []string {
+	out := make([]string, len(in.Findings))
+	seen := map[string]int{}
+	for i, f := range in.Findings {
+		text, _ := in.Line(f.Pos.File, f.Pos.Line)
+		text = strings.Join(strings.Fields(text), " ")
+		key := f.Rule + "\x00" + in.RelPath(f.Pos.File) + "\x00" + text
+		n := seen[key]
+		seen[key] = n + 1
+		sum := sha256.Sum256([]byte(key + "\x00" + strconv.Itoa(n)))
+		out[i] = hex.EncodeToString(sum[:16])
+	}
+	return out
+}

@@ -1,0 +1,152 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/fatih/color"
+
+	"github.com/proxylint/proxylint/parsers"
+)
+
+// palette holds the colours of the text report; each colour is switched on
+// or off on its own, so no global colour state is touched.
+type palette struct {
+	err, warn, note, pos, rule, caret, fix, dim *color.Color
+}
+
+func newPalette(enabled bool) palette {
+	p := palette{
+		err:   color.New(color.FgRed, color.Bold),
+		warn:  color.New(color.FgYellow, color.Bold),
+		note:  color.New(color.FgCyan, color.Bold),
+		pos:   color.New(color.Bold),
+		rule:  color.New(color.Faint),
+		caret: color.New(color.FgGreen, color.Bold),
+		fix:   color.New(color.FgGreen),
+		dim:   color.New(color.Faint),
+	}
+	for _, c := range []*color.Color{p.err, p.warn, p.note, p.pos, p.rule, p.caret, p.fix, p.dim} {
+		if enabled {
+			c.EnableColor()
+		} else {
+			c.DisableColor()
+		}
+	}
+	return p
+}
+
+func (p palette) severity(s parsers.Severity) *color.Color {
+	switch s {
+	case parsers.Error:
+		return p.err
+	case parsers.Warning:
+		return p.warn
+	}
+	return p.note
+}
+
+// Text writes findings as a compiler does: "path:line:col: severity:
+// message [rule]", the source line with a caret, related positions and the
+// fix; then a one-line summary. Suppressed findings are left out.
+func Text(w io.Writer, in *Input, useColor bool) error {
+	bw := bufio.NewWriter(w)
+	p := newPalette(useColor)
+	shown := 0
+	for _, f := range in.Findings {
+		if f.Suppression != nil {
+			continue
+		}
+		shown++
+		fmt.Fprintf(bw, "%s %s %s %s\n",
+			p.pos.Sprint(in.posText(f.Pos)+":"),
+			p.severity(f.Severity).Sprint(f.Severity.String()+":"),
+			f.Message,
+			p.rule.Sprint("["+f.Rule+"]"))
+		in.quote(bw, p, f.Pos)
+		for _, r := range f.Related {
+			if r.Pos.IsValid() {
+				fmt.Fprintf(bw, "    %s %s %s\n", p.dim.Sprint("note:"), p.pos.Sprint(in.posText(r.Pos)+":"), r.Message)
+			} else {
+				fmt.Fprintf(bw, "    %s %s\n", p.dim.Sprint("note:"), r.Message)
+			}
+		}
+		if f.Fix != "" {
+			fmt.Fprintf(bw, "    %s %s\n", p.fix.Sprint("fix:"), f.Fix)
+		}
+	}
+	c := Count(in.Findings)
+	if shown > 0 || c.Suppressed > 0 || in.Known > 0 {
+		fmt.Fprintln(bw, summary(c, in.Known))
+	}
+	return bw.Flush()
+}
+
+func (in *Input) posText(p parsers.Pos) string {
+	q := p
+	q.File = in.RelPath(p.File)
+	return q.String()
+}
+
+// quote prints the source line of pos with a caret under its column.
+func (in *Input) quote(w io.Writer, p palette, pos parsers.Pos) {
+	line, ok := in.Line(pos.File, pos.Line)
+	if !ok || pos.Col < 1 {
+		return
+	}
+	line = strings.ReplaceAll(line, "\t", "    ")
+	// Recount the column after tab expansion, in code points.
+	raw, _ := in.Line(pos.File, pos.Line)
+	col, n := 0, 0
+	for _, r := range raw {
+		if n >= pos.Col-1 {
+			break
+		}
+		if r == '\t' {
+			col += 4
+		} else {
+			col++
+		}
+		n++
+	}
+	if utf8.RuneCountInString(line) > 200 {
+		return
+	}
+	num := fmt.Sprintf("%d", pos.Line)
+	fmt.Fprintf(w, "  %s %s %s\n", p.dim.Sprint(num), p.dim.Sprint("|"), line)
+	fmt.Fprintf(w, "  %s %s %s%s\n", strings.Repeat(" ", len(num)), p.dim.Sprint("|"), strings.Repeat(" ", col), p.caret.Sprint("^"))
+}
+
+func summary(c Counts, known int) string {
+	parts := []string{}
+	add := func(n int, one, many string) {
+		switch n {
+		case 0:
+		case 1:
+			parts = append(parts, "1 "+one)
+		default:
+			parts = append(parts, fmt.Sprintf("%d %s", n, many))
+		}
+	}
+	add(c.Errors, "error", "errors")
+	add(c.Warnings, "warning", "warnings")
+	add(c.Notes, "note", "notes")
+	s := strings.Join(parts, ", ")
+	if s == "" {
+		s = "no findings"
+	}
+	var extra []string
+	if c.Suppressed > 0 {
+		extra = append(extra, fmt.Sprintf("%d suppressed", c.Suppressed))
+	}
+	if known > 0 {
+		extra = append(extra, fmt.Sprintf("%d known from the baseline", known))
+	}
+	if len(extra) > 0 {
+		s += " (" + strings.Join(extra, ", ") + ")"
+	}
+	return s
+}

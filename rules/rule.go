@@ -1,0 +1,84 @@
+// Package rules holds proxylint's rule engine and every rule. A rule is a
+// value, like a go/analysis Analyzer: an ID, a summary, a severity, a doc and
+// a Check function that reads the common model (package parsers) and
+// reports findings. Rules know the model and nothing about syntax.
+package rules
+
+import (
+	"embed"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/proxylint/proxylint/parsers"
+)
+
+// Rule is one check.
+type Rule struct {
+	// ID is the stable slug used in suppressions, configuration files and
+	// SARIF ("retry-timeout-write").
+	ID string
+	// Summary is one line saying what the rule flags.
+	Summary string
+	// Severity is the default severity of its findings.
+	Severity parsers.Severity
+	// Tags group rules (in SARIF properties.tags and `proxylint rules`).
+	Tags []string
+	// Doc is the rule's documentation in Markdown: why it matters with the
+	// evidence, a bad and a good example, how to fix it. It is the file
+	// docs/<ID>.md.
+	Doc string
+	// Off rules run only when enabled explicitly.
+	Off bool
+	// Check runs the rule. Rules without Check report problems found
+	// while loading (syntax errors, unreadable includes).
+	Check func(*Pass)
+}
+
+// Title is the first line of the doc without its Markdown heading marks.
+func (r *Rule) Title() string {
+	line, _, _ := strings.Cut(r.Doc, "\n")
+	return strings.TrimSpace(strings.TrimLeft(line, "# "))
+}
+
+//go:embed docs/*.md
+var docs embed.FS
+
+// doc returns the documentation of rule id; a missing doc is a programming
+// error caught by the tests, so it yields a placeholder rather than a panic.
+func doc(id string) string {
+	b, err := docs.ReadFile("docs/" + id + ".md")
+	if err != nil {
+		return fmt.Sprintf("# %s\n\n(no documentation)\n", id)
+	}
+	return string(b)
+}
+
+// registry holds every rule. It is filled by the rule files' init functions
+// and never changes afterwards.
+var registry = map[string]*Rule{}
+
+func register(r *Rule) *Rule {
+	if _, dup := registry[r.ID]; dup {
+		panic("rules: duplicate rule ID " + r.ID)
+	}
+	r.Doc = doc(r.ID)
+	registry[r.ID] = r
+	return r
+}
+
+// All returns every rule, sorted by ID.
+func All() []*Rule {
+	out := make([]*Rule, 0, len(registry))
+	for _, r := range registry {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// Lookup returns the rule with the given ID.
+func Lookup(id string) (*Rule, bool) {
+	r, ok := registry[id]
+	return r, ok
+}
