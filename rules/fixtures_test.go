@@ -1,0 +1,202 @@
+package rules_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/parsers/load"
+	"github.com/proxylint/proxylint/rules"
+)
+
+// The fixtures keep their expectations in comments, as analysistest does:
+//
+//	proxy_pass http://127.0.0.1:8000; # want upstream-no-keepalive "no upstream block"
+//
+// A "want" names a rule (and optionally a regular expression its message must
+// match) that must report on that line; several may follow one another. A
+// "proxylint-fixture:" comment sets flags for the file (--target ...).
+// Every rule runs over every fixture, and findings and wants must match
+// exactly, both ways.
+
+const fixturesDir = "../fixtures"
+
+var fixtureExt = map[string]bool{".conf": true, ".yaml": true, ".yml": true, ".json": true}
+
+func TestFixtures(t *testing.T) {
+	dirs, err := os.ReadDir(fixturesDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, d := range dirs {
+		// examples/ holds the README's example; its expected output is
+		// checked by the CLI's golden test.
+		if !d.IsDir() || d.Name() == "examples" {
+			continue
+		}
+		files, err := os.ReadDir(filepath.Join(fixturesDir, d.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if f.IsDir() || !fixtureExt[filepath.Ext(f.Name())] {
+				continue
+			}
+			path := filepath.Join(fixturesDir, d.Name(), f.Name())
+			n++
+			t.Run(d.Name()+"/"+f.Name(), func(t *testing.T) {
+				t.Parallel()
+				checkFixture(t, path)
+			})
+		}
+	}
+	if n == 0 {
+		t.Fatal("no fixtures found")
+	}
+}
+
+// TestEveryRuleHasFixtures keeps each checking rule honest: a directory of
+// fixtures named after it with at least one finding expected and one file
+// where it must stay silent.
+func TestEveryRuleHasFixtures(t *testing.T) {
+	for _, r := range rules.All() {
+		if r.Check == nil {
+			continue
+		}
+		dir := filepath.Join(fixturesDir, r.ID)
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Errorf("rule %s has no fixtures directory %s", r.ID, dir)
+			continue
+		}
+		bad, good := false, false
+		for _, e := range entries {
+			if e.IsDir() || !fixtureExt[filepath.Ext(e.Name())] {
+				continue
+			}
+			src, err := os.ReadFile(filepath.Join(dir, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(src), "want "+r.ID) {
+				bad = true
+			} else {
+				good = true
+			}
+		}
+		if !bad || !good {
+			t.Errorf("rule %s: fixtures need a file with \"want %s\" (bad: %v) and one without (good: %v)", r.ID, r.ID, bad, good)
+		}
+	}
+}
+
+type want struct {
+	file, rule string
+	line       int
+	re         *regexp.Regexp
+	matched    bool
+}
+
+var wantRE = regexp.MustCompile(`([a-z0-9-]+)(?:\s+"((?:[^"\\]|\\.)*)")?`)
+
+func checkFixture(t *testing.T, path string) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts, ruleOpts := fixtureFlags(t, string(src))
+	m := load.Load([]string{path}, opts)
+	findings := rules.Run(m, ruleOpts)
+
+	var wants []*want
+	for _, f := range m.Files {
+		for _, c := range f.Comments {
+			text := strings.TrimSpace(c.Text)
+			rest, ok := strings.CutPrefix(text, "want ")
+			if !ok {
+				continue
+			}
+			for _, mm := range wantRE.FindAllStringSubmatch(rest, -1) {
+				w := &want{file: f.Path, rule: mm[1], line: c.Pos.Line}
+				if mm[2] != "" {
+					w.re = regexp.MustCompile(strings.ReplaceAll(mm[2], `\"`, `"`))
+				}
+				if _, ok := rules.Lookup(w.rule); !ok {
+					t.Errorf("%s:%d: want names unknown rule %q", f.Path, c.Pos.Line, w.rule)
+				}
+				wants = append(wants, w)
+			}
+		}
+	}
+
+	var unexpected []string
+	for _, f := range findings {
+		found := false
+		for _, w := range wants {
+			if w.matched || w.file != f.Pos.File || w.line != f.Pos.Line || w.rule != f.Rule {
+				continue
+			}
+			if w.re != nil && !w.re.MatchString(f.Message) {
+				continue
+			}
+			w.matched, found = true, true
+			break
+		}
+		if !found {
+			unexpected = append(unexpected, fmt.Sprintf("%s: %s: %s [%s]", f.Pos, f.Severity, f.Message, f.Rule))
+		}
+	}
+	sort.Strings(unexpected)
+	for _, u := range unexpected {
+		t.Errorf("unexpected finding: %s", u)
+	}
+	for _, w := range wants {
+		if !w.matched {
+			msg := ""
+			if w.re != nil {
+				msg = fmt.Sprintf(" matching %q", w.re)
+			}
+			t.Errorf("%s:%d: missing finding of %s%s", w.file, w.line, w.rule, msg)
+			for _, f := range findings {
+				if f.Pos.File == w.file && f.Pos.Line == w.line {
+					t.Logf("  on that line: %s [%s]", f.Message, f.Rule)
+				}
+			}
+		}
+	}
+}
+
+// fixtureFlags reads a "# proxylint-fixture: --flag value ..." header.
+func fixtureFlags(t *testing.T, src string) (load.Options, *rules.Options) {
+	opts := load.Options{Target: parsers.Target{Product: parsers.Nginx}}
+	ro := &rules.Options{}
+	for _, line := range strings.Split(src, "\n") {
+		_, rest, ok := strings.Cut(line, "# proxylint-fixture:")
+		if !ok {
+			continue
+		}
+		fields := strings.Fields(rest)
+		for i := 0; i+1 < len(fields); i += 2 {
+			name, val := fields[i], fields[i+1]
+			switch name {
+			case "--target":
+				tg, err := parsers.ParseTarget(val)
+				if err != nil {
+					t.Fatal(err)
+				}
+				opts.Target = tg
+			case "--kind":
+				opts.Kind = val
+			default:
+				t.Fatalf("unknown fixture flag %s", name)
+			}
+		}
+	}
+	return opts, ro
+}

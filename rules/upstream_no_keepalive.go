@@ -1,0 +1,185 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/proxylint/proxylint/parsers"
+)
+
+// UpstreamNoKeepalive flags connections to an upstream that are never
+// pooled, so every request pays a new TCP (and TLS) handshake.
+var UpstreamNoKeepalive = register(&Rule{
+	ID:       "upstream-no-keepalive",
+	Summary:  "connections to the upstream are not pooled: every request opens a new connection",
+	Severity: parsers.Warning,
+	Tags:     []string{"nginx", "performance", "keepalive"},
+	Check:    checkUpstreamNoKeepalive,
+})
+
+// poolingModules are the modules that can reuse a cached upstream
+// connection (they set u->keepalive); uwsgi and scgi never do.
+var poolingModules = map[string]bool{"proxy": true, "grpc": true, "memcached": true, "fastcgi": true}
+
+func checkUpstreamNoKeepalive(pass *Pass) {
+	for _, p := range pass.Model.Proxies {
+		if p.Product == parsers.Envoy {
+			continue
+		}
+		for _, u := range p.Upstreams {
+			if u.Implicit {
+				implicitUpstream(pass, u)
+			} else {
+				namedUpstream(pass, p, u)
+			}
+		}
+	}
+}
+
+// implicitUpstream: proxy_pass to an address no upstream block names. nginx
+// never pools these (keepalive_module.c skips implicit upstreams).
+func implicitUpstream(pass *Pass, u *parsers.Upstream) {
+	for _, r := range u.Routes {
+		if !poolingModules[r.Pass.Module] {
+			continue
+		}
+		f := Finding{
+			Pos: r.Pass.Pos,
+			Message: fmt.Sprintf("%s to %s has no upstream block, so nginx opens a new connection for every request. "+
+				"Addresses used directly are never pooled, on any nginx version.", r.Pass.Name, u.Name),
+			Fix: fmt.Sprintf("declare \"upstream backend { server %s; }\" (nginx before 1.29.7 also needs \"keepalive 16;\" in it, "+
+				"proxy_http_version 1.1 and proxy_set_header Connection \"\") and use %s %s://backend", u.Servers[0].Raw, r.Pass.Name, schemeOr(r.Pass.Scheme, "http")),
+		}
+		if u.Servers[0].Address.Unix != "" {
+			f.Severity = parsers.Note
+			f.Message = fmt.Sprintf("%s to %s has no upstream block, so nginx opens a new unix-socket connection for every request. "+
+				"Cheaper than TCP, but still never pooled.", r.Pass.Name, u.Name)
+		}
+		if r.Pass.Module == "grpc" || r.Pass.Module == "memcached" {
+			f.Fix = fmt.Sprintf("declare \"upstream backend { server %s; }\" (with \"keepalive 16;\" before nginx 1.29.7) and use %s to it", u.Servers[0].Raw, r.Pass.Name)
+		}
+		pass.Report(f)
+	}
+}
+
+func schemeOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func namedUpstream(pass *Pass, p *parsers.Proxy, u *parsers.Upstream) {
+	if len(u.Routes) == 0 {
+		return
+	}
+	var pooling []*parsers.Route
+	for _, r := range u.Routes {
+		if poolingModules[r.Pass.Module] {
+			pooling = append(pooling, r)
+		}
+	}
+	if len(pooling) == 0 {
+		if u.Keepalive.Explicit() && u.Keepalive.Value > 0 {
+			pass.Report(Finding{
+				Pos: u.Keepalive.Pos,
+				Message: fmt.Sprintf("keepalive in upstream %q is never used: it is reached only by %s, and uwsgi and scgi never reuse upstream connections.",
+					u.Name, u.Routes[0].Pass.Name),
+				Related: []Related{{Pos: u.Routes[0].Pass.Pos, Message: "reached by " + u.Routes[0].Pass.Name}},
+				Fix:     "remove the keepalive directive, or talk to the backend over a protocol nginx pools (HTTP with proxy_pass, FastCGI with fastcgi_keep_conn on)",
+			})
+		}
+		return
+	}
+	if u.Keepalive.Value <= 0 {
+		f := Finding{
+			Related: []Related{{Pos: pooling[0].Pass.Pos, Message: "used by " + pooling[0].Pass.Name}},
+			Fix:     fmt.Sprintf("add \"keepalive 16;\" to upstream %q", u.Name),
+		}
+		switch {
+		case u.Keepalive.Explicit():
+			f.Pos = u.Keepalive.Pos
+			f.Message = fmt.Sprintf("keepalive 0 disables the connection pool of upstream %q, so every request opens a new connection.", u.Name)
+		case p.Target.Product == parsers.Angie:
+			f.Pos = u.Pos
+			f.Message = fmt.Sprintf("upstream %q has no keepalive directive, so every request opens a new connection. "+
+				"Angie did not adopt nginx 1.29.7's default pool.", u.Name)
+		default:
+			f.Pos = u.Pos
+			f.Message = fmt.Sprintf("upstream %q has no keepalive directive, so every request opens a new connection on %s. "+
+				"nginx pools upstream blocks by default only since 1.29.7.", u.Name, p.Target)
+		}
+		if !newProxyDefaults(p.Target) {
+			f.Fix += ", with proxy_http_version 1.1 and proxy_set_header Connection \"\" where it is proxied to"
+		}
+		pass.Report(f)
+		return
+	}
+	for _, r := range pooling {
+		if f, ok := poolDefeated(p, u, r); ok {
+			pass.Report(f)
+		}
+	}
+}
+
+// newProxyDefaults reports whether the target sends HTTP/1.1 without a
+// Connection header by default (nginx 1.29.7, Angie 1.12.0).
+func newProxyDefaults(t parsers.Target) bool {
+	if t.Product == parsers.Angie {
+		return t.AtLeast(1, 12, 0)
+	}
+	return t.AtLeast(1, 29, 7)
+}
+
+// poolDefeated finds the setting that keeps a route from reusing its
+// upstream's pooled connections (semantics.md §D).
+func poolDefeated(p *parsers.Proxy, u *parsers.Upstream, r *parsers.Route) (Finding, bool) {
+	related := []Related{{Pos: u.Pos, Message: fmt.Sprintf("upstream %q keeps a pool", u.Name)}}
+	switch r.Pass.Module {
+	case "proxy":
+		if v := r.HTTPVersion; v.Valid() && v.Value == "1.0" {
+			f := Finding{
+				Pos: v.Pos,
+				Message: fmt.Sprintf("%s defeats the keepalive pool of upstream %q: nginx never reuses a connection after an HTTP/1.0 request, so every request opens a new one.",
+					settingText(v, "1.0"), u.Name),
+				Related: related,
+				Fix:     "set proxy_http_version 1.1 and proxy_set_header Connection \"\" in this location (or at server or http level)",
+			}
+			if v.Default {
+				f.Message = fmt.Sprintf("proxy_http_version defaults to 1.0 on %s, which defeats the keepalive pool of upstream %q: nginx never reuses a connection after an HTTP/1.0 request.",
+					p.Target, u.Name)
+			}
+			return f, true
+		}
+		if c := r.ConnectionHeader; c.Valid() && strings.EqualFold(c.Value, "close") {
+			f := Finding{
+				Pos: c.Pos,
+				Message: fmt.Sprintf("proxy_set_header Connection close defeats the keepalive pool of upstream %q: the backend closes every connection after one request.",
+					u.Name),
+				Related: related,
+				Fix:     "set proxy_set_header Connection \"\" (for websockets, map $http_upgrade to \"upgrade\" or \"\", not \"close\")",
+			}
+			if c.Default {
+				f.Message = fmt.Sprintf("nginx sends \"Connection: close\" upstream by default on %s, which defeats the keepalive pool of upstream %q: the backend closes every connection after one request.",
+					p.Target, u.Name)
+				f.Fix = "add proxy_set_header Connection \"\" (and proxy_http_version 1.1) in this location or at server or http level"
+			}
+			return f, true
+		}
+	case "fastcgi":
+		if k := r.KeepConn; k.Valid() && !k.Value {
+			f := Finding{
+				Pos: k.Pos,
+				Message: fmt.Sprintf("%s: nginx asks the FastCGI server to close the connection after each request, so the keepalive pool of upstream %q is never used.",
+					settingText(k, "off"), u.Name),
+				Related: related,
+				Fix:     "set fastcgi_keep_conn on where the upstream is used",
+			}
+			if k.Default {
+				f.Message = fmt.Sprintf("fastcgi_keep_conn is off by default: nginx asks the FastCGI server to close the connection after each request, so the keepalive pool of upstream %q is never used.", u.Name)
+			}
+			return f, true
+		}
+	}
+	return Finding{}, false
+}
