@@ -1,0 +1,91 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/proxylint/proxylint/rules"
+)
+
+// version is the release; a build from a checkout adds its commit.
+const version = "0.1.0"
+
+func cmdRules(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintf(stderr, "proxylint rules: unexpected argument %q\n", args[0])
+		return exitError
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RULE\tSEVERITY\tSUMMARY")
+	for _, r := range rules.All() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, r.Severity, r.Summary)
+	}
+	if err := tw.Flush(); err != nil {
+		return exitError
+	}
+	fmt.Fprintln(stdout, "\nRun \"proxylint explain RULE\" for why a rule matters and how to fix what it finds.")
+	return exitClean
+}
+
+func cmdExplain(args []string, stdout, stderr io.Writer) int {
+	if len(args) != 1 {
+		fmt.Fprintln(stderr, "usage: proxylint explain RULE (see proxylint rules)")
+		return exitError
+	}
+	r, ok := rules.Lookup(args[0])
+	if !ok {
+		fmt.Fprintf(stderr, "proxylint explain: unknown rule %q; the rules are:\n", args[0])
+		for _, r := range rules.All() {
+			fmt.Fprintf(stderr, "  %s\n", r.ID)
+		}
+		return exitError
+	}
+	fmt.Fprintf(stdout, "%s\nSeverity: %s\n", strings.TrimRight(r.Doc, "\n"), r.Severity)
+	return exitClean
+}
+
+func cmdVersion(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintf(stderr, "proxylint version: unexpected argument %q\n", args[0])
+		return exitError
+	}
+	fmt.Fprintf(stdout, "proxylint %s%s (%s)\n", version, commit(), runtime.Version())
+	return exitClean
+}
+
+func commit() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	var rev, dirty string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "+dirty"
+			}
+		}
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if rev == "" {
+		return ""
+	}
+	return " " + rev + dirty
+}
+
+func cmdHelp(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 1 {
+		return cmdExplain(args, stdout, stderr)
+	}
+	fmt.Fprint(stdout, usageText)
+	return exitClean
+}
