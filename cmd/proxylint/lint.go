@@ -45,6 +45,11 @@ Flags:
   --include-root DIR       also follow includes into DIR (repeatable);
                            by default includes are read only inside the
                            working directory and the named paths
+  --client-timeout DUR     how long clients wait for a response (e.g. 30s)
+  --behind LB              the hop in front of the proxy: aws-alb (60s),
+                           cloudflare (100s), gcp-lb (30s), or how long it
+                           waits, e.g. 75s; repeat, outermost first, for
+                           several
   -h, --help               this help
 
 Exit codes:
@@ -69,6 +74,8 @@ type lintFlags struct {
 	target       string
 	kind         string
 	includeRoots []string
+	clientTime   string
+	behind       []string
 	help         bool
 }
 
@@ -103,6 +110,8 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 	fs.StringVar(&f.target, "target", "nginx", "")
 	fs.StringVar(&f.kind, "kind", "", "")
 	fs.Var(listFlag{&f.includeRoots}, "include-root", "")
+	fs.StringVar(&f.clientTime, "client-timeout", "", "")
+	fs.Var(listFlag{&f.behind}, "behind", "")
 	fs.BoolVar(&f.help, "help", false, "")
 	fs.BoolVar(&f.help, "h", false, "")
 
@@ -168,7 +177,14 @@ func cmdLint(args []string, stdout, stderr io.Writer, getenv func(string) string
 		return exitError
 	}
 
+	chain, err := declaredChain(f)
+	if err != nil {
+		fmt.Fprintf(stderr, "proxylint: %v\nRun \"proxylint --help\" for usage.\n", err)
+		return exitError
+	}
+
 	model := load.Load(paths, load.Options{Kind: f.kind, Target: target, IncludeRoots: f.includeRoots})
+	model.Chain = chain
 	opts := &rules.Options{Enable: set(f.enable), Disable: set(f.disable)}
 	findings := rules.Run(model, opts)
 
@@ -235,4 +251,28 @@ func exitCode(m *parsers.Model, findings []rules.Finding, failOn string) int {
 		}
 	}
 	return exitClean
+}
+
+// declaredChain builds the hops in front of the linted proxies from
+// --client-timeout and --behind.
+func declaredChain(f *lintFlags) (*parsers.Chain, error) {
+	var hops []*parsers.Hop
+	if f.clientTime != "" {
+		d, err := parsers.ParseDuration(f.clientTime)
+		if err != nil {
+			return nil, fmt.Errorf("--client-timeout: %w", err)
+		}
+		hops = append(hops, parsers.ClientHop(d, "--client-timeout "+f.clientTime, parsers.Pos{}))
+	}
+	for _, b := range f.behind {
+		h, err := parsers.BalancerHop(b, "--behind", parsers.Pos{})
+		if err != nil {
+			return nil, fmt.Errorf("--behind: %w", err)
+		}
+		hops = append(hops, h)
+	}
+	if len(hops) == 0 {
+		return nil, nil
+	}
+	return &parsers.Chain{Hops: hops}, nil
 }

@@ -38,9 +38,8 @@ type Options struct {
 	Exclude []string
 }
 
-// Loader loads one file of a kind into proxies and files of the model.
-// Envoy support registers itself through Loaders.
-type Loader func(path string, opts Options, roots []string) Result
+// loader loads one file of a kind into proxies and files of the model.
+type loader func(path string, opts Options, roots []string) Result
 
 // Result is what a loader produced for one file.
 type Result struct {
@@ -51,9 +50,15 @@ type Result struct {
 	Includes []string
 }
 
-// Loaders maps each kind to its loader.
-var Loaders = map[string]Loader{
-	KindNginx: loadNginx,
+// loaderFor returns the loader of a kind.
+func loaderFor(kind string) (loader, bool) {
+	switch kind {
+	case KindNginx:
+		return loadNginx, true
+	case KindEnvoy:
+		return loadEnvoy, true
+	}
+	return nil, false
 }
 
 // Load reads every configuration under paths.
@@ -92,7 +97,7 @@ func Load(paths []string, opts Options) *parsers.Model {
 	results := make([]Result, len(items))
 	included := map[string]bool{}
 	for i, it := range items {
-		load, ok := Loaders[it.kind]
+		load, ok := loaderFor(it.kind)
 		if !ok {
 			results[i] = Result{Diagnostics: []parsers.Diagnostic{loadError(it.path, fmt.Sprintf("%s: %s configurations are not supported by this build", it.path, it.kind))}}
 			continue

@@ -1,0 +1,108 @@
+package parsers
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// balancerPreset describes an external load balancer's documented defaults
+// (semantics.md §G).
+type balancerPreset struct {
+	name   string
+	doc    string
+	wait   time.Duration // how long it waits for the proxy behind it
+	idle   time.Duration // idle timeout toward clients
+	pool   time.Duration // idle timeout of its connections to the proxy
+	source string
+}
+
+var balancerPresets = []balancerPreset{
+	{
+		name: "aws-alb", doc: "AWS Application Load Balancer",
+		wait: 60 * time.Second, idle: 60 * time.Second, pool: 60 * time.Second,
+		source: "idle timeout 60s on both sides (docs.aws.amazon.com/elasticloadbalancing/latest/application/edit-load-balancer-attributes.html)",
+	},
+	{
+		name: "cloudflare", doc: "Cloudflare proxy",
+		wait: 100 * time.Second, idle: 400 * time.Second, pool: 900 * time.Second,
+		source: "proxy read timeout 100s (524), client keep-alive 400s, proxy idle 900s (developers.cloudflare.com/fundamentals/reference/connection-limits)",
+	},
+	{
+		name: "gcp-lb", doc: "Google Cloud global external Application Load Balancer",
+		wait: 30 * time.Second, idle: 610 * time.Second, pool: 600 * time.Second,
+		source: "backend service timeoutSec 30s; keep-alive 610s toward clients, 600s toward backends (cloud.google.com/load-balancing/docs/https/request-distribution)",
+	},
+}
+
+// BalancerPresets lists the names --behind accepts.
+func BalancerPresets() []string {
+	out := make([]string, len(balancerPresets))
+	for i, p := range balancerPresets {
+		out[i] = p.name
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ParseDuration reads a duration as people write them on a command line or
+// in a configuration: Go's "1m30s", nginx's "90s" and "1h", or a bare number
+// of seconds.
+func ParseDuration(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if n, err := strconv.ParseFloat(s, 64); err == nil && n >= 0 {
+		return time.Duration(n * float64(time.Second)), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("bad duration %q (want e.g. 30s, 1m30s, 500ms)", s)
+	}
+	return d, nil
+}
+
+// ClientHop is the client at the front of the path, which gives up after
+// timeout. name says where it was declared (a flag or a config file).
+func ClientHop(timeout time.Duration, name string, pos Pos) *Hop {
+	return &Hop{
+		Kind:           HopClient,
+		Name:           "client",
+		RequestTimeout: Setting[time.Duration]{Value: timeout, Pos: pos, Name: name, Level: "chain"},
+	}
+}
+
+// BalancerHop is a load balancer in front of the proxies: a preset name
+// (aws-alb, cloudflare, gcp-lb) or a bare duration it waits for its backend.
+func BalancerHop(spec, name string, pos Pos) (*Hop, error) {
+	for _, p := range balancerPresets {
+		if p.name == spec {
+			set := func(d time.Duration) Setting[time.Duration] {
+				return Setting[time.Duration]{Value: d, Pos: pos, Name: name + " " + spec, Level: "chain"}
+			}
+			return &Hop{
+				Kind: HopBalancer, Name: p.name, Preset: p.name,
+				RequestTimeout: set(p.wait), IdleTimeout: set(p.idle), PoolIdleTimeout: set(p.pool),
+			}, nil
+		}
+	}
+	d, err := ParseDuration(spec)
+	if err != nil {
+		return nil, fmt.Errorf("%q is neither a preset (%s) nor a duration", spec, strings.Join(BalancerPresets(), ", "))
+	}
+	return &Hop{
+		Kind: HopBalancer, Name: "the hop in front",
+		RequestTimeout: Setting[time.Duration]{Value: d, Pos: pos, Name: name + " " + spec, Level: "chain"},
+	}, nil
+}
+
+// PresetSource says where a preset's values come from, for docs and
+// messages.
+func PresetSource(name string) string {
+	for _, p := range balancerPresets {
+		if p.name == name {
+			return p.doc + ": " + p.source
+		}
+	}
+	return ""
+}
