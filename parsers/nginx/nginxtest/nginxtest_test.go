@@ -3,6 +3,7 @@ package nginxtest_test
 import (
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -229,5 +230,24 @@ func TestUnavailableSkipsOrFails(t *testing.T) {
 	t.Setenv(nginxtest.RequireEnv, "1")
 	if got := unavailable("1"); !strings.HasPrefix(got, "fatal: nginx not installed: test") {
 		t.Errorf("with %s=1: %q, want a fatal error", nginxtest.RequireEnv, got)
+	}
+}
+
+func TestFreePortStaysReserved(t *testing.T) {
+	t.Parallel()
+	a, b := nginxtest.FreePort(t), nginxtest.FreePort(t)
+	if a == b {
+		t.Fatalf("FreePort returned %d twice", a)
+	}
+	for range 500 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := ln.Addr().(*net.TCPAddr).Port
+		ln.Close()
+		if p == a || p == b {
+			t.Fatalf("the kernel handed out reserved port %d", p)
+		}
 	}
 }

@@ -23,17 +23,36 @@ const (
 	logTimeout = 5 * time.Second
 )
 
-// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
-// Another process may take it before nginx binds it; Start reports that
-// case clearly.
+// FreePort returns a TCP port on 127.0.0.1 for nginx to listen on, and
+// keeps it reserved until the test ends.
+//
+// The reservation is a socket bound to the port with SO_REUSEADDR that
+// never listens. While it exists the kernel hands the port neither to
+// another bind to port 0 nor to an outgoing connection, so tests running
+// in parallel (here or in other packages) cannot race for it; nginx, which
+// sets SO_REUSEADDR on its listening sockets, can still bind and listen.
 func FreePort(t testing.TB) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
-		t.Fatalf("nginxtest: %v", err)
+		t.Fatalf("nginxtest: socket: %v", err)
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	t.Cleanup(func() { _ = syscall.Close(fd) })
+	if err := syscall.SetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_REUSEADDR, 1); err != nil {
+		t.Fatalf("nginxtest: SO_REUSEADDR: %v", err)
+	}
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatalf("nginxtest: bind: %v", err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatalf("nginxtest: getsockname: %v", err)
+	}
+	in4, ok := sa.(*syscall.SockaddrInet4)
+	if !ok {
+		t.Fatalf("nginxtest: unexpected socket address %T", sa)
+	}
+	return in4.Port
 }
 
 // Server is an nginx process started by [Start].
@@ -122,6 +141,12 @@ func Start(t testing.TB, conf string, addrs ...string) *Server {
 				t.Fatalf("nginxtest: nginx exited during start-up: %v\n%s", s.waitErr, s.diagnostics())
 			default:
 			}
+			// nginx retries a failed bind for 2.5s before it exits; do
+			// not mistake whoever holds the port for it meanwhile.
+			if strings.Contains(s.ErrorLog(), "bind() to ") {
+				s.Stop()
+				t.Fatalf("nginxtest: nginx could not listen:\n%s", s.diagnostics())
+			}
 			c, err := net.DialTimeout("tcp", addr, 250*time.Millisecond)
 			if err == nil {
 				c.Close()
@@ -205,11 +230,7 @@ func (s *Server) WaitLog(t testing.TB, name string, match func(line string) bool
 func (s *Server) diagnostics() string {
 	out := s.Output()
 	el := s.ErrorLog()
-	msg := fmt.Sprintf("nginx output:\n%s\nlogs/error.log:\n%s", out, el)
-	if strings.Contains(out+el, "Address already in use") {
-		msg += "\n(another process took a port from FreePort; rerun)"
-	}
-	return msg
+	return fmt.Sprintf("nginx output:\n%s\nlogs/error.log:\n%s", out, el)
 }
 
 // lockedBuffer is a bytes.Buffer safe for the writer goroutine of os/exec
