@@ -3,20 +3,52 @@ package proof
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 )
 
+// nginx 1.22 predates the 1.29.7 proxy defaults (HTTP/1.1 to upstreams and
+// no "Connection: close"). http11 sets them explicitly, so that a test
+// shows what a 1.29.7 location does by default.
+const http11 = `proxy_http_version 1.1;
+        proxy_set_header Connection "";`
+
 const sequentialRequests = 5
 
-// sendSequential sends sequentialRequests GETs one after the other and
-// requires each to succeed.
-func sendSequential(t *testing.T, url, idPrefix string) {
+// connectionsFor starts a backend and an nginx with the given http-level
+// upstream blocks and the given directives in location / (in both,
+// "BACKEND" stands for the backend's address), sends sequentialRequests
+// GETs one after the other, and returns the remote port of each request
+// as the backend saw it and the number of connections the backend
+// accepted.
+func connectionsFor(t *testing.T, upstreams, location string) (ports []int, conns int) {
 	t.Helper()
+	be := newBackend(t)
+	addr := freeAddr(t)
+	expand := func(s string) string { return strings.ReplaceAll(s, "BACKEND", be.Addr) }
+	srv := startNginx(t, fmt.Sprintf(`
+%s
+server {
+    listen %s;
+    location / {
+        %s
+    }
+}
+`, expand(upstreams), addr, expand(location)), addr)
+
 	for i := range sequentialRequests {
-		if r := send(t, http.MethodGet, url, fmt.Sprintf("%s-%d", idPrefix, i)); r.Status != http.StatusOK {
+		if r := send(t, http.MethodGet, srv.URL(), fmt.Sprintf("seq-%d", i)); r.Status != http.StatusOK {
 			t.Fatalf("request %d: status %d, want 200", i, r.Status)
 		}
 	}
+	accepted, reqs := be.snapshot()
+	if len(reqs) != sequentialRequests {
+		t.Fatalf("backend saw %d requests, want %d", len(reqs), sequentialRequests)
+	}
+	for _, r := range reqs {
+		ports = append(ports, r.RemotePort)
+	}
+	return ports, len(accepted)
 }
 
 func distinct(ports []int) int {
@@ -27,78 +59,63 @@ func distinct(ports []int) int {
 	return len(set)
 }
 
+// wantConnectionPerRequest fails unless every request came on its own
+// connection.
+func wantConnectionPerRequest(t *testing.T, ports []int, conns int) {
+	t.Helper()
+	if conns != sequentialRequests || distinct(ports) != sequentialRequests {
+		t.Errorf("%d sequential requests came on %d connections from %d distinct ports %v, want one connection each",
+			sequentialRequests, conns, distinct(ports), ports)
+	}
+}
+
 // A proxy_pass to an address with no upstream{} block creates an implicit
-// upstream, which never has a keepalive pool. nginx 1.22 predates the
-// 1.29.7 proxy defaults (HTTP/1.1 to upstreams, no "Connection: close"),
-// so the location sets both explicitly: even with them, nothing is reused.
+// upstream, which never has a keepalive pool: even with the 1.29.7 proxy
+// defaults every request opens a new connection.
 func TestImplicitUpstreamOpensConnectionPerRequest(t *testing.T) {
 	t.Parallel()
-	be := newBackend(t)
-	addr := freeAddr(t)
-	srv := startNginx(t, fmt.Sprintf(`
-server {
-    listen %s;
-    location / {
-        proxy_http_version 1.1;
-        proxy_set_header Connection "";
-        proxy_pass http://%s;
-    }
-}
-`, addr, be.Addr), addr)
-
-	sendSequential(t, srv.URL(), "implicit")
-
-	conns, reqs := be.snapshot()
-	if len(reqs) != sequentialRequests {
-		t.Fatalf("backend saw %d requests, want %d", len(reqs), sequentialRequests)
-	}
-	if len(conns) != sequentialRequests {
-		t.Errorf("backend accepted %d connections for %d requests, want one per request", len(conns), sequentialRequests)
-	}
-	var ports []int
-	for _, r := range reqs {
-		ports = append(ports, r.RemotePort)
-	}
-	if n := distinct(ports); n != sequentialRequests {
-		t.Errorf("requests came from %d distinct remote ports %v, want %d", n, ports, sequentialRequests)
-	}
+	ports, conns := connectionsFor(t, "", http11+`
+        proxy_pass http://BACKEND;`)
+	wantConnectionPerRequest(t, ports, conns)
 }
 
 // An upstream{} block with keepalive keeps idle connections and reuses
-// them. As above, the location sets the 1.29.7 proxy defaults explicitly
-// (nginx 1.22 sends HTTP/1.0 and "Connection: close" otherwise, which
-// defeats any pool).
+// them: sequential requests share a single connection.
 func TestNamedUpstreamWithKeepaliveReusesConnection(t *testing.T) {
 	t.Parallel()
-	be := newBackend(t)
-	addr := freeAddr(t)
-	srv := startNginx(t, fmt.Sprintf(`
+	ports, conns := connectionsFor(t, `
 upstream pool {
-    server %s;
+    server BACKEND;
     keepalive 8;
+}`, http11+`
+        proxy_pass http://pool;`)
+	if conns != 1 || distinct(ports) != 1 {
+		t.Errorf("%d sequential requests came on %d connections from ports %v, want 1 connection", sequentialRequests, conns, ports)
+	}
 }
-server {
-    listen %s;
-    location / {
-        proxy_http_version 1.1;
-        proxy_set_header Connection "";
-        proxy_pass http://pool;
-    }
+
+// With the proxy defaults before 1.29.7 (HTTP/1.0 and "Connection: close"
+// to the upstream, which is what nginx 1.22 does when the location says
+// nothing), keepalive in the upstream block does nothing.
+func TestKeepaliveWithPre1297ProxyDefaultsOpensConnectionPerRequest(t *testing.T) {
+	t.Parallel()
+	ports, conns := connectionsFor(t, `
+upstream pool {
+    server BACKEND;
+    keepalive 8;
+}`, `proxy_pass http://pool;`)
+	wantConnectionPerRequest(t, ports, conns)
 }
-`, be.Addr, addr), addr)
 
-	sendSequential(t, srv.URL(), "pooled")
-
-	conns, reqs := be.snapshot()
-	if len(reqs) != sequentialRequests {
-		t.Fatalf("backend saw %d requests, want %d", len(reqs), sequentialRequests)
-	}
-	if len(conns) != 1 {
-		t.Errorf("backend accepted %d connections (ports %v) for %d sequential requests, want 1", len(conns), conns, sequentialRequests)
-	}
-	for i, r := range reqs {
-		if r.RemotePort != conns[0] {
-			t.Errorf("request %d came from port %d, want the pooled connection's port %d", i, r.RemotePort, conns[0])
-		}
-	}
+// proxy_set_header Connection close defeats the pool even with HTTP/1.1.
+func TestConnectionCloseHeaderDefeatsKeepalive(t *testing.T) {
+	t.Parallel()
+	ports, conns := connectionsFor(t, `
+upstream pool {
+    server BACKEND;
+    keepalive 8;
+}`, `proxy_http_version 1.1;
+        proxy_set_header Connection close;
+        proxy_pass http://pool;`)
+	wantConnectionPerRequest(t, ports, conns)
 }
