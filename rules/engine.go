@@ -51,6 +51,11 @@ type Options struct {
 	// WritePaths are the patterns that mark a location as one that
 	// writes (orders, payments, uploads); nil means DefaultWritePaths.
 	WritePaths []*regexp.Regexp
+	// NoInlineIgnores disregards "# proxylint:ignore" comments (for
+	// audits). RequireReason makes a suppression without a reason an
+	// error.
+	NoInlineIgnores bool
+	RequireReason   bool
 }
 
 // DefaultWritePaths recognises locations whose requests change state.
@@ -113,7 +118,8 @@ func (o *Options) Enabled(r *Rule) bool {
 }
 
 // Run runs every enabled rule over the model, adds the loaders'
-// diagnostics as findings, and returns the findings sorted by position,
+// diagnostics as findings, marks the findings that inline comments
+// suppress (suppress.go), and returns the findings sorted by position,
 // then rule, then message, without duplicates.
 func Run(m *parsers.Model, opts *Options) []Finding {
 	if opts == nil {
@@ -135,6 +141,7 @@ func Run(m *parsers.Model, opts *Options) []Finding {
 		pass := &Pass{Rule: r, Model: m, Options: opts, report: func(f Finding) { out = append(out, f) }}
 		r.Check(pass)
 	}
+	out = applySuppressions(m, opts, out)
 	for i := range out {
 		if s, ok := opts.Severity[out[i].Rule]; ok {
 			out[i].Severity = s

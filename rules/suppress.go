@@ -1,0 +1,256 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/proxylint/proxylint/parsers"
+)
+
+// Rules under which the engine reports suppression comments that do not do
+// what they say. They have no Check: the engine reads the comments.
+var (
+	UnusedSuppression = register(&Rule{
+		ID:       "unused-suppression",
+		Summary:  "a proxylint:ignore comment suppresses nothing",
+		Severity: parsers.Note,
+		Tags:     []string{"suppression"},
+	})
+	InvalidSuppression = register(&Rule{
+		ID:       "invalid-suppression",
+		Summary:  "a proxylint:ignore comment cannot be read, names an unknown rule, or lacks a required reason",
+		Severity: parsers.Warning,
+		Tags:     []string{"suppression"},
+	})
+)
+
+// The comment forms, after the comment marker and leading blanks:
+//
+//	proxylint:ignore RULE[,RULE...] [-- reason]
+//	proxylint:ignore-file RULE[,RULE...] [-- reason]
+const (
+	ignoreKeyword     = "proxylint:ignore"
+	ignoreFileKeyword = "proxylint:ignore-file"
+)
+
+// ignoreDirective is one suppression comment.
+type ignoreDirective struct {
+	pos    parsers.Pos
+	whole  bool // ignore-file: every finding of the rules in the file
+	line   int  // the line it covers (0: none); unused for ignore-file
+	rules  []string
+	reason string
+	used   map[string]bool
+}
+
+func (d *ignoreDirective) keyword() string {
+	if d.whole {
+		return ignoreFileKeyword
+	}
+	return ignoreKeyword
+}
+
+// applySuppressions marks the findings that suppression comments cover and
+// reports the comments that are malformed, name unknown rules, lack a
+// required reason or cover nothing.
+func applySuppressions(m *parsers.Model, opts *Options, findings []Finding) []Finding {
+	if opts.NoInlineIgnores {
+		return findings
+	}
+	byFile := map[string][]*ignoreDirective{}
+	var extra []Finding
+	report := func(r *Rule, f Finding) {
+		if !opts.Enabled(r) {
+			return
+		}
+		f.Rule = r.ID
+		if f.Severity == 0 {
+			f.Severity = r.Severity
+		}
+		extra = append(extra, f)
+	}
+	for _, file := range m.Files {
+		lines := splitLines(file.Source)
+		for _, c := range file.Comments {
+			d, problem := parseIgnore(c)
+			if d == nil && problem == "" {
+				continue
+			}
+			if problem != "" {
+				report(InvalidSuppression, Finding{
+					Pos:     c.Pos,
+					Message: problem,
+					Fix:     "write \"# " + ignoreKeyword + " RULE[,RULE] -- reason\"; \"proxylint rules\" lists the rule IDs",
+				})
+				continue
+			}
+			for _, id := range d.rules {
+				if _, ok := Lookup(id); !ok {
+					report(InvalidSuppression, Finding{
+						Pos:     c.Pos,
+						Message: fmt.Sprintf("%s names %q, which is not a rule. It suppresses nothing.", d.keyword(), id),
+						Fix:     "correct the rule ID (\"proxylint rules\" lists them)",
+					})
+				}
+			}
+			if d.reason == "" && opts.RequireReason {
+				report(InvalidSuppression, Finding{
+					Severity: parsers.Error,
+					Pos:      c.Pos,
+					Message:  fmt.Sprintf("%s %s gives no reason, and --require-reason demands one. Say why the finding is acceptable here.", d.keyword(), strings.Join(d.rules, ",")),
+					Fix:      "append \" -- \" and the reason to the comment",
+				})
+			}
+			if !d.whole {
+				d.line = coveredLine(lines, c.Pos)
+			}
+			byFile[c.Pos.File] = append(byFile[c.Pos.File], d)
+		}
+	}
+	if len(byFile) == 0 {
+		return append(findings, extra...)
+	}
+
+	fatal := map[string]bool{}
+	for _, d := range m.Diagnostics {
+		if d.Fatal {
+			fatal[d.Code+"\x00"+d.Pos.String()] = true
+		}
+	}
+	for i := range findings {
+		f := &findings[i]
+		// A file that could not be loaded makes the run exit 2 whatever
+		// the comments say; hiding the reason would only confuse.
+		unsuppressible := fatal[f.Rule+"\x00"+f.Pos.String()]
+		for _, d := range byFile[f.Pos.File] {
+			if !d.whole && d.line != f.Pos.Line {
+				continue
+			}
+			if !d.covers(f.Rule) {
+				continue
+			}
+			d.used[f.Rule] = true
+			if f.Suppression == nil && !unsuppressible {
+				f.Suppression = &Suppression{Pos: d.pos, Reason: d.reason}
+			}
+		}
+	}
+
+	for _, file := range m.Files {
+		for _, d := range byFile[file.Path] {
+			for _, id := range d.rules {
+				r, ok := Lookup(id)
+				if !ok || d.used[id] || !opts.Enabled(r) {
+					continue
+				}
+				where := fmt.Sprintf("on line %d", d.line)
+				if d.whole {
+					where = "in this file"
+				} else if d.line == 0 {
+					where = "because no configuration line follows it directly"
+				}
+				report(UnusedSuppression, Finding{
+					Pos:     d.pos,
+					Message: fmt.Sprintf("%s %s suppresses nothing: %s reports no finding %s. Remove the comment, or the rule from it.", d.keyword(), id, id, where),
+					Fix:     "delete the suppression so that a new finding of " + id + " is not hidden by it",
+				})
+			}
+		}
+		delete(byFile, file.Path) // each file once, even if listed twice
+	}
+	return append(findings, extra...)
+}
+
+func (d *ignoreDirective) covers(rule string) bool {
+	for _, id := range d.rules {
+		if id == rule {
+			return true
+		}
+	}
+	return false
+}
+
+// parseIgnore reads a comment. It returns nil and "" for a comment that is
+// not a suppression, and a problem when it is one that cannot be read.
+func parseIgnore(c parsers.Comment) (*ignoreDirective, string) {
+	text := strings.TrimSpace(c.Text)
+	if !strings.HasPrefix(text, ignoreKeyword) {
+		return nil, ""
+	}
+	d := &ignoreDirective{pos: c.Pos, used: map[string]bool{}}
+	rest := strings.TrimPrefix(text, ignoreKeyword)
+	if r, ok := strings.CutPrefix(rest, "-file"); ok {
+		d.whole, rest = true, r
+	}
+	if rest != "" && !unicode.IsSpace(rune(rest[0])) {
+		word, _, _ := strings.Cut(text, " ")
+		return nil, fmt.Sprintf("%q is not a proxylint directive. Write %s or %s.", word, ignoreKeyword, ignoreFileKeyword)
+	}
+	list, reason, _ := strings.Cut(rest, "--")
+	d.reason = strings.TrimSpace(reason)
+	for _, id := range strings.Split(list, ",") {
+		id = strings.TrimSpace(id)
+		if id == "" {
+			continue
+		}
+		if strings.ContainsFunc(id, unicode.IsSpace) {
+			return nil, fmt.Sprintf("%s %s cannot be read: separate rule IDs with commas and put the reason after \" -- \". It suppresses nothing.", d.keyword(), strings.TrimSpace(list))
+		}
+		d.rules = append(d.rules, id)
+	}
+	if len(d.rules) == 0 {
+		return nil, fmt.Sprintf("%s names no rule. Name the rules to ignore; there is no catch-all.", d.keyword())
+	}
+	return d, ""
+}
+
+// coveredLine is the line a line suppression at pos covers: its own line
+// when it follows configuration on that line; otherwise the next line,
+// skipping further comment lines (a reason may go on). A blank line ends
+// the search: the comment then covers nothing.
+func coveredLine(lines []string, pos parsers.Pos) int {
+	if pos.Line < 1 || pos.Line > len(lines) {
+		return pos.Line
+	}
+	if !blankBefore(lines[pos.Line-1], pos.Col) {
+		return pos.Line
+	}
+	for n := pos.Line + 1; n <= len(lines); n++ {
+		t := strings.TrimSpace(lines[n-1])
+		switch {
+		case t == "":
+			return 0
+		case strings.HasPrefix(t, "#"):
+			continue
+		default:
+			return n
+		}
+	}
+	return 0
+}
+
+// blankBefore reports whether only blanks precede column col (1-based, in
+// code points) of line.
+func blankBefore(line string, col int) bool {
+	n := 1
+	for _, r := range line {
+		if n >= col {
+			return true
+		}
+		if r != ' ' && r != '\t' {
+			return false
+		}
+		n++
+	}
+	return true
+}
+
+// splitLines splits src into lines without their endings.
+func splitLines(src []byte) []string {
+	lines := strings.Split(string(src), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSuffix(l, "\r")
+	}
+	return lines
+}
