@@ -48,6 +48,7 @@ func Build(cfg *Config, target parsers.Target) *parsers.Proxy {
 	}
 	top := cfg.Main.Directives
 	at := p.Pos
+	p.Invalid = invalidDirectives(top, nil)
 	switch cfg.Context {
 	case "main":
 		main := newScope("main", nil, at, nil, top)
@@ -71,6 +72,28 @@ func Build(cfg *Config, target parsers.Target) *parsers.Proxy {
 		b.upstream(newScope("upstream", nil, at, nil, top), "")
 	}
 	return p
+}
+
+// refused lists directives that look plausible but that nginx does not
+// have, with the reason (semantics.md §E).
+var refused = map[string]string{
+	"grpc_ignore_client_abort":      "nginx has no grpc_ignore_client_abort: the gRPC module always cancels the upstream request when the client goes away",
+	"memcached_ignore_client_abort": "nginx has no memcached_ignore_client_abort: the memcached module always stops when the client goes away",
+}
+
+// invalidDirectives finds refused directives anywhere in the tree,
+// included files too.
+func invalidDirectives(dirs []*Directive, out []parsers.Setting[string]) []parsers.Setting[string] {
+	for _, d := range dirs {
+		if why, ok := refused[d.Name]; ok {
+			out = append(out, parsers.Set(why, d.Name, "", d.Pos))
+		}
+		out = invalidDirectives(d.Block, out)
+		for _, f := range d.Included {
+			out = invalidDirectives(f.Directives, out)
+		}
+	}
+	return out
 }
 
 // InferContext says which block a fragment's top level belongs in: "main"
@@ -287,8 +310,15 @@ func (b *builder) resolvePass(r *parsers.Route, s *scope, parent *parsers.Route)
 		rest = after
 	}
 	if strings.Contains(p.URL, "$") {
+		// Resolved at run time; a variable set to a literal in scope
+		// can still be followed (ngx_http_upstream.c matches the value
+		// against every upstream, then makes a one-off peer).
 		p.Variable = true
-		return
+		resolved, ok := expandSet(s, rest)
+		if !ok {
+			return
+		}
+		rest = resolved
 	}
 	hostport := rest
 	if strings.HasPrefix(hostport, "unix:") {
@@ -330,6 +360,67 @@ func (b *builder) resolvePass(r *parsers.Route, s *scope, parent *parsers.Route)
 	}
 	p.Upstream = u
 	u.Routes = append(u.Routes, r)
+}
+
+// expandSet replaces the variables of s by the literal values "set" gives
+// them in scope (the location and the levels around it). A variable set
+// more than once, set to another variable, or never set (a built-in such as
+// $host, or a map) cannot be resolved.
+func expandSet(sc *scope, s string) (string, bool) {
+	var out strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '$' {
+			out.WriteByte(s[i])
+			continue
+		}
+		j := i + 1
+		braced := j < len(s) && s[j] == '{'
+		if braced {
+			j++
+		}
+		k := j
+		for k < len(s) && (s[k] == '_' || s[k] >= 'a' && s[k] <= 'z' || s[k] >= 'A' && s[k] <= 'Z' || s[k] >= '0' && s[k] <= '9') {
+			k++
+		}
+		name := s[j:k]
+		if braced {
+			if k >= len(s) || s[k] != '}' {
+				return "", false
+			}
+			k++
+		}
+		v, ok := setValue(sc, name)
+		if name == "" || !ok {
+			return "", false
+		}
+		out.WriteString(v)
+		i = k - 1
+	}
+	return out.String(), true
+}
+
+// setValue finds the one literal value "set $name VALUE" gives in scope.
+func setValue(sc *scope, name string) (string, bool) {
+	value, found := "", 0
+	for c := sc; c != nil; c = c.parent {
+		for _, d := range c.all("set") {
+			if len(d.Args) == 2 && d.Args[0].Value == "$"+name {
+				value = d.Args[1].Value
+				found++
+			}
+		}
+		for _, ifd := range c.children("if") {
+			for _, d := range flatten(ifd.Block) {
+				if d.Name == "set" && len(d.Args) == 2 && d.Args[0].Value == "$"+name {
+					found += 2 // set conditionally: not one value
+				}
+			}
+		}
+	}
+	if found != 1 || strings.Contains(value, "$") {
+		return "", false
+	}
+	return value, true
 }
 
 func defaultPort(scheme string) int {
@@ -462,7 +553,14 @@ func (b *builder) flags(s *scope, name string, def []string) parsers.Setting[[]s
 func (b *builder) accessLogs(s *scope) parsers.Setting[[]parsers.AccessLog] {
 	ds, lvl := s.lookupArray("access_log")
 	if len(ds) == 0 {
-		return parsers.Default([]parsers.AccessLog{{Path: "logs/access.log", Format: b.formats["combined"], Pos: s.at}}, "access_log", s.at)
+		// The default is nginx's, for the whole http block: point there.
+		at := s.at
+		for c := s; c != nil; c = c.parent {
+			if c.kind == "http" {
+				at = c.at
+			}
+		}
+		return parsers.Default([]parsers.AccessLog{{Path: "logs/access.log", Format: b.formats["combined"], Pos: at}}, "access_log", at)
 	}
 	var logs []parsers.AccessLog
 	for _, d := range ds {
