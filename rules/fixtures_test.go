@@ -110,8 +110,9 @@ func checkFixture(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts, ruleOpts := fixtureFlags(t, string(src))
+	opts, ruleOpts, chain := fixtureFlags(t, string(src))
 	m := load.Load([]string{path}, opts)
+	m.Chain = chain
 	findings := rules.Run(m, ruleOpts)
 
 	var wants []*want
@@ -172,10 +173,14 @@ func checkFixture(t *testing.T, path string) {
 	}
 }
 
-// fixtureFlags reads a "# proxylint-fixture: --flag value ..." header.
-func fixtureFlags(t *testing.T, src string) (load.Options, *rules.Options) {
+// fixtureFlags reads a "# proxylint-fixture: --flag value ..." header: the
+// target, the kind, and the hops declared in front (client first, then the
+// balancers in the order given, as the command line builds them).
+func fixtureFlags(t *testing.T, src string) (load.Options, *rules.Options, *parsers.Chain) {
 	opts := load.Options{Target: parsers.Target{Product: parsers.Nginx}}
 	ro := &rules.Options{}
+	var client *parsers.Hop
+	var balancers []*parsers.Hop
 	for _, line := range strings.Split(src, "\n") {
 		_, rest, ok := strings.Cut(line, "# proxylint-fixture:")
 		if !ok {
@@ -193,10 +198,30 @@ func fixtureFlags(t *testing.T, src string) (load.Options, *rules.Options) {
 				opts.Target = tg
 			case "--kind":
 				opts.Kind = val
+			case "--client-timeout":
+				d, err := parsers.ParseDuration(val)
+				if err != nil {
+					t.Fatal(err)
+				}
+				client = parsers.ClientHop(d, "--client-timeout "+val, parsers.Pos{})
+			case "--behind":
+				h, err := parsers.BalancerHop(val, "--behind", parsers.Pos{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				balancers = append(balancers, h)
 			default:
 				t.Fatalf("unknown fixture flag %s", name)
 			}
 		}
 	}
-	return opts, ro
+	var chain *parsers.Chain
+	if client != nil || len(balancers) > 0 {
+		chain = &parsers.Chain{}
+		if client != nil {
+			chain.Hops = append(chain.Hops, client)
+		}
+		chain.Hops = append(chain.Hops, balancers...)
+	}
+	return opts, ro, chain
 }

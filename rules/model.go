@@ -2,6 +2,7 @@ package rules
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/proxylint/proxylint/parsers"
@@ -41,4 +42,54 @@ func settingText[T any](s parsers.Setting[T], value string) string {
 		return s.Name + " " + value + " (default)"
 	}
 	return s.Name + " " + value
+}
+
+// peers counts the servers of an upstream that can take a try (not down,
+// primary and backup), as nginx counts tries. exact is false when a server
+// is a host name, which nginx resolves to as many peers as it has addresses.
+func peers(u *parsers.Upstream) (n int, exact bool) {
+	exact = true
+	for _, s := range u.Servers {
+		if s.Down {
+			continue
+		}
+		n++
+		if !s.Literal {
+			exact = false
+		}
+	}
+	return n, exact
+}
+
+// durText describes a duration setting for a message: "proxy_read_timeout
+// 60s (default)".
+func durText(s parsers.Setting[time.Duration]) string {
+	return settingText(s, dur(s.Value))
+}
+
+// routeName names a route for messages: "location /api/".
+func routeName(r *parsers.Route) string {
+	if r.Name != "" {
+		return r.Name
+	}
+	return r.Kind
+}
+
+// related points at a setting when it is written somewhere else than pos.
+func relatedSetting[T any](s parsers.Setting[T], pos parsers.Pos, msg string) []Related {
+	if !s.Pos.IsValid() || s.Pos == pos {
+		return nil
+	}
+	return []Related{{Pos: s.Pos, Message: msg}}
+}
+
+// quoteList joins names as "a, b and c".
+func quoteList(items []string) string {
+	switch len(items) {
+	case 0:
+		return ""
+	case 1:
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
