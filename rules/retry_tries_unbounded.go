@@ -1,0 +1,145 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/proxylint/proxylint/parsers"
+)
+
+// RetryTriesUnbounded flags retries bounded by count but not by time, or
+// the reverse, with the worst case they allow.
+var RetryTriesUnbounded = register(&Rule{
+	ID:       "retry-tries-unbounded",
+	Summary:  "retries bounded by count but not by time (or the reverse): the worst case multiplies the timeouts",
+	Severity: parsers.Warning,
+	Tags:     []string{"nginx", "envoy", "retries", "timeouts"},
+	Check:    checkRetryTriesUnbounded,
+})
+
+func checkRetryTriesUnbounded(pass *Pass) {
+	for _, p := range pass.Model.Proxies {
+		if p.Product == parsers.Envoy {
+			retryTriesUnboundedEnvoy(pass, p)
+			continue
+		}
+		for _, r := range p.Routes() {
+			if r.Pass == nil || r.Pass.Upstream == nil || len(r.Retry.On.Value) == 0 {
+				continue
+			}
+			n, exact := peers(r.Pass.Upstream)
+			if n <= 1 && exact {
+				// One peer: nginx never moves to a next server.
+				continue
+			}
+			if f, ok := triesWithoutTimeout(r, n, exact); ok {
+				pass.Report(f)
+			} else if f, ok := timeoutWithoutTries(r, n, exact); ok {
+				pass.Report(f)
+			} else if f, ok := implicitRetries(r, n, exact); ok {
+				pass.Report(f)
+			}
+		}
+	}
+}
+
+// attempt is the longest one try can take: connect + send + read.
+func attempt(r *parsers.Route) time.Duration {
+	return r.ConnectTimeout.Value + r.SendTimeout.Value + r.ReadTimeout.Value
+}
+
+// worstCase renders "3 × (60s connect + 60s send + 60s read) = 540s; 180s
+// when the servers accept the connection and then hang".
+func worstCase(r *parsers.Route, tries int) string {
+	return fmt.Sprintf("%d × (%s connect + %s send + %s read) = %s, or %s when the servers accept the connection and then hang",
+		tries, dur(r.ConnectTimeout.Value), dur(r.SendTimeout.Value), dur(r.ReadTimeout.Value),
+		dur(time.Duration(tries)*attempt(r)), dur(time.Duration(tries)*r.ReadTimeout.Value))
+}
+
+// serversText says "upstream "api" (3 servers)".
+func serversText(u *parsers.Upstream, n int, exact bool) string {
+	return fmt.Sprintf("%s (%s)", upstreamName(u), countServers(n, exact))
+}
+
+// countServers says "3 servers", or "1 server or more" when a host name may
+// resolve to several addresses.
+func countServers(n int, exact bool) string {
+	more := ""
+	if !exact {
+		more = " or more"
+	}
+	return fmt.Sprintf("%d server%s%s", n, plural(n), more)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// triesWithoutTimeout: *_next_upstream_tries other than 1 with no
+// *_next_upstream_timeout.
+func triesWithoutTimeout(r *parsers.Route, n int, exact bool) (Finding, bool) {
+	tries, budget := r.Retry.Tries, r.Retry.Timeout
+	if !tries.Explicit() || tries.Value == 1 || budget.Value != 0 {
+		return Finding{}, false
+	}
+	attempts, bound := tries.Value, fmt.Sprintf("%s %d", tries.Name, tries.Value)
+	if tries.Value == 0 {
+		attempts, bound = n, fmt.Sprintf("%s 0 (no limit: every server of %s)", tries.Name, serversText(r.Pass.Upstream, n, exact))
+	} else if exact && n < attempts {
+		attempts = n
+		bound = fmt.Sprintf("%s %d (%d attempts at most: %s)", tries.Name, tries.Value, n, serversText(r.Pass.Upstream, n, exact))
+	}
+	return Finding{
+		Pos: tries.Pos,
+		Message: fmt.Sprintf("%s bounds retries by count but not by time (%s): one request can take up to %s.",
+			bound, settingText(budget, "0"), worstCase(r, attempts)),
+		Related: routeRelated(r, tries.Pos),
+		Fix: fmt.Sprintf("add %s_next_upstream_timeout (e.g. %s) so that retries stop when the client has given up anyway",
+			r.Pass.Module, dur(min(attempt(r), 2*r.ReadTimeout.Value))),
+	}, true
+}
+
+// timeoutWithoutTries: a time budget but no count. The budget is checked
+// only when an attempt fails (semantics.md §C), so the last attempt runs
+// its full length past it.
+func timeoutWithoutTries(r *parsers.Route, n int, exact bool) (Finding, bool) {
+	tries, budget := r.Retry.Tries, r.Retry.Timeout
+	if !budget.Explicit() || budget.Value == 0 || tries.Value != 0 {
+		return Finding{}, false
+	}
+	worst := budget.Value + attempt(r)
+	if exact && time.Duration(n)*attempt(r) < worst {
+		worst = time.Duration(n) * attempt(r)
+	}
+	return Finding{
+		Pos: budget.Pos,
+		Message: fmt.Sprintf("%s bounds retries by time but not by count: every server of %s may be tried, "+
+			"and the budget is checked only when an attempt fails, so an attempt started just before %s still runs up to %s (%s connect + %s send + %s read): up to %s in all.",
+			durText(budget), serversText(r.Pass.Upstream, n, exact), dur(budget.Value), dur(attempt(r)),
+			dur(r.ConnectTimeout.Value), dur(r.SendTimeout.Value), dur(r.ReadTimeout.Value), dur(worst)),
+		Related: routeRelated(r, budget.Pos),
+		Fix:     fmt.Sprintf("add %s_next_upstream_tries (e.g. 2) next to %s", r.Pass.Module, budget.Name),
+	}, true
+}
+
+// implicitRetries: several servers, a next_upstream that retries on
+// timeout (the default "error timeout" does), and neither bound.
+func implicitRetries(r *parsers.Route, n int, exact bool) (Finding, bool) {
+	tries, budget, on := r.Retry.Tries, r.Retry.Timeout, r.Retry.On
+	if tries.Explicit() || budget.Explicit() || n < 2 || !r.Retry.Has("timeout") {
+		return Finding{}, false
+	}
+	pos := on.Pos
+	return Finding{
+		Pos: pos,
+		Message: fmt.Sprintf("%s has %s and %s retries a timed-out request on the next one, with neither %s_next_upstream_tries nor %s_next_upstream_timeout: one request can take up to %s.",
+			upstreamName(r.Pass.Upstream), countServers(n, exact), settingText(on, strings.Join(on.Value, " ")), r.Pass.Module, r.Pass.Module, worstCase(r, n)),
+		Related: append(routeRelated(r, pos), Related{Pos: r.Pass.Upstream.Pos, Message: "the servers of " + upstreamName(r.Pass.Upstream)}),
+		Fix: fmt.Sprintf("bound the retries: %s_next_upstream_tries 2; and %s_next_upstream_timeout %s;",
+			r.Pass.Module, r.Pass.Module, dur(min(attempt(r), 2*r.ReadTimeout.Value))),
+	}, true
+}
