@@ -1,0 +1,95 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/proxylint/proxylint/parsers"
+)
+
+// LogFormatBlind flags access log formats that cannot tell a client that
+// gave up from a slow backend.
+var LogFormatBlind = register(&Rule{
+	ID:       "log-format-blind",
+	Summary:  "the access log of a proxied location cannot tell a client abort from a slow backend",
+	Severity: parsers.Note,
+	Tags:     []string{"nginx", "logging", "observability"},
+	Check:    checkLogFormatBlind,
+})
+
+// timingVariables are what an access log needs to tell a 499 from a slow
+// upstream: how long the request took, how long the upstream took, and what
+// the upstream answered.
+var timingVariables = []string{"request_time", "upstream_response_time", "upstream_status"}
+
+func checkLogFormatBlind(pass *Pass) {
+	for _, p := range pass.Model.Proxies {
+		if p.Product == parsers.Envoy {
+			continue
+		}
+		for _, r := range p.Routes() {
+			if r.Pass == nil {
+				continue
+			}
+			if f, ok := blindLog(r); ok {
+				pass.Report(f)
+			}
+		}
+	}
+}
+
+func blindLog(r *parsers.Route) (Finding, bool) {
+	logs := r.AccessLogs
+	for _, l := range logs.Value {
+		if l.Off || (!l.Format.Builtin && l.Format.Text == "") {
+			continue
+		}
+		var missing []string
+		for _, v := range timingVariables {
+			if !hasVariable(l.Format.Text, v) {
+				missing = append(missing, "$"+v)
+			}
+		}
+		if len(missing) == 0 {
+			continue
+		}
+		what := fmt.Sprintf("access_log %s (format %q)", l.Path, l.Format.Name)
+		if logs.Default {
+			what = fmt.Sprintf("The default access log (%s, format %q)", l.Path, l.Format.Name)
+		}
+		f := Finding{
+			Pos: l.Pos,
+			Message: fmt.Sprintf("%s has no %s: a client that gave up (499) cannot be told from a slow or failing backend.",
+				what, quoteList(missing)),
+			Fix: `log_format timing '$remote_addr "$request" $status $request_time ' '$upstream_addr $upstream_status $upstream_response_time $upstream_connect_time'; access_log /var/log/nginx/access.log timing;`,
+		}
+		if l.Format.Pos.IsValid() {
+			f.Related = []Related{{Pos: l.Format.Pos, Message: fmt.Sprintf("log_format %s", l.Format.Name)}}
+		}
+		return f, true
+	}
+	return Finding{}, false
+}
+
+// hasVariable reports whether format text uses $name or ${name}, not a
+// longer variable that starts with name.
+func hasVariable(text, name string) bool {
+	if strings.Contains(text, "${"+name+"}") {
+		return true
+	}
+	for i := 0; ; {
+		j := strings.Index(text[i:], "$"+name)
+		if j < 0 {
+			return false
+		}
+		end := i + j + 1 + len(name)
+		if end >= len(text) || !isVarChar(text[end]) {
+			return true
+		}
+		i = end
+	}
+}
+
+func isVarChar(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
