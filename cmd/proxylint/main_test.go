@@ -61,7 +61,7 @@ func TestFindingOnLine6ExitsOne(t *testing.T) {
 	writeFile(t, dir, "nginx.conf", literalProxyPass)
 	code, out, _ := runCLI(t, dir, "--no-color", "nginx.conf")
 	assert.Equal(t, exitFindings, code)
-	assert.True(t, strings.HasPrefix(out, "nginx.conf:6:13: warning: proxy_pass to 127.0.0.1:8000 has no upstream block"), out)
+	assert.Contains(t, out, "\nnginx.conf:6:13: warning: proxy_pass to 127.0.0.1:8000 has no upstream block")
 	assert.Contains(t, out, "[upstream-no-keepalive]")
 	assert.Contains(t, out, "  6 |             proxy_pass http://127.0.0.1:8000;\n    |             ^\n")
 }
@@ -70,6 +70,8 @@ func TestCleanConfigExitsZero(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "nginx.conf", `events {}
 http {
+    log_format timing '$request $status $request_time $upstream_status $upstream_response_time';
+    access_log logs/access.log timing;
     upstream app { server 10.0.0.1:8000; }
     server {
         location / { proxy_pass http://app; }
@@ -105,8 +107,8 @@ func TestExitCodes(t *testing.T) {
 		{"missing include", []string{"--no-color", "missing-include.conf"}, exitError, "missing-include.conf:3:13: error: include \"nothere.conf\"", ""},
 		{"fail-on error", []string{"--fail-on", "error", "nginx.conf"}, exitClean, "warning", ""},
 		{"fail-on note", []string{"--fail-on", "note", "nginx.conf"}, exitFindings, "warning", ""},
-		{"disabled rule", []string{"--disable", "upstream-no-keepalive", "nginx.conf"}, exitClean, "", ""},
-		{"flags after path", []string{"nginx.conf", "--disable", "upstream-no-keepalive"}, exitClean, "", ""},
+		{"disabled rule", []string{"--disable", "upstream-no-keepalive", "nginx.conf"}, exitClean, "1 note", ""},
+		{"flags after path", []string{"nginx.conf", "--disable", "upstream-no-keepalive,log-format-blind"}, exitClean, "", ""},
 		{"double dash", []string{"--no-color", "--", "nginx.conf"}, exitFindings, "nginx.conf:6:13", ""},
 		{"help", []string{"--help"}, exitClean, "Exit codes:", ""},
 	}
@@ -135,8 +137,9 @@ func TestJSONFormat(t *testing.T) {
 		Summary struct{ Warnings int } `json:"summary"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &doc))
-	require.Len(t, doc.Findings, 1)
-	f := doc.Findings[0]
+	require.Len(t, doc.Findings, 2)
+	assert.Equal(t, "log-format-blind", doc.Findings[0].Rule)
+	f := doc.Findings[1]
 	assert.Equal(t, 1, doc.Version)
 	assert.Equal(t, "upstream-no-keepalive", f.Rule)
 	assert.Equal(t, "warning", f.Severity)
@@ -151,6 +154,7 @@ func TestJSONCleanRunHasEmptyList(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "nginx.conf", "events {}\nhttp {}\n")
 	code, out, _ := runCLI(t, dir, "--format", "json", "nginx.conf")
+	require.NotContains(t, out, `"rule"`)
 	assert.Equal(t, exitClean, code)
 	assert.Contains(t, out, `"findings": []`)
 }
