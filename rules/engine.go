@@ -16,7 +16,8 @@ type Finding struct {
 	// sentence stands alone (GitHub shows only that).
 	Message string
 	Pos     parsers.Pos
-	// End is where the flagged text ends, when known.
+	// End is where the flagged text ends, when known: the position just
+	// past its last character, as SARIF's endColumn counts.
 	End parsers.Pos
 	// Related points at the other places involved: the line a value is
 	// inherited from, the other hop.

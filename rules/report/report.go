@@ -29,8 +29,13 @@ type Input struct {
 	Dir string
 	// Known counts findings hidden by a baseline.
 	Known int
+	// Diagnostics are the loaders' problems; the fatal ones (a file that
+	// could not be loaded) make SARIF's invocation unsuccessful.
+	Diagnostics []parsers.Diagnostic
 
 	sources map[string][]byte
+	// fps caches Fingerprints, parallel to Findings.
+	fps []string
 }
 
 func (in *Input) source(path string) []byte {
@@ -101,20 +106,51 @@ func Count(fs []rules.Finding) Counts {
 }
 
 // Fingerprints identifies each finding in a way that survives unrelated
-// edits: a hash of the rule, the file, the flagged line's text with
-// blanks collapsed, and the index of that (rule, file, text) among the
-// findings, never the line number.
+// edits: a hash of the rule, the file, the flagged line's text without its
+// comment and with blanks collapsed, and the index of that (rule, file,
+// text) among the findings, never the line number. Adding a comment (a
+// suppression's reason, say) to the line keeps the identity.
 func Fingerprints(in *Input) []string {
+	return in.fingerprints()
+}
+
+func (in *Input) fingerprints() []string {
+	if in.fps != nil && len(in.fps) == len(in.Findings) {
+		return in.fps
+	}
 	out := make([]string, len(in.Findings))
 	seen := map[string]int{}
 	for i, f := range in.Findings {
 		text, _ := in.Line(f.Pos.File, f.Pos.Line)
-		text = strings.Join(strings.Fields(text), " ")
+		text = strings.Join(strings.Fields(stripComment(text)), " ")
 		key := f.Rule + "\x00" + in.RelPath(f.Pos.File) + "\x00" + text
 		n := seen[key]
 		seen[key] = n + 1
 		sum := sha256.Sum256([]byte(key + "\x00" + strconv.Itoa(n)))
 		out[i] = hex.EncodeToString(sum[:16])
 	}
+	in.fps = out
 	return out
+}
+
+// stripComment removes a trailing "#" comment from a line of nginx or YAML:
+// a "#" outside quotes that starts the line or follows a blank.
+func stripComment(line string) string {
+	var quote byte
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case quote != 0:
+			if c == '\\' && quote == '"' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '#' && (i == 0 || line[i-1] == ' ' || line[i-1] == '\t'):
+			return line[:i]
+		}
+	}
+	return line
 }

@@ -1,0 +1,79 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/proxylint/proxylint/parsers"
+)
+
+// GitHub writes one workflow command per unsuppressed finding, so that a
+// GitHub Actions run annotates the lines in the pull request:
+//
+//	::warning file=nginx.conf,line=6,col=13,title=upstream-no-keepalive::proxy_pass to ...
+//
+// followed by the summary as a plain log line.
+func GitHub(w io.Writer, in *Input) error {
+	bw := bufio.NewWriter(w)
+	for _, f := range in.Findings {
+		if f.Suppression != nil {
+			continue
+		}
+		props := []string{}
+		if f.Pos.File != "" {
+			props = append(props, "file="+ghProperty(in.RelPath(f.Pos.File)))
+			if f.Pos.Line >= 1 {
+				props = append(props, "line="+strconv.Itoa(f.Pos.Line))
+				if f.Pos.Col >= 1 {
+					props = append(props, "col="+strconv.Itoa(f.Pos.Col))
+				}
+				if f.End.IsValid() && f.End.File == f.Pos.File && f.Pos.Before(f.End) {
+					props = append(props, "endLine="+strconv.Itoa(f.End.Line))
+					if f.End.Col >= 1 {
+						props = append(props, "endColumn="+strconv.Itoa(f.End.Col))
+					}
+				}
+			}
+		}
+		props = append(props, "title="+ghProperty(f.Rule))
+		msg := f.Message
+		for _, r := range f.Related {
+			if r.Pos.IsValid() {
+				msg += "\n" + in.posText(r.Pos) + ": " + r.Message
+			} else {
+				msg += "\n" + r.Message
+			}
+		}
+		if f.Fix != "" {
+			msg += "\nfix: " + f.Fix
+		}
+		fmt.Fprintf(bw, "::%s %s::%s\n", ghCommand(f.Severity), strings.Join(props, ","), ghData(msg))
+	}
+	fmt.Fprintln(bw, summary(Count(in.Findings), in.Known))
+	return bw.Flush()
+}
+
+// ghCommand maps a severity to a workflow command.
+func ghCommand(s parsers.Severity) string {
+	switch s {
+	case parsers.Error:
+		return "error"
+	case parsers.Warning:
+		return "warning"
+	}
+	return "notice"
+}
+
+// ghData escapes a command's message as the runner expects.
+var ghDataEscaper = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
+
+func ghData(s string) string { return ghDataEscaper.Replace(s) }
+
+// ghProperty escapes a command property's value: also ":" and ",", which
+// delimit properties.
+var ghPropertyEscaper = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
+
+func ghProperty(s string) string { return ghPropertyEscaper.Replace(s) }
