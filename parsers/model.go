@@ -169,10 +169,15 @@ func ParseTarget(s string) (Target, error) {
 
 // Proxy is one loaded configuration: one hop of the request's path.
 type Proxy struct {
-	Product   Product
-	Target    Target
-	Entry     string // the file the configuration was loaded from
-	Pos       Pos    // the start of the entry file
+	Product Product
+	Target  Target
+	Entry   string // the file the configuration was loaded from
+	Pos     Pos    // the start of the entry file
+	// Context is the block the entry file's top level belongs in: "main"
+	// for a whole configuration; for a fragment linted alone, the block its
+	// contents imply ("http", "server", "location", "upstream"), whose
+	// surroundings, and so the values they may set, are unknown.
+	Context   string
 	Listeners []*Listener
 	Upstreams []*Upstream
 	// Invalid lists settings the proxy refuses that the loader recognised
@@ -267,6 +272,9 @@ type Match struct {
 	Kind          MatchKind
 	Path          string
 	CaseSensitive bool
+	// NoRegex is nginx's "^~": when this prefix is the best match, regular
+	// expression locations are not tried.
+	NoRegex bool
 }
 
 // Methods is the set of HTTP methods that can reach the upstream through a
