@@ -31,14 +31,14 @@ func checkLogFormatBlind(pass *Pass) {
 			if r.Pass == nil {
 				continue
 			}
-			if f, ok := blindLog(r); ok {
+			if f, ok := blindLog(r, p.Context != "main"); ok {
 				pass.Report(f)
 			}
 		}
 	}
 }
 
-func blindLog(r *parsers.Route) (Finding, bool) {
+func blindLog(r *parsers.Route, fragment bool) (Finding, bool) {
 	logs := r.AccessLogs
 	for _, l := range logs.Value {
 		if l.Off || (!l.Format.Builtin && l.Format.Text == "") {
@@ -56,6 +56,9 @@ func blindLog(r *parsers.Route) (Finding, bool) {
 		what := fmt.Sprintf("access_log %s (format %q)", l.Path, l.Format.Name)
 		if logs.Default {
 			what = fmt.Sprintf("The default access log (%s, format %q)", l.Path, l.Format.Name)
+			if fragment {
+				what = fmt.Sprintf("Unless the configuration that includes this file sets one, the default access log (%s, format %q)", l.Path, l.Format.Name)
+			}
 		}
 		f := Finding{
 			Pos: l.Pos,

@@ -133,13 +133,26 @@ func implicitRetries(r *parsers.Route, n int, exact bool) (Finding, bool) {
 	if tries.Explicit() || budget.Explicit() || n < 2 || !r.Retry.Has("timeout") {
 		return Finding{}, false
 	}
+	// With nginx's default policy, the upstream's several servers are what
+	// make the retries: point there, once for all its locations.
 	pos := on.Pos
+	if on.Default {
+		pos = r.Pass.Upstream.Pos
+	}
 	return Finding{
 		Pos: pos,
 		Message: fmt.Sprintf("%s has %s and %s retries a timed-out request on the next one, with neither %s_next_upstream_tries nor %s_next_upstream_timeout: one request can take up to %s.",
 			upstreamName(r.Pass.Upstream), countServers(n, exact), settingText(on, strings.Join(on.Value, " ")), r.Pass.Module, r.Pass.Module, worstCase(r, n)),
-		Related: append(routeRelated(r, pos), Related{Pos: r.Pass.Upstream.Pos, Message: "the servers of " + upstreamName(r.Pass.Upstream)}),
+		Related: implicitRelated(r, pos),
 		Fix: fmt.Sprintf("bound the retries: %s_next_upstream_tries 2; and %s_next_upstream_timeout %s;",
 			r.Pass.Module, r.Pass.Module, dur(min(attempt(r), 2*r.ReadTimeout.Value))),
 	}, true
+}
+
+func implicitRelated(r *parsers.Route, pos parsers.Pos) []Related {
+	rel := []Related{{Pos: r.Pass.Pos, Message: "proxied to by " + routeName(r)}}
+	if u := r.Pass.Upstream; u.Pos != pos {
+		rel = append(rel, Related{Pos: u.Pos, Message: "the servers of " + upstreamName(u)})
+	}
+	return rel
 }

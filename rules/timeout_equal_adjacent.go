@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -217,24 +218,50 @@ func forwardedPath(r *parsers.Route) (string, bool) {
 	return "", false
 }
 
-// landingRoute picks the proxying route of l that nginx would choose for
-// path (the longest matching prefix, or the exact match); with an unknown
-// path, the only proxying route of l, if there is one.
+// landingRoute picks the location of l that nginx chooses for path, as
+// ngx_http_core_find_location does: an exact match, else the longest prefix
+// (and within it, its nested locations), then the first regular expression
+// that matches unless that prefix is "^~". It returns the route only if it
+// proxies, and nil whenever the choice is uncertain (an unknown path, a
+// regular expression Go cannot read); with an unknown path, the location of
+// l if it has only one and it proxies.
 func landingRoute(l *parsers.Listener, from *parsers.Route, path string, known bool) *parsers.Route {
+	if !known {
+		top := locationsIn(l, nil)
+		if len(top) == 1 && top[0] != from {
+			return proxying(top[0])
+		}
+		return nil
+	}
+	in, ok := findLocation(l, nil, path)
+	if !ok || in == from {
+		return nil
+	}
+	return proxying(in)
+}
+
+// locationsIn lists the locations of l directly inside parent (nil: the
+// server's own).
+func locationsIn(l *parsers.Listener, parent *parsers.Route) []*parsers.Route {
+	var out []*parsers.Route
+	for _, r := range l.Routes {
+		if r.Parent == parent && r.Kind == "location" && r.Match.Kind != parsers.MatchNamed {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// findLocation runs nginx's location search at one level; ok is false when
+// the result cannot be known.
+func findLocation(l *parsers.Listener, parent *parsers.Route, path string) (*parsers.Route, bool) {
+	level := locationsIn(l, parent)
 	var best *parsers.Route
-	var proxied []*parsers.Route
-	for _, in := range l.Routes {
-		if in == from || in.Pass == nil || in.Kind != "location" || in.Match.Kind == parsers.MatchNamed {
-			continue
-		}
-		proxied = append(proxied, in)
-		if !known {
-			continue
-		}
+	for _, in := range level {
 		switch in.Match.Kind {
 		case parsers.MatchExact:
 			if in.Match.Path == path {
-				return in
+				return in, true
 			}
 		case parsers.MatchPrefix:
 			if strings.HasPrefix(path, in.Match.Path) && (best == nil || len(in.Match.Path) > len(best.Match.Path)) {
@@ -242,8 +269,37 @@ func landingRoute(l *parsers.Listener, from *parsers.Route, path string, known b
 			}
 		}
 	}
-	if !known && len(proxied) == 1 {
-		return proxied[0]
+	if best != nil {
+		if nested, ok := findLocation(l, best, path); !ok {
+			return nil, false
+		} else if nested != nil {
+			return nested, true
+		}
 	}
-	return best
+	if best == nil || !best.Match.NoRegex {
+		for _, in := range level {
+			if in.Match.Kind != parsers.MatchRegex {
+				continue
+			}
+			expr := in.Match.Path
+			if !in.Match.CaseSensitive {
+				expr = "(?i)" + expr
+			}
+			re, err := regexp.Compile(expr)
+			if err != nil {
+				return nil, false
+			}
+			if re.MatchString(path) {
+				return in, true
+			}
+		}
+	}
+	return best, true
+}
+
+func proxying(r *parsers.Route) *parsers.Route {
+	if r.Pass == nil {
+		return nil
+	}
+	return r
 }

@@ -33,6 +33,7 @@ func Build(cfg *Config, target parsers.Target) *parsers.Proxy {
 		return p
 	}
 	p.Entry = cfg.Main.Path
+	p.Context = cfg.Context
 	p.Pos = parsers.Pos{File: cfg.Main.Path, Line: 1, Col: 1}
 	b := &builder{proxy: p, target: target, comments: map[string][]parsers.Comment{}, sources: map[string][]byte{}, implicit: map[string]*parsers.Upstream{}}
 	for _, f := range cfg.Files {
@@ -613,7 +614,7 @@ func locationMatch(args []string) parsers.Match {
 	case mod == "~*":
 		return parsers.Match{Kind: parsers.MatchRegex, Path: path}
 	}
-	return parsers.Match{Kind: parsers.MatchPrefix, Path: path, CaseSensitive: true}
+	return parsers.Match{Kind: parsers.MatchPrefix, Path: path, CaseSensitive: true, NoRegex: mod == "^~"}
 }
 
 // methodsOf reads limit_except: "limit_except GET { deny all; }" lets only

@@ -50,10 +50,18 @@ type lexer struct {
 	off      int
 	comments []parsers.Comment
 
+	// bufStart and bufEnd are the offsets of the first byte and of the end
+	// of what nginx's NGX_CONF_BUFFER-byte read buffer would hold at this
+	// point. nginx reads a file through that buffer, and what it accepts
+	// depends on it: a parameter must fit in it, and the Lua module scans
+	// Lua code only as far as the buffer reaches.
+	bufStart, bufEnd int
+
 	// lineStarts[i] is the offset at which line i+1 starts.
 	lineStarts []int
-	// Column cache: colOff/col is the last offset converted on line colLine.
-	colLine, colOff, col int
+	// Position cache: the last offset converted (posOff), on line posLine
+	// at column posCol.
+	posLine, posOff, posCol int
 }
 
 func newLexer(file string, src []byte) *lexer {
@@ -70,19 +78,25 @@ func newLexer(file string, src []byte) *lexer {
 }
 
 // pos converts a byte offset to a position. Converting offsets in
-// increasing order within a line is cheap (the column is cached); any order
-// is correct.
+// increasing order, as the parser does, costs time proportional to the
+// distance between them; any order is correct.
 func (lx *lexer) pos(off int) parsers.Pos {
-	off = min(off, len(lx.src))
-	line := sort.Search(len(lx.lineStarts), func(i int) bool { return lx.lineStarts[i] > off })
-	start := lx.lineStarts[line-1]
-	if lx.colLine == line && lx.colOff <= off {
-		lx.col += utf8.RuneCount(lx.src[lx.colOff:off])
+	off = max(0, min(off, len(lx.src)))
+	line := lx.posLine // 1-based; 0 before the first conversion
+	if line == 0 || off < lx.posOff {
+		line = sort.Search(len(lx.lineStarts), func(i int) bool { return lx.lineStarts[i] > off })
 	} else {
-		lx.col = utf8.RuneCount(lx.src[start:off]) + 1
+		for line < len(lx.lineStarts) && lx.lineStarts[line] <= off {
+			line++
+		}
 	}
-	lx.colLine, lx.colOff = line, off
-	return parsers.Pos{File: lx.file, Line: line, Col: lx.col}
+	if line == lx.posLine && off >= lx.posOff {
+		lx.posCol += utf8.RuneCount(lx.src[lx.posOff:off])
+	} else {
+		lx.posCol = utf8.RuneCount(lx.src[lx.lineStarts[line-1]:off]) + 1
+	}
+	lx.posLine, lx.posOff = line, off
+	return parsers.Pos{File: lx.file, Line: line, Col: lx.posCol}
 }
 
 func (lx *lexer) errorf(off int, format string, args ...any) *Error {
@@ -111,26 +125,48 @@ func (lx *lexer) next() (statement, *Error) {
 		quoted       bool
 		sQuoted      bool
 		dQuoted      bool
-		start        = lx.off // first byte of the current word (after its quote)
+		// start is nginx's start: the first byte of the current word
+		// (after its quote), of the current comment, or the byte being
+		// looked at between words.
+		start        = lx.off
+		afterQuote   bool // start is just after an opening quote
 		commentStart int
 	)
 	for {
-		if lx.off >= len(lx.src) {
-			if sharpComment {
-				lx.addComment(commentStart, len(lx.src))
-				if len(lx.src)-commentStart > maxToken {
-					return statement{}, lx.tooLong(commentStart, 0)
-				}
-			}
-			if len(args) > 0 || !lastSpace {
-				if dQuoted || sQuoted {
-					return statement{}, lx.errorf(len(lx.src), "unexpected end of file, expecting \";\" or \"}\" (a quoted string opened at %s is not closed)", lx.pos(start-1).String())
-				}
-				return statement{}, lx.errorf(len(lx.src), "unexpected end of file, expecting \";\" or \"}\"")
-			}
-			return statement{kind: stmtEOF, term: len(lx.src)}, nil
-		}
 		off := lx.off
+		if off >= lx.bufEnd {
+			if off >= len(lx.src) {
+				if sharpComment {
+					lx.addComment(commentStart, off)
+				}
+				if len(args) > 0 || !lastSpace {
+					if dQuoted || sQuoted {
+						return statement{}, lx.errorf(off, "unexpected end of file, expecting \";\" or \"}\": the quoted string opened at %s is not closed", lx.pos(start-1))
+					}
+					return statement{}, lx.errorf(off, "unexpected end of file, expecting \";\" or \"}\"")
+				}
+				return statement{kind: stmtEOF, term: off}, nil
+			}
+			// nginx refills its buffer from start; a word that already
+			// fills the whole buffer is too long.
+			if off-start >= maxToken {
+				if sharpComment {
+					return statement{}, lx.errorf(commentStart, "too long comment: nginx reads at most %d bytes of a comment line and rejects a longer one", maxToken)
+				}
+				switch {
+				case dQuoted:
+					return statement{}, lx.errorf(start-1, "too long parameter, probably missing the closing \" quote: nginx reads at most %d bytes of a parameter", maxToken)
+				case sQuoted:
+					return statement{}, lx.errorf(start-1, "too long parameter, probably missing the closing ' quote: nginx reads at most %d bytes of a parameter", maxToken)
+				case afterQuote:
+					// A quoted string that nginx could not read together
+					// with its closing quote and what follows.
+					return statement{}, lx.tooLong(start - 1)
+				}
+				return statement{}, lx.tooLong(start)
+			}
+			lx.bufStart, lx.bufEnd = start, min(start+maxToken, len(lx.src))
+		}
 		ch := lx.src[off]
 		lx.off++
 		if ch == 0 {
@@ -142,9 +178,6 @@ func (lx *lexer) next() (statement, *Error) {
 		if ch == '\n' && sharpComment {
 			sharpComment = false
 			lx.addComment(commentStart, off)
-			if off-commentStart >= maxToken {
-				return statement{}, lx.tooLong(commentStart, 0)
-			}
 		}
 		if sharpComment {
 			continue
@@ -173,7 +206,7 @@ func (lx *lexer) next() (statement, *Error) {
 		}
 
 		if lastSpace {
-			start = off
+			start, afterQuote = off, false
 			if isSpace(ch) {
 				continue
 			}
@@ -202,11 +235,13 @@ func (lx *lexer) next() (statement, *Error) {
 				continue
 			case '"':
 				start++
+				afterQuote = true
 				dQuoted = true
 				lastSpace = false
 				continue
 			case '\'':
 				start++
+				afterQuote = true
 				sQuoted = true
 				lastSpace = false
 				continue
@@ -233,26 +268,22 @@ func (lx *lexer) next() (statement, *Error) {
 			continue
 		}
 
-		found := false
 		var quote byte
 		switch {
 		case dQuoted:
-			if ch == '"' {
-				dQuoted, needSpace, found, quote = false, true, true, '"'
+			if ch != '"' {
+				continue
 			}
+			dQuoted, needSpace, quote = false, true, '"'
 		case sQuoted:
-			if ch == '\'' {
-				sQuoted, needSpace, found, quote = false, true, true, '\''
+			if ch != '\'' {
+				continue
 			}
+			sQuoted, needSpace, quote = false, true, '\''
 		case isSpace(ch) || ch == ';' || ch == '{':
 			lastSpace = true
-			found = true
-		}
-		if !found {
+		default:
 			continue
-		}
-		if off-start >= maxToken {
-			return statement{}, lx.tooLong(start, quote)
 		}
 		args = append(args, lx.word(start, off, quote))
 		switch ch {
@@ -264,12 +295,11 @@ func (lx *lexer) next() (statement, *Error) {
 	}
 }
 
-func (lx *lexer) tooLong(start int, quote byte) *Error {
-	if quote != 0 {
-		return lx.errorf(start-1, "too long parameter, probably missing terminating %q character", string(quote))
-	}
+// tooLong reports a word that does not fit in nginx's read buffer, at the
+// line nginx reports it: where the word starts.
+func (lx *lexer) tooLong(start int) *Error {
 	end := min(start+10, len(lx.src))
-	return lx.errorf(start, "too long parameter %q... started", string(lx.src[start:end]))
+	return lx.errorf(start, "too long parameter %q...: nginx reads at most %d bytes of a parameter", string(lx.src[start:end]), maxToken)
 }
 
 func (lx *lexer) addComment(start, end int) {
