@@ -76,12 +76,14 @@ func (p *parser) block(parent string, open *Directive, depth int) ([]*Directive,
 			return dirs, 0, p.lx.errorf(st.term, "unexpected \"{\": %q blocks hold values, not blocks", parent)
 		}
 		if !handler {
+			// nginx reports these where it stops reading: at the "{" or
+			// ";" that ends the directive.
 			mustBlock, mustNot := blockShape(d.Name, parent)
 			if mustNot && isBlock {
-				return dirs, 0, &Error{Pos: d.Pos, Msg: fmt.Sprintf("directive %q is not terminated by \";\"", d.Name)}
+				return dirs, 0, p.shapeError(d, st.term, "is not terminated by \";\": it takes no block")
 			}
-			if mustBlock && !isBlock {
-				return dirs, 0, &Error{Pos: d.Pos, Msg: fmt.Sprintf("directive %q has no opening \"{\"", d.Name)}
+			if (mustBlock || isLuaBlock(d.Name)) && !isBlock {
+				return dirs, 0, p.shapeError(d, st.term, "has no opening \"{\": it takes a block")
 			}
 		}
 		if !isBlock {
@@ -113,4 +115,14 @@ func (p *parser) block(parent string, open *Directive, depth int) ([]*Directive,
 		}
 		d.End = p.lx.pos(end)
 	}
+}
+
+// shapeError reports a directive written without the block it takes, or
+// with a block it does not take, at the ";" or "{" that ends it.
+func (p *parser) shapeError(d *Directive, term int, what string) *Error {
+	err := p.lx.errorf(term, "directive %q %s", d.Name, what)
+	if d.Pos.Line != err.Pos.Line {
+		err.Msg = fmt.Sprintf("directive %q (line %d) %s", d.Name, d.Pos.Line, what)
+	}
+	return err
 }
