@@ -417,6 +417,10 @@ type Route struct {
 	// ConnectionHeader is the Connection header sent upstream ("" when not
 	// sent), from proxy_set_header or the default.
 	ConnectionHeader Setting[string]
+	// ConnectionHeaderPlain is the Connection header a request without an
+	// Upgrade header gets when ConnectionHeader is a variable that a map
+	// on $http_upgrade sets (the websocket idiom); Pos is the map entry.
+	ConnectionHeaderPlain Setting[string]
 	// KeepConn is fastcgi_keep_conn.
 	KeepConn Setting[bool]
 	// RequestBuffering is *_request_buffering.
