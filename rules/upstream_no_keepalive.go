@@ -166,6 +166,15 @@ func poolDefeated(p *parsers.Proxy, u *parsers.Upstream, r *parsers.Route) (Find
 			}
 			return f, true
 		}
+		if c, plain := r.ConnectionHeader, r.ConnectionHeaderPlain; plain.Valid() && strings.EqualFold(plain.Value, "close") {
+			return Finding{
+				Pos: c.Pos,
+				Message: fmt.Sprintf("proxy_set_header Connection %s defeats the keepalive pool of upstream %q: %s sends \"Connection: close\" with every request that does not upgrade, so the backend closes the connection after it.",
+					c.Value, u.Name, plain.Name),
+				Related: append(related, Related{Pos: plain.Pos, Message: "the value for requests without Upgrade: close"}),
+				Fix:     "map requests without Upgrade to an empty Connection header: map $http_upgrade " + c.Value + " { default upgrade; '' ''; }",
+			}, true
+		}
 	case "fastcgi":
 		if k := r.KeepConn; k.Valid() && !k.Value {
 			f := Finding{

@@ -135,6 +135,7 @@ type builder struct {
 	sources  map[string][]byte
 
 	formats  map[string]parsers.LogFormat
+	maps     map[string]*Directive // map blocks by the variable they set
 	named    map[string]*parsers.Upstream // by lower-case name
 	implicit map[string]*parsers.Upstream // by lower-case host:port or unix path
 }
@@ -155,6 +156,12 @@ func (b *builder) http(s *scope) {
 			parts = append(parts, a.Value)
 		}
 		b.formats[d.Args[0].Value] = parsers.LogFormat{Name: d.Args[0].Value, Text: strings.Join(parts, ""), Pos: d.Pos}
+	}
+	b.maps = map[string]*Directive{}
+	for _, m := range s.children("map") {
+		if len(m.Args) == 2 {
+			b.maps[m.Args[1].Value] = m
+		}
 	}
 	b.named = map[string]*parsers.Upstream{}
 	for _, u := range s.children("upstream") {
@@ -461,6 +468,7 @@ func (b *builder) resolveSettings(r *parsers.Route, s *scope) {
 	if m == "proxy" {
 		r.HTTPVersion = b.httpVersion(s)
 		r.ConnectionHeader = b.connectionHeader(s)
+		r.ConnectionHeaderPlain = b.withoutUpgrade(r.ConnectionHeader.Value)
 		if d, lvl := s.lookup("proxy_method"); d != nil && len(d.Args) > 0 {
 			r.UpstreamMethod = parsers.Set(strings.ToUpper(d.Args[0].Value), d.Name, lvl.kind, d.Pos)
 		}
@@ -507,6 +515,36 @@ func (b *builder) connectionHeader(s *scope) parsers.Setting[string] {
 		return parsers.Default("", "proxy_set_header", s.at)
 	}
 	return parsers.Default("close", "proxy_set_header", s.at)
+}
+
+// withoutUpgrade finds the value a "map $http_upgrade $v { ... }" gives
+// variable value ("$v") for a request without an Upgrade header: its ''
+// entry, else its default (the websocket idiom of nginx's documentation).
+func (b *builder) withoutUpgrade(value string) parsers.Setting[string] {
+	name, ok := strings.CutPrefix(value, "$")
+	if !ok || strings.ContainsAny(name, "${}") {
+		return parsers.Setting[string]{}
+	}
+	m := b.maps["$"+name]
+	if m == nil || m.Args[0].Value != "$http_upgrade" {
+		return parsers.Setting[string]{}
+	}
+	var def *Directive
+	for _, e := range flatten(m.Block) {
+		if len(e.Args) != 1 {
+			continue
+		}
+		switch {
+		case e.Name == "" && e.Pos.IsValid():
+			return parsers.Set(e.Args[0].Value, "map $http_upgrade "+value, "http", e.Pos)
+		case e.Name == "default":
+			def = e
+		}
+	}
+	if def != nil {
+		return parsers.Set(def.Args[0].Value, "map $http_upgrade "+value, "http", def.Pos)
+	}
+	return parsers.Default("", "map $http_upgrade "+value, m.Pos)
 }
 
 func (b *builder) duration(s *scope, name string, def time.Duration) parsers.Setting[time.Duration] {
