@@ -1,0 +1,544 @@
+// Package config reads .proxylint.yaml, the file a repository keeps its
+// proxylint settings in: which rules run and how severe they are, the proxy
+// release the configurations are for, the entry points that give fragments
+// their context, what to skip and where the baseline lives.
+//
+// The file is strict: an unknown key, a misspelt rule ID or a bad value is an
+// error with its line and column, because a setting that is silently ignored
+// turns a CI gate off without anyone noticing.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/rules"
+)
+
+// Names are the file names looked for, in order of preference.
+var Names = []string{".proxylint.yaml", ".proxylint.yml"}
+
+// Config is a parsed configuration file. Zero values mean "not set": the
+// command line and the built-in defaults decide.
+type Config struct {
+	// Path is the file read; Dir its directory, against which the
+	// relative paths in it are resolved.
+	Path, Dir string
+
+	Target *parsers.Target
+	FailOn *parsers.Severity
+
+	// Enable and Disable list rule IDs; Severity overrides rules'
+	// default severities.
+	Enable, Disable []string
+	Severity        map[string]parsers.Severity
+
+	// WriteLocations are extra patterns (RE2, matched against location
+	// paths) that mark a location as one whose requests change state.
+	WriteLocations []*regexp.Regexp
+
+	// EntryPoints are the main configuration files (absolute paths)
+	// through which the fragments they include are linted.
+	EntryPoints []string
+	// Exclude holds patterns of paths to skip; a pattern with a "/" is
+	// anchored at Dir (made absolute), one without matches base names.
+	Exclude []string
+	// IncludeRoots widen the tree includes may be read from (absolute).
+	IncludeRoots []string
+	// Baseline is the baseline file (absolute), when set.
+	Baseline string
+	// RequireReason makes a suppression without a reason an error.
+	RequireReason *bool
+}
+
+// Error is a problem in a configuration file, with its position.
+type Error struct {
+	File      string
+	Line, Col int
+	Msg       string
+}
+
+func (e *Error) Error() string {
+	pos := parsers.Pos{File: e.File, Line: e.Line, Col: e.Col}
+	return pos.String() + ": " + e.Msg
+}
+
+// Find looks for a configuration file in dir and its parents, up to the
+// root of the repository (the first directory holding .git) or of the file
+// system. It returns "" when there is none.
+func Find(dir string) (string, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for {
+		for _, n := range Names {
+			p := filepath.Join(dir, n)
+			if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+				return p, nil
+			}
+		}
+		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+			return "", nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", nil
+		}
+		dir = parent
+	}
+}
+
+// Load reads and checks the configuration file at path.
+func Load(path string) (*Config, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, filepath.Dir(abs), src)
+}
+
+// Parse checks the configuration src, read from file (for messages), whose
+// relative paths resolve against dir.
+func Parse(file, dir string, src []byte) (*Config, error) {
+	p := &parser{file: file, cfg: &Config{Path: file, Dir: dir}}
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return p.cfg, nil // an empty file: every default
+		}
+		return nil, p.yamlError(err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		return nil, p.errorf(&extra, "a second YAML document; .proxylint.yaml holds one")
+	}
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+		return p.cfg, nil // only comments
+	}
+	if err := p.top(root); err != nil {
+		return nil, err
+	}
+	return p.cfg, nil
+}
+
+type parser struct {
+	file string
+	cfg  *Config
+}
+
+func (p *parser) errorf(n *yaml.Node, format string, args ...any) error {
+	return &Error{File: p.file, Line: n.Line, Col: n.Column, Msg: fmt.Sprintf(format, args...)}
+}
+
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// yamlError gives a YAML syntax error the file's name and its line.
+func (p *parser) yamlError(err error) error {
+	msg := err.Error()
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return &Error{File: p.file, Line: n, Msg: "invalid YAML: " + m[2]}
+	}
+	return &Error{File: p.file, Msg: "invalid YAML: " + strings.TrimPrefix(msg, "yaml: ")}
+}
+
+// topKeys are the keys of the file, with what each holds (for messages).
+var topKeys = map[string]string{
+	"target":          "the proxy the configurations are for",
+	"fail-on":         "the severity that fails the run",
+	"rules":           "enable, disable and severity",
+	"write-locations": "patterns of locations that write",
+	"entry-points":    "main configuration files",
+	"exclude":         "paths to skip",
+	"include-roots":   "directories includes may read from",
+	"baseline":        "the baseline file",
+	"require-reason":  "whether suppressions need a reason",
+	"chain":           "the hops around the configurations",
+}
+
+func keyList(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, ", ")
+}
+
+// pairs checks that n is a mapping without duplicate keys and calls fn for
+// each key and value, in order.
+func (p *parser) pairs(n *yaml.Node, what string, fn func(k, v *yaml.Node) error) error {
+	if n.Kind != yaml.MappingNode {
+		return p.errorf(n, "%s must be a mapping of keys to values", what)
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			return p.errorf(k, "%s: keys must be plain names", what)
+		}
+		if seen[k.Value] {
+			return p.errorf(k, "%s: %q is set twice", what, k.Value)
+		}
+		seen[k.Value] = true
+		if err := fn(k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *parser) top(root *yaml.Node) error {
+	return p.pairs(root, "the configuration", func(k, v *yaml.Node) error {
+		switch k.Value {
+		case "target":
+			s, err := p.str(k, v)
+			if err != nil {
+				return err
+			}
+			t, err := parsers.ParseTarget(s)
+			if err != nil {
+				return p.errorf(v, "target: %v", err)
+			}
+			p.cfg.Target = &t
+		case "fail-on":
+			sev, err := p.severity(k, v)
+			if err != nil {
+				return err
+			}
+			p.cfg.FailOn = &sev
+		case "rules":
+			return p.rules(v)
+		case "write-locations":
+			pats, err := p.strs(k, v)
+			if err != nil {
+				return err
+			}
+			for i, s := range pats {
+				re, err := regexp.Compile(s)
+				if err != nil {
+					return p.errorf(v.Content[i], "write-locations: %q is not a regular expression: %v", s, unwrapRegexp(err))
+				}
+				p.cfg.WriteLocations = append(p.cfg.WriteLocations, re)
+			}
+		case "entry-points":
+			paths, err := p.strs(k, v)
+			if err != nil {
+				return err
+			}
+			for i, s := range paths {
+				abs := p.abs(s)
+				fi, err := os.Stat(abs)
+				switch {
+				case err != nil:
+					return p.errorf(v.Content[i], "entry-points: %s does not exist (paths are relative to %s)", s, p.rel())
+				case fi.IsDir():
+					return p.errorf(v.Content[i], "entry-points: %s is a directory; name the main configuration file, e.g. %s", s, filepath.ToSlash(filepath.Join(s, "nginx.conf")))
+				}
+				p.cfg.EntryPoints = append(p.cfg.EntryPoints, abs)
+			}
+		case "exclude":
+			pats, err := p.strs(k, v)
+			if err != nil {
+				return err
+			}
+			for i, s := range pats {
+				pat, err := ExcludePattern(s, p.cfg.Dir)
+				if err != nil {
+					return p.errorf(v.Content[i], "exclude: %v", err)
+				}
+				p.cfg.Exclude = append(p.cfg.Exclude, pat)
+			}
+		case "include-roots":
+			dirs, err := p.strs(k, v)
+			if err != nil {
+				return err
+			}
+			for _, s := range dirs {
+				p.cfg.IncludeRoots = append(p.cfg.IncludeRoots, p.abs(s))
+			}
+		case "baseline":
+			s, err := p.str(k, v)
+			if err != nil {
+				return err
+			}
+			p.cfg.Baseline = p.abs(s)
+		case "require-reason":
+			b, err := p.boolean(k, v)
+			if err != nil {
+				return err
+			}
+			p.cfg.RequireReason = &b
+		case "chain":
+			return p.errorf(k, "chain: declaring the hops around the configurations in this file is not supported yet; use --client-timeout and --behind")
+		default:
+			return p.errorf(k, "unknown key %q; the keys are %s", k.Value, keyList(topKeys))
+		}
+		return nil
+	})
+}
+
+var rulesKeys = map[string]string{"enable": "", "disable": "", "severity": ""}
+
+func (p *parser) rules(n *yaml.Node) error {
+	return p.pairs(n, "rules", func(k, v *yaml.Node) error {
+		switch k.Value {
+		case "enable", "disable":
+			ids, err := p.strs(k, v)
+			if err != nil {
+				return err
+			}
+			for i, id := range ids {
+				if err := p.ruleID(v.Content[i], id); err != nil {
+					return err
+				}
+			}
+			if k.Value == "enable" {
+				p.cfg.Enable = append(p.cfg.Enable, ids...)
+			} else {
+				p.cfg.Disable = append(p.cfg.Disable, ids...)
+			}
+		case "severity":
+			p.cfg.Severity = map[string]parsers.Severity{}
+			return p.pairs(v, "rules.severity", func(rk, rv *yaml.Node) error {
+				if err := p.ruleID(rk, rk.Value); err != nil {
+					return err
+				}
+				sev, err := p.severity(rk, rv)
+				if err != nil {
+					return err
+				}
+				p.cfg.Severity[rk.Value] = sev
+				return nil
+			})
+		default:
+			return p.errorf(k, "rules: unknown key %q; the keys are %s", k.Value, keyList(rulesKeys))
+		}
+		return nil
+	})
+}
+
+func (p *parser) ruleID(n *yaml.Node, id string) error {
+	if _, ok := rules.Lookup(id); ok {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown rule %q", id)
+	if near := nearest(id); near != "" {
+		msg += fmt.Sprintf("; did you mean %q?", near)
+	} else {
+		msg += " (\"proxylint rules\" lists them)"
+	}
+	return p.errorf(n, "%s", msg)
+}
+
+func (p *parser) str(k, v *yaml.Node) (string, error) {
+	if v.Kind != yaml.ScalarNode || v.Tag == "!!null" || v.Value == "" {
+		return "", p.errorf(v, "%s: want a value", k.Value)
+	}
+	return v.Value, nil
+}
+
+func (p *parser) strs(k, v *yaml.Node) ([]string, error) {
+	if v.Kind == yaml.ScalarNode && v.Tag == "!!null" {
+		return nil, nil
+	}
+	if v.Kind != yaml.SequenceNode {
+		return nil, p.errorf(v, "%s: want a list, e.g. %s: [%s]", k.Value, k.Value, v.Value)
+	}
+	out := make([]string, 0, len(v.Content))
+	for _, e := range v.Content {
+		if e.Kind != yaml.ScalarNode || e.Value == "" {
+			return nil, p.errorf(e, "%s: each entry must be a single non-empty value", k.Value)
+		}
+		out = append(out, e.Value)
+	}
+	return out, nil
+}
+
+func (p *parser) severity(k, v *yaml.Node) (parsers.Severity, error) {
+	s, err := p.str(k, v)
+	if err != nil {
+		return 0, err
+	}
+	sev, err := parsers.ParseSeverity(s)
+	if err != nil {
+		return 0, p.errorf(v, "%s: %v", k.Value, err)
+	}
+	return sev, nil
+}
+
+func (p *parser) boolean(k, v *yaml.Node) (bool, error) {
+	if v.Kind == yaml.ScalarNode && v.Tag == "!!bool" {
+		return v.Value == "true" || v.Value == "True" || v.Value == "TRUE", nil
+	}
+	return false, p.errorf(v, "%s: want true or false, not %q", k.Value, v.Value)
+}
+
+// abs resolves a path written in the file against its directory.
+func (p *parser) abs(s string) string {
+	s = filepath.FromSlash(s)
+	if filepath.IsAbs(s) {
+		return filepath.Clean(s)
+	}
+	return filepath.Join(p.cfg.Dir, s)
+}
+
+// rel names the file's directory for messages.
+func (p *parser) rel() string {
+	if d := filepath.Dir(p.file); d != "." {
+		return d + "/"
+	}
+	return "the directory of " + filepath.Base(p.file)
+}
+
+func unwrapRegexp(err error) string {
+	return strings.TrimPrefix(err.Error(), "error parsing regexp: ")
+}
+
+// ExcludePattern turns a pattern as a person writes it into the form the
+// loader matches: one without "/" matches base names anywhere ("*.bak",
+// "vendor"); one with "/" is anchored at dir ("deploy/old/*.conf"); a
+// trailing "/" or "/**" covers everything below a directory.
+func ExcludePattern(s, dir string) (string, error) {
+	pat := filepath.ToSlash(s)
+	below := strings.HasSuffix(pat, "/") || strings.HasSuffix(pat, "/**")
+	pat = strings.TrimSuffix(strings.TrimSuffix(pat, "/"), "/**")
+	if pat == "" {
+		return "", fmt.Errorf("%q excludes nothing", s)
+	}
+	if _, err := path.Match(pat, ""); err != nil {
+		return "", fmt.Errorf("%q is not a valid pattern: %w", s, err)
+	}
+	if !strings.Contains(pat, "/") {
+		return pat, nil
+	}
+	if !path.IsAbs(pat) {
+		pat = filepath.ToSlash(filepath.Join(dir, filepath.FromSlash(pat)))
+	}
+	if below {
+		pat += "/**"
+	}
+	return pat, nil
+}
+
+// nearest suggests the registered rule ID closest to a misspelt one.
+func nearest(id string) string {
+	best, bestD := "", 4
+	for _, r := range rules.All() {
+		if d := distance(id, r.ID); d < bestD {
+			best, bestD = r.ID, d
+		}
+	}
+	return best
+}
+
+// distance is the Levenshtein distance between a and b.
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// Template is the commented configuration "proxylint init" writes: every
+// key with its default, so that reading it changes nothing until a line is
+// edited.
+func Template() string {
+	var b strings.Builder
+	b.WriteString(`# proxylint configuration (https://github.com/proxylint/proxylint#configuration).
+# proxylint finds this file by walking up from the working directory to the
+# repository root; --config FILE names another, --no-config ignores it.
+# Command-line flags beat what this file says. Relative paths are relative
+# to this file's directory.
+
+# The proxy and release the configurations are written for, because
+# defaults differ: nginx (the newest release), nginx:1.28, nginx:1.29.7,
+# angie, angie:1.11, envoy.
+target: nginx
+
+# Exit with code 1 when a finding is at or above this severity: error,
+# warning or note.
+fail-on: warning
+
+rules:
+  # Rules to run that are off by default, and rules not to run.
+  enable: []
+  disable: []
+  # Severity per rule (error, warning or note), e.g.
+  #   upstream-no-keepalive: error
+  severity: {}
+  # The rules ("proxylint explain RULE" says why each matters):
+`)
+	for _, r := range rules.All() {
+		state := r.Severity.String()
+		if r.Off {
+			state += ", off by default"
+		}
+		fmt.Fprintf(&b, "  #   %s (%s): %s\n", r.ID, state, r.Summary)
+	}
+	b.WriteString(`
+# Regular expressions (RE2) matched against location paths that mark
+# locations whose requests change state (retrying them replays the write),
+# in addition to the built-in ones (orders, payments, checkout, uploads...).
+write-locations: []
+#  - '^/api/v[0-9]+/(invoices|refunds)'
+
+# Main configuration files (nginx.conf) through which the fragments they
+# include are linted when a fragment is named on the command line, as a
+# pre-commit hook does: a changed conf.d/app.conf is then read inside the
+# http block nginx.conf puts it in.
+entry-points: []
+#  - deploy/nginx/nginx.conf
+
+# Paths to skip. A pattern without "/" matches file and directory names
+# anywhere ("*.bak"); one with "/" is relative to this file ("vendor/",
+# "deploy/old/*.conf").
+exclude: []
+
+# Directories outside the linted tree that includes may read from.
+include-roots: []
+
+# Findings recorded with --write-baseline FILE are not reported again;
+# only new ones fail the run.
+# baseline: .proxylint-baseline.json
+
+# Make a "# proxylint:ignore RULE" comment without "-- reason" an error.
+require-reason: false
+`)
+	return b.String()
+}

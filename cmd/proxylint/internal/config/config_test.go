@@ -1,0 +1,157 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/proxylint/proxylint/parsers"
+)
+
+func TestParseEverything(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "deploy"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "deploy", "nginx.conf"), []byte("events {}\n"), 0o644))
+	src := `
+target: nginx:1.28
+fail-on: error
+rules:
+  enable: [upstream-no-keepalive]
+  disable:
+    - unused-suppression
+  severity:
+    upstream-no-keepalive: error
+    invalid-suppression: note
+write-locations:
+  - '^/api/v[0-9]+/refunds'
+entry-points: [deploy/nginx.conf]
+exclude: ["*.bak", "vendor/", deploy/old/*.conf, "legacy/**"]
+include-roots: [/etc/nginx, shared]
+baseline: .proxylint-baseline.json
+require-reason: true
+`
+	c, err := Parse(".proxylint.yaml", dir, []byte(src))
+	require.NoError(t, err)
+	assert.Equal(t, parsers.Target{Product: parsers.Nginx, Version: parsers.Version{Major: 1, Minor: 28}}, *c.Target)
+	assert.Equal(t, parsers.Error, *c.FailOn)
+	assert.Equal(t, []string{"upstream-no-keepalive"}, c.Enable)
+	assert.Equal(t, []string{"unused-suppression"}, c.Disable)
+	assert.Equal(t, map[string]parsers.Severity{"upstream-no-keepalive": parsers.Error, "invalid-suppression": parsers.Note}, c.Severity)
+	require.Len(t, c.WriteLocations, 1)
+	assert.True(t, c.WriteLocations[0].MatchString("/api/v2/refunds"))
+	assert.Equal(t, []string{filepath.Join(dir, "deploy", "nginx.conf")}, c.EntryPoints)
+	assert.Equal(t, []string{"*.bak", "vendor", filepath.ToSlash(dir) + "/deploy/old/*.conf", "legacy"}, c.Exclude)
+	assert.Equal(t, []string{"/etc/nginx", filepath.Join(dir, "shared")}, c.IncludeRoots)
+	assert.Equal(t, filepath.Join(dir, ".proxylint-baseline.json"), c.Baseline)
+	assert.True(t, *c.RequireReason)
+}
+
+func TestParseEmpty(t *testing.T) {
+	for _, src := range []string{"", "# only a comment\n", "---\n"} {
+		c, err := Parse(".proxylint.yaml", "/x", []byte(src))
+		require.NoError(t, err, "%q", src)
+		assert.Nil(t, c.Target)
+		assert.Nil(t, c.FailOn)
+	}
+}
+
+// TestErrorsHavePositions: every mistake names the file, line and column.
+func TestErrorsHavePositions(t *testing.T) {
+	cases := []struct{ src, want string }{
+		{"targte: nginx\n", `.proxylint.yaml:1:1: unknown key "targte"; the keys are baseline, chain, entry-points, exclude, fail-on, include-roots, require-reason, rules, target, write-locations`},
+		{"target: apache\n", `.proxylint.yaml:1:9: target: unknown target "apache" (want nginx[:X.Y[.Z]], angie[:X.Y] or envoy)`},
+		{"target: nginx:1.x\n", `.proxylint.yaml:1:9: target: target "nginx:1.x": bad version "1.x" (want MAJOR[.MINOR[.PATCH]])`},
+		{"fail-on: fatal\n", `.proxylint.yaml:1:10: fail-on: unknown severity "fatal" (want error, warning or note)`},
+		{"rules:\n  disable: [upstream-no-keep-alive]\n", `.proxylint.yaml:2:13: unknown rule "upstream-no-keep-alive"; did you mean "upstream-no-keepalive"?`},
+		{"rules:\n  disable: upstream-no-keepalive\n", `.proxylint.yaml:2:12: disable: want a list, e.g. disable: [upstream-no-keepalive]`},
+		{"rules:\n  severity:\n    nothing-like-it: error\n", `.proxylint.yaml:3:5: unknown rule "nothing-like-it" ("proxylint rules" lists them)`},
+		{"rules:\n  severity:\n    upstream-no-keepalive: critical\n", `.proxylint.yaml:3:28: upstream-no-keepalive: unknown severity "critical" (want error, warning or note)`},
+		{"rules:\n  off: [x]\n", `.proxylint.yaml:2:3: rules: unknown key "off"; the keys are disable, enable, severity`},
+		{"rules: [a]\n", `.proxylint.yaml:1:8: rules must be a mapping of keys to values`},
+		{"write-locations: ['(unclosed']\n", "\\.proxylint\\.yaml:1:19: write-locations: \"\\(unclosed\" is not a regular expression: missing closing \\)"},
+		{"entry-points: [nowhere/nginx.conf]\n", `.proxylint.yaml:1:16: entry-points: nowhere/nginx.conf does not exist (paths are relative to the directory of .proxylint.yaml)`},
+		{"exclude: ['[']\n", `.proxylint.yaml:1:11: exclude: "[" is not a valid pattern: syntax error in pattern`},
+		{"require-reason: yes\n", `.proxylint.yaml:1:17: require-reason: want true or false, not "yes"`},
+		{"target: nginx\ntarget: angie\n", `.proxylint.yaml:2:1: the configuration: "target" is set twice`},
+		{"chain:\n  - client: 30s\n", `.proxylint.yaml:1:1: chain: declaring the hops around the configurations in this file is not supported yet; use --client-timeout and --behind`},
+		{"- a\n- b\n", `.proxylint.yaml:1:1: the configuration must be a mapping of keys to values`},
+		{"target: nginx\n---\ntarget: angie\n", `.proxylint.yaml:2:1: a second YAML document; .proxylint.yaml holds one`},
+		{"target: [nginx\n", `.proxylint.yaml:1: invalid YAML: did not find expected ',' or ']'`},
+		{"target:\n", `.proxylint.yaml:1:8: target: want a value`},
+	}
+	dir := t.TempDir()
+	for _, c := range cases {
+		_, err := Parse(".proxylint.yaml", dir, []byte(c.src))
+		if assert.Error(t, err, c.src) {
+			if c.want[0] == '\\' {
+				assert.Regexp(t, c.want, err.Error())
+			} else {
+				assert.Equal(t, c.want, err.Error(), c.src)
+			}
+		}
+	}
+}
+
+func TestTemplateIsTheDefault(t *testing.T) {
+	c, err := Parse(".proxylint.yaml", t.TempDir(), []byte(Template()))
+	require.NoError(t, err)
+	assert.Equal(t, parsers.Target{Product: parsers.Nginx}, *c.Target)
+	assert.Equal(t, parsers.Warning, *c.FailOn)
+	assert.Empty(t, c.Enable)
+	assert.Empty(t, c.Disable)
+	assert.Empty(t, c.Severity)
+	assert.Empty(t, c.WriteLocations)
+	assert.Empty(t, c.EntryPoints)
+	assert.Empty(t, c.Exclude)
+	assert.Empty(t, c.Baseline)
+	assert.False(t, *c.RequireReason)
+	assert.Contains(t, Template(), "#   upstream-no-keepalive (warning): ")
+}
+
+func TestFind(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(root, ".git"), 0o755))
+	deep := filepath.Join(root, "a", "b")
+	require.NoError(t, os.MkdirAll(deep, 0o755))
+
+	p, err := Find(deep)
+	require.NoError(t, err)
+	assert.Empty(t, p, "none up to the repository root")
+
+	require.NoError(t, os.WriteFile(filepath.Join(root, ".proxylint.yml"), nil, 0o644))
+	p, err = Find(deep)
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(root, ".proxylint.yml"), p)
+
+	require.NoError(t, os.WriteFile(filepath.Join(root, "a", ".proxylint.yaml"), nil, 0o644))
+	p, err = Find(deep)
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(root, "a", ".proxylint.yaml"), p, "the nearest wins")
+
+	// Above the repository root is outside the project.
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "sub", "repo", ".git"), 0o755))
+	p, err = Find(filepath.Join(root, "sub", "repo"))
+	require.NoError(t, err)
+	assert.Empty(t, p)
+}
+
+func TestExcludePattern(t *testing.T) {
+	for in, want := range map[string]string{
+		"*.bak":             "*.bak",
+		"vendor/":           "vendor",
+		"vendor/**":         "vendor",
+		"deploy/old":        "/repo/deploy/old",
+		"deploy/old/":       "/repo/deploy/old/**",
+		"deploy/*.conf":     "/repo/deploy/*.conf",
+		"/etc/nginx/x.conf": "/etc/nginx/x.conf",
+	} {
+		got, err := ExcludePattern(in, "/repo")
+		require.NoError(t, err)
+		assert.Equal(t, want, got, in)
+	}
+	_, err := ExcludePattern("/", "/repo")
+	assert.Error(t, err)
+}
