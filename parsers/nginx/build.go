@@ -36,6 +36,12 @@ func Build(cfg *Config, target parsers.Target) *parsers.Proxy {
 	p.Context = cfg.Context
 	p.Pos = parsers.Pos{File: cfg.Main.Path, Line: 1, Col: 1}
 	b := &builder{proxy: p, target: target, comments: map[string][]parsers.Comment{}, sources: map[string][]byte{}, implicit: map[string]*parsers.Upstream{}}
+	b.complete = !cfg.Fragment()
+	for _, d := range cfg.Diagnostics {
+		if d.Code == CodeInclude {
+			b.complete = false
+		}
+	}
 	for _, f := range cfg.Files {
 		if f == nil {
 			continue
@@ -136,6 +142,9 @@ type builder struct {
 
 	formats  map[string]parsers.LogFormat
 	maps     map[string]*Directive // map blocks by the variable they set
+	// complete is set when the whole configuration was read: a main
+	// file whose includes could all be followed.
+	complete bool
 	named    map[string]*parsers.Upstream // by lower-case name
 	implicit map[string]*parsers.Upstream // by lower-case host:port or unix path
 }
@@ -343,10 +352,21 @@ func (b *builder) resolvePass(r *parsers.Route, s *scope, parent *parsers.Route)
 	}
 	addr.Pos = d.Args[0].Pos
 	p.Target = addr
-	if addr.Unix == "" && addr.Port == 0 {
-		if u := b.named[strings.ToLower(addr.Host)]; u != nil {
+	if addr.Unix == "" {
+		u := b.named[strings.ToLower(addr.Host)]
+		switch {
+		case u != nil && addr.Port == 0:
 			p.Upstream = u
 			u.Routes = append(u.Routes, r)
+			return
+		case u != nil:
+			// nginx refuses a port on an upstream's name ("upstream
+			// may not have port"): nothing to model.
+			return
+		case addr.Port == 0 && !isLiteralHost(addr.Host) && !b.complete:
+			// A name without a port may be an upstream block in a part
+			// of the configuration that was not read (the file that
+			// includes this fragment, an include outside the tree).
 			return
 		}
 	}
