@@ -33,9 +33,12 @@ type Options struct {
 	// IncludeRoots widen the tree includes may read from, beyond the
 	// working directory and the directories of the named paths.
 	IncludeRoots []string
-	// Exclude skips paths (matched against the path as walked and its
-	// base name, with filepath.Match).
+	// Exclude skips paths (matched against the path as walked, its
+	// absolute form and its base name, with filepath.Match).
 	Exclude []string
+	// EntryPoints are main configuration files through which the files
+	// they include are linted when those are loaded (entry.go).
+	EntryPoints []string
 }
 
 // loader loads one file of a kind into proxies and files of the model.
@@ -63,12 +66,16 @@ func loaderFor(kind string) (loader, bool) {
 
 // Load reads every configuration under paths.
 func Load(paths []string, opts Options) *parsers.Model {
+	m, _ := LoadScoped(paths, opts)
+	return m
+}
+
+// LoadScoped reads every configuration under paths, and says which files'
+// findings concern the run: all of them, unless a file was linted through
+// an entry point that was not named itself (see entry.go).
+func LoadScoped(paths []string, opts Options) (*parsers.Model, *Scope) {
 	m := &parsers.Model{}
-	roots := includeRoots(paths, opts.IncludeRoots)
-	type item struct {
-		path, kind, real string
-		explicit         bool
-	}
+	roots := includeRoots(append(append([]string{}, paths...), opts.EntryPoints...), opts.IncludeRoots)
 	var items []item
 	for _, p := range paths {
 		fi, err := os.Stat(p)
@@ -82,13 +89,13 @@ func Load(paths []string, opts Options) *parsers.Model {
 				m.Diagnostics = append(m.Diagnostics, loadError(p, err.Error()))
 				continue
 			}
-			real, _ := filepath.EvalSymlinks(p)
+			real := realPath(p)
 			items = append(items, item{p, kind, real, true})
 			continue
 		}
 		for _, f := range walk(p, opts.Exclude) {
 			if kind, err := detect(f, opts.Kind, false); err == nil && kind != "" {
-				real, _ := filepath.EvalSymlinks(f)
+				real := realPath(f)
 				items = append(items, item{f, kind, real, false})
 			}
 		}
@@ -107,6 +114,7 @@ func Load(paths []string, opts Options) *parsers.Model {
 			included[inc] = true
 		}
 	}
+	items, results, scope := withEntryPoints(items, results, included, opts, roots)
 	seenFile := map[string]bool{}
 	seenEntry := map[string]bool{}
 	for i, it := range items {
@@ -126,7 +134,7 @@ func Load(paths []string, opts Options) *parsers.Model {
 			}
 		}
 	}
-	return m
+	return m, scope
 }
 
 func loadError(path, msg string) parsers.Diagnostic {
@@ -164,7 +172,9 @@ func walk(dir string, exclude []string) []string {
 	var out []string
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return nil
+			// An unreadable entry is left out; the rest is still
+			// linted.
+			return skipUnreadable(d)
 		}
 		if excluded(p, exclude) {
 			if d.IsDir() {
@@ -187,8 +197,24 @@ func walk(dir string, exclude []string) []string {
 	return out
 }
 
+// skipUnreadable goes past an entry the walk could not read: a directory
+// is skipped whole.
+func skipUnreadable(d fs.DirEntry) error {
+	if d != nil && d.IsDir() {
+		return filepath.SkipDir
+	}
+	return nil
+}
+
 func excluded(p string, patterns []string) bool {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		abs = p
+	}
 	for _, pat := range patterns {
+		if abs != p && excluded(abs, []string{pat}) {
+			return true
+		}
 		if ok, _ := filepath.Match(pat, p); ok {
 			return true
 		}

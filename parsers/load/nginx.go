@@ -1,8 +1,6 @@
 package load
 
 import (
-	"path/filepath"
-
 	"github.com/proxylint/proxylint/parsers"
 	"github.com/proxylint/proxylint/parsers/nginx"
 )
@@ -17,7 +15,7 @@ func loadNginx(path string, opts Options, roots []string) Result {
 	for i, f := range cfg.Files {
 		res.Files = append(res.Files, &parsers.File{Path: f.Path, Source: f.Source, Comments: f.Comments})
 		if i > 0 {
-			if real, err := filepath.EvalSymlinks(f.Path); err == nil {
+			if real := realPath(f.Path); real != "" {
 				res.Includes = append(res.Includes, real)
 			}
 		}
