@@ -2,8 +2,11 @@ package nginx
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"testing"
 
 	"github.com/proxylint/proxylint/parsers"
 )
@@ -41,6 +44,57 @@ func lexAll(src string) ([]string, []parsers.Comment, *Error) {
 		}
 		out = append(out, b.String())
 	}
+}
+
+// dumpTree renders a directive tree one directive a line, indented by
+// depth, with positions: `1:1 name "arg" "arg" {` ... `}`; a Lua block
+// shows its body quoted.
+func dumpTree(dirs []*Directive) string {
+	var b strings.Builder
+	var walk func(dirs []*Directive, indent string)
+	walk = func(dirs []*Directive, indent string) {
+		for _, d := range dirs {
+			fmt.Fprintf(&b, "%s%d:%d %s", indent, d.Pos.Line, d.Pos.Col, strconv.Quote(d.Name))
+			for _, a := range d.Args {
+				fmt.Fprintf(&b, " %s", strconv.Quote(a.Value))
+			}
+			switch {
+			case d.Lua != nil:
+				fmt.Fprintf(&b, " lua %s\n", strconv.Quote(*d.Lua))
+			case d.Block != nil:
+				b.WriteString(" {\n")
+				walk(d.Block, indent+"  ")
+				b.WriteString(indent + "}\n")
+			case len(d.Included) > 0:
+				b.WriteString(";\n")
+				for _, f := range d.Included {
+					fmt.Fprintf(&b, "%s  < %s\n", indent, filepath.Base(f.Path))
+					walk(f.Directives, indent+"    ")
+				}
+			default:
+				b.WriteString(";\n")
+			}
+		}
+	}
+	walk(dirs, "")
+	return b.String()
+}
+
+// writeFiles creates files (relative path -> content) below a new
+// temporary directory and returns it.
+func writeFiles(t testing.TB, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
 
 // posString renders a position as line:col, without the file.

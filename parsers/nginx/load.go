@@ -3,10 +3,13 @@ package nginx
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/proxylint/proxylint/parsers"
 )
@@ -80,14 +83,13 @@ func Load(path string, opts Options) *Config {
 		return l.cfg
 	}
 	l.open = append(l.open, real)
-	f, pending := l.parse(path, real, parentUnknown, 0, parsers.Pos{})
-	if f == nil || l.cfg.Syntax {
-		l.cfg.Main = f
+	f, pending, perr := l.parse(path, real, parentUnknown, 0, parsers.Pos{})
+	l.cfg.Main = f
+	if f == nil {
 		return l.cfg
 	}
-	l.cfg.Main = f
 	l.cfg.Context = InferContext(f.Directives)
-	l.resolve(pending)
+	l.finish(pending, perr)
 	return l.cfg
 }
 
@@ -106,34 +108,39 @@ func (l *loader) fatal(code string, pos parsers.Pos, msg string) {
 	})
 }
 
-// parse reads and parses one file; from is the include that named it.
-func (l *loader) parse(path, real, parent string, depth int, from parsers.Pos) (*File, []pendingInclude) {
-	src, err := os.ReadFile(real)
+// parse reads and parses one file; from is the include that named it. It
+// returns the file's include directives, which are still to be read, and
+// its syntax error, which is still to be reported (see finish).
+func (l *loader) parse(path, real, parent string, depth int, from parsers.Pos) (*File, []pendingInclude, *Error) {
+	src, err := readRegular(real)
 	if err != nil {
 		pos := from
 		if !pos.IsValid() {
 			pos = parsers.Pos{File: path}
 		}
 		l.fatal(CodeInclude, pos, fmt.Sprintf("cannot read %s: %v", path, unwrapPathError(err)))
-		return nil, nil
+		return nil, nil, nil
 	}
 	f, pending, perr := parseFile(path, src, parent, depth, l.opts.MaxDepth)
 	l.cfg.Files = append(l.cfg.Files, f)
-	if perr != nil {
-		l.cfg.Syntax = true
-		l.fatal(CodeSyntax, perr.Pos, perr.Msg)
-	}
-	return f, pending
+	return f, pending, perr
 }
 
-// resolve reads the files that a file's include directives name, in order,
-// and then theirs. It stops at the first syntax error, as nginx does.
-func (l *loader) resolve(pending []pendingInclude) {
+// finish reads the files that a file's include directives name, in order,
+// and then reports the file's own syntax error, if any. nginx reads an
+// included file where the include directive stands, and stops at the first
+// error: every include directive the parser collected comes before the
+// file's syntax error, so an error in an included file is met first.
+func (l *loader) finish(pending []pendingInclude, perr *Error) {
 	for _, p := range pending {
 		l.include(p)
 		if l.cfg.Syntax {
 			return
 		}
+	}
+	if perr != nil {
+		l.cfg.Syntax = true
+		l.fatal(CodeSyntax, perr.Pos, perr.Msg)
 	}
 }
 
@@ -142,7 +149,8 @@ func (l *loader) resolve(pending []pendingInclude) {
 func (l *loader) include(p pendingInclude) {
 	d := p.d
 	if len(d.Args) != 1 {
-		l.fatal(CodeSyntax, d.Pos, fmt.Sprintf("invalid number of arguments in \"include\" directive (%d, want 1)", len(d.Args)))
+		// At the ";", as nginx reports it.
+		l.fatal(CodeSyntax, d.End, fmt.Sprintf("invalid number of arguments in \"include\" directive (%d, want 1)", len(d.Args)))
 		l.cfg.Syntax = true
 		return
 	}
@@ -164,9 +172,13 @@ func (l *loader) include(p pendingInclude) {
 			continue
 		}
 		if !l.inRoots(real) {
+			where := path
+			if abs, err := filepath.Abs(path); err == nil && abs != real {
+				where = fmt.Sprintf("%s (a symbolic link to %s)", path, real)
+			}
 			l.cfg.Diagnostics = append(l.cfg.Diagnostics, parsers.Diagnostic{
 				Code: CodeInclude, Severity: parsers.Note, Pos: at,
-				Message: fmt.Sprintf("include %q: %s is outside the linted tree and was not read (widen it with --include-root)", name, path),
+				Message: fmt.Sprintf("include %q: %s is outside the linted tree and was not read (widen it with --include-root)", name, where),
 			})
 			continue
 		}
@@ -179,12 +191,10 @@ func (l *loader) include(p pendingInclude) {
 			continue
 		}
 		l.open = append(l.open, real)
-		f, pending := l.parse(path, real, p.parent, p.depth+1, at)
+		f, pending, perr := l.parse(path, real, p.parent, p.depth+1, at)
 		if f != nil {
 			d.Included = append(d.Included, f)
-			if !l.cfg.Syntax {
-				l.resolve(pending)
-			}
+			l.finish(pending, perr)
 		}
 		l.open = l.open[:len(l.open)-1]
 		if l.cfg.Syntax {
@@ -222,7 +232,7 @@ func (l *loader) expand(name string, at parsers.Pos) ([]string, bool) {
 			}
 			continue
 		}
-		matches, err := filepath.Glob(c)
+		matches, err := expandGlob(c)
 		if err != nil {
 			l.fatal(CodeInclude, at, fmt.Sprintf("include %q: bad pattern: %v", name, err))
 			return nil, false
@@ -275,6 +285,62 @@ func (l *loader) inRoots(real string) bool {
 	return false
 }
 
+// glob expands a pattern as glob(3) does for nginx: the matches sorted in
+// byte order (of the whole path), "[!...]" negates a class, "]" right after
+// "[" or "[!" is a member, and a "[" that opens no class is literal.
+func expandGlob(pattern string) ([]string, error) {
+	matches, err := filepath.Glob(goPattern(pattern))
+	sort.Strings(matches)
+	return matches, err
+}
+
+// goPattern translates a glob(3) pattern to filepath.Match syntax.
+func goPattern(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; c {
+		case '\\':
+			b.WriteByte(c)
+			if i+1 < len(p) {
+				i++
+				b.WriteByte(p[i])
+			}
+		case '[':
+			j := i + 1
+			negate := j < len(p) && (p[j] == '!' || p[j] == '^')
+			if negate {
+				j++
+			}
+			first := j
+			if j < len(p) && p[j] == ']' {
+				j++
+			}
+			for j < len(p) && p[j] != ']' && p[j] != '/' {
+				j++
+			}
+			if j >= len(p) || p[j] != ']' {
+				b.WriteString(`\[`)
+				continue
+			}
+			b.WriteByte('[')
+			if negate {
+				b.WriteByte('^')
+			}
+			for _, m := range []byte(p[first:j]) {
+				if m == ']' {
+					b.WriteByte('\\')
+				}
+				b.WriteByte(m)
+			}
+			b.WriteByte(']')
+			i = j
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
 // hiddenMatch reports whether a glob match is a dot file that glob(3), as
 // nginx calls it, would not have matched: a wildcard never matches a
 // leading dot.
@@ -307,13 +373,72 @@ func regularFile(real string) error {
 	if err != nil {
 		return unwrapPathError(err)
 	}
+	return checkRegular(fi)
+}
+
+func checkRegular(fi fs.FileInfo) error {
 	switch m := fi.Mode(); {
 	case m.IsRegular():
+		if fi.Size() > maxFileSize {
+			return fmt.Errorf("file too large (%d bytes; at most %d are read)", fi.Size(), maxFileSize)
+		}
 		return nil
 	case m.IsDir():
 		return errors.New("is a directory")
 	default:
-		return fmt.Errorf("not a regular file (%s)", m.Type())
+		return fmt.Errorf("not a regular file (%s)", fileType(m))
+	}
+}
+
+func fileType(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeCharDevice != 0:
+		return "character device"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return m.Type().String()
+}
+
+// maxFileSize bounds what is read of one configuration file.
+const maxFileSize = 256 << 20
+
+// readRegular reads a regular file. It opens the file without blocking and
+// checks what it opened, so that a FIFO put in place of a file after
+// regularFile looked at it cannot hang the loader.
+func readRegular(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = f.Close() }()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if err := checkRegular(fi); err != nil {
+		return nil, err
+	}
+	src := make([]byte, 0, fi.Size()+1)
+	for {
+		n, err := f.Read(src[len(src):cap(src)])
+		src = src[:len(src)+n]
+		if errors.Is(err, io.EOF) {
+			return src, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(src) > maxFileSize {
+			return nil, fmt.Errorf("file too large (more than %d bytes)", maxFileSize)
+		}
+		if len(src) == cap(src) {
+			src = append(src, 0)[:len(src)]
+		}
 	}
 }
 
