@@ -25,7 +25,8 @@ func checkTimeoutEqualAdjacent(pass *Pass) {
 			timeoutEqualAdjacentEnvoy(pass, p)
 			continue
 		}
-		inner := innerListeners(p)
+		ports := listenersByPort(p)
+		inner := innerListeners(p, ports)
 		var front *parsers.Hop
 		if hops := pass.Model.Chain.Front(p); len(hops) > 0 {
 			front = hops[len(hops)-1]
@@ -34,7 +35,7 @@ func checkTimeoutEqualAdjacent(pass *Pass) {
 			if r.Pass == nil || !r.ReadTimeout.Valid() {
 				continue
 			}
-			if f, ok := equalToInnerLayer(p, r); ok {
+			if f, ok := equalToInnerLayer(ports, r); ok {
 				pass.Report(f)
 				continue
 			}
@@ -53,8 +54,8 @@ func checkTimeoutEqualAdjacent(pass *Pass) {
 
 // equalToInnerLayer: the route proxies to another server of the same
 // configuration (a second layer) whose route waits just as long.
-func equalToInnerLayer(p *parsers.Proxy, r *parsers.Route) (Finding, bool) {
-	in, via := innerRoute(p, r)
+func equalToInnerLayer(ports map[int][]*parsers.Listener, r *parsers.Route) (Finding, bool) {
+	in, via := innerRoute(ports, r)
 	if in == nil || in.ReadTimeout.Value != r.ReadTimeout.Value || r.ReadTimeout.Value == 0 {
 		return Finding{}, false
 	}
@@ -124,16 +125,34 @@ func shorter(d time.Duration) time.Duration {
 	return d / 2
 }
 
+// listenersByPort indexes the servers of p by the ports they listen on (0
+// for unix sockets).
+func listenersByPort(p *parsers.Proxy) map[int][]*parsers.Listener {
+	out := map[int][]*parsers.Listener{}
+	for _, l := range p.Listeners {
+		seen := map[int]bool{}
+		for _, a := range l.Addresses {
+			if !seen[a.Port] {
+				seen[a.Port] = true
+				out[a.Port] = append(out[a.Port], l)
+			}
+		}
+	}
+	return out
+}
+
 // innerListeners are the servers of p that another route of p proxies to.
-func innerListeners(p *parsers.Proxy) map[*parsers.Listener]bool {
+func innerListeners(p *parsers.Proxy, ports map[int][]*parsers.Listener) map[*parsers.Listener]bool {
 	out := map[*parsers.Listener]bool{}
+	done := map[*parsers.Upstream]bool{}
 	for _, r := range p.Routes() {
-		if r.Pass == nil || r.Pass.Upstream == nil {
+		if r.Pass == nil || r.Pass.Upstream == nil || done[r.Pass.Upstream] {
 			continue
 		}
+		done[r.Pass.Upstream] = true
 		for _, s := range r.Pass.Upstream.Servers {
-			for _, l := range p.Listeners {
-				if l != r.Listener && serves(l, s.Address) {
+			for _, l := range ports[s.Address.Port] {
+				if serves(l, s.Address) {
 					out[l] = true
 				}
 			}
@@ -144,13 +163,13 @@ func innerListeners(p *parsers.Proxy) map[*parsers.Listener]bool {
 
 // innerRoute finds the route of another server in the same configuration
 // that a request proxied by r lands on, and describes the address.
-func innerRoute(p *parsers.Proxy, r *parsers.Route) (*parsers.Route, string) {
+func innerRoute(ports map[int][]*parsers.Listener, r *parsers.Route) (*parsers.Route, string) {
 	if r.Pass.Upstream == nil {
 		return nil, ""
 	}
 	path, known := forwardedPath(r)
 	for _, s := range r.Pass.Upstream.Servers {
-		for _, l := range p.Listeners {
+		for _, l := range ports[s.Address.Port] {
 			if !serves(l, s.Address) {
 				continue
 			}

@@ -13,6 +13,8 @@ type scope struct {
 	at     parsers.Pos
 	parent *scope
 	dirs   []*Directive
+	// byName indexes dirs by name; built on first use.
+	byName map[string][]*Directive
 }
 
 // newScope makes the scope of block directive dir (nil for the top level
@@ -52,24 +54,23 @@ func flatten(dirs []*Directive) []*Directive {
 
 // all returns the directives named name at this level, in order.
 func (s *scope) all(name string) []*Directive {
-	var out []*Directive
-	for _, d := range s.dirs {
-		if d.Name == name {
-			out = append(out, d)
+	if s.byName == nil {
+		s.byName = make(map[string][]*Directive)
+		for _, d := range s.dirs {
+			s.byName[d.Name] = append(s.byName[d.Name], d)
 		}
 	}
-	return out
+	return s.byName[name]
 }
 
 // last returns the last directive named name at this level, or nil. nginx
 // refuses most duplicates; where it does not, the last one wins.
 func (s *scope) last(name string) *Directive {
-	for i := len(s.dirs) - 1; i >= 0; i-- {
-		if s.dirs[i].Name == name {
-			return s.dirs[i]
-		}
+	ds := s.all(name)
+	if len(ds) == 0 {
+		return nil
 	}
-	return nil
+	return ds[len(ds)-1]
 }
 
 // lookup finds the innermost level that sets name, as nginx's merge of
@@ -99,8 +100,8 @@ func (s *scope) lookupArray(name string) ([]*Directive, *scope) {
 // children returns the sub-blocks named name.
 func (s *scope) children(name string) []*Directive {
 	var out []*Directive
-	for _, d := range s.dirs {
-		if d.Name == name && d.Block != nil {
+	for _, d := range s.all(name) {
+		if d.Block != nil {
 			out = append(out, d)
 		}
 	}
