@@ -126,3 +126,11 @@ func TestExcludeAbsolutePattern(t *testing.T) {
 	}
 	assert.NotEmpty(t, m.Files)
 }
+
+func TestExcludeNamedFiles(t *testing.T) {
+	dir := tree(t, map[string]string{"vendor/a/nginx.conf": entryConf, "old/site.conf": fragmentConf, "site.conf": fragmentConf})
+	named := []string{"vendor/a/nginx.conf", "old/site.conf", "site.conf"}
+	m := Load(named, Options{Exclude: []string{"vendor", filepath.Join(dir, "old")}})
+	require.Len(t, m.Files, 1)
+	assert.Equal(t, "site.conf", m.Files[0].Path)
+}

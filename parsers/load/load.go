@@ -84,6 +84,9 @@ func LoadScoped(paths []string, opts Options) (*parsers.Model, *Scope) {
 			continue
 		}
 		if !fi.IsDir() {
+			if excludedNamed(p, opts.Exclude) {
+				continue
+			}
 			kind, err := detect(p, opts.Kind, true)
 			if err != nil {
 				m.Diagnostics = append(m.Diagnostics, loadError(p, err.Error()))
