@@ -1,13 +1,18 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/proxylint/proxylint/cmd/proxylint/internal/config"
 	"github.com/proxylint/proxylint/rules"
 )
 
@@ -87,5 +92,46 @@ func cmdHelp(args []string, stdout, stderr io.Writer) int {
 		return cmdExplain(args, stdout, stderr)
 	}
 	fmt.Fprint(stdout, usageText)
+	return exitClean
+}
+
+// cmdInit writes a commented .proxylint.yaml (or FILE; "-" prints it). It
+// refuses to overwrite a file unless --force.
+func cmdInit(args []string, stdout, stderr io.Writer) int {
+	flags := flag.NewFlagSet("proxylint init", flag.ContinueOnError)
+	flags.SetOutput(io.Discard)
+	force := flags.Bool("force", false, "")
+	if err := flags.Parse(args); err != nil || flags.NArg() > 1 {
+		fmt.Fprintln(stderr, "usage: proxylint init [--force] [FILE]")
+		return exitError
+	}
+	path := config.Names[0]
+	if flags.NArg() == 1 {
+		path = flags.Arg(0)
+	}
+	if path == "-" {
+		fmt.Fprint(stdout, config.Template())
+		return exitClean
+	}
+	mode := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	if *force {
+		mode = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	}
+	file, err := os.OpenFile(path, mode, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		fmt.Fprintf(stderr, "proxylint init: %s exists; --force overwrites it\n", path)
+		return exitError
+	}
+	if err == nil {
+		_, err = io.WriteString(file, config.Template())
+		if cerr := file.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "proxylint init: %v\n", err)
+		return exitError
+	}
+	fmt.Fprintf(stderr, "proxylint: wrote %s; every setting in it is the default until you edit it\n", path)
 	return exitClean
 }

@@ -1,15 +1,20 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/mattn/go-isatty"
 
+	"github.com/proxylint/proxylint/cmd/proxylint/internal/config"
 	"github.com/proxylint/proxylint/parsers"
 	"github.com/proxylint/proxylint/parsers/load"
 	"github.com/proxylint/proxylint/rules"
@@ -22,15 +27,20 @@ Usage:
   proxylint [flags] PATH...      lint files or directories
   proxylint rules                list the rules
   proxylint explain RULE         print a rule's documentation
+  proxylint init [--force] [FILE]
+                                 write a commented .proxylint.yaml
+                                 (FILE "-" prints it)
   proxylint version              print the version
 
 PATH is a file or a directory. A directory is searched for nginx files
 (nginx.conf, *.conf, sites-*/, conf.d/) and Envoy files (*.yaml, *.yml,
-*.json with Envoy content). A file included by another linted file is
-linted through it, in context.
+*.json with Envoy content). A file included by another linted file, or by
+an entry point named in .proxylint.yaml, is linted through it, in context.
 
 Flags:
-  --format text|json       output format (default text)
+  --format FORMAT          text (default), json, sarif (SARIF 2.1.0 for
+                           code scanning) or github (workflow commands
+                           that annotate a pull request)
   --output FILE            write the report to FILE instead of stdout
   --no-color               no colour in text output (also: NO_COLOR set,
                            or stdout not a terminal)
@@ -45,38 +55,64 @@ Flags:
   --include-root DIR       also follow includes into DIR (repeatable);
                            by default includes are read only inside the
                            working directory and the named paths
+  --exclude PATTERN        skip matching paths (repeatable): a name
+                           ("*.bak", "vendor") or a path ("deploy/old/")
   --client-timeout DUR     how long clients wait for a response (e.g. 30s)
   --behind LB              the hop in front of the proxy: aws-alb (60s),
                            cloudflare (100s), gcp-lb (30s), or how long it
                            waits, e.g. 75s; repeat, outermost first, for
                            several
+  --config FILE            read settings from FILE instead of the
+                           .proxylint.yaml found by walking up from the
+                           working directory to the repository root
+  --no-config              read no configuration file
+  --require-reason         a "# proxylint:ignore RULE" comment without
+                           "-- reason" is an error
+  --no-inline-ignores      disregard proxylint:ignore comments (audits)
+  --baseline FILE          report only findings not recorded in FILE
+  --write-baseline FILE    record today's findings in FILE; later runs
+                           with --baseline FILE report only new ones
   -h, --help               this help
+
+Settings in .proxylint.yaml apply unless a flag says otherwise.
 
 Exit codes:
   0  no finding at or above --fail-on
   1  findings at or above --fail-on
-  2  could not lint: bad usage, or a file that cannot be read or parsed
+  2  could not lint: bad usage, a bad configuration file, or a file that
+     cannot be read or parsed
 
 Examples:
   proxylint /etc/nginx/nginx.conf --include-root /etc/nginx
   proxylint --target nginx:1.28 --format json deploy/nginx/
+  proxylint --format sarif --output proxylint.sarif .
   proxylint explain retry-timeout-write
 `
 
 // lintFlags are the parsed command line of a lint run.
 type lintFlags struct {
-	format       string
-	output       string
-	noColor      bool
-	failOn       string
-	enable       []string
-	disable      []string
-	target       string
-	kind         string
-	includeRoots []string
-	clientTime   string
-	behind       []string
-	help         bool
+	format          string
+	output          string
+	noColor         bool
+	failOn          string
+	enable          []string
+	disable         []string
+	target          string
+	kind            string
+	includeRoots    []string
+	exclude         []string
+	clientTime      string
+	behind          []string
+	config          string
+	noConfig        bool
+	requireReason   bool
+	noInlineIgnores bool
+	baseline        string
+	writeBaseline   string
+	help            bool
+	// given holds the flags set on the command line, which beat the
+	// configuration file.
+	given map[string]bool
 }
 
 // listFlag collects a repeatable, comma-separated flag.
@@ -95,10 +131,13 @@ func (l listFlag) Set(s string) error {
 // errUsage marks command-line mistakes (exit code 2).
 var errUsage = errors.New("usage")
 
+// formats are the report formats.
+var formats = []string{"text", "json", "sarif", "github"}
+
 // parseLintFlags reads flags and paths in any order ("proxylint a.conf
 // --format json" works); everything after "--" is a path.
 func parseLintFlags(args []string) (*lintFlags, []string, error) {
-	f := &lintFlags{format: "text", failOn: "warning"}
+	f := &lintFlags{format: "text", failOn: "warning", target: "nginx", given: map[string]bool{}}
 	fs := flag.NewFlagSet("proxylint", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&f.format, "format", f.format, "")
@@ -107,11 +146,18 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 	fs.StringVar(&f.failOn, "fail-on", f.failOn, "")
 	fs.Var(listFlag{&f.enable}, "enable", "")
 	fs.Var(listFlag{&f.disable}, "disable", "")
-	fs.StringVar(&f.target, "target", "nginx", "")
+	fs.StringVar(&f.target, "target", f.target, "")
 	fs.StringVar(&f.kind, "kind", "", "")
 	fs.Var(listFlag{&f.includeRoots}, "include-root", "")
+	fs.Var(listFlag{&f.exclude}, "exclude", "")
 	fs.StringVar(&f.clientTime, "client-timeout", "", "")
 	fs.Var(listFlag{&f.behind}, "behind", "")
+	fs.StringVar(&f.config, "config", "", "")
+	fs.BoolVar(&f.noConfig, "no-config", false, "")
+	fs.BoolVar(&f.requireReason, "require-reason", false, "")
+	fs.BoolVar(&f.noInlineIgnores, "no-inline-ignores", false, "")
+	fs.StringVar(&f.baseline, "baseline", "", "")
+	fs.StringVar(&f.writeBaseline, "write-baseline", "", "")
 	fs.BoolVar(&f.help, "help", false, "")
 	fs.BoolVar(&f.help, "h", false, "")
 
@@ -124,7 +170,7 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 	}
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, nil, fmt.Errorf("%w: %v", errUsage, err)
+			return nil, nil, fmt.Errorf("%w: %w", errUsage, err)
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -134,16 +180,15 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 		args = args[1:]
 	}
 	paths = append(paths, tail...)
+	fs.Visit(func(fl *flag.Flag) { f.given[fl.Name] = true })
 	if f.help {
 		return f, paths, nil
 	}
-	switch f.format {
-	case "text", "json":
-	default:
-		return nil, nil, fmt.Errorf("%w: --format %q: want text or json", errUsage, f.format)
+	if !slices.Contains(formats, f.format) {
+		return nil, nil, fmt.Errorf("%w: --format %q: want %s", errUsage, f.format, strings.Join(formats, ", "))
 	}
 	if _, err := parsers.ParseSeverity(f.failOn); err != nil {
-		return nil, nil, fmt.Errorf("%w: --fail-on: %v", errUsage, err)
+		return nil, nil, fmt.Errorf("%w: --fail-on: %w", errUsage, err)
 	}
 	switch f.kind {
 	case "", load.KindNginx, load.KindEnvoy:
@@ -155,10 +200,117 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 			return nil, nil, fmt.Errorf("%w: unknown rule %q (see proxylint rules)", errUsage, id)
 		}
 	}
+	if f.config != "" && f.noConfig {
+		return nil, nil, fmt.Errorf("%w: --config and --no-config contradict each other", errUsage)
+	}
 	if len(paths) == 0 {
 		return nil, nil, fmt.Errorf("%w: no paths to lint", errUsage)
 	}
 	return f, paths, nil
+}
+
+// settings are what a run does: the command line over the configuration
+// file over the defaults.
+type settings struct {
+	target   parsers.Target
+	failOn   parsers.Severity
+	rules    *rules.Options
+	load     load.Options
+	baseline string
+}
+
+// readConfig reads the configuration file that applies, or none.
+func readConfig(f *lintFlags) (*config.Config, error) {
+	if f.noConfig {
+		return nil, nil
+	}
+	path := f.config
+	if path == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, err
+		}
+		if path, err = config.Find(wd); err != nil || path == "" {
+			return nil, err
+		}
+		if rel, err := filepath.Rel(wd, path); err == nil {
+			path = rel
+		}
+	}
+	cfg, err := config.Load(path)
+	var ce *config.Error
+	if err != nil && !errors.As(err, &ce) {
+		return nil, fmt.Errorf("--config: %w", err)
+	}
+	return cfg, err
+}
+
+// resolve merges the command line and the configuration file.
+func resolve(f *lintFlags, cfg *config.Config) (*settings, error) {
+	if cfg == nil {
+		cfg = &config.Config{}
+	}
+	s := &settings{rules: &rules.Options{}}
+
+	target := cfg.Target
+	if f.given["target"] || target == nil {
+		t, err := parsers.ParseTarget(f.target)
+		if err != nil {
+			return nil, fmt.Errorf("--target: %w", err)
+		}
+		target = &t
+	}
+	s.target = *target
+
+	s.failOn, _ = parsers.ParseSeverity(f.failOn)
+	if cfg.FailOn != nil && !f.given["fail-on"] {
+		s.failOn = *cfg.FailOn
+	}
+
+	enable, disable := set(cfg.Enable), set(cfg.Disable)
+	for _, id := range f.enable {
+		enable[id] = true
+		delete(disable, id)
+	}
+	for _, id := range f.disable {
+		disable[id] = true
+		delete(enable, id)
+	}
+	s.rules.Enable, s.rules.Disable = enable, disable
+	s.rules.Severity = cfg.Severity
+	if len(cfg.WriteLocations) > 0 {
+		for _, p := range rules.DefaultWritePaths {
+			s.rules.WritePaths = append(s.rules.WritePaths, regexp.MustCompile(p))
+		}
+		s.rules.WritePaths = append(s.rules.WritePaths, cfg.WriteLocations...)
+	}
+	s.rules.RequireReason = f.requireReason
+	if cfg.RequireReason != nil && !f.given["require-reason"] {
+		s.rules.RequireReason = *cfg.RequireReason
+	}
+	s.rules.NoInlineIgnores = f.noInlineIgnores
+
+	wd, _ := os.Getwd()
+	s.load = load.Options{
+		Kind:         f.kind,
+		Target:       s.target,
+		IncludeRoots: append(append([]string{}, f.includeRoots...), cfg.IncludeRoots...),
+		Exclude:      append([]string{}, cfg.Exclude...),
+		EntryPoints:  cfg.EntryPoints,
+	}
+	for _, e := range f.exclude {
+		pat, err := config.ExcludePattern(e, wd)
+		if err != nil {
+			return nil, fmt.Errorf("--exclude: %w", err)
+		}
+		s.load.Exclude = append(s.load.Exclude, pat)
+	}
+
+	s.baseline = cfg.Baseline
+	if f.given["baseline"] {
+		s.baseline = f.baseline
+	}
+	return s, nil
 }
 
 func cmdLint(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
@@ -171,9 +323,14 @@ func cmdLint(args []string, stdout, stderr io.Writer, getenv func(string) string
 		fmt.Fprint(stdout, usageText)
 		return exitClean
 	}
-	target, err := parsers.ParseTarget(f.target)
+	cfg, err := readConfig(f)
 	if err != nil {
-		fmt.Fprintf(stderr, "proxylint: --target: %v\n", err)
+		fmt.Fprintf(stderr, "proxylint: %v\n", err)
+		return exitError
+	}
+	s, err := resolve(f, cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "proxylint: %v\nRun \"proxylint --help\" for usage.\n", err)
 		return exitError
 	}
 
@@ -183,10 +340,17 @@ func cmdLint(args []string, stdout, stderr io.Writer, getenv func(string) string
 		return exitError
 	}
 
-	model := load.Load(paths, load.Options{Kind: f.kind, Target: target, IncludeRoots: f.includeRoots})
-	model.Chain = chain
-	opts := &rules.Options{Enable: set(f.enable), Disable: set(f.disable)}
-	findings := rules.Run(model, opts)
+	model, scope := load.LoadScoped(paths, s.load)
+	if chain != nil {
+		model.Chain.Hops = chain.Hops
+	}
+	findings := inScope(rules.Run(model, s.rules), model, scope)
+
+	wd, _ := os.Getwd()
+	in := &report.Input{Findings: findings, Files: model.Files, Rules: rules.All(), Version: version, Dir: wd, Diagnostics: model.Diagnostics}
+	if code := applyBaseline(f, s, in, stderr); code != exitClean {
+		return code
+	}
 
 	out := stdout
 	var file *os.File
@@ -198,11 +362,13 @@ func cmdLint(args []string, stdout, stderr io.Writer, getenv func(string) string
 		}
 		out = file
 	}
-	wd, _ := os.Getwd()
-	in := &report.Input{Findings: findings, Files: model.Files, Rules: rules.All(), Version: version, Dir: wd}
 	switch f.format {
 	case "json":
 		err = report.JSON(out, in)
+	case "sarif":
+		err = report.SARIF(out, in)
+	case "github":
+		err = report.GitHub(out, in)
 	default:
 		err = report.Text(out, in, useColor(f, out, getenv))
 	}
@@ -215,7 +381,72 @@ func cmdLint(args []string, stdout, stderr io.Writer, getenv func(string) string
 		fmt.Fprintf(stderr, "proxylint: writing the report: %v\n", err)
 		return exitError
 	}
-	return exitCode(model, findings, f.failOn)
+	return exitCode(model, in.Findings, s.failOn)
+}
+
+// inScope keeps the findings that concern the files the run is about (see
+// load.Scope), and every finding about a file that could not be loaded.
+func inScope(findings []rules.Finding, m *parsers.Model, scope *load.Scope) []rules.Finding {
+	if scope == nil {
+		return findings
+	}
+	fatal := map[parsers.Pos]bool{}
+	for _, d := range m.Diagnostics {
+		if d.Fatal {
+			fatal[d.Pos] = true
+		}
+	}
+	out := findings[:0]
+	for _, f := range findings {
+		if scope.Contains(f.Pos.File) || fatal[f.Pos] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// applyBaseline writes the baseline (--write-baseline) or hides the
+// findings it knows (--baseline or baseline: in the configuration). A
+// freshly written baseline is applied at once, so the run reports what a
+// later run with it would: nothing new.
+func applyBaseline(f *lintFlags, s *settings, in *report.Input, stderr io.Writer) int {
+	path := s.baseline
+	if f.writeBaseline != "" {
+		path = f.writeBaseline
+		var buf bytes.Buffer
+		n, err := report.WriteBaseline(&buf, in)
+		if err == nil {
+			err = os.WriteFile(path, buf.Bytes(), 0o644)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "proxylint: --write-baseline: %v\n", err)
+			return exitError
+		}
+		fmt.Fprintf(stderr, "proxylint: recorded %d %s in %s\n", n, plural(n, "finding", "findings"), path)
+	}
+	if path == "" {
+		return exitClean
+	}
+	file, err := os.Open(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "proxylint: baseline: %v (write one with --write-baseline %s)\n", err, path)
+		return exitError
+	}
+	b, err := report.ReadBaseline(file)
+	_ = file.Close()
+	if err != nil {
+		fmt.Fprintf(stderr, "proxylint: baseline %s: %v\n", path, err)
+		return exitError
+	}
+	b.Apply(in)
+	return exitClean
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func set(ids []string) map[string]bool {
@@ -238,13 +469,12 @@ func useColor(f *lintFlags, out io.Writer, getenv func(string) string) bool {
 
 // exitCode: 2 when any input could not be loaded completely, else 1 when an
 // unsuppressed finding reaches the threshold, else 0.
-func exitCode(m *parsers.Model, findings []rules.Finding, failOn string) int {
+func exitCode(m *parsers.Model, findings []rules.Finding, threshold parsers.Severity) int {
 	for _, d := range m.Diagnostics {
 		if d.Fatal {
 			return exitError
 		}
 	}
-	threshold, _ := parsers.ParseSeverity(failOn)
 	for _, f := range findings {
 		if f.Suppression == nil && f.Severity >= threshold {
 			return exitFindings

@@ -32,6 +32,8 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 			return cmdExplain(args[1:], stdout, stderr)
 		case "version":
 			return cmdVersion(args[1:], stdout, stderr)
+		case "init":
+			return cmdInit(args[1:], stdout, stderr)
 		case "help":
 			return cmdHelp(args[1:], stdout, stderr)
 		}
