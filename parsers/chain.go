@@ -13,11 +13,43 @@ const (
 	HopBackend  HopKind = "backend"
 )
 
-// Chain is the ordered path a request takes: the client, the load
-// balancers in front, the loaded proxies, the backend. A single file with
-// no declaration is a chain of one proxy with unknown neighbours.
+// Chain is what proxylint knows of the path a request takes: the hops
+// declared around the loaded configurations (the client and the load
+// balancers in front, outermost first, then the backend) and the links by
+// which one loaded route passes requests to a listener of another (or of
+// the same) loaded configuration. A single file with no declaration is a
+// chain of one proxy with unknown neighbours.
 type Chain struct {
-	Hops []*Hop
+	Hops  []*Hop
+	Links []*Link
+
+	// Indexes of Links, built on first use; Links must not change after
+	// Next or Reached was called.
+	next    map[*Route][]*Link
+	reached map[*Listener]bool
+}
+
+func (c *Chain) index() {
+	if c.next != nil {
+		return
+	}
+	c.next = map[*Route][]*Link{}
+	c.reached = map[*Listener]bool{}
+	for _, l := range c.Links {
+		c.next[l.From] = append(c.next[l.From], l)
+		c.reached[l.Listener] = true
+	}
+}
+
+// Link says that a route passes requests to an address a loaded listener
+// serves, so the two are adjacent hops.
+type Link struct {
+	From     *Route
+	Server   Server    // the upstream server whose address the listener serves
+	Listener *Listener // the listener reached
+	// To is the route of Listener that takes the requests; nil when it
+	// cannot be told (a path rewritten at run time, an ambiguous match).
+	To *Route
 }
 
 // Hop is one stop on the request's path. Values that a hop does not have
@@ -43,16 +75,11 @@ type Hop struct {
 	CancelsOnDisconnect Setting[bool]
 }
 
-// Front returns the declared hops in front of proxy p (client first), or
-// nil when nothing is declared.
-func (c *Chain) Front(p *Proxy) []*Hop {
+// Front returns the declared hops in front of the loaded configurations,
+// outermost (the client) first.
+func (c *Chain) Front() []*Hop {
 	if c == nil {
 		return nil
-	}
-	for i, h := range c.Hops {
-		if h.Proxy == p {
-			return c.Hops[:i]
-		}
 	}
 	var out []*Hop
 	for _, h := range c.Hops {
@@ -61,4 +88,37 @@ func (c *Chain) Front(p *Proxy) []*Hop {
 		}
 	}
 	return out
+}
+
+// Backend returns the declared backend, or nil.
+func (c *Chain) Backend() *Hop {
+	if c == nil {
+		return nil
+	}
+	for _, h := range c.Hops {
+		if h.Kind == HopBackend {
+			return h
+		}
+	}
+	return nil
+}
+
+// Next returns the links by which route r passes requests to loaded
+// listeners.
+func (c *Chain) Next(r *Route) []*Link {
+	if c == nil {
+		return nil
+	}
+	c.index()
+	return c.next[r]
+}
+
+// Reached reports whether a loaded route passes requests to listener l,
+// which is then an inner hop rather than an entry point.
+func (c *Chain) Reached(l *Listener) bool {
+	if c == nil {
+		return false
+	}
+	c.index()
+	return c.reached[l]
 }

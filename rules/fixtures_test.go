@@ -45,14 +45,22 @@ func TestFixtures(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, f := range files {
-			if f.IsDir() || !fixtureExt[filepath.Ext(f.Name())] {
+			path := filepath.Join(fixturesDir, d.Name(), f.Name())
+			var paths []string
+			switch {
+			case f.IsDir():
+				// A directory is one fixture of several configurations
+				// linted together (hops that link by address).
+				paths = configFiles(t, path)
+			case fixtureExt[filepath.Ext(f.Name())]:
+				paths = []string{path}
+			default:
 				continue
 			}
-			path := filepath.Join(fixturesDir, d.Name(), f.Name())
 			n++
 			t.Run(d.Name()+"/"+f.Name(), func(t *testing.T) {
 				t.Parallel()
-				checkFixture(t, path)
+				checkFixture(t, paths...)
 			})
 		}
 	}
@@ -105,14 +113,36 @@ type want struct {
 
 var wantRE = regexp.MustCompile(`([a-z0-9-]+)(?:\s+"((?:[^"\\]|\\.)*)")?`)
 
-func checkFixture(t *testing.T, path string) {
-	src, err := os.ReadFile(path)
+// configFiles lists the configuration files directly in dir.
+func configFiles(t *testing.T, dir string) []string {
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts, ruleOpts, chain := fixtureFlags(t, string(src))
-	m := load.Load([]string{path}, opts)
-	m.Chain = chain
+	var out []string
+	for _, e := range entries {
+		if !e.IsDir() && fixtureExt[filepath.Ext(e.Name())] {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	return out
+}
+
+func checkFixture(t *testing.T, paths ...string) {
+	var header strings.Builder
+	for _, p := range paths {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		header.Write(src)
+		header.WriteByte('\n')
+	}
+	opts, ruleOpts, chain := fixtureFlags(t, header.String())
+	m := load.Load(paths, opts)
+	if chain != nil {
+		m.Chain.Hops = chain.Hops
+	}
 	findings := rules.Run(m, ruleOpts)
 
 	var wants []*want

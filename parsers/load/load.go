@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/parsers/chain"
 	"github.com/proxylint/proxylint/parsers/nginx"
 )
 
@@ -137,6 +138,7 @@ func LoadScoped(paths []string, opts Options) (*parsers.Model, *Scope) {
 			}
 		}
 	}
+	m.Chain = &parsers.Chain{Links: chain.Link(m.Proxies)}
 	return m, scope
 }
 

@@ -330,14 +330,17 @@ func (b *builder) resolvePass(r *parsers.Route, s *scope, parent *parsers.Route)
 		// Resolved at run time; a variable set to a literal in scope
 		// can still be followed (ngx_http_upstream.c matches the value
 		// against every upstream, then makes a one-off peer).
+		// Variables in the URI alone leave the upstream known.
 		p.Variable = true
-		resolved, ok := expandSet(s, rest)
-		if !ok {
-			return
+		if host := hostPart(rest); strings.Contains(host, "$") {
+			resolved, ok := expandSet(s, rest)
+			if !ok {
+				return
+			}
+			rest = resolved
 		}
-		rest = resolved
 	}
-	hostport := rest
+	hostport := hostPart(rest)
 	if strings.HasPrefix(hostport, "unix:") {
 		// unix:/path/to.sock[:/uri]
 		if i := strings.Index(hostport[len("unix:"):], ":"); i >= 0 {
@@ -388,6 +391,27 @@ func (b *builder) resolvePass(r *parsers.Route, s *scope, parent *parsers.Route)
 	}
 	p.Upstream = u
 	u.Routes = append(u.Routes, r)
+}
+
+// uriVariables always start with "/": "http://backend$request_uri" names
+// the host "backend".
+var uriVariables = []string{"$request_uri", "$uri", "$document_uri", "${request_uri}", "${uri}", "${document_uri}"}
+
+// hostPart is the host[:port] (or unix:path[:uri]) of a pass URL without its
+// scheme: what comes before the first "/" or URI variable.
+func hostPart(rest string) string {
+	if strings.HasPrefix(rest, "unix:") {
+		return rest
+	}
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		rest = rest[:i]
+	}
+	for _, v := range uriVariables {
+		if i := strings.Index(rest, v); i >= 0 {
+			rest = rest[:i]
+		}
+	}
+	return rest
 }
 
 // expandSet replaces the variables of s by the literal values "set" gives

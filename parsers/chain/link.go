@@ -1,0 +1,290 @@
+// Package chain links loaded configurations into the path a request takes:
+// a route whose upstream server is an address another loaded listener
+// serves (an nginx upstream pointing at an Envoy listener, an Envoy cluster
+// endpoint that is an nginx listen, two nginx layers in one file) is
+// adjacent to the route of that listener that takes the request.
+package chain
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/proxylint/proxylint/parsers"
+)
+
+// Link finds every link between the routes and listeners of the proxies.
+func Link(proxies []*parsers.Proxy) []*parsers.Link {
+	byPort := map[int][]*parsers.Listener{}
+	for _, p := range proxies {
+		for _, l := range p.Listeners {
+			seen := map[int]bool{}
+			for _, a := range l.Addresses {
+				if !seen[a.Port] {
+					seen[a.Port] = true
+					byPort[a.Port] = append(byPort[a.Port], l)
+				}
+			}
+		}
+	}
+	var links []*parsers.Link
+	done := map[*parsers.Upstream][]reach{}
+	for _, p := range proxies {
+		for _, r := range p.Routes() {
+			if r.Pass == nil || r.Pass.Upstream == nil {
+				continue
+			}
+			u := r.Pass.Upstream
+			reached, ok := done[u]
+			if !ok {
+				reached = reachedBy(u, byPort)
+				done[u] = reached
+			}
+			path, known := forwardedPath(r)
+			for _, re := range reached {
+				if re.listener == r.Listener {
+					continue
+				}
+				links = append(links, &parsers.Link{
+					From: r, Server: re.server, Listener: re.listener,
+					To: landingRoute(re.listener, path, known),
+				})
+			}
+		}
+	}
+	return links
+}
+
+type reach struct {
+	server   parsers.Server
+	listener *parsers.Listener
+}
+
+// reachedBy lists the loaded listeners the servers of u connect to. An
+// address on this machine (a loopback or unspecified host) or a host a
+// listener names reaches it; a host name nothing names reaches a listener
+// on a wildcard address only when it is the one loaded configuration
+// listening on that port (the service name of a container, say).
+func reachedBy(u *parsers.Upstream, byPort map[int][]*parsers.Listener) []reach {
+	var out []reach
+	for _, s := range u.Servers {
+		if s.Down {
+			continue
+		}
+		a := s.Address
+		var exact, wildcard []*parsers.Listener
+		for _, l := range byPort[a.Port] {
+			switch serves(l, a) {
+			case matchExact:
+				exact = append(exact, l)
+			case matchWildcard:
+				wildcard = append(wildcard, l)
+			}
+		}
+		for _, l := range exact {
+			out = append(out, reach{s, l})
+		}
+		if len(exact) == 0 && len(wildcard) > 0 && !isLocal(a.Host) && onlyProxy(wildcard, u.Proxy) {
+			out = append(out, reach{s, wildcard[0]})
+		}
+	}
+	return out
+}
+
+// onlyProxy reports whether the listeners all belong to one configuration
+// other than from.
+func onlyProxy(ls []*parsers.Listener, from *parsers.Proxy) bool {
+	p := ls[0].Proxy
+	if p == from {
+		return false
+	}
+	for _, l := range ls[1:] {
+		if l.Proxy != p {
+			return false
+		}
+	}
+	return len(ls) == 1
+}
+
+type match int
+
+const (
+	noMatch match = iota
+	matchExact
+	matchWildcard
+)
+
+// serves says whether listener l accepts connections to address a: the
+// same unix socket; the same port on a wildcard listen with a local target,
+// or on the same host (loopback addresses are all this machine).
+func serves(l *parsers.Listener, a parsers.Address) match {
+	best := noMatch
+	for _, la := range l.Addresses {
+		if la.Unix != "" || a.Unix != "" {
+			if la.Unix != "" && la.Unix == a.Unix {
+				return matchExact
+			}
+			continue
+		}
+		if la.Port != a.Port {
+			continue
+		}
+		switch {
+		case strings.EqualFold(la.Host, a.Host), isLoopback(la.Host) && isLoopback(a.Host):
+			return matchExact
+		case la.Wildcard() && isLocal(a.Host):
+			return matchExact
+		case la.Wildcard():
+			best = matchWildcard
+		}
+	}
+	return best
+}
+
+func isLoopback(h string) bool {
+	h = strings.ToLower(strings.Trim(h, "[]"))
+	return h == "localhost" || h == "::1" || strings.HasPrefix(h, "127.")
+}
+
+func isLocal(h string) bool {
+	h = strings.Trim(h, "[]")
+	return isLoopback(h) || h == "0.0.0.0" || h == "::" || h == "*" || h == ""
+}
+
+// forwardedPath is the path a proxied request carries to the next hop: the
+// URI of an nginx pass directive when it has one, else the route's own path.
+func forwardedPath(r *parsers.Route) (string, bool) {
+	if r.Pass.Module != "envoy" {
+		url := r.Pass.URL
+		if i := strings.Index(url, "://"); i >= 0 {
+			rest := url[i+3:]
+			if strings.HasPrefix(rest, "unix:") {
+				if j := strings.Index(rest[len("unix:"):], ":"); j >= 0 {
+					uri := rest[len("unix:")+j+1:]
+					return uri, !strings.Contains(uri, "$")
+				}
+			} else if j := strings.IndexByte(rest, '/'); j >= 0 {
+				return rest[j:], !strings.Contains(rest[j:], "$")
+			}
+		}
+	}
+	switch r.Match.Kind {
+	case parsers.MatchPrefix, parsers.MatchExact:
+		return r.Match.Path, true
+	}
+	return "", false
+}
+
+// landingRoute picks the route of l that takes a request for path. It
+// returns nil whenever the choice is uncertain.
+func landingRoute(l *parsers.Listener, path string, known bool) *parsers.Route {
+	if l.Proxy != nil && l.Proxy.Product == parsers.Envoy {
+		return firstMatch(l, path, known)
+	}
+	if !known {
+		top := locationsIn(l, nil)
+		if len(top) == 1 {
+			return top[0]
+		}
+		return nil
+	}
+	r, ok := findLocation(l, nil, path)
+	if !ok {
+		return nil
+	}
+	return r
+}
+
+// firstMatch is Envoy's route selection: the first route in order whose
+// match takes the path.
+func firstMatch(l *parsers.Listener, path string, known bool) *parsers.Route {
+	for _, r := range l.Routes {
+		switch r.Match.Kind {
+		case parsers.MatchPrefix:
+			if r.Match.Path == "/" || r.Match.Path == "" {
+				return r
+			}
+			if known && strings.HasPrefix(path, r.Match.Path) {
+				return r
+			}
+		case parsers.MatchExact:
+			if known && path == r.Match.Path {
+				return r
+			}
+		}
+		if !known {
+			return nil
+		}
+		if r.Match.Kind == parsers.MatchRegex {
+			re, err := regexp.Compile("^(?:" + r.Match.Path + ")$")
+			if err != nil {
+				return nil
+			}
+			if re.MatchString(path) {
+				return r
+			}
+		}
+	}
+	return nil
+}
+
+// locationsIn lists the locations of l directly inside parent (nil: the
+// server's own).
+func locationsIn(l *parsers.Listener, parent *parsers.Route) []*parsers.Route {
+	var out []*parsers.Route
+	for _, r := range l.Routes {
+		if r.Parent == parent && r.Kind == "location" && r.Match.Kind != parsers.MatchNamed {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// findLocation is nginx's location search at one level
+// (ngx_http_core_find_location): an exact match, else the longest prefix
+// and, within it, its nested locations, then the first regular expression
+// that matches unless that prefix is "^~". ok is false when the result
+// cannot be known (a regular expression Go cannot read).
+func findLocation(l *parsers.Listener, parent *parsers.Route, path string) (*parsers.Route, bool) {
+	level := locationsIn(l, parent)
+	var best *parsers.Route
+	for _, in := range level {
+		switch in.Match.Kind {
+		case parsers.MatchExact:
+			if in.Match.Path == path {
+				return in, true
+			}
+		case parsers.MatchPrefix:
+			if strings.HasPrefix(path, in.Match.Path) && (best == nil || len(in.Match.Path) > len(best.Match.Path)) {
+				best = in
+			}
+		}
+	}
+	if best != nil {
+		nested, ok := findLocation(l, best, path)
+		if !ok {
+			return nil, false
+		}
+		if nested != nil {
+			return nested, true
+		}
+	}
+	if best == nil || !best.Match.NoRegex {
+		for _, in := range level {
+			if in.Match.Kind != parsers.MatchRegex {
+				continue
+			}
+			expr := in.Match.Path
+			if !in.Match.CaseSensitive {
+				expr = "(?i)" + expr
+			}
+			re, err := regexp.Compile(expr)
+			if err != nil {
+				return nil, false
+			}
+			if re.MatchString(path) {
+				return in, true
+			}
+		}
+	}
+	return best, true
+}

@@ -1,0 +1,133 @@
+package chain_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/parsers/load"
+)
+
+// links loads the named files (written into a temporary directory) and
+// describes each link as "FROM -> ADDRESS -> TO" with routes named by file
+// and line.
+func links(t *testing.T, files map[string]string, names ...string) []string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644))
+	}
+	var paths []string
+	for _, n := range names {
+		paths = append(paths, filepath.Join(dir, n))
+	}
+	m := load.Load(paths, load.Options{Target: parsers.Target{Product: parsers.Nginx}})
+	for _, d := range m.Diagnostics {
+		require.Falsef(t, d.Fatal, "%s", d.Error())
+	}
+	var out []string
+	for _, l := range m.Chain.Links {
+		to := "?"
+		if l.To != nil {
+			to = name(l.To.Pos)
+		}
+		out = append(out, name(l.From.Pos)+" -> "+l.Server.Address.String()+" -> "+to)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func name(p parsers.Pos) string {
+	return fmt.Sprintf("%s:%02d", filepath.Base(p.File), p.Line)
+}
+
+const edge = `events {}
+http {
+    upstream inner { server 127.0.0.1:8081; }
+    upstream svc { server api:9000; }
+    server {
+        listen 80;
+        location /api/ {
+            proxy_pass http://inner;
+        }
+        location /admin/ {
+            proxy_pass http://inner/internal/admin/;
+        }
+        location /svc/ {
+            proxy_pass http://svc;
+        }
+    }
+}
+`
+
+const inner = `events {}
+http {
+    upstream app { server 10.0.0.1:8000; }
+    server {
+        listen 8081;
+        location / {
+            proxy_pass http://app;
+        }
+        location /internal/ {
+            location /internal/admin/ {
+                proxy_pass http://app;
+            }
+        }
+        location ~ ^/api/v2/ {
+            proxy_pass http://app;
+        }
+    }
+}
+`
+
+func TestLinksAcrossFiles(t *testing.T) {
+	got := links(t, map[string]string{"edge.conf": edge, "inner.conf": inner}, "edge.conf", "inner.conf")
+	assert.Equal(t, []string{
+		"edge.conf:07 -> 127.0.0.1:8081 -> inner.conf:06",
+		"edge.conf:10 -> 127.0.0.1:8081 -> inner.conf:10",
+	}, got)
+}
+
+func TestHostNameReachesTheOnlyConfigOnItsPort(t *testing.T) {
+	api := `events {}
+http {
+    upstream app { server 10.0.0.1:8000; }
+    server {
+        listen 9000;
+        location / { proxy_pass http://app; }
+    }
+}
+`
+	got := links(t, map[string]string{"edge.conf": edge, "api.conf": api}, "edge.conf", "api.conf")
+	assert.Equal(t, []string{"edge.conf:13 -> api:9000 -> api.conf:06"}, got)
+
+	// Two configurations listen on 9000: the name is ambiguous.
+	other := strings.Replace(api, "10.0.0.1", "10.0.0.2", 1)
+	got = links(t, map[string]string{"edge.conf": edge, "api.conf": api, "other.conf": other}, "edge.conf", "api.conf", "other.conf")
+	assert.Empty(t, got)
+}
+
+func TestRegexLocationTakesPrecedence(t *testing.T) {
+	e := strings.Replace(edge, "proxy_pass http://inner;", "proxy_pass http://inner/api/v2/;", 1)
+	got := links(t, map[string]string{"edge.conf": e, "inner.conf": inner}, "edge.conf", "inner.conf")
+	assert.Contains(t, got, "edge.conf:07 -> 127.0.0.1:8081 -> inner.conf:14")
+}
+
+func TestRequestURIKeepsThePath(t *testing.T) {
+	e := strings.Replace(edge, "proxy_pass http://inner;", "proxy_pass http://inner$request_uri;", 1)
+	got := links(t, map[string]string{"edge.conf": e, "inner.conf": inner}, "edge.conf", "inner.conf")
+	assert.Contains(t, got, "edge.conf:07 -> 127.0.0.1:8081 -> inner.conf:06")
+}
+
+func TestUnknownPathLinksWithoutRoute(t *testing.T) {
+	e := strings.Replace(edge, "proxy_pass http://inner;", "proxy_pass http://inner/$arg_target;", 1)
+	got := links(t, map[string]string{"edge.conf": e, "inner.conf": inner}, "edge.conf", "inner.conf")
+	assert.Contains(t, got, "edge.conf:07 -> 127.0.0.1:8081 -> ?")
+}
