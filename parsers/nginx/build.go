@@ -140,8 +140,8 @@ type builder struct {
 	comments map[string][]parsers.Comment // annotation comments only
 	sources  map[string][]byte
 
-	formats  map[string]parsers.LogFormat
-	maps     map[string]*Directive // map blocks by the variable they set
+	formats map[string]parsers.LogFormat
+	maps    map[string]*Directive // map blocks by the variable they set
 	// complete is set when the whole configuration was read: a main
 	// file whose includes could all be followed.
 	complete bool
@@ -562,7 +562,7 @@ func (b *builder) connectionHeader(s *scope) parsers.Setting[string] {
 }
 
 // withoutUpgrade finds the value a "map $http_upgrade $v { ... }" gives
-// variable value ("$v") for a request without an Upgrade header: its ''
+// variable value ("$v") for a request without an Upgrade header: its ”
 // entry, else its default (the websocket idiom of nginx's documentation).
 func (b *builder) withoutUpgrade(value string) parsers.Setting[string] {
 	name, ok := strings.CutPrefix(value, "$")
