@@ -562,8 +562,9 @@ func (b *builder) connectionHeader(s *scope) parsers.Setting[string] {
 }
 
 // withoutUpgrade finds the value a "map $http_upgrade $v { ... }" gives
-// variable value ("$v") for a request without an Upgrade header: its ”
-// entry, else its default (the websocket idiom of nginx's documentation).
+// variable value ("$v") for a request without an Upgrade header: the entry
+// for the empty string, else its default (the websocket idiom of nginx's
+// documentation).
 func (b *builder) withoutUpgrade(value string) parsers.Setting[string] {
 	name, ok := strings.CutPrefix(value, "$")
 	if !ok || strings.ContainsAny(name, "${}") {
