@@ -106,3 +106,26 @@ func PresetSource(name string) string {
 	}
 	return ""
 }
+
+// BackendHop is the server behind the proxies: a preset name, or a bare
+// duration for its idle keep-alive timeout (how long it keeps an idle
+// connection from the proxy open).
+func BackendHop(spec, name string, pos Pos) (*Hop, error) {
+	if p, ok := backendPreset(spec); ok {
+		h := &Hop{Kind: HopBackend, Name: p.name, Preset: p.name}
+		set := func(d time.Duration) Setting[time.Duration] {
+			return Setting[time.Duration]{Value: d, Pos: pos, Name: name + " " + spec, Level: "chain"}
+		}
+		h.IdleTimeout = set(p.idle)
+		h.CancelsOnDisconnect = Setting[bool]{Value: p.cancels, Pos: pos, Name: name + " " + spec, Level: "chain"}
+		return h, nil
+	}
+	d, err := ParseDuration(spec)
+	if err != nil {
+		return nil, fmt.Errorf("%q is neither a backend preset (%s) nor a duration", spec, strings.Join(BackendPresets(), ", "))
+	}
+	return &Hop{
+		Kind: HopBackend, Name: "the backend",
+		IdleTimeout: Setting[time.Duration]{Value: d, Pos: pos, Name: name + " " + spec, Level: "chain"},
+	}, nil
+}

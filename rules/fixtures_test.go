@@ -85,14 +85,26 @@ func TestEveryRuleHasFixtures(t *testing.T) {
 		}
 		bad, good := false, false
 		for _, e := range entries {
-			if e.IsDir() || !fixtureExt[filepath.Ext(e.Name())] {
+			path := filepath.Join(dir, e.Name())
+			var files []string
+			switch {
+			case e.IsDir():
+				files = configFiles(t, path)
+			case fixtureExt[filepath.Ext(e.Name())]:
+				files = []string{path}
+			}
+			if len(files) == 0 {
 				continue
 			}
-			src, err := os.ReadFile(filepath.Join(dir, e.Name()))
-			if err != nil {
-				t.Fatal(err)
+			wanted := false
+			for _, f := range files {
+				src, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				wanted = wanted || strings.Contains(string(src), "want "+r.ID)
 			}
-			if strings.Contains(string(src), "want "+r.ID) {
+			if wanted {
 				bad = true
 			} else {
 				good = true
@@ -209,7 +221,7 @@ func checkFixture(t *testing.T, paths ...string) {
 func fixtureFlags(t *testing.T, src string) (load.Options, *rules.Options, *parsers.Chain) {
 	opts := load.Options{Target: parsers.Target{Product: parsers.Nginx}}
 	ro := &rules.Options{}
-	var client *parsers.Hop
+	var client, backend *parsers.Hop
 	var balancers []*parsers.Hop
 	for _, line := range strings.Split(src, "\n") {
 		_, rest, ok := strings.Cut(line, "# proxylint-fixture:")
@@ -234,6 +246,12 @@ func fixtureFlags(t *testing.T, src string) (load.Options, *rules.Options, *pars
 					t.Fatal(err)
 				}
 				client = parsers.ClientHop(d, "--client-timeout "+val, parsers.Pos{})
+			case "--backend":
+				h, err := parsers.BackendHop(val, "--backend", parsers.Pos{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				backend = h
 			case "--behind":
 				h, err := parsers.BalancerHop(val, "--behind", parsers.Pos{})
 				if err != nil {
@@ -246,12 +264,15 @@ func fixtureFlags(t *testing.T, src string) (load.Options, *rules.Options, *pars
 		}
 	}
 	var chain *parsers.Chain
-	if client != nil || len(balancers) > 0 {
+	if client != nil || len(balancers) > 0 || backend != nil {
 		chain = &parsers.Chain{}
 		if client != nil {
 			chain.Hops = append(chain.Hops, client)
 		}
 		chain.Hops = append(chain.Hops, balancers...)
+		if backend != nil {
+			chain.Hops = append(chain.Hops, backend)
+		}
 	}
 	return opts, ro, chain
 }
