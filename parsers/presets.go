@@ -116,7 +116,9 @@ func BackendHop(spec, name string, pos Pos) (*Hop, error) {
 		set := func(d time.Duration) Setting[time.Duration] {
 			return Setting[time.Duration]{Value: d, Pos: pos, Name: name + " " + spec, Level: "chain"}
 		}
-		h.IdleTimeout = set(p.idle)
+		if p.idle > 0 {
+			h.IdleTimeout = set(p.idle)
+		}
 		h.CancelsOnDisconnect = Setting[bool]{Value: p.cancels, Pos: pos, Name: name + " " + spec, Level: "chain"}
 		return h, nil
 	}

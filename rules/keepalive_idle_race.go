@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/parsers/chain"
 )
 
 // KeepaliveIdleRace flags a connection pool that keeps idle connections at
@@ -35,7 +36,7 @@ func checkKeepaliveIdleRace(pass *Pass) {
 			}
 		}
 		for _, r := range p.Routes() {
-			idle, u, ok := pool(r)
+			idle, u, ok := chain.Pool(r)
 			if !ok {
 				continue
 			}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/parsers/chain"
 )
 
 // RetryAmplification flags retries at several hops of one path, which
@@ -31,8 +32,8 @@ func checkRetryAmplification(pass *Pass) {
 			if r.Pass == nil || c.Reached(r.Listener) {
 				continue
 			}
-			for _, path := range paths(c, r) {
-				if f, ok := amplified(path, client); ok {
+			for _, path := range chain.Paths(c, r) {
+				if f, ok := amplified(path, client, c.Backend()); ok {
 					pass.Report(f)
 					break
 				}
@@ -45,11 +46,11 @@ func checkRetryAmplification(pass *Pass) {
 // request at the last hop's backend (the product of every hop's attempts)
 // and the worst-case time the client waits: each hop's attempts times the
 // shorter of its own timeout and the time the next hop can take.
-func amplified(path []*parsers.Route, client *parsers.Hop) (Finding, bool) {
+func amplified(path []*parsers.Route, client, backend *parsers.Hop) (Finding, bool) {
 	var retrying []int
 	tries := make([]int, len(path))
 	for i, r := range path {
-		tries[i], _ = attempts(r)
+		tries[i], _ = chain.Attempts(r)
 		if tries[i] > 1 {
 			retrying = append(retrying, i)
 		}
@@ -66,7 +67,7 @@ func amplified(path []*parsers.Route, client *parsers.Hop) (Finding, bool) {
 	var worst time.Duration
 	known := true
 	for i := len(path) - 1; i >= 0; i-- {
-		w, ok := routeWait(path[i])
+		w, ok := chain.Wait(path[i])
 		if !ok {
 			known = false
 			break
@@ -78,7 +79,7 @@ func amplified(path []*parsers.Route, client *parsers.Hop) (Finding, bool) {
 		worst = time.Duration(tries[i]) * per
 	}
 	outer := path[retrying[0]]
-	_, on := attempts(outer)
+	_, on := chain.Attempts(outer)
 	msg := fmt.Sprintf("%d hops retry the same request: %s = up to %d executions of one request at the backend",
 		len(retrying), strings.Join(factors, " × "), executions)
 	if known {
@@ -87,9 +88,12 @@ func amplified(path []*parsers.Route, client *parsers.Hop) (Finding, bool) {
 			msg += fmt.Sprintf(", against a client that waits %s", dur(client.RequestTimeout.Value))
 		}
 	}
+	if backend != nil && backend.CancelsOnDisconnect.Valid() && !backend.CancelsOnDisconnect.Value {
+		msg += fmt.Sprintf("; %s does not stop the attempts a proxy gave up on, so each of them runs to the end", backend.Name)
+	}
 	var related []Related
 	for _, i := range retrying[1:] {
-		_, s := attempts(path[i])
+		_, s := chain.Attempts(path[i])
 		related = append(related, Related{Pos: s.Pos, Message: fmt.Sprintf("%s retries too (%d attempts)", whereRoute(path[i]), tries[i])})
 	}
 	return Finding{

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/parsers/chain"
 )
 
 // TimeoutBudgetInverted flags an inner hop that keeps waiting after the hop
@@ -25,7 +26,7 @@ func checkTimeoutBudgetInverted(pass *Pass) {
 	}
 	for _, p := range pass.Model.Proxies {
 		for _, r := range p.Routes() {
-			w, ok := routeWait(r)
+			w, ok := chain.Wait(r)
 			if !ok {
 				continue
 			}
@@ -64,7 +65,7 @@ func outlivesFront(r *parsers.Route, w parsers.Setting[time.Duration], front *pa
 // The finding is at the inner hop, which is the one to shorten.
 func outlivedByInner(r *parsers.Route, w parsers.Setting[time.Duration], link *parsers.Link) (Finding, bool) {
 	in := link.To
-	iw, ok := routeWait(in)
+	iw, ok := chain.Wait(in)
 	if !ok || iw.Value <= w.Value {
 		return Finding{}, false
 	}
