@@ -7,11 +7,13 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/parsers/chain"
 	"github.com/proxylint/proxylint/parsers/load"
 )
 
@@ -130,4 +132,39 @@ func TestUnknownPathLinksWithoutRoute(t *testing.T) {
 	e := strings.Replace(edge, "proxy_pass http://inner;", "proxy_pass http://inner/$arg_target;", 1)
 	got := links(t, map[string]string{"edge.conf": e, "inner.conf": inner}, "edge.conf", "inner.conf")
 	assert.Contains(t, got, "edge.conf:07 -> 127.0.0.1:8081 -> ?")
+}
+
+func TestDescribe(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "edge.conf"), []byte(edge), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "inner.conf"), []byte(inner), 0o644))
+	m := load.Load([]string{filepath.Join(dir, "edge.conf"), filepath.Join(dir, "inner.conf")}, load.Options{Target: parsers.Target{Product: parsers.Nginx}})
+	alb, err := parsers.BalancerHop("aws-alb", "--behind", parsers.Pos{})
+	require.NoError(t, err)
+	be, err := parsers.BackendHop("uvicorn", "--backend", parsers.Pos{})
+	require.NoError(t, err)
+	m.Chain.Hops = []*parsers.Hop{alb, be}
+
+	var got []string
+	for _, p := range chain.Describe(m) {
+		var names []string
+		for _, s := range p.Steps {
+			names = append(names, s.Name)
+		}
+		got = append(got, strings.Join(names, " | "))
+	}
+	assert.Equal(t, []string{
+		"balancer aws-alb | nginx edge.conf location /api/ | nginx inner.conf location / | backend uvicorn",
+		"balancer aws-alb | nginx edge.conf location /admin/ | nginx inner.conf location /internal/admin/ | backend uvicorn",
+		"balancer aws-alb | nginx edge.conf location /svc/ | backend uvicorn",
+	}, got)
+
+	p := chain.Describe(m)[0]
+	edgeStep := p.Steps[1]
+	assert.Equal(t, 60*time.Second, edgeStep.Waits.Value)
+	assert.Equal(t, 1, edgeStep.Attempts)
+	assert.Equal(t, 75*time.Second, edgeStep.Idle.Value)
+	assert.Equal(t, 60*time.Second, edgeStep.PoolIdle.Value, "upstream blocks pool by default on the newest nginx")
+	assert.Equal(t, time.Hour, edgeStep.Lifetime.Value)
+	assert.Equal(t, 5*time.Second, p.Steps[3].Idle.Value)
 }

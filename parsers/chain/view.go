@@ -1,0 +1,93 @@
+package chain
+
+import (
+	"path/filepath"
+	"time"
+
+	"github.com/proxylint/proxylint/parsers"
+)
+
+// Step is one hop of a request's path with the values that decide how the
+// hops around it interact.
+type Step struct {
+	Kind parsers.HopKind
+	// Name says what the hop is: "client", "aws-alb", "nginx edge.conf
+	// location /api/", "backend uvicorn".
+	Name  string
+	Route *parsers.Route // for proxies
+	Hop   *parsers.Hop   // for declared hops
+	// Waits is how long the hop waits for the next one before it gives up.
+	Waits parsers.Setting[time.Duration]
+	// Attempts is how many times it may send one request on, for failures
+	// after the next hop received it; Retry is the setting that allows it.
+	Attempts int
+	Retry    parsers.Setting[[]string]
+	// Idle is how long it keeps an idle connection from the hop in front.
+	Idle parsers.Setting[time.Duration]
+	// PoolIdle and Lifetime bound its idle connections to the next hop.
+	PoolIdle parsers.Setting[time.Duration]
+	Lifetime parsers.Setting[time.Duration]
+}
+
+// Path is one way a request travels, outermost hop first.
+type Path struct {
+	Steps []Step
+}
+
+// Describe lists every path through the model: for each entry route (a route
+// of a listener no loaded route passes requests to), each way through the
+// linked loaded hops, with the declared hops in front and behind.
+func Describe(m *parsers.Model) []Path {
+	var front []Step
+	for _, h := range m.Chain.Front() {
+		front = append(front, declaredStep(h))
+	}
+	var back []Step
+	if b := m.Chain.Backend(); b != nil {
+		back = append(back, declaredStep(b))
+	}
+	var out []Path
+	for _, p := range m.Proxies {
+		for _, r := range p.Routes() {
+			if r.Pass == nil || m.Chain.Reached(r.Listener) {
+				continue
+			}
+			for _, rs := range Paths(m.Chain, r) {
+				var path Path
+				path.Steps = append(path.Steps, front...)
+				for _, x := range rs {
+					path.Steps = append(path.Steps, routeStep(x))
+				}
+				path.Steps = append(path.Steps, back...)
+				out = append(out, path)
+			}
+		}
+	}
+	return out
+}
+
+func declaredStep(h *parsers.Hop) Step {
+	return Step{
+		Kind: h.Kind, Name: string(h.Kind) + " " + h.Name, Hop: h,
+		Waits: h.RequestTimeout, Attempts: 1, Idle: h.IdleTimeout, PoolIdle: h.PoolIdleTimeout,
+	}
+}
+
+func routeStep(r *parsers.Route) Step {
+	s := Step{Kind: parsers.HopProxy, Route: r}
+	product := "proxy"
+	if r.Listener != nil && r.Listener.Proxy != nil {
+		product = string(r.Listener.Proxy.Product)
+	}
+	s.Name = product + " " + filepath.Base(r.Pos.File) + " " + r.Name
+	s.Waits, _ = Wait(r)
+	s.Attempts, s.Retry = Attempts(r)
+	if r.Listener != nil {
+		s.Idle = r.Listener.IdleTimeout
+	}
+	if idle, _, ok := Pool(r); ok {
+		s.PoolIdle = idle
+		s.Lifetime = Lifetime(r)
+	}
+	return s
+}
