@@ -1,0 +1,188 @@
+package main
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// TestPreCommitHooks runs the hooks of .pre-commit-hooks.yaml with the real
+// pre-commit, as a user's repository would: "pre-commit try-repo" from a
+// scratch git repository whose staged nginx.conf is bad must fail and print
+// the finding; with a clean nginx.conf it must pass. The Envoy hook must
+// leave nginx files alone.
+//
+// It needs git, pre-commit and the Go toolchain (pre-commit builds the
+// hook with "go install"), and no network beyond the Go module proxy. It
+// skips when pre-commit or git is missing, unless PROXYLINT_REQUIRE_PRECOMMIT=1
+// (set by .ci/run).
+func TestPreCommitHooks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds proxylint through pre-commit; skipped with -short")
+	}
+	for _, tool := range []string{"git", "pre-commit", "go"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			msg := tool + " is not installed; on Debian: apt-get install git pre-commit"
+			if os.Getenv("PROXYLINT_REQUIRE_PRECOMMIT") == "1" {
+				t.Fatal(msg)
+			}
+			t.Skip(msg)
+		}
+	}
+	scratch := t.TempDir()
+	hookRepo := copyModule(t, filepath.Join(scratch, "proxylint"))
+	user := filepath.Join(scratch, "user")
+	require.NoError(t, os.MkdirAll(user, 0o755))
+	env := preCommitEnv(t, scratch)
+	git(t, user, env, "init", "-q")
+
+	require.NoError(t, os.WriteFile(filepath.Join(user, "nginx.conf"), []byte(literalProxyPass), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(user, "README.md"), []byte("a site\n"), 0o644))
+	git(t, user, env, "add", "nginx.conf", "README.md")
+	out, code := tryRepo(t, user, env, hookRepo)
+	assert.Equal(t, 1, code, "a bad staged configuration fails the hook:\n%s", out)
+	assert.Regexp(t, `proxylint \(nginx\)\.+Failed`, out)
+	assert.Contains(t, out, "nginx.conf:6:13: warning: proxy_pass to 127.0.0.1:8000 has no upstream block")
+	assert.Contains(t, out, "[upstream-no-keepalive]")
+	assert.Regexp(t, `proxylint \(Envoy\)\.+\(no files to check\)Skipped`, out)
+
+	clean := strings.Replace(literalProxyPass, "proxy_pass http://127.0.0.1:8000;", "return 204;", 1)
+	require.NoError(t, os.WriteFile(filepath.Join(user, "nginx.conf"), []byte(clean), 0o644))
+	git(t, user, env, "add", "nginx.conf")
+	out, code = tryRepo(t, user, env, hookRepo)
+	assert.Equal(t, 0, code, "a clean staged configuration passes:\n%s", out)
+	assert.Regexp(t, `proxylint \(nginx\)\.+Passed`, out)
+}
+
+// TestPreCommitManifest checks the hook definitions without running them:
+// golang hooks without a language_version (pre-commit would download Go),
+// one run for all files, and file patterns that pick nginx and Envoy files
+// and leave the rest alone.
+func TestPreCommitManifest(t *testing.T) {
+	b, err := os.ReadFile("../../.pre-commit-hooks.yaml")
+	require.NoError(t, err)
+	var hooks []struct {
+		ID              string `yaml:"id"`
+		Entry           string `yaml:"entry"`
+		Language        string `yaml:"language"`
+		Files           string `yaml:"files"`
+		RequireSerial   bool   `yaml:"require_serial"`
+		LanguageVersion string `yaml:"language_version"`
+	}
+	require.NoError(t, yaml.Unmarshal(b, &hooks))
+	require.Len(t, hooks, 2)
+	match := map[string][]string{
+		"proxylint-nginx": {"nginx.conf", "etc/nginx/nginx.conf", "deploy/nginx/conf.d/app.conf", "conf.d/a.conf", "sites-enabled/default", "sites-available/example.com", "snippets/ssl.conf", "site.vhost"},
+		"proxylint-envoy": {"envoy.yaml", "deploy/envoy-front.yml", "envoy/listeners/a.yaml", "envoy/bootstrap.json"},
+	}
+	miss := map[string][]string{
+		"proxylint-nginx": {"README.md", "nginx/mime.types", "docker/app.conf", "envoy.yaml"},
+		"proxylint-envoy": {".github/workflows/ci.yaml", "k8s/deployment.yaml", "nginx.conf"},
+	}
+	for _, h := range hooks {
+		assert.Equal(t, "golang", h.Language, h.ID)
+		assert.Empty(t, h.LanguageVersion, h.ID)
+		assert.True(t, h.RequireSerial, h.ID)
+		assert.True(t, strings.HasPrefix(h.Entry, "proxylint "), h.ID)
+		// pre-commit matches with Python's re.search; these patterns use
+		// only syntax Go's regexp reads the same way.
+		re := regexp.MustCompile(h.Files)
+		require.Contains(t, match, h.ID)
+		for _, p := range match[h.ID] {
+			assert.True(t, re.MatchString(p), "%s should run on %s", h.ID, p)
+		}
+		for _, p := range miss[h.ID] {
+			assert.False(t, re.MatchString(p), "%s should not run on %s", h.ID, p)
+		}
+	}
+}
+
+// copyModule copies the module's source (what go test sees: hidden
+// directories left out, the hook manifest kept) into a fresh git repository
+// at dst, as the repository pre-commit clones.
+func copyModule(t *testing.T, dst string) string {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		if d.IsDir() {
+			if rel != "." && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		if !d.Type().IsRegular() || (strings.HasPrefix(d.Name(), ".") && d.Name() != ".pre-commit-hooks.yaml") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	require.NoError(t, err)
+	env := preCommitEnv(t, filepath.Dir(dst))
+	git(t, dst, env, "init", "-q")
+	git(t, dst, env, "add", "-A")
+	git(t, dst, env, "commit", "-q", "-m", "proxylint under test")
+	return dst
+}
+
+// preCommitEnv keeps pre-commit and git inside the scratch directory and
+// lets the hook build offline from the module cache this test runs with.
+func preCommitEnv(t *testing.T, scratch string) []string {
+	t.Helper()
+	gomodcache, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	require.NoError(t, err)
+	gocache, err := exec.Command("go", "env", "GOCACHE").Output()
+	require.NoError(t, err)
+	return append(os.Environ(),
+		"PRE_COMMIT_HOME="+filepath.Join(scratch, "pre-commit-home"),
+		"GOMODCACHE="+strings.TrimSpace(string(gomodcache)),
+		"GOCACHE="+strings.TrimSpace(string(gocache)),
+		"GOTOOLCHAIN=local",
+		"GOFLAGS=-mod=mod",
+		"GIT_AUTHOR_NAME=proxylint test", "GIT_AUTHOR_EMAIL=test@example.invalid",
+		"GIT_COMMITTER_NAME=proxylint test", "GIT_COMMITTER_EMAIL=test@example.invalid",
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+filepath.Join(scratch, "gitconfig"),
+		"NO_COLOR=1", "TERM=dumb",
+	)
+}
+
+func git(t *testing.T, dir string, env []string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir, cmd.Env = dir, env
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "git %s: %s", strings.Join(args, " "), out)
+}
+
+// tryRepo runs every hook of repo on the staged files of dir.
+func tryRepo(t *testing.T, dir string, env []string, repo string) (string, int) {
+	t.Helper()
+	cmd := exec.Command("pre-commit", "try-repo", repo, "--color", "never")
+	cmd.Dir, cmd.Env = dir, env
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatalf("pre-commit try-repo: %v\n%s", err, out)
+	}
+	code := 0
+	if ee != nil {
+		code = ee.ExitCode()
+	}
+	return string(out), code
+}
