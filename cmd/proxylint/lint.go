@@ -62,6 +62,9 @@ Flags:
                            cloudflare (100s), gcp-lb (30s), or how long it
                            waits, e.g. 75s; repeat, outermost first, for
                            several
+  --backend BACKEND        the server behind the proxies: a preset (see
+                           docs/presets.md) or its idle keep-alive timeout,
+                           e.g. 5s
   --config FILE            read settings from FILE instead of the
                            .proxylint.yaml found by walking up from the
                            working directory to the repository root
@@ -103,6 +106,7 @@ type lintFlags struct {
 	exclude         []string
 	clientTime      string
 	behind          []string
+	backend         string
 	config          string
 	noConfig        bool
 	requireReason   bool
@@ -152,6 +156,7 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 	fs.Var(listFlag{&f.exclude}, "exclude", "")
 	fs.StringVar(&f.clientTime, "client-timeout", "", "")
 	fs.Var(listFlag{&f.behind}, "behind", "")
+	fs.StringVar(&f.backend, "backend", "", "")
 	fs.StringVar(&f.config, "config", "", "")
 	fs.BoolVar(&f.noConfig, "no-config", false, "")
 	fs.BoolVar(&f.requireReason, "require-reason", false, "")
@@ -483,8 +488,8 @@ func exitCode(m *parsers.Model, findings []rules.Finding, threshold parsers.Seve
 	return exitClean
 }
 
-// declaredChain builds the hops in front of the linted proxies from
-// --client-timeout and --behind.
+// declaredChain builds the hops around the linted proxies from
+// --client-timeout, --behind and --backend.
 func declaredChain(f *lintFlags) (*parsers.Chain, error) {
 	var hops []*parsers.Hop
 	if f.clientTime != "" {
@@ -498,6 +503,13 @@ func declaredChain(f *lintFlags) (*parsers.Chain, error) {
 		h, err := parsers.BalancerHop(b, "--behind", parsers.Pos{})
 		if err != nil {
 			return nil, fmt.Errorf("--behind: %w", err)
+		}
+		hops = append(hops, h)
+	}
+	if f.backend != "" {
+		h, err := parsers.BackendHop(f.backend, "--backend", parsers.Pos{})
+		if err != nil {
+			return nil, fmt.Errorf("--backend: %w", err)
 		}
 		hops = append(hops, h)
 	}
