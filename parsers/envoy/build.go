@@ -1,0 +1,584 @@
+package envoy
+
+import (
+	"net"
+	"regexp"
+	"sort"
+	"strconv"
+	"time"
+
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
+	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
+	upstreamhttpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
+	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
+	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+
+	"github.com/proxylint/proxylint/parsers"
+)
+
+// Envoy's defaults (docs/semantics.md §A, §B, §F; the proto comments in
+// data-plane-api).
+const (
+	defaultRouteTimeout      = 15 * time.Second // RouteAction.timeout
+	defaultStreamIdleTimeout = 5 * time.Minute  // HCM stream_idle_timeout
+	defaultDrainTimeout      = 5 * time.Second  // HCM drain_timeout
+	defaultDelayedClose      = 1 * time.Second  // HCM delayed_close_timeout
+	defaultIdleTimeout       = time.Hour        // HttpProtocolOptions.idle_timeout
+	defaultConnectTimeout    = 5 * time.Second  // Cluster.connect_timeout
+	defaultNumRetries        = 1                // RetryPolicy.num_retries
+)
+
+// builder turns the resources of one proxy into the common model.
+type builder struct {
+	file     string
+	proxy    *parsers.Proxy
+	clusters map[string]*parsers.Upstream
+	routes   map[string]res[*routev3.RouteConfiguration]
+	cla      map[string]res[*endpointv3.ClusterLoadAssignment]
+}
+
+func (b *builder) pos(n *node) parsers.Pos {
+	if n == nil {
+		return b.proxy.Pos
+	}
+	return parsers.Pos{File: b.file, Line: n.line, Col: n.col}
+}
+
+// build makes one proxy of a collection.
+func build(file string, target parsers.Target, c *collection) *parsers.Proxy {
+	p := &parsers.Proxy{Product: parsers.Envoy, Target: target, Entry: file, Pos: parsers.Pos{File: file, Line: 1, Col: 1}}
+	b := &builder{
+		file: file, proxy: p,
+		clusters: map[string]*parsers.Upstream{},
+		routes:   map[string]res[*routev3.RouteConfiguration]{},
+		cla:      map[string]res[*endpointv3.ClusterLoadAssignment]{},
+	}
+	for _, r := range c.routes {
+		if _, dup := b.routes[r.msg.GetName()]; !dup {
+			b.routes[r.msg.GetName()] = r
+		}
+	}
+	for _, e := range c.endpoints {
+		if _, dup := b.cla[e.msg.GetClusterName()]; !dup {
+			b.cla[e.msg.GetClusterName()] = e
+		}
+	}
+	for _, cl := range c.clusters {
+		u := b.upstream(cl.msg, cl.n)
+		p.Upstreams = append(p.Upstreams, u)
+		if _, dup := b.clusters[u.Name]; !dup {
+			b.clusters[u.Name] = u
+		}
+	}
+	for _, l := range c.listeners {
+		b.listener(l.msg, l.n)
+	}
+	return p
+}
+
+// ---- settings ----
+
+func (b *builder) durSetting(block *node, name, level string, d *durationpb.Duration, def time.Duration, defBlock *node) parsers.Setting[time.Duration] {
+	if d != nil {
+		key, _ := block.field(name)
+		if key == nil {
+			return parsers.Set(d.AsDuration(), name, level, b.pos(block))
+		}
+		return parsers.Set(d.AsDuration(), key.value, level, b.pos(key))
+	}
+	return parsers.Default(def, name, b.pos(defBlock))
+}
+
+func (b *builder) boolSetting(block *node, name, level string, v, def bool, defBlock *node) parsers.Setting[bool] {
+	if key, _ := block.field(name); key != nil {
+		return parsers.Set(v, key.value, level, b.pos(key))
+	}
+	return parsers.Default(def, name, b.pos(defBlock))
+}
+
+func (b *builder) uintSetting(block *node, name, level string, v *wrapperspb.UInt32Value, def int, defBlock *node) parsers.Setting[int] {
+	if v != nil {
+		key, _ := block.field(name)
+		if key == nil {
+			return parsers.Set(int(v.GetValue()), name, level, b.pos(block))
+		}
+		return parsers.Set(int(v.GetValue()), key.value, level, b.pos(key))
+	}
+	return parsers.Default(def, name, b.pos(defBlock))
+}
+
+// ---- clusters ----
+
+func (b *builder) upstream(cl *clusterv3.Cluster, n *node) *parsers.Upstream {
+	u := &parsers.Upstream{Proxy: b.proxy, Name: cl.GetName(), Pos: b.pos(n)}
+	u.ConnectTimeout = b.durSetting(n, "connect_timeout", "cluster", cl.GetConnectTimeout(), defaultConnectTimeout, n)
+
+	// The upstream HTTP protocol options: the typed extension options, or
+	// the deprecated cluster fields (semantics.md §D).
+	var opts *corev3.HttpProtocolOptions
+	var optsNode *node
+	tepo := n.get("typed_extension_protocol_options")
+	for _, key := range sortedKeys(cl.GetTypedExtensionProtocolOptions()) {
+		a := cl.GetTypedExtensionProtocolOptions()[key]
+		inner, err := a.UnmarshalNew()
+		if err != nil {
+			continue
+		}
+		if hpo, ok := inner.(*upstreamhttpv3.HttpProtocolOptions); ok {
+			opts = hpo.GetCommonHttpProtocolOptions()
+			optsNode = tepo.get(key).get("common_http_protocol_options")
+			break
+		}
+	}
+	level := "cluster"
+	if opts == nil && cl.GetCommonHttpProtocolOptions() != nil { //nolint:staticcheck // the deprecated field still configures clusters
+		opts = cl.GetCommonHttpProtocolOptions() //nolint:staticcheck // as above
+		optsNode = n.get("common_http_protocol_options")
+	}
+	u.IdleTimeout = b.durSetting(optsNode, "idle_timeout", level, opts.GetIdleTimeout(), defaultIdleTimeout, n)
+	u.MaxConnectionDuration = b.durSetting(optsNode, "max_connection_duration", level, opts.GetMaxConnectionDuration(), 0, n)
+	if opts.GetMaxRequestsPerConnection() != nil {
+		u.MaxRequestsPerConnection = b.uintSetting(optsNode, "max_requests_per_connection", level, opts.GetMaxRequestsPerConnection(), 0, n)
+	} else {
+		u.MaxRequestsPerConnection = b.uintSetting(n, "max_requests_per_connection", level, cl.GetMaxRequestsPerConnection(), 0, n) //nolint:staticcheck // deprecated, still honoured
+	}
+
+	// Servers: inline endpoints, or the EDS resource in the same file.
+	la, laNode := cl.GetLoadAssignment(), n.get("load_assignment")
+	if la == nil {
+		name := cl.GetEdsClusterConfig().GetServiceName()
+		if name == "" {
+			name = cl.GetName()
+		}
+		if e, ok := b.cla[name]; ok {
+			la, laNode = e.msg, e.n
+		}
+	}
+	for li, lep := range la.GetEndpoints() {
+		lepNode := laNode.get("endpoints").item(li)
+		for ei, ep := range lep.GetLbEndpoints() {
+			epNode := lepNode.get("lb_endpoints").item(ei)
+			addrNode := epNode.get("endpoint").get("address")
+			if s, ok := b.server(ep.GetEndpoint().GetAddress(), addrNode); ok {
+				u.Servers = append(u.Servers, s)
+			}
+		}
+	}
+	return u
+}
+
+func (b *builder) server(a *corev3.Address, n *node) (parsers.Server, bool) {
+	addr, ok := b.address(a, n)
+	if !ok {
+		return parsers.Server{}, false
+	}
+	literal := addr.Unix != "" || net.ParseIP(addr.Host) != nil
+	return parsers.Server{Address: addr, Raw: addr.String(), Literal: literal, Pos: addr.Pos}, true
+}
+
+func (b *builder) address(a *corev3.Address, n *node) (parsers.Address, bool) {
+	switch {
+	case a.GetSocketAddress() != nil:
+		sa := a.GetSocketAddress()
+		sn := n.get("socket_address")
+		at := sn
+		if k, _ := sn.field("address"); k != nil {
+			at = k
+		}
+		return parsers.Address{Host: sa.GetAddress(), Port: int(sa.GetPortValue()), Pos: b.pos(at)}, true
+	case a.GetPipe() != nil:
+		return parsers.Address{Unix: a.GetPipe().GetPath(), Pos: b.pos(n.get("pipe"))}, true
+	}
+	return parsers.Address{}, false
+}
+
+// ---- listeners ----
+
+func (b *builder) listener(l *listenerv3.Listener, n *node) {
+	type chain struct {
+		fc *listenerv3.FilterChain
+		n  *node
+	}
+	var chains []chain
+	for i, fc := range l.GetFilterChains() {
+		chains = append(chains, chain{fc, n.get("filter_chains").item(i)})
+	}
+	if fc := l.GetDefaultFilterChain(); fc != nil {
+		chains = append(chains, chain{fc, n.get("default_filter_chain")})
+	}
+	var addrs []parsers.Address
+	if a, ok := b.address(l.GetAddress(), n.get("address")); ok {
+		addrs = append(addrs, a)
+	}
+	var hcms []*parsers.Listener
+	for ci, ch := range chains {
+		for fi, f := range ch.fc.GetFilters() {
+			tc := f.GetTypedConfig()
+			if tc == nil {
+				continue
+			}
+			inner, err := tc.UnmarshalNew()
+			if err != nil {
+				continue
+			}
+			hcm, ok := inner.(*hcmv3.HttpConnectionManager)
+			if !ok {
+				continue
+			}
+			fNode := ch.n.get("filters").item(fi)
+			name := l.GetName()
+			if len(chains) > 1 {
+				switch {
+				case ch.fc.GetName() != "":
+					name += " filter chain " + ch.fc.GetName()
+				default:
+					name += " filter chain " + strconv.Itoa(ci)
+				}
+			}
+			ln := &parsers.Listener{
+				Proxy:       b.proxy,
+				Name:        name,
+				Pos:         b.pos(fNode),
+				Addresses:   addrs,
+				ServerNames: ch.fc.GetFilterChainMatch().GetServerNames(),
+			}
+			tcKey, tcNode := fNode.field("typed_config")
+			b.hcm(ln, hcm, tcNode, orNode(tcKey, tcNode))
+			hcms = append(hcms, ln)
+		}
+	}
+	b.proxy.Listeners = append(b.proxy.Listeners, hcms...)
+}
+
+// hcm fills a listener from an HttpConnectionManager read from node n;
+// defaults point at block, the typed_config that holds it.
+func (b *builder) hcm(ln *parsers.Listener, h *hcmv3.HttpConnectionManager, n, block *node) {
+	const level = "hcm"
+	if key, _ := n.field("codec_type"); key != nil {
+		ln.Codec = parsers.Set(h.GetCodecType().String(), key.value, level, b.pos(key))
+	} else {
+		ln.Codec = parsers.Default("AUTO", "codec_type", b.pos(block))
+	}
+	opts, optsNode := h.GetCommonHttpProtocolOptions(), n.get("common_http_protocol_options")
+	ln.IdleTimeout = b.durSetting(optsNode, "idle_timeout", level, opts.GetIdleTimeout(), defaultIdleTimeout, block)
+	ln.MaxConnectionDuration = b.durSetting(optsNode, "max_connection_duration", level, opts.GetMaxConnectionDuration(), 0, block)
+	ln.H1SafeMaxConnectionDuration = b.boolSetting(n, "http1_safe_max_connection_duration", level, h.GetHttp1SafeMaxConnectionDuration(), false, block)
+	ln.DrainTimeout = b.durSetting(n, "drain_timeout", level, h.GetDrainTimeout(), defaultDrainTimeout, block)
+	ln.DelayedCloseTimeout = b.durSetting(n, "delayed_close_timeout", level, h.GetDelayedCloseTimeout(), defaultDelayedClose, block)
+	ln.StreamIdleTimeout = b.durSetting(n, "stream_idle_timeout", level, h.GetStreamIdleTimeout(), defaultStreamIdleTimeout, block)
+	ln.RequestTimeout = b.durSetting(n, "request_timeout", level, h.GetRequestTimeout(), 0, block)
+
+	switch {
+	case h.GetRouteConfig() != nil:
+		b.routeConfig(ln, h.GetRouteConfig(), n.get("route_config"))
+	case h.GetRds() != nil:
+		ln.RouteConfig = h.GetRds().GetRouteConfigName()
+		if rc, ok := b.routes[ln.RouteConfig]; ok {
+			b.routeConfig(ln, rc.msg, rc.n)
+		}
+	}
+}
+
+// ---- routes ----
+
+func (b *builder) routeConfig(ln *parsers.Listener, rc *routev3.RouteConfiguration, n *node) {
+	for vi, vh := range rc.GetVirtualHosts() {
+		vhNode := n.get("virtual_hosts").item(vi)
+		for ri, r := range vh.GetRoutes() {
+			b.route(ln, vh, vhNode, r, vhNode.get("routes").item(ri))
+		}
+	}
+}
+
+func (b *builder) route(ln *parsers.Listener, vh *routev3.VirtualHost, vhNode *node, r *routev3.Route, n *node) {
+	rt := &parsers.Route{Listener: ln, Kind: "route", Pos: b.pos(n)}
+	m, mNode := r.GetMatch(), n.get("match")
+	switch {
+	case m.GetPrefix() != "" || (m.GetPathSpecifier() != nil && isPrefix(m)):
+		rt.Match = parsers.Match{Kind: parsers.MatchPrefix, Path: m.GetPrefix()}
+		rt.Name = "route " + m.GetPrefix()
+	case m.GetPath() != "":
+		rt.Match = parsers.Match{Kind: parsers.MatchExact, Path: m.GetPath()}
+		rt.Name = "route = " + m.GetPath()
+	case m.GetSafeRegex() != nil:
+		rt.Match = parsers.Match{Kind: parsers.MatchRegex, Path: m.GetSafeRegex().GetRegex()}
+		rt.Name = "route ~ " + m.GetSafeRegex().GetRegex()
+	case m.GetPathSeparatedPrefix() != "":
+		rt.Match = parsers.Match{Kind: parsers.MatchPrefix, Path: m.GetPathSeparatedPrefix()}
+		rt.Name = "route " + m.GetPathSeparatedPrefix()
+	default:
+		rt.Name = "route"
+	}
+	rt.Match.CaseSensitive = m.GetCaseSensitive() == nil || m.GetCaseSensitive().GetValue()
+	rt.Methods = b.methods(m.GetHeaders(), mNode.get("headers"))
+
+	ra, raNode := r.GetRoute(), n.get("route")
+	if ra == nil {
+		ln.Routes = append(ln.Routes, rt) // redirect, direct response: nothing proxied
+		return
+	}
+	raKey, _ := n.field("route")
+	block := raNode
+	if raKey != nil {
+		block = raKey
+	}
+	rt.Pass = b.pass(ra, raNode, rt)
+	if rt.Pass != nil && rt.Pass.Upstream != nil {
+		rt.ConnectTimeout = rt.Pass.Upstream.ConnectTimeout
+	}
+	rt.Timeout = b.durSetting(raNode, "timeout", "route", ra.GetTimeout(), defaultRouteTimeout, block)
+	if ra.GetIdleTimeout() != nil {
+		rt.IdleTimeout = b.durSetting(raNode, "idle_timeout", "route", ra.GetIdleTimeout(), 0, block)
+	} else {
+		rt.IdleTimeout = ln.StreamIdleTimeout
+	}
+
+	// A route's retry policy replaces the virtual host's entirely.
+	switch {
+	case ra.GetRetryPolicy() != nil:
+		rt.Retry = b.retry(ra.GetRetryPolicy(), raNode, "route")
+	case vh.GetRetryPolicy() != nil:
+		rt.Retry = b.retry(vh.GetRetryPolicy(), vhNode, "virtual_host")
+	}
+	ln.Routes = append(ln.Routes, rt)
+}
+
+func isPrefix(m *routev3.RouteMatch) bool {
+	_, ok := m.GetPathSpecifier().(*routev3.RouteMatch_Prefix)
+	return ok
+}
+
+func (b *builder) pass(ra *routev3.RouteAction, n *node, rt *parsers.Route) *parsers.Pass {
+	p := &parsers.Pass{Module: "envoy"}
+	switch {
+	case ra.GetCluster() != "":
+		key, _ := n.field("cluster")
+		p.Name, p.URL, p.Pos = fieldName(key, "cluster"), ra.GetCluster(), b.pos(orNode(key, n))
+	case ra.GetWeightedClusters() != nil:
+		key, wn := n.field("weighted_clusters")
+		p.Name, p.Pos = fieldName(key, "weighted_clusters"), b.pos(orNode(key, n))
+		if cs := ra.GetWeightedClusters().GetClusters(); len(cs) > 0 {
+			p.URL = cs[0].GetName()
+			if cn := wn.get("clusters").item(0); cn != nil {
+				p.Pos = b.pos(cn)
+			}
+		}
+	case ra.GetClusterHeader() != "":
+		key, _ := n.field("cluster_header")
+		p.Name, p.URL, p.Pos, p.Variable = fieldName(key, "cluster_header"), ra.GetClusterHeader(), b.pos(orNode(key, n)), true
+	default:
+		p.Name, p.Pos, p.Variable = "route", b.pos(n), true
+	}
+	p.Target = parsers.Address{Host: p.URL, Pos: p.Pos}
+	if !p.Variable {
+		if u, ok := b.clusters[p.URL]; ok {
+			p.Upstream = u
+			u.Routes = append(u.Routes, rt)
+		}
+	}
+	return p
+}
+
+func fieldName(key *node, def string) string {
+	if key != nil {
+		return key.value
+	}
+	return def
+}
+
+func orNode(a, b *node) *node {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+func (b *builder) retry(rp *routev3.RetryPolicy, owner *node, level string) parsers.Retry {
+	key, n := owner.field("retry_policy")
+	block := orNode(key, owner)
+	name := fieldName(key, "retry_policy")
+	var r parsers.Retry
+	if onKey, onNode := n.field("retry_on"); onKey != nil {
+		var toks []string
+		for _, t := range splitRetryOn(onNode) {
+			toks = append(toks, t.text)
+			if !KnownRetryOn(t.text, b.proxy.Target) {
+				r.Unknown = append(r.Unknown, parsers.Set(t.text, name+"."+onKey.value, level,
+					parsers.Pos{File: b.file, Line: t.line, Col: t.col}))
+			}
+		}
+		r.On = parsers.Set(toks, name+"."+onKey.value, level, b.pos(onKey))
+	} else {
+		r.On = parsers.Default([]string(nil), name+".retry_on", b.pos(block))
+	}
+	r.NumRetries = b.uintSetting(n, "num_retries", level, rp.GetNumRetries(), defaultNumRetries, block)
+	r.PerTryTimeout = b.durSetting(n, "per_try_timeout", level, rp.GetPerTryTimeout(), 0, block)
+	r.NumRetries.Name = qualify(name, r.NumRetries.Name)
+	r.PerTryTimeout.Name = qualify(name, r.PerTryTimeout.Name)
+	r.RetriableMethods = b.methods(rp.GetRetriableRequestHeaders(), n.get("retriable_request_headers"))
+	return r
+}
+
+func qualify(prefix, name string) string { return prefix + "." + name }
+
+// ---- methods ----
+
+// standardMethods are the methods a :method matcher is tested against.
+var standardMethods = []string{"GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "CONNECT"}
+
+// methods computes which methods pass the :method matchers among headers
+// (all matchers must match, as Envoy requires).
+func (b *builder) methods(headers []*routev3.HeaderMatcher, n *node) parsers.Methods {
+	out := parsers.Methods{Any: true}
+	allowed := map[string]bool{}
+	for _, m := range standardMethods {
+		allowed[m] = true
+	}
+	narrowed := false
+	for i, h := range headers {
+		if h.GetName() != ":method" {
+			continue
+		}
+		narrowed = true
+		if !out.Pos.IsValid() {
+			out.Pos = b.pos(n.item(i))
+		}
+		for _, m := range standardMethods {
+			ok, known := headerMatches(h, m)
+			if !known {
+				return parsers.Methods{Any: true}
+			}
+			if !ok {
+				allowed[m] = false
+			}
+		}
+	}
+	if !narrowed {
+		return out
+	}
+	out.Any = false
+	out.Source = ":method header matcher"
+	for _, m := range standardMethods {
+		if allowed[m] {
+			out.Allowed = append(out.Allowed, m)
+		}
+	}
+	if len(out.Allowed) == len(standardMethods) {
+		out.Any, out.Allowed = true, nil
+	}
+	return out
+}
+
+// headerMatches evaluates a header matcher against a value; known is false
+// when the matcher cannot be evaluated here (a custom matcher, a regex Go
+// cannot compile).
+func headerMatches(h *routev3.HeaderMatcher, v string) (ok, known bool) {
+	switch {
+	case h.GetStringMatch() != nil:
+		ok, known = stringMatches(h.GetStringMatch(), v)
+	case h.GetSafeRegexMatch() != nil: //nolint:staticcheck // deprecated fields still match
+		ok, known = regexMatches(h.GetSafeRegexMatch().GetRegex(), v, false) //nolint:staticcheck // as above
+	case h.GetExactMatch() != "": //nolint:staticcheck // deprecated fields still match
+		ok, known = h.GetExactMatch() == v, true //nolint:staticcheck // as above
+	case h.GetPrefixMatch() != "": //nolint:staticcheck // as above
+		ok, known = len(v) >= len(h.GetPrefixMatch()) && v[:len(h.GetPrefixMatch())] == h.GetPrefixMatch(), true //nolint:staticcheck // as above
+	case h.GetSuffixMatch() != "": //nolint:staticcheck // as above
+		s := h.GetSuffixMatch() //nolint:staticcheck // as above
+		ok, known = len(v) >= len(s) && v[len(v)-len(s):] == s, true
+	case h.GetContainsMatch() != "": //nolint:staticcheck // as above
+		ok, known = containsFold(v, h.GetContainsMatch(), false), true //nolint:staticcheck // as above
+	case h.GetRangeMatch() != nil:
+		ok, known = false, true // a method is never a number
+	case h.GetHeaderMatchSpecifier() != nil:
+		if _, isPresent := h.GetHeaderMatchSpecifier().(*routev3.HeaderMatcher_PresentMatch); isPresent {
+			ok, known = h.GetPresentMatch(), true
+		}
+	default:
+		ok, known = true, true // no specifier: the header must be present
+	}
+	if known && h.GetInvertMatch() {
+		ok = !ok
+	}
+	return ok, known
+}
+
+func stringMatches(m *matcherv3.StringMatcher, v string) (bool, bool) {
+	fold := m.GetIgnoreCase()
+	eq := func(a, b string) bool {
+		if fold {
+			return equalFold(a, b)
+		}
+		return a == b
+	}
+	switch m.GetMatchPattern().(type) {
+	case *matcherv3.StringMatcher_Exact:
+		return eq(v, m.GetExact()), true
+	case *matcherv3.StringMatcher_Prefix:
+		p := m.GetPrefix()
+		return len(v) >= len(p) && eq(v[:len(p)], p), true
+	case *matcherv3.StringMatcher_Suffix:
+		s := m.GetSuffix()
+		return len(v) >= len(s) && eq(v[len(v)-len(s):], s), true
+	case *matcherv3.StringMatcher_Contains:
+		return containsFold(v, m.GetContains(), fold), true
+	case *matcherv3.StringMatcher_SafeRegex:
+		return regexMatches(m.GetSafeRegex().GetRegex(), v, fold)
+	}
+	return false, false
+}
+
+// regexMatches applies an Envoy safe_regex, which must match the whole
+// value. RE2's syntax is Go's.
+func regexMatches(re, v string, fold bool) (bool, bool) {
+	prefix := ""
+	if fold {
+		prefix = "(?i)"
+	}
+	rx, err := regexp.Compile(prefix + `^(?:` + re + `)$`)
+	if err != nil {
+		return false, false
+	}
+	return rx.MatchString(v), true
+}
+
+func equalFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		if lower(a[i]) != lower(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+func containsFold(s, sub string, fold bool) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if (fold && equalFold(s[i:i+len(sub)], sub)) || (!fold && s[i:i+len(sub)] == sub) {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

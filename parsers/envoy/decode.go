@@ -1,0 +1,88 @@
+package envoy
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// maxDecodeErrors bounds how many protojson errors one resource may
+// report: each is found by one more decoding pass.
+const maxDecodeErrors = 20
+
+// problem is an error or note about a place in the tree.
+type problem struct {
+	n     *node
+	msg   string
+	fatal bool // the value was left out, so the model misses it
+}
+
+// decode reads the tree rooted at n into a new message of type mt. Every
+// error protojson reports is mapped back to its node; the offending entry
+// is left out and the rest is decoded again, so one pass reports every
+// misspelled field and every bad value. decode returns nil when the
+// resource could not be read at all.
+func decode(n *node, mt protoreflect.MessageType) (proto.Message, []problem, []unknownType) {
+	e := newEmitter()
+	var probs []problem
+	for range maxDecodeErrors + 1 {
+		data := e.emitRoot(n, mt.Descriptor())
+		for _, se := range e.errs {
+			probs = append(probs, problem{n: se.n, msg: se.msg, fatal: true})
+		}
+		e.errs = e.errs[:0]
+		msg := mt.New().Interface()
+		err := protojson.Unmarshal(data, msg)
+		if err == nil {
+			return msg, probs, e.unknown
+		}
+		line, col, text := splitProtoError(err)
+		if line <= 0 || line >= len(e.lines) {
+			probs = append(probs, problem{n: n, msg: text, fatal: true})
+			return nil, probs, e.unknown
+		}
+		li := e.lines[line]
+		at := li.val
+		if li.key != nil && !li.closing && col < li.valCol {
+			at = li.key
+		}
+		probs = append(probs, problem{n: at, msg: decodeMessage(text, li), fatal: true})
+		if li.cont == nil {
+			return nil, probs, e.unknown
+		}
+		li.cont.kids[li.idx].dropped = true
+	}
+	probs = append(probs, problem{n: n, msg: "too many errors; stopped reading this resource", fatal: true})
+	return nil, probs, e.unknown
+}
+
+var protoErrRE = regexp.MustCompile(`\(line (\d+):(\d+)\):\s*`)
+
+// splitProtoError takes protojson's "proto: (line L:C): message" apart.
+// protojson randomly puts a non-breaking space after "proto:" so that
+// nobody matches its messages exactly; only the position is parsed.
+func splitProtoError(err error) (line, col int, text string) {
+	s := err.Error()
+	s = strings.TrimPrefix(s, "proto:")
+	s = strings.TrimLeft(s, " \u00a0")
+	s = strings.TrimPrefix(s, "syntax error ")
+	if m := protoErrRE.FindStringSubmatchIndex(s); m != nil {
+		line, _ = strconv.Atoi(s[m[2]:m[3]])
+		col, _ = strconv.Atoi(s[m[4]:m[5]])
+		s = s[:m[0]] + s[m[1]:]
+	}
+	return line, col, strings.TrimSpace(s)
+}
+
+// decodeMessage rewords a protojson message with the field as the user
+// wrote it.
+func decodeMessage(text string, li lineInfo) string {
+	if li.key != nil && !strings.Contains(text, li.key.value) {
+		return li.key.value + ": " + text
+	}
+	return text
+}

@@ -1,0 +1,492 @@
+package envoy
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	yaml "go.yaml.in/yaml/v3"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+)
+
+// The emitter writes a tree as JSON for protojson, one value per line, and
+// remembers for every JSON line which node it came from. protojson reports
+// errors as "line:column" of its input; the line map turns them back into
+// the YAML or JSON position the user wrote.
+//
+// It walks the protobuf schema alongside the tree, so that it can
+//   - report every misspelled field at once, with a suggestion, instead of
+//     protojson's first one only;
+//   - recognise google.protobuf.Any values and rewrite those whose type is
+//     not linked into an xds.type.v3.TypedStruct: the payload is kept and
+//     everything around it stays strict.
+
+// lineInfo says where a line of the emitted JSON came from.
+type lineInfo struct {
+	parent  int   // the line that opened the enclosing container (0 at the root)
+	cont    *node // the map or sequence holding this entry; nil at the root
+	idx     int   // the entry's index in cont.kids
+	key     *node // the key, for map entries
+	val     *node // the value; for a closing line, the container it closes
+	valCol  int   // the JSON column where the value starts
+	closing bool
+}
+
+// schemaError is a problem the emitter found in the input against the
+// schema (an unknown field).
+type schemaError struct {
+	n   *node
+	msg string
+}
+
+// unknownType is an Any whose type is not linked.
+type unknownType struct {
+	n   *node // the @type value
+	url string
+}
+
+type emitter struct {
+	buf     bytes.Buffer
+	lines   []lineInfo
+	errs    []schemaError
+	unknown []unknownType
+}
+
+// typedStructURL is what an Any of an unknown type is rewritten to.
+const typedStructURL = "type.googleapis.com/xds.type.v3.TypedStruct"
+
+func newEmitter() *emitter {
+	return &emitter{lines: make([]lineInfo, 1)}
+}
+
+// emitRoot writes the tree rooted at n as a message of type md (nil: any
+// JSON).
+func (e *emitter) emitRoot(n *node, md protoreflect.MessageDescriptor) []byte {
+	e.buf.Reset()
+	e.lines = e.lines[:1]
+	e.value(n, md, nil, lineInfo{}, true)
+	return e.buf.Bytes()
+}
+
+func (e *emitter) newline(li lineInfo) int {
+	e.lines = append(e.lines, li)
+	return len(e.lines) - 1
+}
+
+// value writes one entry: `"key": value` (or a bare value) and the lines
+// of its contents. md is the message type of n (or of its items), fd the
+// field it is the value of, when known.
+func (e *emitter) value(n *node, md protoreflect.MessageDescriptor, fd protoreflect.FieldDescriptor, li lineInfo, last bool) {
+	start := e.buf.Len()
+	if li.key != nil {
+		writeString(&e.buf, li.key.value)
+		e.buf.WriteString(": ")
+	}
+	li.val = n
+	li.valCol = utf8.RuneCount(e.buf.Bytes()[start:]) + 1
+	switch n.kind {
+	case kScalar:
+		if fd != nil && fd.Kind() == protoreflect.EnumKind && n.tag == "str" {
+			// Envoy reads enum names case-insensitively.
+			writeString(&e.buf, enumName(fd.Enum(), n.value))
+		} else {
+			e.buf.WriteString(scalarJSON(n))
+		}
+		e.endLine(last)
+		e.newline(li)
+	case kSeq:
+		e.buf.WriteString("[\n")
+		open := e.newline(li)
+		kids := live(n.kids)
+		for i, k := range kids {
+			e.value(n.kids[k].val, md, fd, lineInfo{parent: open, cont: n, idx: k}, i == len(kids)-1)
+		}
+		e.buf.WriteString("]")
+		e.endLine(last)
+		e.newline(lineInfo{parent: li.parent, cont: li.cont, idx: li.idx, key: li.key, val: n, closing: true})
+	case kMap:
+		e.buf.WriteString("{\n")
+		open := e.newline(li)
+		e.members(n, md, open)
+		e.buf.WriteString("}")
+		e.endLine(last)
+		e.newline(lineInfo{parent: li.parent, cont: li.cont, idx: li.idx, key: li.key, val: n, closing: true})
+	}
+}
+
+func (e *emitter) endLine(last bool) {
+	if !last {
+		e.buf.WriteByte(',')
+	}
+	e.buf.WriteByte('\n')
+}
+
+func live(kids []kid) []int {
+	out := make([]int, 0, len(kids))
+	for i, k := range kids {
+		if !k.dropped {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// members writes the entries of map n, read as message md.
+func (e *emitter) members(n *node, md protoreflect.MessageDescriptor, open int) {
+	if md != nil && md.FullName() == "google.protobuf.Any" {
+		e.anyMembers(n, open)
+		return
+	}
+	if md != nil && rawJSON(md) {
+		md = nil
+	}
+	kids := live(n.kids)
+	// Unknown fields are found first, so that the last comma is right.
+	if md != nil {
+		kept := kids[:0]
+		for _, k := range kids {
+			if fieldByName(md, n.kids[k].key.value) == nil {
+				e.errs = append(e.errs, schemaError{n: n.kids[k].key, msg: unknownFieldMsg(md, n.kids[k].key.value)})
+				n.kids[k].dropped = true
+				continue
+			}
+			kept = append(kept, k)
+		}
+		kids = kept
+	}
+	for i, k := range kids {
+		kd := n.kids[k]
+		var fd protoreflect.FieldDescriptor
+		if md != nil {
+			fd = fieldByName(md, kd.key.value)
+		}
+		e.field(kd, fd, lineInfo{parent: open, cont: n, idx: k, key: kd.key}, i == len(kids)-1)
+	}
+}
+
+// field writes one field of a message. Like Envoy's JSON reader, it takes
+// a single value where a list is expected as a list of one.
+func (e *emitter) field(kd kid, fd protoreflect.FieldDescriptor, li lineInfo, last bool) {
+	switch {
+	case fd == nil:
+		e.value(kd.val, nil, nil, li, last)
+	case fd.IsMap():
+		e.mapEntry(kd, valueMessage(fd), li, last)
+	case fd.IsList() && kd.val.kind != kSeq && (kd.val.kind != kScalar || kd.val.tag != "null"):
+		start := e.buf.Len()
+		writeString(&e.buf, kd.key.value)
+		e.buf.WriteString(": ")
+		li.val = kd.val
+		li.valCol = utf8.RuneCount(e.buf.Bytes()[start:]) + 1
+		e.buf.WriteString("[\n")
+		open := e.newline(li)
+		e.value(kd.val, valueMessage(fd), fd, lineInfo{parent: open, cont: li.cont, idx: li.idx}, true)
+		e.buf.WriteString("]")
+		e.endLine(last)
+		e.newline(lineInfo{parent: li.parent, cont: li.cont, idx: li.idx, key: li.key, val: kd.val, closing: true})
+	default:
+		e.value(kd.val, valueMessage(fd), fd, li, last)
+	}
+}
+
+// mapEntry writes one field; for a protobuf map field the values of the
+// JSON object are read as the map's value type.
+func (e *emitter) mapEntry(kd kid, sub protoreflect.MessageDescriptor, li lineInfo, last bool) {
+	if kd.val.kind != kMap {
+		e.value(kd.val, sub, nil, li, last)
+		return
+	}
+	n := kd.val
+	start := e.buf.Len()
+	writeString(&e.buf, kd.key.value)
+	e.buf.WriteString(": ")
+	li.val = n
+	li.valCol = utf8.RuneCount(e.buf.Bytes()[start:]) + 1
+	e.buf.WriteString("{\n")
+	open := e.newline(li)
+	kids := live(n.kids)
+	for i, k := range kids {
+		e.value(n.kids[k].val, sub, nil, lineInfo{parent: open, cont: n, idx: k, key: n.kids[k].key}, i == len(kids)-1)
+	}
+	e.buf.WriteString("}")
+	e.endLine(last)
+	e.newline(lineInfo{parent: li.parent, cont: li.cont, idx: li.idx, key: li.key, val: n, closing: true})
+}
+
+// anyMembers writes the entries of an Any: its @type and the fields of the
+// type it names, or, for a type that is not linked, a TypedStruct holding
+// them.
+func (e *emitter) anyMembers(n *node, open int) {
+	_, tv := n.field("@type")
+	if tv == nil || tv.kind != kScalar {
+		e.rawMembers(n, open) // protojson reports the missing @type
+		return
+	}
+	url := tv.value
+	mt, err := protoregistry.GlobalTypes.FindMessageByURL(url)
+	if err == nil {
+		md := mt.Descriptor()
+		if rawJSON(md) {
+			md = nil
+		}
+		kids := live(n.kids)
+		if md != nil {
+			kept := kids[:0]
+			for _, k := range kids {
+				name := n.kids[k].key.value
+				if name != "@type" && fieldByName(md, name) == nil {
+					e.errs = append(e.errs, schemaError{n: n.kids[k].key, msg: unknownFieldMsg(md, name)})
+					n.kids[k].dropped = true
+					continue
+				}
+				kept = append(kept, k)
+			}
+			kids = kept
+		}
+		for i, k := range kids {
+			kd := n.kids[k]
+			var fd protoreflect.FieldDescriptor
+			if md != nil && kd.key.value != "@type" {
+				fd = fieldByName(md, kd.key.value)
+			}
+			e.field(kd, fd, lineInfo{parent: open, cont: n, idx: k, key: kd.key}, i == len(kids)-1)
+		}
+		return
+	}
+	if !n.rewritten {
+		n.rewritten = true
+		e.unknown = append(e.unknown, unknownType{n: tv, url: url})
+	}
+	typeIdx := 0
+	for i, k := range n.kids {
+		if !k.dropped && k.key.value == "@type" {
+			typeIdx = i
+		}
+	}
+	// {"@type": TypedStruct, "type_url": URL, "value": {the other fields}}
+	e.buf.WriteString(`"@type": "` + typedStructURL + "\",\n")
+	e.newline(lineInfo{parent: open, cont: n, idx: typeIdx, key: n.kids[typeIdx].key, val: tv, valCol: 10})
+	e.buf.WriteString(`"type_url": `)
+	writeString(&e.buf, url)
+	e.buf.WriteString(",\n")
+	e.newline(lineInfo{parent: open, cont: n, idx: typeIdx, key: n.kids[typeIdx].key, val: tv, valCol: 13})
+	e.buf.WriteString("\"value\": {\n")
+	inner := e.newline(lineInfo{parent: open, cont: nil, val: n})
+	var kids []int
+	for _, k := range live(n.kids) {
+		if n.kids[k].key.value != "@type" {
+			kids = append(kids, k)
+		}
+	}
+	for i, k := range kids {
+		e.value(n.kids[k].val, nil, nil, lineInfo{parent: inner, cont: n, idx: k, key: n.kids[k].key}, i == len(kids)-1)
+	}
+	e.buf.WriteString("}\n")
+	e.newline(lineInfo{parent: open, cont: n, val: n, closing: true})
+}
+
+func (e *emitter) rawMembers(n *node, open int) {
+	kids := live(n.kids)
+	for i, k := range kids {
+		e.value(n.kids[k].val, nil, nil, lineInfo{parent: open, cont: n, idx: k, key: n.kids[k].key}, i == len(kids)-1)
+	}
+}
+
+// enumName returns the enum value name that s spells, ignoring case, or s.
+func enumName(ed protoreflect.EnumDescriptor, s string) string {
+	vals := ed.Values()
+	if vals.ByName(protoreflect.Name(s)) != nil {
+		return s
+	}
+	for i := 0; i < vals.Len(); i++ {
+		if name := string(vals.Get(i).Name()); strings.EqualFold(name, s) {
+			return name
+		}
+	}
+	return s
+}
+
+// rawJSON reports whether a message has a JSON form of its own (the
+// well-known types), so its contents are written as they are.
+func rawJSON(md protoreflect.MessageDescriptor) bool {
+	if md.ParentFile() == nil {
+		return false
+	}
+	return md.ParentFile().Package() == "google.protobuf"
+}
+
+// fieldByName finds a field by its proto name or its JSON name, the two
+// spellings protojson (and Envoy) accept.
+func fieldByName(md protoreflect.MessageDescriptor, name string) protoreflect.FieldDescriptor {
+	fields := md.Fields()
+	if fd := fields.ByName(protoreflect.Name(name)); fd != nil {
+		return fd
+	}
+	return fields.ByJSONName(name)
+}
+
+// valueMessage is the message type a field's values are read as: the
+// field's own message, or a map's value message; nil for scalars.
+func valueMessage(fd protoreflect.FieldDescriptor) protoreflect.MessageDescriptor {
+	if fd == nil {
+		return nil
+	}
+	if fd.IsMap() {
+		return fd.MapValue().Message()
+	}
+	return fd.Message()
+}
+
+// unknownFieldMsg names the misspelled field, the message it is in and the
+// nearest field names.
+func unknownFieldMsg(md protoreflect.MessageDescriptor, name string) string {
+	msg := fmt.Sprintf("unknown field %q in %s", name, md.FullName())
+	if s := suggest(md, name); s != "" {
+		msg += fmt.Sprintf("; did you mean %q?", s)
+	}
+	return msg
+}
+
+// suggest returns the field of md closest in spelling to name, if it is
+// close enough to be a typo.
+func suggest(md protoreflect.MessageDescriptor, name string) string {
+	camel := strings.Contains(name, "_") || strings.ToLower(name) == name
+	want := strings.ToLower(strings.ReplaceAll(name, "_", ""))
+	type cand struct {
+		name string
+		d    int
+	}
+	var cs []cand
+	fields := md.Fields()
+	for i := 0; i < fields.Len(); i++ {
+		fd := fields.Get(i)
+		spelled := string(fd.Name())
+		if !camel {
+			spelled = fd.JSONName()
+		}
+		d := editDistance(want, strings.ToLower(strings.ReplaceAll(string(fd.Name()), "_", "")))
+		cs = append(cs, cand{spelled, d})
+	}
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].d < cs[j].d })
+	if len(cs) == 0 {
+		return ""
+	}
+	limit := 2
+	if len(want) > 12 {
+		limit = 3
+	}
+	if cs[0].d <= limit && (len(cs) == 1 || cs[1].d > cs[0].d) {
+		return cs[0].name
+	}
+	return ""
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := 1
+			if a[i-1] == b[j-1] {
+				c = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+			// A swap of two neighbours counts as one edit.
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev[j-1])
+			}
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// scalarJSON writes a scalar the way Envoy's YAML reader types it under
+// YAML 1.2: quoted text is a string, true/false are booleans, numbers are
+// numbers, ~ and null are null, everything else is a string.
+func scalarJSON(n *node) string {
+	if n.json && (n.tag == "int" || n.tag == "float" || n.tag == "bool" || n.tag == "null") {
+		return n.value
+	}
+	if (n.tag == "int" || n.tag == "float") && jsonNumberRE.MatchString(n.value) {
+		return n.value // already a JSON number: keep the digits as written
+	}
+	switch n.tag {
+	case "null":
+		return "null"
+	case "bool":
+		var b bool
+		if err := yaml.Unmarshal([]byte(n.value), &b); err == nil {
+			return strconv.FormatBool(b)
+		}
+	case "int":
+		s := strings.ReplaceAll(n.value, "_", "")
+		if v, err := strconv.ParseInt(s, 0, 64); err == nil {
+			return strconv.FormatInt(v, 10)
+		}
+		if v, err := strconv.ParseUint(strings.TrimPrefix(s, "+"), 0, 64); err == nil {
+			return strconv.FormatUint(v, 10)
+		}
+		var v int64
+		if err := yaml.Unmarshal([]byte(n.value), &v); err == nil {
+			return strconv.FormatInt(v, 10)
+		}
+	case "float":
+		var v float64
+		if err := yaml.Unmarshal([]byte(n.value), &v); err == nil {
+			switch {
+			case math.IsInf(v, 1):
+				return `"Infinity"`
+			case math.IsInf(v, -1):
+				return `"-Infinity"`
+			case math.IsNaN(v):
+				return `"NaN"`
+			}
+			return strconv.FormatFloat(v, 'g', -1, 64)
+		}
+	}
+	var b bytes.Buffer
+	writeString(&b, n.value)
+	return b.String()
+}
+
+var jsonNumberRE = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$`)
+
+// writeString writes s as a JSON string.
+func writeString(b *bytes.Buffer, s string) {
+	const hex = "0123456789abcdef"
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x2028 || r == 0x2029:
+			b.WriteString(`\u`)
+			for shift := 12; shift >= 0; shift -= 4 {
+				b.WriteByte(hex[(r>>uint(shift))&0xf])
+			}
+		case r == utf8.RuneError:
+			b.WriteString(`\ufffd`)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+}

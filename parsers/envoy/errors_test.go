@@ -1,0 +1,260 @@
+package envoy
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/proxylint/proxylint/parsers"
+)
+
+// typoAddress is the misspelling of "address" the tests make (spelled in two pieces so that
+// spell checkers leave the source alone).
+const typoAddress = "ad" + "ress"
+
+var clusterYAML = `static_resources:
+  clusters:
+  - name: backend
+    connect_timeout: 1s
+    load_assignment:
+      cluster_name: backend
+      endpoints:
+      - lb_endpoints:
+        - endpoint:
+            address:
+              socket_address:
+                ` + typoAddress + `: 10.0.0.1
+                port_value: 8080
+`
+
+func TestTypoAtItsPosition(t *testing.T) {
+	r := loadString(t, "typo.yaml", clusterYAML)
+	d := getDiag(t, r, 12, 17, CodeInvalid, `unknown field "`+typoAddress+`" in envoy.config.core.v3.SocketAddress; did you mean "address"?`)
+	if !d.Fatal || d.Severity != parsers.Error {
+		t.Errorf("typo: fatal=%v severity=%v", d.Fatal, d.Severity)
+	}
+	// The rest of the file is still read.
+	p := onlyProxy(t, r)
+	if len(p.Upstreams) != 1 || p.Upstreams[0].Name != "backend" {
+		t.Errorf("upstreams %+v", p.Upstreams)
+	}
+}
+
+func TestEveryTypoReported(t *testing.T) {
+	src := `static_resources:
+  clusters:
+  - name: a
+    conect_timeout: 1s
+  - name: b
+    connectTimeot: 1s
+    lb_polcy: ROUND_ROBIN
+`
+	r := loadString(t, "typos.yaml", src)
+	wantDiag(t, r, 4, 5, CodeInvalid, `did you mean "connect_timeout"?`)
+	wantDiag(t, r, 6, 5, CodeInvalid, `did you mean "connectTimeout"?`)
+	wantDiag(t, r, 7, 5, CodeInvalid, `did you mean "lb_policy"?`)
+}
+
+func TestBadValueAtItsPosition(t *testing.T) {
+	src := strings.Replace(clusterYAML, typoAddress+": 10.0.0.1", "address: 10.0.0.1", 1)
+	src = strings.Replace(src, "port_value: 8080", "port_value: eighty", 1)
+	r := loadString(t, "value.yaml", src)
+	wantDiag(t, r, 13, 29, CodeInvalid, `port_value: invalid value for uint32 field portValue: "eighty"`)
+}
+
+func TestBadEnumAtItsPosition(t *testing.T) {
+	src := `name: l
+address: {socket_address: {address: 0.0.0.0, port_value: 80}}
+filter_chains:
+- filters:
+  - name: hcm
+    typed_config:
+      "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager
+      stat_prefix: x
+      codec_type: HTTP11
+      route_config: {}
+`
+	r := loadString(t, "enum.yaml", src)
+	wantDiag(t, r, 9, 19, CodeInvalid, `invalid value for enum field codecType: "HTTP11"`)
+}
+
+func TestEnumsIgnoreCase(t *testing.T) {
+	// Envoy reads enum names case-insensitively (grpc-web's examples
+	// write codec_type: auto and lb_policy: round_robin).
+	src := `static_resources:
+  clusters:
+  - name: a
+    type: logical_dns
+    lb_policy: round_robin
+    connect_timeout: 1s
+`
+	wantClean(t, loadString(t, "case.yaml", src))
+}
+
+func TestSingleValueForList(t *testing.T) {
+	// Envoy takes a single value where a list is expected; its own
+	// examples rely on it (filters: {name: ...}).
+	src := `resources:
+- "@type": type.googleapis.com/envoy.config.listener.v3.Listener
+  name: listener_0
+  address: {socket_address: {address: 0.0.0.0, port_value: 10000}}
+  filter_chains:
+  - filters:
+      name: envoy.filters.network.http_connection_manager
+      typed_config:
+        "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager
+        stat_prefix: ingress_http
+        common_http_protocol_options: {max_connection_duration: 60s}
+        http_filters:
+          name: envoy.filters.http.router
+          typed_config:
+            "@type": type.googleapis.com/envoy.extensions.filters.http.router.v3.Router
+        route_config: {name: local_route}
+`
+	r := loadString(t, "single.yaml", src)
+	wantClean(t, r)
+	p := onlyProxy(t, r)
+	if len(p.Listeners) != 1 {
+		t.Fatalf("listeners: %d", len(p.Listeners))
+	}
+	at(t, "max_connection_duration", p.Listeners[0].MaxConnectionDuration, 60*time.Second, 11, 40, false)
+}
+
+func TestValidateAllViolations(t *testing.T) {
+	src := `static_resources:
+  listeners:
+  - name: l
+    address: {socket_address: {address: 0.0.0.0, port_value: 80}}
+    filter_chains:
+    - filters:
+      - name: hcm
+        typed_config:
+          "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager
+          http_filters:
+          - name: envoy.filters.http.router
+          route_config:
+            virtual_hosts:
+            - name: vh
+              domains: ["*"]
+              routes:
+              - match: {prefix: /}
+                route:
+                  cluster: c
+                  retry_policy:
+                    retry_back_off: {base_interval: 0s}
+  clusters:
+  - name: c
+    connect_timeout: 0s
+`
+	r := loadString(t, "validate.yaml", src)
+	// stat_prefix is required: reported at the block that lacks it.
+	d := getDiag(t, r, 9, 11, CodeInvalid, "stat_prefix: value length must be at least 1 runes")
+	if d.Fatal {
+		t.Error("a schema violation must not be fatal: the model is complete")
+	}
+	// Inside the route configuration, the path names every step.
+	wantDiag(t, r, 21, 38, CodeInvalid, "route_config.virtual_hosts[0].routes[0].route.retry_policy.retry_back_off.base_interval: value must be greater than 0s")
+	wantDiag(t, r, 24, 5, CodeInvalid, "static_resources.clusters[0].connect_timeout: value must be greater than 0s")
+	onlyProxy(t, r)
+}
+
+func TestValidateAllAtRoot(t *testing.T) {
+	// Inside an Any at the root of a resources file.
+	src := `resources:
+- "@type": type.googleapis.com/envoy.config.cluster.v3.Cluster
+  name: ""
+  connect_timeout: 1s
+`
+	r := loadString(t, "root.yaml", src)
+	wantDiag(t, r, 3, 3, CodeInvalid, "name: value length must be at least 1 runes")
+}
+
+func TestUnknownExtensionKeepsTheRestStrict(t *testing.T) {
+	src := `static_resources:
+  listeners:
+  - name: l
+    address: {socket_address: {address: 0.0.0.0, port_value: 80}}
+    filter_chains:
+    - filters:
+      - name: hcm
+        typed_config:
+          "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager
+          stat_prefix: x
+          http_filters:
+          - name: my.filter
+            typed_config:
+              "@type": type.googleapis.com/acme.filters.Magic
+              anything: [1, 2, {nested: true}]
+          - name: envoy.filters.http.router
+            typed_config:
+              "@type": type.googleapis.com/envoy.extensions.filters.http.router.v3.Router
+          route_config: {name: r}
+          drian_timeout: 1s
+`
+	r := loadString(t, "ext.yaml", src)
+	d := getDiag(t, r, 14, 24, CodeUnknownExtension, "extension not understood: acme.filters.Magic")
+	if d.Severity != parsers.Note || d.Fatal {
+		t.Errorf("unknown extension: severity %v fatal %v", d.Severity, d.Fatal)
+	}
+	wantDiag(t, r, 20, 11, CodeInvalid, `unknown field "drian_timeout"`)
+	if p := onlyProxy(t, r); len(p.Listeners) != 1 {
+		t.Errorf("listeners %d", len(p.Listeners))
+	}
+}
+
+func TestDuplicateKey(t *testing.T) {
+	src := "static_resources:\n  clusters:\n  - name: a\n    connect_timeout: 1s\n    connect_timeout: 2s\n"
+	r := loadString(t, "dup.yaml", src)
+	wantDiag(t, r, 5, 5, CodeSyntax, `duplicate key "connect_timeout" (first at line 4)`)
+	src = `{"static_resources": {"clusters": [{"name": "a", "name": "b"}]}}`
+	r = loadString(t, "dup.json", src)
+	wantDiag(t, r, 1, 50, CodeSyntax, `duplicate key "name"`)
+}
+
+func TestSnakeAndCamelCaseSpellings(t *testing.T) {
+	snake := `static_resources:
+  listeners:
+  - name: l
+    address: {socket_address: {address: 0.0.0.0, port_value: 80}}
+    filter_chains:
+    - filters:
+      - name: hcm
+        typed_config:
+          "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager
+          stat_prefix: x
+          codec_type: HTTP1
+          common_http_protocol_options: {max_connection_duration: 60s}
+          http1_safe_max_connection_duration: true
+          route_config:
+            virtual_hosts:
+            - name: vh
+              domains: ["*"]
+              routes:
+              - match: {prefix: /}
+                route: {cluster: c, timeout: 0s, retry_policy: {retry_on: "5xx", num_retries: 3, per_try_timeout: 2s}}
+`
+	camel := strings.NewReplacer(
+		"static_resources", "staticResources", "filter_chains", "filterChains", "typed_config", "typedConfig",
+		"stat_prefix", "statPrefix", "codec_type", "codecType", "common_http_protocol_options", "commonHttpProtocolOptions",
+		"max_connection_duration", "maxConnectionDuration", "http1_safe_max_connection_duration", "http1SafeMaxConnectionDuration",
+		"route_config", "routeConfig", "virtual_hosts", "virtualHosts", "retry_policy", "retryPolicy", "retry_on", "retryOn",
+		"num_retries", "numRetries", "per_try_timeout", "perTryTimeout", "socket_address", "socketAddress", "port_value", "portValue",
+	).Replace(snake)
+	for name, src := range map[string]string{"snake.yaml": snake, "camel.yaml": camel} {
+		r := loadString(t, name, src)
+		wantClean(t, r)
+		p := onlyProxy(t, r)
+		l := p.Listeners[0]
+		at(t, name+" codec", l.Codec, "HTTP1", 11, 11, false)
+		at(t, name+" duration", l.MaxConnectionDuration, 60*time.Second, 12, colOf(src, 12, "max"), false)
+		at(t, name+" safe", l.H1SafeMaxConnectionDuration, true, 13, 11, false)
+		rt := l.Routes[0]
+		at(t, name+" num_retries", rt.Retry.NumRetries, 3, 20, colOf(src, 20, "num"), false)
+		at(t, name+" per_try", rt.Retry.PerTryTimeout, 2*time.Second, 20, colOf(src, 20, "per"), false)
+	}
+}
+
+// colOf is the 1-based column where sub first starts on a line.
+func colOf(src string, line int, sub string) int {
+	return strings.Index(strings.Split(src, "\n")[line-1], sub) + 1
+}

@@ -1,0 +1,260 @@
+package envoy
+
+import (
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+)
+
+// parseJSON reads a JSON document into a positioned tree. JSON is nearly a
+// subset of YAML, but a YAML reader reports a broken JSON file at the wrong
+// line; this reader reports it where a JSON reader would.
+func parseJSON(src []byte) (*node, error) {
+	p := &jsonParser{src: src}
+	if len(src) >= 3 && src[0] == 0xEF && src[1] == 0xBB && src[2] == 0xBF {
+		p.off = 3
+	}
+	p.skip()
+	n, err := p.value(1)
+	if err != nil {
+		return nil, err
+	}
+	p.skip()
+	if p.off < len(p.src) {
+		return nil, p.errorf("unexpected %s after the end of the JSON document", p.what())
+	}
+	return n, nil
+}
+
+type jsonParser struct {
+	src []byte
+	off int
+}
+
+func (p *jsonParser) errorf(format string, args ...any) error {
+	line, col := lineCol(p.src, p.off)
+	return &posError{line: line, col: col, msg: "JSON: " + fmt.Sprintf(format, args...)}
+}
+
+// what describes the byte at the current offset for an error message.
+func (p *jsonParser) what() string {
+	if p.off >= len(p.src) {
+		return "end of file"
+	}
+	r, _ := utf8.DecodeRune(p.src[p.off:])
+	if r == utf8.RuneError {
+		return fmt.Sprintf("byte 0x%02x", p.src[p.off])
+	}
+	return fmt.Sprintf("%q", r)
+}
+
+func (p *jsonParser) skip() {
+	for p.off < len(p.src) {
+		switch p.src[p.off] {
+		case ' ', '\t', '\n', '\r':
+			p.off++
+		default:
+			return
+		}
+	}
+}
+
+func (p *jsonParser) newNode(k kind) *node {
+	line, col := lineCol(p.src, p.off)
+	return &node{kind: k, line: line, col: col, json: true}
+}
+
+func (p *jsonParser) value(depth int) (*node, error) {
+	if depth > maxDepth {
+		return nil, p.errorf("nesting deeper than %d levels", maxDepth)
+	}
+	if p.off >= len(p.src) {
+		return nil, p.errorf("unexpected end of file: a value is missing")
+	}
+	switch c := p.src[p.off]; {
+	case c == '{':
+		return p.object(depth)
+	case c == '[':
+		return p.array(depth)
+	case c == '"':
+		n := p.newNode(kScalar)
+		s, err := p.str()
+		if err != nil {
+			return nil, err
+		}
+		n.value, n.tag, n.quoted, n.style = s, "str", true, '"'
+		return n, nil
+	case c == '-' || ('0' <= c && c <= '9'):
+		return p.number()
+	default:
+		for _, lit := range []struct{ text, tag string }{{"true", "bool"}, {"false", "bool"}, {"null", "null"}} {
+			if hasWord(p.src[p.off:], lit.text) {
+				n := p.newNode(kScalar)
+				n.value, n.tag = lit.text, lit.tag
+				p.off += len(lit.text)
+				return n, nil
+			}
+		}
+		return nil, p.errorf("unexpected %s: expected a value", p.what())
+	}
+}
+
+func hasWord(b []byte, w string) bool {
+	if len(b) < len(w) || string(b[:len(w)]) != w {
+		return false
+	}
+	if len(b) == len(w) {
+		return true
+	}
+	c := b[len(w)]
+	letter := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+	return !letter && (c < '0' || c > '9') && c != '_'
+}
+
+func (p *jsonParser) object(depth int) (*node, error) {
+	n := p.newNode(kMap)
+	p.off++ // {
+	p.skip()
+	if p.off < len(p.src) && p.src[p.off] == '}' {
+		p.off++
+		return n, nil
+	}
+	seen := map[string]*node{}
+	for {
+		p.skip()
+		if p.off >= len(p.src) || p.src[p.off] != '"' {
+			return nil, p.errorf("unexpected %s: expected a key in double quotes", p.what())
+		}
+		k := p.newNode(kScalar)
+		s, err := p.str()
+		if err != nil {
+			return nil, err
+		}
+		k.value, k.tag, k.quoted = s, "str", true
+		if prev, dup := seen[s]; dup {
+			return nil, &posError{line: k.line, col: k.col, msg: fmt.Sprintf("duplicate key %q (first at line %d); Envoy rejects duplicate fields", s, prev.line)}
+		}
+		seen[s] = k
+		p.skip()
+		if p.off >= len(p.src) || p.src[p.off] != ':' {
+			return nil, p.errorf("unexpected %s: expected ':' after the key", p.what())
+		}
+		p.off++
+		p.skip()
+		v, err := p.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		n.kids = append(n.kids, kid{key: k, val: v})
+		p.skip()
+		if p.off < len(p.src) && p.src[p.off] == ',' {
+			p.off++
+			continue
+		}
+		if p.off < len(p.src) && p.src[p.off] == '}' {
+			p.off++
+			return n, nil
+		}
+		return nil, p.errorf("unexpected %s: expected ',' or '}' after an object member", p.what())
+	}
+}
+
+func (p *jsonParser) array(depth int) (*node, error) {
+	n := p.newNode(kSeq)
+	p.off++ // [
+	p.skip()
+	if p.off < len(p.src) && p.src[p.off] == ']' {
+		p.off++
+		return n, nil
+	}
+	for {
+		p.skip()
+		v, err := p.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		n.kids = append(n.kids, kid{val: v})
+		p.skip()
+		if p.off < len(p.src) && p.src[p.off] == ',' {
+			p.off++
+			continue
+		}
+		if p.off < len(p.src) && p.src[p.off] == ']' {
+			p.off++
+			return n, nil
+		}
+		return nil, p.errorf("unexpected %s: expected ',' or ']' after an array element", p.what())
+	}
+}
+
+// str reads a JSON string and decodes its escapes.
+func (p *jsonParser) str() (string, error) {
+	start := p.off
+	p.off++ // opening quote
+	escaped := false
+	for p.off < len(p.src) {
+		c := p.src[p.off]
+		switch {
+		case c == '\\':
+			escaped = true
+			p.off += 2
+			continue
+		case c == '"':
+			p.off++
+			raw := p.src[start:p.off]
+			if !escaped && utf8.Valid(raw) {
+				return string(raw[1 : len(raw)-1]), nil
+			}
+			var s string
+			if err := json.Unmarshal(raw, &s); err != nil {
+				p.off = start
+				return "", p.errorf("invalid string: %v", err)
+			}
+			return s, nil
+		case c < 0x20:
+			return "", p.errorf("control character %q inside a string (a newline in a string must be written \\n)", rune(c))
+		}
+		p.off++
+	}
+	p.off = start
+	return "", p.errorf("string never closed")
+}
+
+func (p *jsonParser) number() (*node, error) {
+	n := p.newNode(kScalar)
+	start := p.off
+	digits := func() int {
+		k := 0
+		for p.off < len(p.src) && '0' <= p.src[p.off] && p.src[p.off] <= '9' {
+			p.off++
+			k++
+		}
+		return k
+	}
+	if p.src[p.off] == '-' {
+		p.off++
+	}
+	if digits() == 0 {
+		return nil, p.errorf("unexpected %s: expected a digit", p.what())
+	}
+	n.tag = "int"
+	if p.off < len(p.src) && p.src[p.off] == '.' {
+		p.off++
+		n.tag = "float"
+		if digits() == 0 {
+			return nil, p.errorf("unexpected %s: expected a digit after the decimal point", p.what())
+		}
+	}
+	if p.off < len(p.src) && (p.src[p.off] == 'e' || p.src[p.off] == 'E') {
+		p.off++
+		n.tag = "float"
+		if p.off < len(p.src) && (p.src[p.off] == '+' || p.src[p.off] == '-') {
+			p.off++
+		}
+		if digits() == 0 {
+			return nil, p.errorf("unexpected %s: expected a digit in the exponent", p.what())
+		}
+	}
+	n.value = string(p.src[start:p.off])
+	return n, nil
+}

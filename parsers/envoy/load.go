@@ -1,0 +1,231 @@
+// Package envoy reads Envoy configurations into proxylint's common model.
+//
+// The input is YAML or JSON: a bootstrap, an admin /config_dump, or xDS
+// resources (Listener, Cluster, RouteConfiguration), with snake_case or
+// camelCase keys. It is read in four steps, each keeping positions:
+//
+//  1. YAML (or JSON) is read into a positioned tree, with aliases bounded
+//     by a budget proportional to the input and nesting by a depth limit;
+//  2. the tree is written out as JSON, one value per line, remembering for
+//     each line the node it came from, and read by protojson into the
+//     typed messages of go-control-plane, so that every protojson error
+//     maps back to the line and column the user wrote;
+//  3. the generated ValidateAll checks Envoy's schema constraints on the
+//     root and on every Any inside it;
+//  4. the messages become the model's listeners (one per HTTP connection
+//     manager), routes and upstreams (one per cluster), every value with
+//     its position or its default.
+//
+// Any of an extension type proxylint does not link is kept as a
+// TypedStruct and reported as a note; unknown fields are never discarded
+// silently, because that would hide typos.
+package envoy
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+
+	"github.com/proxylint/proxylint/parsers"
+)
+
+// Diagnostic codes: the IDs of the rules under which the loader reports.
+const (
+	// CodeSyntax: the file is not YAML or JSON proxylint can read.
+	CodeSyntax = "envoy-syntax"
+	// CodeInvalid: Envoy would reject the configuration (unknown field,
+	// wrong type, a schema constraint).
+	CodeInvalid = "envoy-invalid"
+	// CodeUnknownExtension: an extension type proxylint does not link.
+	CodeUnknownExtension = "envoy-unknown-extension"
+)
+
+// Options control loading.
+type Options struct {
+	// Target is the Envoy release the configuration is for; the zero
+	// Target means the newest.
+	Target parsers.Target
+}
+
+// Result is what loading one file produced.
+type Result struct {
+	// Proxies holds one proxy per configuration in the file (several only
+	// when configurations are wrapped under names).
+	Proxies     []*parsers.Proxy
+	File        *parsers.File
+	Diagnostics []parsers.Diagnostic
+}
+
+// Load reads the Envoy configuration in the file at path.
+func Load(path string, opts Options) Result {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return Result{Diagnostics: []parsers.Diagnostic{{
+			Code: "load-error", Severity: parsers.Error, Pos: parsers.Pos{File: path}, Fatal: true,
+			Message: fmt.Sprintf("cannot read %s: %v", path, err),
+		}}}
+	}
+	return LoadBytes(path, src, opts)
+}
+
+// LoadBytes reads an Envoy configuration held in memory; path names it in
+// positions.
+func LoadBytes(path string, src []byte, opts Options) (res Result) {
+	res.File = &parsers.File{Path: path, Source: src}
+	defer func() {
+		// No input may crash the run: whatever went wrong is reported at
+		// the top of the file, and the other files are still linted.
+		if r := recover(); r != nil {
+			res.Proxies = nil
+			res.Diagnostics = append(res.Diagnostics, parsers.Diagnostic{
+				Code: CodeSyntax, Severity: parsers.Error, Pos: parsers.Pos{File: path, Line: 1, Col: 1}, Fatal: true,
+				Message: fmt.Sprintf("internal error while reading this Envoy configuration: %v\n%s", r, debug.Stack()),
+			})
+		}
+	}()
+	target := opts.Target
+	if target.Product != parsers.Envoy {
+		target = parsers.Target{Product: parsers.Envoy}
+	}
+	l := &loader{file: path, target: target}
+	docs, err := readTree(path, src)
+	if err != nil {
+		l.posErr(err)
+		res.Diagnostics = l.diags
+		res.File.Comments = comments(path, src)
+		return res
+	}
+	res.File.Comments = comments(path, src)
+	groups := map[string]*collection{}
+	var order []string
+	for _, doc := range docs {
+		roots, probs := classify(doc)
+		l.report(CodeInvalid, probs)
+		for _, r := range roots {
+			c, ok := groups[r.group]
+			if !ok {
+				c = &collection{}
+				groups[r.group] = c
+				order = append(order, r.group)
+			}
+			if m := l.decode(r); m != nil {
+				c.add(m, r.n, r.dumped)
+			}
+		}
+	}
+	for _, g := range order {
+		c := groups[g]
+		c.finish()
+		p := build(path, target, c)
+		if g != "" {
+			p.Entry = path + " " + g
+		}
+		res.Proxies = append(res.Proxies, p)
+	}
+	res.Diagnostics = l.diags
+	return res
+}
+
+// readTree reads JSON with the JSON reader (its errors are where a JSON
+// reader would put them) and everything else, or JSON the JSON reader
+// refuses but YAML accepts, as YAML.
+func readTree(path string, src []byte) ([]*node, error) {
+	trimmed := bytes.TrimLeft(bytes.TrimPrefix(src, []byte("\xEF\xBB\xBF")), " \t\r\n")
+	if len(trimmed) == 0 {
+		return nil, &posError{line: 1, col: 1, msg: "the file is empty"}
+	}
+	looksJSON := trimmed[0] == '{' || trimmed[0] == '['
+	if looksJSON {
+		n, jerr := parseJSON(src)
+		if jerr == nil {
+			return []*node{n}, nil
+		}
+		docs, yerr := parseYAML(src)
+		if yerr == nil && len(docs) > 0 {
+			return docs, nil
+		}
+		if strings.EqualFold(filepath.Ext(path), ".json") || bytes.HasPrefix(trimmed, []byte(`{"`)) || bytes.HasPrefix(trimmed, []byte(`[{"`)) || yerr == nil {
+			return nil, jerr
+		}
+		return nil, yerr
+	}
+	docs, err := parseYAML(src)
+	if err != nil {
+		return nil, err
+	}
+	if len(docs) == 0 {
+		return nil, &posError{line: 1, col: 1, msg: "the file holds no YAML document"}
+	}
+	return docs, nil
+}
+
+// loader carries one file's diagnostics.
+type loader struct {
+	file   string
+	target parsers.Target
+	diags  []parsers.Diagnostic
+}
+
+func (l *loader) pos(n *node) parsers.Pos {
+	if n == nil {
+		return parsers.Pos{File: l.file, Line: 1, Col: 1}
+	}
+	return parsers.Pos{File: l.file, Line: n.line, Col: n.col}
+}
+
+func (l *loader) posErr(err error) {
+	pe, ok := err.(*posError) //nolint:errorlint // readTree returns *posError unwrapped
+	if !ok {
+		pe = &posError{line: 1, col: 1, msg: err.Error()}
+	}
+	l.diags = append(l.diags, parsers.Diagnostic{
+		Code: CodeSyntax, Severity: parsers.Error, Fatal: true,
+		Pos: parsers.Pos{File: l.file, Line: pe.line, Col: pe.col}, Message: pe.msg,
+	})
+}
+
+func (l *loader) report(code string, probs []problem) {
+	for _, p := range probs {
+		l.diags = append(l.diags, parsers.Diagnostic{Code: code, Severity: parsers.Error, Pos: l.pos(p.n), Message: p.msg, Fatal: p.fatal})
+	}
+}
+
+// decode reads one root, validates it and everything inside its Anys, and
+// notes the extensions it could not read.
+func (l *loader) decode(r root) proto.Message {
+	m, probs, unknown := decode(r.n, r.mt)
+	l.report(CodeInvalid, probs)
+	for _, u := range unknown {
+		l.diags = append(l.diags, parsers.Diagnostic{
+			Code: CodeUnknownExtension, Severity: parsers.Note, Pos: l.pos(u.n),
+			Message: fmt.Sprintf("extension not understood: %s; its settings are kept but not checked", typeName(u.url)),
+		})
+	}
+	if m == nil {
+		return nil
+	}
+	check := func(_ *anypb.Any, inner proto.Message, n *node) {
+		l.report(CodeInvalid, validate(inner, n))
+	}
+	if _, isAny := m.(*anypb.Any); isAny {
+		visitMessage(m.ProtoReflect(), r.n, check)
+		return m
+	}
+	l.report(CodeInvalid, validate(m, r.n))
+	walkAnys(m.ProtoReflect(), r.n, check)
+	return m
+}
+
+// typeName is the message name of a type URL.
+func typeName(url string) string {
+	if i := strings.LastIndexByte(url, '/'); i >= 0 {
+		return url[i+1:]
+	}
+	return url
+}

@@ -1,0 +1,363 @@
+package envoy
+
+import (
+	"strings"
+
+	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
+	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/known/anypb"
+)
+
+// A file holds Envoy configuration in one of several shapes; the content
+// tells which, as Envoy's own tools leave no marker:
+//   - a bootstrap (static_resources, dynamic_resources, admin, ...);
+//   - an admin /config_dump ({"configs": [Any...]});
+//   - a single xDS resource, with "@type" or recognised by its fields;
+//   - a list of resources, or {"resources": [...]} as file-based xDS reads;
+//   - a fragment of a config dump (a list of dynamic_active_clusters
+//     entries, say);
+//   - any of these wrapped under names (egctl prints {namespace: {name:
+//     config}}), or a map of names to resources.
+
+// root is a part of the tree to decode as one message.
+type root struct {
+	n  *node
+	mt protoreflect.MessageType
+	// group names the proxy the root belongs to: "" for the file's
+	// configuration, the wrapping keys for configurations wrapped under
+	// names.
+	group string
+	// dumped marks the bootstrap inside a config dump: its static
+	// resources appear again in the dump's listener and cluster sections.
+	dumped bool
+}
+
+var (
+	typeAny       = (&anypb.Any{}).ProtoReflect().Type()
+	typeBootstrap = (&bootstrapv3.Bootstrap{}).ProtoReflect().Type()
+)
+
+// candidate is a resource type recognised by its fields.
+type candidate struct {
+	mt          protoreflect.MessageType
+	distinctive []string // fields only this type has
+}
+
+var candidates = []candidate{
+	{(&listenerv3.Listener{}).ProtoReflect().Type(), []string{
+		"filter_chains", "listener_filters", "default_filter_chain", "api_listener", "internal_listener",
+		"udp_listener_config", "additional_addresses", "use_original_dst", "listener_filters_timeout", "per_connection_buffer_limit_bytes_listener"}},
+	{(&routev3.RouteConfiguration{}).ProtoReflect().Type(), []string{
+		"virtual_hosts", "vhds", "cluster_specifier_plugins", "internal_only_headers", "validate_clusters"}},
+	{(&clusterv3.Cluster{}).ProtoReflect().Type(), []string{
+		"connect_timeout", "load_assignment", "lb_policy", "eds_cluster_config", "cluster_type",
+		"typed_extension_protocol_options", "circuit_breakers", "dns_lookup_family", "outlier_detection",
+		"health_checks", "http2_protocol_options", "transport_socket_matches", "upstream_connection_options",
+		"common_lb_config", "lb_subset_config", "dns_refresh_rate", "respect_dns_ttl", "load_balancing_policy",
+		"http_protocol_options", "upstream_http_protocol_options", "cleanup_interval", "close_connections_on_host_health_failure"}},
+	{(&endpointv3.ClusterLoadAssignment{}).ProtoReflect().Type(), []string{"endpoints", "named_endpoints"}},
+}
+
+// dumpEntryKeys hold the resource in the entries of a config dump's lists.
+var dumpEntryKeys = []string{"listener", "cluster", "route_config", "endpoint_config"}
+
+// dumpSection reads one section of an admin config dump. The sections are
+// read by their structure rather than decoded as admin messages: a dump is
+// Envoy's own output, so there are no typos to find in its wrapping, and
+// the resources inside are decoded and checked like any others.
+func (c *classifier) dumpSection(n *node, group string) {
+	t := n.get("@type").str()
+	name := t[strings.LastIndexByte(t, '.')+1:]
+	resource := func(list, inner string) {
+		for _, e := range n.get(list).items() {
+			if r := e.get(inner); r != nil && r.kind == kMap {
+				c.add(r, typeAny, group)
+			}
+		}
+	}
+	switch name {
+	case "BootstrapConfigDump":
+		if b := n.get("bootstrap"); b != nil && b.kind == kMap {
+			c.roots = append(c.roots, root{n: b, mt: typeBootstrap, group: group, dumped: true})
+		}
+	case "ListenersConfigDump":
+		resource("static_listeners", "listener")
+		for _, e := range n.get("dynamic_listeners").items() {
+			// The active state serves traffic; a listener still warming
+			// up serves next.
+			for _, state := range []string{"active_state", "warming_state"} {
+				if r := e.get(state).get("listener"); r != nil && r.kind == kMap {
+					c.add(r, typeAny, group)
+					break
+				}
+			}
+		}
+	case "ClustersConfigDump":
+		resource("static_clusters", "cluster")
+		resource("dynamic_active_clusters", "cluster")
+	case "RoutesConfigDump":
+		resource("static_route_configs", "route_config")
+		resource("dynamic_route_configs", "route_config")
+	case "EndpointsConfigDump":
+		resource("static_endpoint_configs", "endpoint_config")
+		resource("dynamic_endpoint_configs", "endpoint_config")
+	}
+}
+
+// bootstrapKeys are the fields that mark a bootstrap.
+var bootstrapKeys = []string{
+	"static_resources", "dynamic_resources", "admin", "layered_runtime", "cluster_manager",
+	"overload_manager", "stats_sinks", "bootstrap_extensions", "stats_config", "hds_config", "watchdogs",
+}
+
+// classify finds the roots in a document; a part it cannot place is a
+// problem at that part.
+func classify(n *node) ([]root, []problem) {
+	var c classifier
+	if !c.visit(n, "", 0) {
+		c.probs = append(c.probs, problem{n: n, fatal: true, msg: "not an Envoy configuration proxylint can read: expected a bootstrap " +
+			"(static_resources, dynamic_resources), an admin config dump (configs), or xDS resources (Listener, Cluster, " +
+			"RouteConfiguration, with \"@type\" or recognised by their fields), alone, in a list or under \"resources\""})
+	}
+	return c.roots, c.probs
+}
+
+type classifier struct {
+	roots []root
+	probs []problem
+}
+
+func (c *classifier) add(n *node, mt protoreflect.MessageType, group string) {
+	c.roots = append(c.roots, root{n: n, mt: mt, group: group})
+}
+
+// visit recognises n; depth counts the wrapping names passed through.
+func (c *classifier) visit(n *node, group string, depth int) bool {
+	switch n.kind {
+	case kSeq:
+		items := n.items()
+		if len(items) == 0 {
+			return false
+		}
+		for _, it := range items {
+			if !c.resource(it, group) {
+				c.probs = append(c.probs, problem{n: it, fatal: true, msg: "this list entry is not an xDS resource proxylint recognises " +
+					"(add \"@type\", or write a Listener, Cluster or RouteConfiguration)"})
+			}
+		}
+		return true
+	case kMap:
+	default:
+		return false
+	}
+	if hasAny(n, bootstrapKeys) && n.get("@type") == nil {
+		c.add(n, typeBootstrap, group)
+		return true
+	}
+	if cf := n.get("configs"); cf != nil && cf.kind == kSeq && n.get("@type") == nil {
+		for _, it := range cf.items() {
+			c.dumpSection(it, group)
+		}
+		return true
+	}
+	if rs := n.get("resources"); rs != nil && rs.kind == kSeq && onlyKeys(n, "resources", "version_info", "type_url", "nonce", "control_plane", "canary") {
+		for _, it := range rs.items() {
+			if !c.resource(it, group) {
+				c.probs = append(c.probs, problem{n: it, fatal: true, msg: "this resource is not one proxylint recognises (add \"@type\")"})
+			}
+		}
+		return true
+	}
+	if c.resource(n, group) {
+		return true
+	}
+	// Names wrapping configurations ({namespace: {name: config}}) or a
+	// map of names to resources.
+	if depth >= 3 || len(n.kids) == 0 {
+		return false
+	}
+	save := len(c.roots)
+	saveProbs := len(c.probs)
+	for _, k := range n.kids {
+		if k.dropped {
+			continue
+		}
+		sub := group
+		if whole(k.val) {
+			sub = strings.TrimPrefix(group+"/"+k.key.value, "/")
+		}
+		if k.val.kind != kMap || !c.visit(k.val, sub, depth+1) {
+			c.roots, c.probs = c.roots[:save], c.probs[:saveProbs]
+			return false
+		}
+	}
+	return true
+}
+
+// whole reports whether n is a whole configuration (a bootstrap or a
+// dump) rather than a single resource, so wrapping names name a proxy.
+func whole(n *node) bool {
+	if n.kind != kMap {
+		return false
+	}
+	if hasAny(n, bootstrapKeys) || n.get("configs") != nil {
+		return true
+	}
+	if t := n.get("@type"); t != nil {
+		return strings.Contains(t.str(), "envoy.admin.")
+	}
+	for _, k := range n.kids {
+		if k.val.kind == kMap && (hasAny(k.val, bootstrapKeys) || k.val.get("configs") != nil || strings.Contains(k.val.get("@type").str(), "envoy.admin.")) {
+			return true
+		}
+	}
+	return false
+}
+
+// resource recognises a single resource: by "@type", or by fields that
+// only one resource type has.
+func (c *classifier) resource(n *node, group string) bool {
+	if n.kind != kMap {
+		return false
+	}
+	if t := n.get("@type"); t != nil {
+		if strings.Contains(t.str(), "envoy.admin.") {
+			c.dumpSection(n, group)
+		} else {
+			c.add(n, typeAny, group)
+		}
+		return true
+	}
+	// An entry of a config dump's list, as /config_dump?resource= prints
+	// it and documentation excerpts show it: the resource is inside.
+	for _, w := range dumpEntryKeys {
+		if inner := n.get(w); inner != nil && inner.kind == kMap && inner.get("@type") != nil {
+			c.add(inner, typeAny, group)
+			return true
+		}
+	}
+	if hasAny(n, bootstrapKeys) {
+		c.add(n, typeBootstrap, group)
+		return true
+	}
+	best, bestScore := -1, 0
+	for i, cd := range candidates {
+		score := 0
+		for _, k := range cd.distinctive {
+			if n.get(k) != nil {
+				score += 4
+			}
+		}
+		if score == 0 {
+			continue
+		}
+		md := cd.mt.Descriptor()
+		for _, k := range n.kids {
+			if fieldByName(md, k.key.value) != nil {
+				score++
+			} else {
+				score -= 2
+			}
+		}
+		if score > bestScore {
+			best, bestScore = i, score
+		}
+	}
+	if best < 0 {
+		return false
+	}
+	c.add(n, candidates[best].mt, group)
+	return true
+}
+
+func hasAny(n *node, keys []string) bool {
+	for _, k := range keys {
+		if n.get(k) != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func onlyKeys(n *node, keys ...string) bool {
+	for _, k := range n.kids {
+		ok := false
+		for _, want := range keys {
+			if k.key.value == want || k.key.value == jsonName(want) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// res is a resource with the node it was read from.
+type res[T proto.Message] struct {
+	msg T
+	n   *node
+}
+
+// collection is everything the roots of one proxy hold, by type.
+type collection struct {
+	listeners []res[*listenerv3.Listener]
+	clusters  []res[*clusterv3.Cluster]
+	routes    []res[*routev3.RouteConfiguration]
+	endpoints []res[*endpointv3.ClusterLoadAssignment]
+	// The static resources of the bootstrap in a config dump: the dump's
+	// listener and cluster sections repeat them, so they are used only
+	// when the dump has no such section.
+	dumpListeners []res[*listenerv3.Listener]
+	dumpClusters  []res[*clusterv3.Cluster]
+}
+
+// add files a decoded message; dumped marks a bootstrap read from a
+// config dump.
+func (c *collection) add(m proto.Message, n *node, dumped bool) {
+	switch m := m.(type) {
+	case *anypb.Any:
+		inner, err := m.UnmarshalNew()
+		if err == nil {
+			c.add(inner, n, dumped)
+		}
+	case *listenerv3.Listener:
+		c.listeners = append(c.listeners, res[*listenerv3.Listener]{m, n})
+	case *clusterv3.Cluster:
+		c.clusters = append(c.clusters, res[*clusterv3.Cluster]{m, n})
+	case *routev3.RouteConfiguration:
+		c.routes = append(c.routes, res[*routev3.RouteConfiguration]{m, n})
+	case *endpointv3.ClusterLoadAssignment:
+		c.endpoints = append(c.endpoints, res[*endpointv3.ClusterLoadAssignment]{m, n})
+	case *bootstrapv3.Bootstrap:
+		ls, cs := &c.listeners, &c.clusters
+		if dumped {
+			ls, cs = &c.dumpListeners, &c.dumpClusters
+		}
+		sr, srn := m.GetStaticResources(), n.get("static_resources")
+		for i, l := range sr.GetListeners() {
+			*ls = append(*ls, res[*listenerv3.Listener]{l, srn.get("listeners").item(i)})
+		}
+		for i, cl := range sr.GetClusters() {
+			*cs = append(*cs, res[*clusterv3.Cluster]{cl, srn.get("clusters").item(i)})
+		}
+	}
+}
+
+// finish adds the static resources of a dump's bootstrap when the dump
+// has no listener or cluster section of its own.
+func (c *collection) finish() {
+	if len(c.listeners) == 0 {
+		c.listeners = c.dumpListeners
+	}
+	if len(c.clusters) == 0 {
+		c.clusters = c.dumpClusters
+	}
+}
