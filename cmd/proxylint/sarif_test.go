@@ -73,8 +73,10 @@ func sarifCases(t *testing.T) []sarifCase {
 		}
 		rel, _ := filepath.Rel(root, p)
 		a := append(fixtureArgs(t, p), "--format", "sarif", filepath.ToSlash(rel))
-		code, out, errOut := runCLI(t, root, a...)
-		require.NotEqual(t, exitError, code, "%s: %s", rel, errOut)
+		// A fixture may exit 2 on purpose (a file nginx would refuse),
+		// but not because the command line is wrong.
+		_, out, errOut := runCLI(t, root, a...)
+		require.Empty(t, errOut, rel)
 		cases = append(cases, sarifCase{filepath.ToSlash(rel), []byte(out)})
 	}
 	require.NotEmpty(t, cases)
