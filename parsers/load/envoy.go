@@ -1,11 +1,19 @@
 package load
 
 import (
-	"fmt"
-
 	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/parsers/envoy"
 )
 
-func loadEnvoy(path string, _ Options, _ []string) Result {
-	return Result{Diagnostics: []parsers.Diagnostic{loadError(path, fmt.Sprintf("%s: Envoy configurations are not supported yet", path))}}
+func loadEnvoy(path string, opts Options, _ []string) Result {
+	target := opts.Target
+	if target.Product != parsers.Envoy {
+		target = parsers.Target{Product: parsers.Envoy}
+	}
+	r := envoy.Load(path, envoy.Options{Target: target})
+	res := Result{Proxies: r.Proxies, Diagnostics: r.Diagnostics}
+	if r.File != nil {
+		res.Files = append(res.Files, r.File)
+	}
+	return res
 }

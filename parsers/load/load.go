@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -293,13 +294,32 @@ func looksNginx(head []byte) bool {
 	return nginx.LooksLikeConfig(head)
 }
 
+// envoyMarkers are words only Envoy configurations use: bootstrap and
+// config dump sections, type URLs and filter names, and the fields of the
+// xDS resources a file may hold alone (snake_case or camelCase).
 var envoyMarkers = [][]byte{
 	[]byte("static_resources"), []byte("staticResources"), []byte("dynamic_resources"), []byte("dynamicResources"),
 	[]byte("type.googleapis.com/envoy."), []byte("envoy.extensions."), []byte("envoy.filters."),
 	[]byte("http_connection_manager"), []byte("socket_address"), []byte("socketAddress"),
+	[]byte("virtual_hosts"), []byte("virtualHosts"), []byte("filter_chains"), []byte("filterChains"),
+	[]byte("load_assignment"), []byte("loadAssignment"), []byte("connect_timeout"), []byte("connectTimeout"),
 }
 
+// A Kubernetes object (an EnvoyFilter, a ConfigMap) may quote Envoy
+// configuration but is not one: it has apiVersion and kind at its top.
+var (
+	yamlAPIVersion = regexp.MustCompile(`(?m)^apiVersion\s*:`)
+	yamlKind       = regexp.MustCompile(`(?m)^kind\s*:`)
+	jsonAPIVersion = regexp.MustCompile(`"apiVersion"\s*:`)
+	jsonKind       = regexp.MustCompile(`"kind"\s*:`)
+)
+
 func looksEnvoy(head []byte) bool {
+	if bytes.IndexByte(head, 0) >= 0 ||
+		(yamlAPIVersion.Match(head) && yamlKind.Match(head)) ||
+		(jsonAPIVersion.Match(head) && jsonKind.Match(head)) {
+		return false
+	}
 	for _, m := range envoyMarkers {
 		if bytes.Contains(head, m) {
 			return true
