@@ -1,0 +1,209 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/proxylint/proxylint/bench/gen"
+)
+
+type envoyFlags struct {
+	scales                 []int
+	routes, clustersPerLis int
+	rounds                 int
+	keep                   bool
+	proxylint              string
+	rev                    string
+}
+
+func parseEnvoyFlags(args []string, log io.Writer) (*envoyFlags, error) {
+	f := &envoyFlags{}
+	fs := flag.NewFlagSet("bench envoy", flag.ContinueOnError)
+	fs.SetOutput(log)
+	scales := fs.String("scales", "1,2,4,8,16,32,64,128", "listeners of each bootstrap, comma-separated")
+	fs.IntVar(&f.routes, "routes", 40, "routes per listener")
+	fs.IntVar(&f.clustersPerLis, "clusters", 10, "clusters per listener")
+	fs.IntVar(&f.rounds, "rounds", 5, "measured rounds")
+	fs.BoolVar(&f.keep, "keep", false, "keep the temporary directory with the binary and the bootstraps")
+	fs.StringVar(&f.proxylint, "proxylint", "", "time this proxylint binary instead of building one")
+	fs.StringVar(&f.rev, "rev", "", "build proxylint from this commit (e.g. HEAD) instead of the working tree")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	for _, s := range strings.Split(*scales, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("-scales: %q is not a number of listeners", s)
+		}
+		f.scales = append(f.scales, n)
+	}
+	if len(f.scales) < 2 || f.rounds < 1 || f.routes < 1 || f.clustersPerLis < 1 {
+		return nil, errors.New("want at least two scales, and -rounds, -routes, -clusters of at least 1")
+	}
+	return f, nil
+}
+
+// bootstrap is one generated Envoy bootstrap and its runs.
+type bootstrap struct {
+	spec    gen.EnvoyBootstrap
+	path    string
+	bytes   int64
+	lines   int
+	samples []sample
+}
+
+// runEnvoy times proxylint on bootstraps whose listeners, routes and
+// clusters grow together, and shows how the time grows: the cost of each
+// added route between consecutive sizes, and a least-squares line through
+// all of them.
+func runEnvoy(args []string, out, log io.Writer) error {
+	f, err := parseEnvoyFlags(args, log)
+	if err != nil {
+		return err
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "proxylint-bench-envoy-")
+	if err != nil {
+		return err
+	}
+	if f.keep {
+		fmt.Fprintf(log, "keeping %s\n", tmp)
+	} else {
+		defer func() { _ = os.RemoveAll(tmp) }()
+	}
+	bin := f.proxylint
+	if bin != "" {
+		if bin, err = filepath.Abs(bin); err != nil {
+			return err
+		}
+	} else {
+		if bin, err = build(root, tmp, f.rev, log); err != nil {
+			return err
+		}
+	}
+
+	var boots []*bootstrap
+	for _, s := range f.scales {
+		b := &bootstrap{spec: gen.EnvoyBootstrap{Listeners: s, RoutesPerListener: f.routes, Clusters: s * f.clustersPerLis}}
+		src := b.spec.YAML()
+		b.path = filepath.Join(tmp, fmt.Sprintf("envoy-%04d.yaml", s))
+		b.bytes, b.lines = int64(len(src)), bytes.Count(src, []byte{'\n'})
+		if err := os.WriteFile(b.path, src, 0o644); err != nil {
+			return err
+		}
+		boots = append(boots, b)
+	}
+	cmd := func(b *bootstrap) command {
+		return command{
+			argv:    []string{bin, "--no-config", "--kind", "envoy", "--format", "json", b.path},
+			dir:     tmp,
+			okCodes: []int{0, 1},
+		}
+	}
+
+	fmt.Fprintln(out, "# proxylint on Envoy bootstraps of growing size (whole process, --format json)")
+	fmt.Fprintln(out)
+	for _, l := range machine(root, describeBuild(root, f.rev, f.proxylint)) {
+		fmt.Fprintln(out, "- "+l)
+	}
+	fmt.Fprintf(out, "- bootstraps: bench/gen, L listeners × %d routes each, %d·L static clusters\n", f.routes, f.clustersPerLis)
+	fmt.Fprintf(out, "- rounds: 1 warm-up, then %d measured, the sizes taking turns\n\n", f.rounds)
+
+	fmt.Fprintln(log, "envoy: warm-up")
+	for _, b := range boots {
+		o, err := runOnce(cmd(b), true)
+		if err != nil {
+			return fmt.Errorf("envoy bootstrap of %d listeners: %w", b.spec.Listeners, err)
+		}
+		if strings.Contains(o.stderr, "not supported") {
+			return fmt.Errorf("this proxylint does not read Envoy configurations yet: %s", firstLine(o.stderr))
+		}
+	}
+	for round := range f.rounds {
+		fmt.Fprintf(log, "envoy: round %d/%d\n", round+1, f.rounds)
+		for i := range boots {
+			b := boots[(i+round)%len(boots)]
+			o, err := runOnce(cmd(b), false)
+			if err != nil {
+				return err
+			}
+			b.samples = append(b.samples, o.sample)
+		}
+	}
+
+	xs := make([]float64, len(boots))
+	ys := make([]float64, len(boots))
+	fmt.Fprintln(out, "| listeners | routes | clusters | size | median | min | max | CPU (median) | peak RSS | µs per route | µs per added route |")
+	fmt.Fprintln(out, "|---|---|---|---|---|---|---|---|---|---|---|")
+	for i, b := range boots {
+		s := summarise(b.samples)
+		routes := b.spec.Routes()
+		xs[i], ys[i] = float64(routes), float64(s.median)/float64(time.Microsecond)
+		marginal := "–"
+		if i > 0 {
+			marginal = fmt.Sprintf("%.1f", (ys[i]-ys[i-1])/(xs[i]-xs[i-1]))
+		}
+		fmt.Fprintf(out, "| %d | %d | %d | %s, %d lines | %s | %s | %s | %s | %s | %.1f | %s |\n",
+			b.spec.Listeners, routes, b.spec.Clusters, fmtBytes(b.bytes), b.lines,
+			fmtDur(s.median), fmtDur(s.lo), fmtDur(s.hi), fmtDur(s.cpuMedian), fmtKiB(s.rssPeak),
+			ys[i]/xs[i], marginal)
+	}
+	a, slope, r2 := fitLine(xs, ys)
+	worst := 0.0
+	for i := range xs {
+		worst = max(worst, math.Abs(ys[i]-(a+slope*xs[i]))/ys[i])
+	}
+	fmt.Fprintln(out)
+	fmt.Fprintf(out, "Least-squares line: time = %s + %.1f µs × routes, R² = %.4f; the furthest point is %.0f%% off the line.\n",
+		fmtDur(time.Duration(a*float64(time.Microsecond))), slope, r2, 100*worst)
+	last, prev := boots[len(boots)-1], boots[len(boots)-2]
+	fmt.Fprintf(out, "The last step multiplies the routes by %.2f and the time by %.2f.\n",
+		float64(last.spec.Routes())/float64(prev.spec.Routes()),
+		float64(summarise(last.samples).median)/float64(summarise(prev.samples).median))
+	fmt.Fprintf(out, "\nload average at the end: %s\n", loadAverage())
+	return nil
+}
+
+// fitLine fits y = a + b·x by least squares and returns a, b and the
+// coefficient of determination.
+func fitLine(xs, ys []float64) (a, b, r2 float64) {
+	n := float64(len(xs))
+	var sx, sy, sxx, sxy float64
+	for i := range xs {
+		sx += xs[i]
+		sy += ys[i]
+		sxx += xs[i] * xs[i]
+		sxy += xs[i] * ys[i]
+	}
+	b = (n*sxy - sx*sy) / (n*sxx - sx*sx)
+	a = (sy - b*sx) / n
+	mean := sy / n
+	var ssRes, ssTot float64
+	for i := range xs {
+		d := ys[i] - (a + b*xs[i])
+		ssRes += d * d
+		ssTot += (ys[i] - mean) * (ys[i] - mean)
+	}
+	if ssTot == 0 {
+		return a, b, 1
+	}
+	return a, b, 1 - ssRes/ssTot
+}
