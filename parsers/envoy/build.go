@@ -1,6 +1,7 @@
 package envoy
 
 import (
+	"fmt"
 	"net"
 	"regexp"
 	"sort"
@@ -77,6 +78,28 @@ func build(file string, target parsers.Target, c *collection) *parsers.Proxy {
 	}
 	for _, l := range c.listeners {
 		b.listener(l.msg, l.n)
+	}
+	// Route configurations no listener of this file uses (a file of
+	// route configurations, as a control plane serves them over RDS) are
+	// linted too, under a listener that stands for the unknown one: its
+	// connection manager settings are left unset.
+	used := map[string]bool{}
+	for _, l := range p.Listeners {
+		used[l.RouteConfig] = true
+	}
+	for _, rc := range c.routes {
+		if used[rc.msg.GetName()] {
+			continue
+		}
+		used[rc.msg.GetName()] = true
+		ln := &parsers.Listener{
+			Proxy:       p,
+			Name:        fmt.Sprintf("route configuration %q (its listener is not in this file)", rc.msg.GetName()),
+			Pos:         b.pos(rc.n),
+			RouteConfig: rc.msg.GetName(),
+		}
+		b.routeConfig(ln, rc.msg, rc.n)
+		p.Listeners = append(p.Listeners, ln)
 	}
 	return p
 }
