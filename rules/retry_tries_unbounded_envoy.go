@@ -1,9 +1,46 @@
 package rules
 
-import "github.com/proxylint/proxylint/parsers"
+import (
+	"fmt"
+	"time"
 
-// retryTriesUnboundedEnvoy is the Envoy half of retry-tries-unbounded; the rule's Check calls it for every
-// Envoy proxy in the model.
+	"github.com/proxylint/proxylint/parsers"
+)
+
+// envoyMaxBackOff is the longest wait between two tries with the default
+// back-off (25 ms base, capped at 10 times that: router_filter.rst).
+const envoyMaxBackOff = 250 * time.Millisecond
+
+// retryTriesUnboundedEnvoy is the Envoy half of retry-tries-unbounded; the
+// rule's Check calls it for every Envoy proxy in the model.
 func retryTriesUnboundedEnvoy(pass *Pass, p *parsers.Proxy) {
-	_, _ = pass, p
+	for _, r := range p.Routes() {
+		if f, ok := envoyRetriesWithoutBudget(r); ok {
+			pass.Report(f)
+		}
+	}
+}
+
+// envoyRetriesWithoutBudget: num_retries > 0 on a route whose timeout is 0.
+// The route timeout is the only bound on all tries together (semantics.md
+// §A, §C); 0 disables it.
+func envoyRetriesWithoutBudget(r *parsers.Route) (Finding, bool) {
+	n, total, pt := r.Retry.NumRetries, r.Timeout, r.Retry.PerTryTimeout
+	if r.Pass == nil || len(r.Retry.On.Value) == 0 || n.Value <= 0 || !total.Explicit() || total.Value != 0 {
+		return Finding{}, false
+	}
+	tries := n.Value + 1
+	worst := "an unbounded time: no per_try_timeout bounds a try either, so each one waits as long as the upstream takes"
+	if pt.Value > 0 {
+		worst = fmt.Sprintf("(%d + 1) × per_try_timeout %s = %s, plus up to %s of back-off between tries",
+			n.Value, dur(pt.Value), dur(time.Duration(tries)*pt.Value), dur(time.Duration(n.Value)*envoyMaxBackOff))
+	}
+	pos := n.Pos
+	return Finding{
+		Pos: pos,
+		Message: fmt.Sprintf("%s bounds retries by count but not by time: the route timeout is 0 (disabled), so one request can take %s.",
+			settingText(n, fmt.Sprint(n.Value)), worst),
+		Related: relatedSetting(total, pos, "timeout 0 disables the route's overall budget"),
+		Fix:     "give the route a timeout that covers all tries (for example the client's own timeout), and a per_try_timeout below it",
+	}, true
 }

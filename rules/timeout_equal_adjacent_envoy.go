@@ -1,9 +1,73 @@
 package rules
 
-import "github.com/proxylint/proxylint/parsers"
+import (
+	"fmt"
+	"time"
 
-// timeoutEqualAdjacentEnvoy is the Envoy half of timeout-equal-adjacent; the rule's Check calls it for every
-// Envoy proxy in the model.
+	"github.com/proxylint/proxylint/parsers"
+)
+
+// timeoutEqualAdjacentEnvoy is the Envoy half of timeout-equal-adjacent;
+// the rule's Check calls it for every Envoy proxy in the model.
 func timeoutEqualAdjacentEnvoy(pass *Pass, p *parsers.Proxy) {
-	_, _ = pass, p
+	for _, r := range p.Routes() {
+		if r.Pass == nil {
+			continue
+		}
+		if f, ok := perTryNotShorter(r); ok {
+			pass.Report(f)
+		}
+		if f, ok := routeEqualsRequestTimeout(r); ok {
+			pass.Report(f)
+		}
+	}
+}
+
+// perTryNotShorter: a per_try_timeout equal to the route timeout, or
+// above it. Envoy zeroes a per-try timeout that is not shorter than a
+// non-zero route timeout (router.cc, FilterUtility::finalTimeout), so the
+// first try takes the whole budget and a timed-out try is never retried
+// (semantics.md §C).
+func perTryNotShorter(r *parsers.Route) (Finding, bool) {
+	pt, total := r.Retry.PerTryTimeout, r.Timeout
+	if !pt.Explicit() || pt.Value <= 0 || !total.Valid() || total.Value <= 0 || pt.Value < total.Value {
+		return Finding{}, false
+	}
+	relation := "equals"
+	if pt.Value > total.Value {
+		relation = "is above"
+	}
+	return Finding{
+		Pos: pt.Pos,
+		Message: fmt.Sprintf("%s %s the route timeout (%s): Envoy silently ignores a per-try timeout that is not shorter "+
+			"than the route timeout, so the first try takes the whole budget and a try that times out is never retried.",
+			durText(pt), relation, durText(total)),
+		Related: relatedSetting(total, pt.Pos, "the route timeout bounds all tries: "+durText(total)),
+		Fix: fmt.Sprintf("make per_try_timeout a fraction of the route timeout (e.g. %s for %d tries within %s), or raise the route timeout",
+			dur((total.Value / time.Duration(envoyTries(r))).Truncate(time.Millisecond)), envoyTries(r), dur(total.Value)),
+	}, true
+}
+
+// envoyTries is the number of tries a route's retry policy allows: the
+// first one and num_retries more.
+func envoyTries(r *parsers.Route) int {
+	return max(r.Retry.NumRetries.Value, 0) + 1
+}
+
+// routeEqualsRequestTimeout: the route timeout equals the connection
+// manager's request_timeout.
+func routeEqualsRequestTimeout(r *parsers.Route) (Finding, bool) {
+	rq, total := r.Listener.RequestTimeout, r.Timeout
+	if !rq.Valid() || rq.Value <= 0 || !total.Valid() || total.Value != rq.Value {
+		return Finding{}, false
+	}
+	return Finding{
+		Pos: total.Pos,
+		Message: fmt.Sprintf("the route timeout (%s) equals the HTTP connection manager's request_timeout (%s): "+
+			"the two give up after the same time, so a request that takes that long ends with 408 or 504 depending on "+
+			"which timer fires first, and neither the client nor the logs can tell a slow client from a slow upstream.",
+			durText(total), durText(rq)),
+		Related: relatedSetting(rq, total.Pos, "request_timeout of the connection manager: "+durText(rq)),
+		Fix:     "make them differ: the route timeout below request_timeout when the upstream is the one to bound, above it when slow uploads are",
+	}, true
 }

@@ -1,0 +1,86 @@
+package rules
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/proxylint/proxylint/parsers"
+)
+
+// EnvoyH1UnsafeDrain flags an HTTP connection manager that limits the
+// lifetime of HTTP/1 connections without draining them safely: Envoy
+// closes the connection under clients that sit idle on it, and the
+// request one of them sends at that moment fails.
+var EnvoyH1UnsafeDrain = register(&Rule{
+	ID:       "envoy-h1-unsafe-drain",
+	Summary:  "max_connection_duration closes HTTP/1 connections under idle clients: a request sent as it closes fails, and a POST is not retried",
+	Severity: parsers.Warning,
+	Tags:     []string{"envoy", "keepalive", "correctness"},
+	Check:    checkEnvoyH1UnsafeDrain,
+})
+
+func checkEnvoyH1UnsafeDrain(pass *Pass) {
+	for _, p := range pass.Model.Proxies {
+		if p.Product != parsers.Envoy {
+			continue
+		}
+		for _, l := range p.Listeners {
+			if f, ok := h1UnsafeDrain(p, l); ok {
+				pass.Report(f)
+			}
+		}
+	}
+}
+
+// h1UnsafeDrain: the listener speaks HTTP/1 (codec AUTO or HTTP1), sets
+// max_connection_duration, and does not set
+// http1_safe_max_connection_duration (semantics.md §F).
+func h1UnsafeDrain(p *parsers.Proxy, l *parsers.Listener) (Finding, bool) {
+	codec, limit := l.Codec, l.MaxConnectionDuration
+	if !codec.Valid() || (codec.Value != "AUTO" && codec.Value != "HTTP1") {
+		return Finding{}, false // HTTP/2 and HTTP/3 drain with GOAWAY
+	}
+	if !limit.Explicit() || limit.Value <= 0 || l.H1SafeMaxConnectionDuration.Value {
+		return Finding{}, false
+	}
+	drain, delayed := l.DrainTimeout, l.DelayedCloseTimeout
+	closed := limit.Value + drain.Value + delayed.Value
+	speaks := "serves HTTP/1 (codec_type " + codec.Value + ")"
+	if codec.Value == "AUTO" && codec.Default {
+		speaks = "serves HTTP/1 (codec_type AUTO, the default, takes HTTP/1 and HTTP/2)"
+	}
+	msg := fmt.Sprintf("%s on a listener that %s closes connections under idle keep-alive clients: "+
+		"when the duration is up Envoy starts draining, and a client that sends nothing is cut off at %s + %s + %s = %s. "+
+		"A request sent in the last second meets a closed connection (\"response ended prematurely\", \"connection reset\"), "+
+		"and a POST is not retried by the client or by a load balancer in front.",
+		durText(limit), speaks, dur(limit.Value), durText(drain), durText(delayed), seconds(closed))
+	if delayed.Valid() && delayed.Value == 0 {
+		msg += " delayed_close_timeout 0 makes it worse: Envoy closes the socket as soon as its last write is flushed, " +
+			"without waiting for the client to see the close, so bytes already on the wire are answered with a reset."
+	}
+	related := relatedSetting(drain, limit.Pos, "the drain lasts "+durText(drain))
+	related = append(related, relatedSetting(delayed, limit.Pos, "then the close waits "+durText(delayed))...)
+	if codec.Explicit() {
+		related = append(related, Related{Pos: codec.Pos, Message: settingText(codec, codec.Value) + " serves HTTP/1"})
+	}
+	fix := "set http1_safe_max_connection_duration: true next to max_connection_duration: Envoy then waits for the next " +
+		"request, answers it with \"Connection: close\" and closes the connection once that response is sent"
+	if !p.Target.AtLeast(1, 32, 0) {
+		fix = fmt.Sprintf("http1_safe_max_connection_duration needs Envoy 1.32 or newer (this configuration targets %s): "+
+			"upgrade and set it to true, or remove max_connection_duration", p.Target)
+	}
+	return Finding{
+		Pos:     limit.Pos,
+		Message: msg,
+		Related: related,
+		Fix:     fix,
+	}, true
+}
+
+// seconds renders a sum of timeouts as "66s", or "65.5s".
+func seconds(d time.Duration) string {
+	if d%time.Second == 0 {
+		return dur(d)
+	}
+	return fmt.Sprintf("%gs", d.Seconds())
+}
