@@ -410,3 +410,75 @@ func TestEntryPoints(t *testing.T) {
 	assert.Equal(t, exitFindings, code)
 	assert.Contains(t, out, "deploy/nginx.conf:6:29: warning:")
 }
+
+// envoyUnknownFilter is an Envoy configuration with an HTTP filter
+// proxylint does not know, which it reports as a note.
+const envoyUnknownFilter = `static_resources:
+  listeners:
+  - name: edge
+    address:
+      socket_address: { address: 0.0.0.0, port_value: 8080 }
+    filter_chains:
+    - filters:
+      - name: envoy.filters.network.http_connection_manager
+        typed_config:
+          "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager
+          stat_prefix: edge
+          route_config:
+            virtual_hosts:
+            - name: all
+              domains: ["*"]
+              routes:
+              - match: { prefix: "/" }
+                route: { cluster: app }
+          http_filters:
+          - name: acme.filters.http.audit
+            typed_config:
+              "@type": type.googleapis.com/acme.audit.v1.Audit
+          - name: envoy.filters.http.router
+            typed_config:
+              "@type": type.googleapis.com/envoy.extensions.filters.http.router.v3.Router
+  clusters:
+  - name: app
+    connect_timeout: 1s
+    load_assignment:
+      cluster_name: app
+      endpoints:
+      - lb_endpoints:
+        - endpoint: { address: { socket_address: { address: 10.0.0.1, port_value: 8000 } } }
+`
+
+// TestEnvoySuppression: a YAML comment on the line above an Envoy finding
+// suppresses it, as in nginx files.
+func TestEnvoySuppression(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "envoy.yaml", envoyUnknownFilter)
+	base := args(only("envoy-unknown-extension"), "--fail-on", "note")
+	code, out, errOut := runCLI(t, dir, args(base, "--format", "json", "envoy.yaml")...)
+	require.Equal(t, exitFindings, code, "%s%s", out, errOut)
+	var doc struct {
+		Findings []struct {
+			Rule   string
+			Line   int
+			Column int
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &doc))
+	require.Len(t, doc.Findings, 1, out)
+	line := doc.Findings[0].Line
+
+	lines := strings.Split(envoyUnknownFilter, "\n")
+	indent := strings.Repeat(" ", doc.Findings[0].Column-1)
+	lines = append(lines[:line-1], append([]string{indent + "# proxylint:ignore envoy-unknown-extension -- our own filter, reviewed on its own"}, lines[line-1:]...)...)
+	writeFile(t, dir, "envoy.yaml", strings.Join(lines, "\n"))
+	code, out, _ = runCLI(t, dir, args(base, "--no-color", "envoy.yaml")...)
+	assert.Equal(t, exitClean, code, out)
+	assert.Equal(t, "no findings (1 suppressed)\n", out)
+
+	code, out, _ = runCLI(t, dir, args(base, "--format", "sarif", "envoy.yaml")...)
+	assert.Equal(t, exitClean, code)
+	res := parseSARIF(t, out).Runs[0].Results
+	require.Len(t, res, 1)
+	require.Len(t, res[0].Suppressions, 1)
+	assert.Equal(t, "our own filter, reviewed on its own", res[0].Suppressions[0].Justification)
+}

@@ -17,9 +17,9 @@ import (
 
 // TestPreCommitHooks runs the hooks of .pre-commit-hooks.yaml with the real
 // pre-commit, as a user's repository would: "pre-commit try-repo" from a
-// scratch git repository whose staged nginx.conf is bad must fail and print
-// the finding; with a clean nginx.conf it must pass. The Envoy hook must
-// leave nginx files alone.
+// scratch git repository whose staged nginx.conf and envoy.yaml are bad must
+// fail and print the findings; with clean ones it must pass. Each hook
+// leaves the other's files and unrelated files alone.
 //
 // It needs git, pre-commit and the Go toolchain (pre-commit builds the
 // hook with "go install"), and no network beyond the Go module proxy. It
@@ -45,22 +45,34 @@ func TestPreCommitHooks(t *testing.T) {
 	env := preCommitEnv(t, scratch)
 	git(t, user, env, "init", "-q")
 
+	// Both bad; README.md is no hook's business (proxylint would fail on
+	// it).
+	cleanNginx := strings.Replace(literalProxyPass, "proxy_pass http://127.0.0.1:8000;", "return 204;", 1)
+	cleanEnvoy := strings.Replace(envoyUnknownFilter, "          - name: acme.filters.http.audit\n            typed_config:\n              \"@type\": type.googleapis.com/acme.audit.v1.Audit\n", "", 1)
+	require.NotEqual(t, envoyUnknownFilter, cleanEnvoy)
+	badEnvoy := strings.Replace(cleanEnvoy, "    connect_timeout: 1s\n", "    connect_timeout: 1s\n    max_requests_per_conection: 1\n", 1)
 	require.NoError(t, os.WriteFile(filepath.Join(user, "nginx.conf"), []byte(literalProxyPass), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(user, "envoy.yaml"), []byte(badEnvoy), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(user, "README.md"), []byte("a site\n"), 0o644))
-	git(t, user, env, "add", "nginx.conf", "README.md")
+	git(t, user, env, "add", "nginx.conf", "envoy.yaml", "README.md")
 	out, code := tryRepo(t, user, env, hookRepo)
-	assert.Equal(t, 1, code, "a bad staged configuration fails the hook:\n%s", out)
+	assert.NotEqual(t, 0, code, "bad staged configurations fail the hooks:\n%s", out)
 	assert.Regexp(t, `proxylint \(nginx\)\.+Failed`, out)
 	assert.Contains(t, out, "nginx.conf:6:13: warning: proxy_pass to 127.0.0.1:8000 has no upstream block")
 	assert.Contains(t, out, "[upstream-no-keepalive]")
-	assert.Regexp(t, `proxylint \(Envoy\)\.+\(no files to check\)Skipped`, out)
+	assert.Regexp(t, `proxylint \(Envoy\)\.+Failed`, out)
+	assert.Contains(t, out, "envoy.yaml:")
+	assert.Contains(t, out, "max_requests_per_conection")
+	assert.NotContains(t, out, "README.md")
 
-	clean := strings.Replace(literalProxyPass, "proxy_pass http://127.0.0.1:8000;", "return 204;", 1)
-	require.NoError(t, os.WriteFile(filepath.Join(user, "nginx.conf"), []byte(clean), 0o644))
-	git(t, user, env, "add", "nginx.conf")
+	// Both clean.
+	require.NoError(t, os.WriteFile(filepath.Join(user, "nginx.conf"), []byte(cleanNginx), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(user, "envoy.yaml"), []byte(cleanEnvoy), 0o644))
+	git(t, user, env, "add", "nginx.conf", "envoy.yaml")
 	out, code = tryRepo(t, user, env, hookRepo)
-	assert.Equal(t, 0, code, "a clean staged configuration passes:\n%s", out)
+	assert.Equal(t, 0, code, "clean staged configurations pass:\n%s", out)
 	assert.Regexp(t, `proxylint \(nginx\)\.+Passed`, out)
+	assert.Regexp(t, `proxylint \(Envoy\)\.+Passed`, out)
 }
 
 // TestPreCommitManifest checks the hook definitions without running them:
@@ -154,7 +166,6 @@ func preCommitEnv(t *testing.T, scratch string) []string {
 		"GOMODCACHE="+strings.TrimSpace(string(gomodcache)),
 		"GOCACHE="+strings.TrimSpace(string(gocache)),
 		"GOTOOLCHAIN=local",
-		"GOFLAGS=-mod=mod",
 		"GIT_AUTHOR_NAME=proxylint test", "GIT_AUTHOR_EMAIL=test@example.invalid",
 		"GIT_COMMITTER_NAME=proxylint test", "GIT_COMMITTER_EMAIL=test@example.invalid",
 		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+filepath.Join(scratch, "gitconfig"),
