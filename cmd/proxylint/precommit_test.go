@@ -50,7 +50,7 @@ func TestPreCommitHooks(t *testing.T) {
 	cleanNginx := strings.Replace(literalProxyPass, "proxy_pass http://127.0.0.1:8000;", "return 204;", 1)
 	cleanEnvoy := strings.Replace(envoyUnknownFilter, "          - name: acme.filters.http.audit\n            typed_config:\n              \"@type\": type.googleapis.com/acme.audit.v1.Audit\n", "", 1)
 	require.NotEqual(t, envoyUnknownFilter, cleanEnvoy)
-	badEnvoy := strings.Replace(cleanEnvoy, "    connect_timeout: 1s\n", "    connect_timeout: 1s\n    max_requests_per_conection: 1\n", 1)
+	badEnvoy := strings.Replace(cleanEnvoy, "    connect_timeout: 1s\n", "    connect_timeout: 1s\n    retry_budget_percent: 1\n", 1)
 	require.NoError(t, os.WriteFile(filepath.Join(user, "nginx.conf"), []byte(literalProxyPass), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(user, "envoy.yaml"), []byte(badEnvoy), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(user, "README.md"), []byte("a site\n"), 0o644))
@@ -62,7 +62,7 @@ func TestPreCommitHooks(t *testing.T) {
 	assert.Contains(t, out, "[upstream-no-keepalive]")
 	assert.Regexp(t, `proxylint \(Envoy\)\.+Failed`, out)
 	assert.Contains(t, out, "envoy.yaml:")
-	assert.Contains(t, out, "max_requests_per_conection")
+	assert.Contains(t, out, "retry_budget_percent")
 	assert.NotContains(t, out, "README.md")
 
 	// Both clean.
