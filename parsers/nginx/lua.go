@@ -45,6 +45,7 @@ func (lx *lexer) readLuaBlock(open int) (string, int, *Error) {
 	pos := lx.off
 	// lastOpen is the last "{" read: nginx reports a missing "}" there.
 	lastOpen := open
+	var memo quoteMemo
 	for {
 		// One ngx_http_lua_conf_read_lua_token call.
 		start, tokStart := pos, pos
@@ -61,7 +62,7 @@ func (lx *lexer) readLuaBlock(open int) (string, int, *Error) {
 				lx.bufStart, lx.bufEnd = start, min(start+maxToken, size)
 			}
 			var err *Error
-			tok, end, err = lx.luaLex(pos, lx.bufEnd)
+			tok, end, err = lx.luaLex(pos, lx.bufEnd, &memo)
 			if err != nil {
 				return "", 0, err
 			}
@@ -94,9 +95,24 @@ func (lx *lexer) readLuaBlock(open int) (string, int, *Error) {
 	}
 }
 
+// quoteMemo remembers, for each quote character, how far a string opened
+// by it was scanned without finding its end: a string opened by the same
+// quote before that point cannot end before it either (escapes pair up
+// the same way from any start), so luaLex need not scan it again.
+type quoteMemo struct {
+	until, limit [2]int
+}
+
+func quoteIndex(q byte) int {
+	if q == '"' {
+		return 0
+	}
+	return 1
+}
+
 // luaLex finds the leftmost Lua token in src[pos:limit] and returns it with
 // its end offset, or luaNone. A long bracket must close before limit.
-func (lx *lexer) luaLex(pos, limit int) (luaToken, int, *Error) {
+func (lx *lexer) luaLex(pos, limit int, memo *quoteMemo) (luaToken, int, *Error) {
 	w := lx.src[:limit]
 	for i := pos; i < limit; i++ {
 		switch ch := w[i]; ch {
@@ -128,9 +144,15 @@ func (lx *lexer) luaLex(pos, limit int) (luaToken, int, *Error) {
 				return luaOther, end, nil
 			}
 		case '"', '\'':
-			if end := luaQuoted(w, i); end > 0 {
+			q := quoteIndex(ch)
+			if i < memo.until[q] && memo.limit[q] == limit {
+				continue
+			}
+			end, failed := luaQuoted(w, i)
+			if end > 0 {
 				return luaOther, end, nil
 			}
+			memo.until[q], memo.limit[q] = failed, limit
 		}
 	}
 	return luaNone, 0, nil
@@ -169,24 +191,25 @@ func (lx *lexer) closeLongBracket(open, from, level, limit int) (int, *Error) {
 	return from + k + len(closer), nil
 }
 
-// luaQuoted returns the end of the Lua string starting at i if it closes on
-// its line (a backslash escapes any character but a newline), or 0.
-func luaQuoted(w []byte, i int) int {
+// luaQuoted returns the end of the Lua string starting at w[i] if it
+// closes on its line (a backslash escapes any character but a newline),
+// or 0 and where the scan failed.
+func luaQuoted(w []byte, i int) (end, failed int) {
 	q := w[i]
 	for j := i + 1; j < len(w); j++ {
 		switch w[j] {
 		case q:
-			return j + 1
+			return j + 1, 0
 		case '\n':
-			return 0
+			return 0, j
 		case '\\':
 			if j+1 >= len(w) || w[j+1] == '\n' {
-				return 0
+				return 0, j
 			}
 			j++
 		}
 	}
-	return 0
+	return 0, len(w)
 }
 
 func (lx *lexer) luaEOF(open, lastOpen int) *Error {
