@@ -87,6 +87,8 @@ func sarifCases(t *testing.T) []sarifCase {
 		"        listen 80; # proxylint:ignore upstream-no-keepalive -- stale\n        # proxylint:ignore no-such-rule\n", 1))
 	writeFile(t, dir, "broken.conf", "http {\n    server {\n        listen 80\n    }\n")
 	writeFile(t, dir, "missing-include.conf", "events {}\nhttp {\n    include nothere.conf;\n}\n")
+	writeFile(t, dir, "envoy.yaml", strings.Replace(envoyUnknownFilter, "          - name: acme.filters.http.audit\n",
+		"          # proxylint:ignore-file envoy-unknown-extension -- our own filter\n          - name: acme.filters.http.audit\n", 1))
 	writeFile(t, dir, "conf.d/site.conf", "location / {\n    proxy_pass http://10.0.0.1:8000;\n    proxy_read_timeout 60s;\n}\n")
 	for _, c := range []struct {
 		name string
@@ -97,6 +99,7 @@ func sarifCases(t *testing.T) []sarifCase {
 		{"syntax-error", []string{"broken.conf"}},
 		{"missing-include", []string{"missing-include.conf"}},
 		{"unreadable", []string{"absent.conf", "suppressed.conf"}},
+		{"envoy-suppressed", []string{"envoy.yaml"}},
 		{"fragment-behind-alb", []string{"--behind", "aws-alb", "--client-timeout", "30s", "conf.d/site.conf"}},
 		{"clean", []string{"--no-config", "--disable", "upstream-no-keepalive,log-format-blind", "suppressed.conf"}},
 	} {
