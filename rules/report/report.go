@@ -34,6 +34,7 @@ type Input struct {
 	Diagnostics []parsers.Diagnostic
 
 	sources map[string][]byte
+	lines   map[string][]int
 	// fps caches Fingerprints, parallel to Findings.
 	fps []string
 }
@@ -55,17 +56,34 @@ func (in *Input) Line(path string, n int) (string, bool) {
 	if src == nil || n < 1 {
 		return "", false
 	}
-	for i := 1; i < n; i++ {
-		j := bytes.IndexByte(src, '\n')
-		if j < 0 {
-			return "", false
+	starts := in.lineStarts(path, src)
+	if n > len(starts) {
+		return "", false
+	}
+	line := src[starts[n-1]:]
+	if j := bytes.IndexByte(line, '\n'); j >= 0 {
+		line = line[:j]
+	}
+	return strings.TrimSuffix(string(line), "\r"), true
+}
+
+// lineStarts indexes the offsets at which the lines of a file start, once
+// per file.
+func (in *Input) lineStarts(path string, src []byte) []int {
+	if in.lines == nil {
+		in.lines = map[string][]int{}
+	}
+	if starts, ok := in.lines[path]; ok {
+		return starts
+	}
+	starts := []int{0}
+	for i, c := range src {
+		if c == '\n' && i+1 < len(src) {
+			starts = append(starts, i+1)
 		}
-		src = src[j+1:]
 	}
-	if j := bytes.IndexByte(src, '\n'); j >= 0 {
-		src = src[:j]
-	}
-	return strings.TrimSuffix(string(src), "\r"), true
+	in.lines[path] = starts
+	return starts
 }
 
 // RelPath expresses path relative to the working directory when it lies
