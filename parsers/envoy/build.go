@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
@@ -471,12 +472,12 @@ func (b *builder) methods(headers []*routev3.HeaderMatcher, n *node) parsers.Met
 		if !out.Pos.IsValid() {
 			out.Pos = b.pos(n.item(i))
 		}
+		match, known := headerMatcher(h)
+		if !known {
+			return parsers.Methods{Any: true}
+		}
 		for _, m := range standardMethods {
-			ok, known := headerMatches(h, m)
-			if !known {
-				return parsers.Methods{Any: true}
-			}
-			if !ok {
+			if !match(m) {
 				allowed[m] = false
 			}
 		}
@@ -497,104 +498,83 @@ func (b *builder) methods(headers []*routev3.HeaderMatcher, n *node) parsers.Met
 	return out
 }
 
-// headerMatches evaluates a header matcher against a value; known is false
-// when the matcher cannot be evaluated here (a custom matcher, a regex Go
-// cannot compile).
-func headerMatches(h *routev3.HeaderMatcher, v string) (ok, known bool) {
+// headerMatcher turns a header matcher into a test of one value; known is
+// false when the matcher cannot be evaluated here (a custom matcher, a
+// regex Go cannot compile).
+func headerMatcher(h *routev3.HeaderMatcher) (match func(string) bool, known bool) {
 	switch {
 	case h.GetStringMatch() != nil:
-		ok, known = stringMatches(h.GetStringMatch(), v)
+		match, known = stringMatcher(h.GetStringMatch())
 	case h.GetSafeRegexMatch() != nil: //nolint:staticcheck // deprecated fields still match
-		ok, known = regexMatches(h.GetSafeRegexMatch().GetRegex(), v, false) //nolint:staticcheck // as above
-	case h.GetExactMatch() != "": //nolint:staticcheck // deprecated fields still match
-		ok, known = h.GetExactMatch() == v, true //nolint:staticcheck // as above
+		match, known = regexMatcher(h.GetSafeRegexMatch().GetRegex(), false) //nolint:staticcheck // as above
+	case h.GetExactMatch() != "": //nolint:staticcheck // as above
+		want := h.GetExactMatch() //nolint:staticcheck // as above
+		match, known = func(v string) bool { return v == want }, true
 	case h.GetPrefixMatch() != "": //nolint:staticcheck // as above
-		ok, known = len(v) >= len(h.GetPrefixMatch()) && v[:len(h.GetPrefixMatch())] == h.GetPrefixMatch(), true //nolint:staticcheck // as above
+		p := h.GetPrefixMatch() //nolint:staticcheck // as above
+		match, known = func(v string) bool { return strings.HasPrefix(v, p) }, true
 	case h.GetSuffixMatch() != "": //nolint:staticcheck // as above
-		s := h.GetSuffixMatch() //nolint:staticcheck // as above
-		ok, known = len(v) >= len(s) && v[len(v)-len(s):] == s, true
+		sfx := h.GetSuffixMatch() //nolint:staticcheck // as above
+		match, known = func(v string) bool { return strings.HasSuffix(v, sfx) }, true
 	case h.GetContainsMatch() != "": //nolint:staticcheck // as above
-		ok, known = containsFold(v, h.GetContainsMatch(), false), true //nolint:staticcheck // as above
+		sub := h.GetContainsMatch() //nolint:staticcheck // as above
+		match, known = func(v string) bool { return strings.Contains(v, sub) }, true
 	case h.GetRangeMatch() != nil:
-		ok, known = false, true // a method is never a number
+		match, known = func(string) bool { return false }, true // a method is never a number
 	case h.GetHeaderMatchSpecifier() != nil:
 		if _, isPresent := h.GetHeaderMatchSpecifier().(*routev3.HeaderMatcher_PresentMatch); isPresent {
-			ok, known = h.GetPresentMatch(), true
+			present := h.GetPresentMatch()
+			match, known = func(string) bool { return present }, true
 		}
 	default:
-		ok, known = true, true // no specifier: the header must be present
+		match, known = func(string) bool { return true }, true // no specifier: the header must be present
 	}
 	if known && h.GetInvertMatch() {
-		ok = !ok
+		inner := match
+		match = func(v string) bool { return !inner(v) }
 	}
-	return ok, known
+	return match, known
 }
 
-func stringMatches(m *matcherv3.StringMatcher, v string) (bool, bool) {
+func stringMatcher(m *matcherv3.StringMatcher) (func(string) bool, bool) {
 	fold := m.GetIgnoreCase()
-	eq := func(a, b string) bool {
+	norm := func(s string) string {
 		if fold {
-			return equalFold(a, b)
+			return strings.ToLower(s)
 		}
-		return a == b
+		return s
 	}
 	switch m.GetMatchPattern().(type) {
 	case *matcherv3.StringMatcher_Exact:
-		return eq(v, m.GetExact()), true
+		want := norm(m.GetExact())
+		return func(v string) bool { return norm(v) == want }, true
 	case *matcherv3.StringMatcher_Prefix:
-		p := m.GetPrefix()
-		return len(v) >= len(p) && eq(v[:len(p)], p), true
+		p := norm(m.GetPrefix())
+		return func(v string) bool { return strings.HasPrefix(norm(v), p) }, true
 	case *matcherv3.StringMatcher_Suffix:
-		s := m.GetSuffix()
-		return len(v) >= len(s) && eq(v[len(v)-len(s):], s), true
+		sfx := norm(m.GetSuffix())
+		return func(v string) bool { return strings.HasSuffix(norm(v), sfx) }, true
 	case *matcherv3.StringMatcher_Contains:
-		return containsFold(v, m.GetContains(), fold), true
+		sub := norm(m.GetContains())
+		return func(v string) bool { return strings.Contains(norm(v), sub) }, true
 	case *matcherv3.StringMatcher_SafeRegex:
-		return regexMatches(m.GetSafeRegex().GetRegex(), v, fold)
+		return regexMatcher(m.GetSafeRegex().GetRegex(), fold)
 	}
-	return false, false
+	return nil, false
 }
 
-// regexMatches applies an Envoy safe_regex, which must match the whole
+// regexMatcher compiles an Envoy safe_regex, which must match the whole
 // value. RE2's syntax is Go's.
-func regexMatches(re, v string, fold bool) (bool, bool) {
+func regexMatcher(re string, fold bool) (func(string) bool, bool) {
 	prefix := ""
 	if fold {
 		prefix = "(?i)"
 	}
 	rx, err := regexp.Compile(prefix + `^(?:` + re + `)$`)
 	if err != nil {
-		return false, false
+		return nil, false
 	}
-	return rx.MatchString(v), true
-}
-
-func equalFold(a, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := 0; i < len(a); i++ {
-		if lower(a[i]) != lower(b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func lower(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
-}
-
-func containsFold(s, sub string, fold bool) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if (fold && equalFold(s[i:i+len(sub)], sub)) || (!fold && s[i:i+len(sub)] == sub) {
-			return true
-		}
-	}
-	return false
+	return rx.MatchString, true
 }
 
 func sortedKeys[V any](m map[string]V) []string {

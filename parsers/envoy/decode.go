@@ -36,7 +36,8 @@ func decode(n *node, mt protoreflect.MessageType) (proto.Message, []problem, []u
 		}
 		e.errs = e.errs[:0]
 		msg := mt.New().Interface()
-		err := protojson.Unmarshal(data, msg)
+		// proto3 has no required fields: skip the check for them.
+		err := protojson.UnmarshalOptions{AllowPartial: true}.Unmarshal(data, msg)
 		if err == nil {
 			return msg, probs, e.unknown
 		}

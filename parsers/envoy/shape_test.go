@@ -218,3 +218,47 @@ func TestNotEnvoy(t *testing.T) {
 	r = loadString(t, "list.yaml", "- name: c\n  connect_timeout: 1s\n- just a string\n")
 	wantDiag(t, r, 3, 3, CodeInvalid, "not an xDS resource")
 }
+
+func TestMethodMatchers(t *testing.T) {
+	src := `resources:
+- "@type": type.googleapis.com/envoy.config.route.v3.RouteConfiguration
+  name: r
+  virtual_hosts:
+  - name: vh
+    domains: ["*"]
+    routes:
+    - match: {prefix: /a, headers: [{name: ":method", string_match: {exact: GET}}]}
+      route: {cluster: c}
+    - match: {prefix: /b, headers: [{name: ":method", string_match: {safe_regex: {regex: "GET|HEAD"}}}]}
+      route: {cluster: c}
+    - match: {prefix: /c, headers: [{name: ":method", string_match: {exact: post, ignore_case: true}}]}
+      route: {cluster: c}
+    - match: {prefix: /d, headers: [{name: ":method", string_match: {exact: GET}, invert_match: true}]}
+      route: {cluster: c}
+    - match: {prefix: /e, headers: [{name: ":method", present_match: true}, {name: x-debug, present_match: true}]}
+      route: {cluster: c}
+    - match: {prefix: /f, headers: [{name: ":method", string_match: {prefix: P}}, {name: ":method", string_match: {suffix: T}}]}
+      route: {cluster: c}
+    - match: {prefix: /g, headers: [{name: ":method", string_match: {safe_regex: {regex: "(?=GET)G"}}}]}
+      route: {cluster: c}
+`
+	r := loadString(t, "m.yaml", src)
+	wantClean(t, r)
+	want := []string{"GET", "GET HEAD", "POST", "HEAD POST PUT DELETE PATCH OPTIONS TRACE CONNECT", "any", "POST PUT", "any"}
+	routes := onlyProxy(t, r).Routes()
+	if len(routes) != len(want) {
+		t.Fatalf("%d routes", len(routes))
+	}
+	for i, rt := range routes {
+		got := strings.Join(rt.Methods.Allowed, " ")
+		if rt.Methods.Any {
+			got = "any"
+		}
+		if got != want[i] {
+			t.Errorf("%s: methods %q, want %q", rt.Name, got, want[i])
+		}
+		if !rt.Methods.Any && (rt.Methods.Pos.Line != 2*i+8 || rt.Methods.Source != ":method header matcher") {
+			t.Errorf("%s: narrowed at %v by %q", rt.Name, rt.Methods.Pos, rt.Methods.Source)
+		}
+	}
+}
