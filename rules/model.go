@@ -8,18 +8,6 @@ import (
 	"github.com/proxylint/proxylint/parsers"
 )
 
-// proxiedRoutes calls fn for every route of every proxy that passes
-// requests to an upstream.
-func proxiedRoutes(m *parsers.Model, fn func(*parsers.Proxy, *parsers.Route)) {
-	for _, p := range m.Proxies {
-		for _, r := range p.Routes() {
-			if r.Pass != nil {
-				fn(p, r)
-			}
-		}
-	}
-}
-
 // dur formats a duration the way nginx and Envoy configurations write
 // them: "60s", "500ms", "1h".
 func dur(d time.Duration) string {

@@ -2,7 +2,6 @@ package nginx
 
 import (
 	"fmt"
-	"net"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -137,18 +136,6 @@ func parseAddress(s string, defPort int) (parsers.Address, error) {
 func isLiteralHost(h string) bool {
 	_, err := netip.ParseAddr(h)
 	return err == nil
-}
-
-// isLoopbackOrAny reports whether a host names this machine.
-func isLocalHost(h string) bool {
-	switch strings.ToLower(h) {
-	case "", "*", "localhost", "0.0.0.0", "::", "::1":
-		return true
-	}
-	if ip := net.ParseIP(h); ip != nil {
-		return ip.IsLoopback() || ip.IsUnspecified()
-	}
-	return false
 }
 
 // onOff reads nginx's flag values.

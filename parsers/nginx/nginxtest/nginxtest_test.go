@@ -187,7 +187,8 @@ server {
 		t.Errorf("log line %q, want %q", line, "/probe 204")
 	}
 	srv.Stop()
-	if _, err := c.Get(srv.URL()); err == nil {
+	if resp, err := c.Get(srv.URL()); err == nil {
+		_ = resp.Body.Close()
 		t.Errorf("nginx still answers after Stop")
 	}
 }

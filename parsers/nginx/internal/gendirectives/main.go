@@ -41,8 +41,7 @@ var contextFlags = []struct{ flag, ctx string }{
 }
 
 type spec struct {
-	block bool
-	ctx   map[string]bool
+	ctx map[string]bool
 }
 
 func main() {
