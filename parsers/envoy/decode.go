@@ -83,7 +83,15 @@ func splitProtoError(err error) (line, col int, text string) {
 // wrote it.
 func decodeMessage(text string, li lineInfo) string {
 	if li.key != nil && !strings.Contains(text, li.key.value) {
-		return li.key.value + ": " + text
+		text = li.key.value + ": " + text
+	}
+	if li.fd != nil && li.fd.Enum() != nil && !li.closing {
+		var names []string
+		vals := li.fd.Enum().Values()
+		for i := 0; i < vals.Len(); i++ {
+			names = append(names, string(vals.Get(i).Name()))
+		}
+		text += "; the values are " + strings.Join(names, ", ")
 	}
 	return text
 }

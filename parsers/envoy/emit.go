@@ -36,6 +36,8 @@ type lineInfo struct {
 	val     *node // the value; for a closing line, the container it closes
 	valCol  int   // the JSON column where the value starts
 	closing bool
+	// fd is the field the entry sets, when the schema is known.
+	fd protoreflect.FieldDescriptor
 }
 
 // schemaError is a problem the emitter found in the input against the
@@ -166,7 +168,7 @@ func (e *emitter) members(n *node, md protoreflect.MessageDescriptor, open int) 
 		if md != nil {
 			fd = fieldByName(md, kd.key.value)
 		}
-		e.field(kd, fd, lineInfo{parent: open, cont: n, idx: k, key: kd.key}, i == len(kids)-1)
+		e.field(kd, fd, lineInfo{parent: open, cont: n, idx: k, key: kd.key, fd: fd}, i == len(kids)-1)
 	}
 }
 
@@ -255,7 +257,7 @@ func (e *emitter) anyMembers(n *node, open int) {
 			if md != nil && kd.key.value != "@type" {
 				fd = fieldByName(md, kd.key.value)
 			}
-			e.field(kd, fd, lineInfo{parent: open, cont: n, idx: k, key: kd.key}, i == len(kids)-1)
+			e.field(kd, fd, lineInfo{parent: open, cont: n, idx: k, key: kd.key, fd: fd}, i == len(kids)-1)
 		}
 		return
 	}

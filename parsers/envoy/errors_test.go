@@ -75,7 +75,7 @@ filter_chains:
       route_config: {}
 `
 	r := loadString(t, "enum.yaml", src)
-	wantDiag(t, r, 9, 19, CodeInvalid, `invalid value for enum field codecType: "HTTP11"`)
+	wantDiag(t, r, 9, 19, CodeInvalid, `invalid value for enum field codecType: "HTTP11"; the values are AUTO, HTTP1, HTTP2, HTTP3`)
 }
 
 func TestEnumsIgnoreCase(t *testing.T) {
