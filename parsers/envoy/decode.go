@@ -55,7 +55,7 @@ func decode(n *node, mt protoreflect.MessageType) (proto.Message, []problem, []u
 		if li.cont == nil {
 			return nil, probs, e.unknown
 		}
-		li.cont.kids[li.idx].dropped = true
+		li.cont.drop(li.idx)
 	}
 	probs = append(probs, problem{n: n, msg: "too many errors; stopped reading this resource", fatal: true})
 	return nil, probs, e.unknown

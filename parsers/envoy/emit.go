@@ -155,7 +155,7 @@ func (e *emitter) members(n *node, md protoreflect.MessageDescriptor, open int) 
 		for _, k := range kids {
 			if fieldByName(md, n.kids[k].key.value) == nil {
 				e.errs = append(e.errs, schemaError{n: n.kids[k].key, msg: unknownFieldMsg(md, n.kids[k].key.value)})
-				n.kids[k].dropped = true
+				n.drop(k)
 				continue
 			}
 			kept = append(kept, k)
@@ -244,7 +244,7 @@ func (e *emitter) anyMembers(n *node, open int) {
 				name := n.kids[k].key.value
 				if name != "@type" && fieldByName(md, name) == nil {
 					e.errs = append(e.errs, schemaError{n: n.kids[k].key, msg: unknownFieldMsg(md, name)})
-					n.kids[k].dropped = true
+					n.drop(k)
 					continue
 				}
 				kept = append(kept, k)

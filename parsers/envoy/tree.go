@@ -42,6 +42,8 @@ type node struct {
 
 	// Maps (key and value) and sequences (value only).
 	kids []kid
+	// drops counts the kids dropped (see drop).
+	drops int
 
 	// rewritten marks an Any whose type proxylint does not link: it is
 	// emitted as a TypedStruct, so its payload is kept but not checked.
@@ -54,6 +56,14 @@ type kid struct {
 	key     *node
 	val     *node
 	dropped bool
+}
+
+// drop leaves entry i out of the JSON from now on.
+func (n *node) drop(i int) {
+	if !n.kids[i].dropped {
+		n.kids[i].dropped = true
+		n.drops++
+	}
 }
 
 // get returns the value of key name (snake_case or its camelCase JSON
@@ -106,6 +116,12 @@ func (n *node) item(i int) *node {
 			return n
 		}
 		return nil
+	}
+	if n.drops == 0 {
+		if i < 0 || i >= len(n.kids) {
+			return nil
+		}
+		return n.kids[i].val
 	}
 	for _, k := range n.kids {
 		if k.dropped {
