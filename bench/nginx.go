@@ -575,13 +575,19 @@ func printSize(out io.Writer, r sizeResult) bool {
 // targets are met. The targets compare with the slower of proxylint's two
 // formats.
 func printSummary(out io.Writer, results []sizeResult) {
-	fmt.Fprintln(out, "## Summary: medians, and how many times longer each tool takes than proxylint (text / json)")
+	fmt.Fprintln(out, "## Summary: wall-time medians, and how many times longer each tool takes than proxylint (text / json)")
 	fmt.Fprintln(out)
 	fmt.Fprintln(out, "| config | proxylint text | proxylint json | nginx -t | gixy | nginx-linter |")
 	fmt.Fprintln(out, "|---|---|---|---|---|---|")
 	med := func(r sizeResult, name string) time.Duration {
 		if e := r.get(name); e != nil {
 			return summarise(e.samples).median
+		}
+		return 0
+	}
+	cpu := func(r sizeResult, name string) time.Duration {
+		if e := r.get(name); e != nil {
+			return summarise(e.samples).cpuMedian
 		}
 		return 0
 	}
@@ -595,6 +601,22 @@ func printSummary(out io.Writer, results []sizeResult) {
 		text, js := med(r, "proxylint text"), med(r, "proxylint json")
 		cell := func(name string) string {
 			d := med(r, name)
+			if d == 0 {
+				return "–"
+			}
+			return fmt.Sprintf("%s (%s / %s)", fmtDur(d), fmtRatio(d, text), fmtRatio(d, js))
+		}
+		fmt.Fprintf(out, "| %s | %s | %s | %s | %s | %s |\n", r.tree.label, fmtDur(text), fmtDur(js), cell("nginx -t"), cell("gixy"), cell("nginx-linter"))
+	}
+	fmt.Fprintln(out)
+	fmt.Fprintln(out, "CPU time (user + system, medians): less disturbed than wall time when other work shares the machine, but it adds up the threads of a tool that uses several.")
+	fmt.Fprintln(out)
+	fmt.Fprintln(out, "| config | proxylint text | proxylint json | nginx -t | gixy | nginx-linter |")
+	fmt.Fprintln(out, "|---|---|---|---|---|---|")
+	for _, r := range results {
+		text, js := cpu(r, "proxylint text"), cpu(r, "proxylint json")
+		cell := func(name string) string {
+			d := cpu(r, name)
 			if d == 0 {
 				return "–"
 			}
