@@ -29,7 +29,7 @@ func parseEnvoyFlags(args []string, log io.Writer) (*envoyFlags, error) {
 	f := &envoyFlags{}
 	fs := flag.NewFlagSet("bench envoy", flag.ContinueOnError)
 	fs.SetOutput(log)
-	scales := fs.String("scales", "1,2,4,8,16,32,64,128", "listeners of each bootstrap, comma-separated")
+	scales := fs.String("scales", "1,2,4,8,16,32,64,128,256", "listeners of each bootstrap, comma-separated")
 	fs.IntVar(&f.routes, "routes", 40, "routes per listener")
 	fs.IntVar(&f.clustersPerLis, "clusters", 10, "clusters per listener")
 	fs.IntVar(&f.rounds, "rounds", 5, "measured rounds")
@@ -150,34 +150,43 @@ func runEnvoy(args []string, out, log io.Writer) error {
 	}
 
 	xs := make([]float64, len(boots))
-	ys := make([]float64, len(boots))
-	fmt.Fprintln(out, "| listeners | routes | clusters | size | median | min | max | CPU (median) | peak RSS | µs per route | µs per added route |")
-	fmt.Fprintln(out, "|---|---|---|---|---|---|---|---|---|---|---|")
+	walls := make([]float64, len(boots))
+	cpus := make([]float64, len(boots))
+	fmt.Fprintln(out, "| listeners | routes | clusters | size | median | min | max | CPU (median) | peak RSS | µs per added route (wall / CPU) |")
+	fmt.Fprintln(out, "|---|---|---|---|---|---|---|---|---|---|")
 	for i, b := range boots {
 		s := summarise(b.samples)
-		routes := b.spec.Routes()
-		xs[i], ys[i] = float64(routes), float64(s.median)/float64(time.Microsecond)
+		xs[i] = float64(b.spec.Routes())
+		walls[i] = float64(s.median) / float64(time.Microsecond)
+		cpus[i] = float64(s.cpuMedian) / float64(time.Microsecond)
 		marginal := "–"
 		if i > 0 {
-			marginal = fmt.Sprintf("%.1f", (ys[i]-ys[i-1])/(xs[i]-xs[i-1]))
+			dx := xs[i] - xs[i-1]
+			marginal = fmt.Sprintf("%.0f / %.0f", (walls[i]-walls[i-1])/dx, (cpus[i]-cpus[i-1])/dx)
 		}
-		fmt.Fprintf(out, "| %d | %d | %d | %s, %d lines | %s | %s | %s | %s | %s | %.1f | %s |\n",
-			b.spec.Listeners, routes, b.spec.Clusters, fmtBytes(b.bytes), b.lines,
-			fmtDur(s.median), fmtDur(s.lo), fmtDur(s.hi), fmtDur(s.cpuMedian), fmtKiB(s.rssPeak),
-			ys[i]/xs[i], marginal)
-	}
-	a, slope, r2 := fitLine(xs, ys)
-	worst := 0.0
-	for i := range xs {
-		worst = max(worst, math.Abs(ys[i]-(a+slope*xs[i]))/ys[i])
+		fmt.Fprintf(out, "| %d | %d | %d | %s, %d lines | %s | %s | %s | %s | %s | %s |\n",
+			b.spec.Listeners, b.spec.Routes(), b.spec.Clusters, fmtBytes(b.bytes), b.lines,
+			fmtDur(s.median), fmtDur(s.lo), fmtDur(s.hi), fmtDur(s.cpuMedian), fmtKiB(s.rssPeak), marginal)
 	}
 	fmt.Fprintln(out)
-	fmt.Fprintf(out, "Least-squares line: time = %s + %.1f µs × routes, R² = %.4f; the furthest point is %.0f%% off the line.\n",
-		fmtDur(time.Duration(a*float64(time.Microsecond))), slope, r2, 100*worst)
-	last, prev := boots[len(boots)-1], boots[len(boots)-2]
-	fmt.Fprintf(out, "The last step multiplies the routes by %.2f and the time by %.2f.\n",
-		float64(last.spec.Routes())/float64(prev.spec.Routes()),
-		float64(summarise(last.samples).median)/float64(summarise(prev.samples).median))
+	for _, series := range []struct {
+		name string
+		ys   []float64
+	}{{"wall time", walls}, {"CPU time", cpus}} {
+		a, slope, r2 := fitLine(xs, series.ys)
+		worst := 0.0
+		for i := range xs {
+			worst = max(worst, math.Abs(series.ys[i]-(a+slope*xs[i]))/series.ys[i])
+		}
+		n := len(xs)
+		sign := "+"
+		if slope < 0 {
+			sign = "−"
+		}
+		fmt.Fprintf(out, "- %s: least-squares line %s %s %.0f µs × routes, R² = %.4f, furthest point %.0f%% off it; the last step multiplies the routes by %.2f and the time by %.2f.\n",
+			series.name, fmtDur(time.Duration(a*float64(time.Microsecond))), sign, math.Abs(slope), r2, 100*worst,
+			xs[n-1]/xs[n-2], series.ys[n-1]/series.ys[n-2])
+	}
 	fmt.Fprintf(out, "\nload average at the end: %s\n", loadAverage())
 	return nil
 }
