@@ -30,6 +30,9 @@ Usage:
   proxylint init [--force] [FILE]
                                  write a commented .proxylint.yaml
                                  (FILE "-" prints it)
+  proxylint chain [flags] PATH...
+                                 show each request's path hop by hop:
+                                 timeouts, retries, idle timeouts
   proxylint version              print the version
 
 PATH is a file or a directory. A directory is searched for nginx files
@@ -328,28 +331,10 @@ func cmdLint(args []string, stdout, stderr io.Writer, getenv func(string) string
 		fmt.Fprint(stdout, usageText)
 		return exitClean
 	}
-	cfg, err := readConfig(f)
-	if err != nil {
-		fmt.Fprintf(stderr, "proxylint: %v\n", err)
+	s, model, findings, ok := analyze(f, paths, stderr)
+	if !ok {
 		return exitError
 	}
-	s, err := resolve(f, cfg)
-	if err != nil {
-		fmt.Fprintf(stderr, "proxylint: %v\nRun \"proxylint --help\" for usage.\n", err)
-		return exitError
-	}
-
-	chain, err := declaredChain(f)
-	if err != nil {
-		fmt.Fprintf(stderr, "proxylint: %v\nRun \"proxylint --help\" for usage.\n", err)
-		return exitError
-	}
-
-	model, scope := load.LoadScoped(paths, s.load)
-	if chain != nil {
-		model.Chain.Hops = chain.Hops
-	}
-	findings := inScope(rules.Run(model, s.rules), model, scope)
 
 	wd, _ := os.Getwd()
 	in := &report.Input{Findings: findings, Files: model.Files, Rules: rules.All(), Version: version, Dir: wd, Diagnostics: model.Diagnostics}
@@ -387,6 +372,32 @@ func cmdLint(args []string, stdout, stderr io.Writer, getenv func(string) string
 		return exitError
 	}
 	return exitCode(model, in.Findings, s.failOn)
+}
+
+// analyze reads the configuration file, resolves the settings, loads the
+// paths with the declared hops and runs the rules. ok is false after a
+// usage or configuration error, which it has reported.
+func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *parsers.Model, []rules.Finding, bool) {
+	cfg, err := readConfig(f)
+	if err != nil {
+		fmt.Fprintf(stderr, "proxylint: %v\n", err)
+		return nil, nil, nil, false
+	}
+	s, err := resolve(f, cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "proxylint: %v\nRun \"proxylint --help\" for usage.\n", err)
+		return nil, nil, nil, false
+	}
+	chain, err := declaredChain(f)
+	if err != nil {
+		fmt.Fprintf(stderr, "proxylint: %v\nRun \"proxylint --help\" for usage.\n", err)
+		return nil, nil, nil, false
+	}
+	model, scope := load.LoadScoped(paths, s.load)
+	if chain != nil {
+		model.Chain.Hops = chain.Hops
+	}
+	return s, model, inScope(rules.Run(model, s.rules), model, scope), true
 }
 
 // inScope keeps the findings that concern the files the run is about (see

@@ -34,6 +34,8 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 			return cmdVersion(args[1:], stdout, stderr)
 		case "init":
 			return cmdInit(args[1:], stdout, stderr)
+		case "chain":
+			return cmdChain(args[1:], stdout, stderr, getenv)
 		case "help":
 			return cmdHelp(args[1:], stdout, stderr)
 		}

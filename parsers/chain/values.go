@@ -114,10 +114,13 @@ func Paths(c *parsers.Chain, r *parsers.Route) [][]*parsers.Route {
 	walk = func(path []*parsers.Route) {
 		last := path[len(path)-1]
 		extended := false
+		seen := map[*parsers.Route]bool{}
 		for _, l := range c.Next(last) {
-			if l.To == nil || l.To.Pass == nil || contains(path, l.To) {
+			// Several servers of one upstream may reach the same route.
+			if l.To == nil || l.To.Pass == nil || contains(path, l.To) || seen[l.To] {
 				continue
 			}
+			seen[l.To] = true
 			extended = true
 			walk(append(append([]*parsers.Route{}, path...), l.To))
 		}

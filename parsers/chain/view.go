@@ -67,8 +67,12 @@ func Describe(m *parsers.Model) []Path {
 }
 
 func declaredStep(h *parsers.Hop) Step {
+	name := string(h.Kind)
+	if h.Name != name {
+		name += " " + h.Name
+	}
 	return Step{
-		Kind: h.Kind, Name: string(h.Kind) + " " + h.Name, Hop: h,
+		Kind: h.Kind, Name: name, Hop: h,
 		Waits: h.RequestTimeout, Attempts: 1, Idle: h.IdleTimeout, PoolIdle: h.PoolIdleTimeout,
 	}
 }

@@ -1,0 +1,294 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/fatih/color"
+
+	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/parsers/chain"
+	"github.com/proxylint/proxylint/rules"
+	"github.com/proxylint/proxylint/rules/report"
+)
+
+const chainUsage = `Usage: proxylint chain [flags] PATH...
+
+Shows the path each request takes, hop by hop: the declared client and load
+balancers (--client-timeout, --behind), the linted proxies linked by address
+(an upstream server that another linted configuration listens on), and the
+declared backend (--backend). For every hop: how long it waits for the next
+one, how many times it may send a request on, how long it keeps idle
+connections from the hop in front, and how long it pools idle connections to
+the next hop. Values in brackets are the proxy's defaults; a "!" marks a value
+a finding is about, and the findings follow each path.
+
+Flags are those of a lint run (see proxylint --help); --format is text or
+json. The exit code is 0, or 2 when a file could not be loaded.
+`
+
+func cmdChain(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	f, paths, err := parseLintFlags(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "proxylint chain: %v\nRun \"proxylint chain --help\" for usage.\n", strings.TrimPrefix(err.Error(), "usage: "))
+		return exitError
+	}
+	if f.help {
+		fmt.Fprint(stdout, chainUsage)
+		return exitClean
+	}
+	if f.format != "text" && f.format != "json" {
+		fmt.Fprintf(stderr, "proxylint chain: --format %q: want text or json\n", f.format)
+		return exitError
+	}
+	_, model, findings, ok := analyze(f, paths, stderr)
+	if !ok {
+		return exitError
+	}
+	views := chain.Describe(model)
+	wd, _ := os.Getwd()
+	in := &report.Input{Findings: findings, Files: model.Files, Dir: wd}
+	out := stdout
+	var file *os.File
+	if f.output != "" {
+		if file, err = os.Create(f.output); err != nil {
+			fmt.Fprintf(stderr, "proxylint chain: --output: %v\n", err)
+			return exitError
+		}
+		out = file
+	}
+	if f.format == "json" {
+		err = chainJSON(out, in, views)
+	} else {
+		err = chainText(out, in, views, useColor(f, out, getenv))
+	}
+	if file != nil {
+		if cerr := file.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "proxylint chain: writing: %v\n", err)
+		return exitError
+	}
+	for _, d := range model.Diagnostics {
+		if d.Fatal {
+			fmt.Fprintf(stderr, "proxylint chain: %s\n", d.Error())
+			return exitError
+		}
+	}
+	return exitClean
+}
+
+// pathFindings are the unsuppressed findings about a path: those at one of
+// its steps' values or routes.
+func pathFindings(p chain.Path, findings []rules.Finding) []rules.Finding {
+	at := map[parsers.Pos]bool{}
+	for _, s := range p.Steps {
+		for _, pos := range stepPositions(s) {
+			at[pos] = true
+		}
+	}
+	var out []rules.Finding
+	for _, f := range findings {
+		if f.Suppression == nil && at[f.Pos] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func stepPositions(s chain.Step) []parsers.Pos {
+	out := []parsers.Pos{s.Waits.Pos, s.Retry.Pos, s.Idle.Pos, s.PoolIdle.Pos, s.Lifetime.Pos}
+	if s.Route != nil {
+		out = append(out, s.Route.Pos)
+		if s.Route.Pass != nil {
+			out = append(out, s.Route.Pass.Pos)
+			if u := s.Route.Pass.Upstream; u != nil {
+				out = append(out, u.Pos)
+			}
+		}
+	}
+	var valid []parsers.Pos
+	for _, p := range out {
+		if p.IsValid() {
+			valid = append(valid, p)
+		}
+	}
+	return valid
+}
+
+func chainText(w io.Writer, in *report.Input, views []chain.Path, useColor bool) error {
+	bw := bufio.NewWriter(w)
+	warn, dim, bold := color.New(color.FgYellow, color.Bold), color.New(color.Faint), color.New(color.Bold)
+	for _, c := range []*color.Color{warn, dim, bold} {
+		if useColor {
+			c.EnableColor()
+		} else {
+			c.DisableColor()
+		}
+	}
+	if len(views) == 0 {
+		fmt.Fprintln(bw, "No proxied route: nothing passes requests on.")
+		return bw.Flush()
+	}
+	for i, v := range views {
+		fs := pathFindings(v, in.Findings)
+		flagged := map[parsers.Pos]bool{}
+		for _, f := range fs {
+			flagged[f.Pos] = true
+		}
+		if i > 0 {
+			fmt.Fprintln(bw)
+		}
+		fmt.Fprintln(bw, bold.Sprintf("Path %d of %d: %s", i+1, len(views), entryName(in, v)))
+		// tabwriter aligns on bytes, so colour is applied after
+		// alignment to the marks only.
+		var tb strings.Builder
+		tw := tabwriter.NewWriter(&tb, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "  HOP\tWAITS\tTRIES\tKEEPS IDLE FROM FRONT\tPOOLS IDLE TO NEXT\tPOOL LIFETIME")
+		for _, s := range v.Steps {
+			tries := "-"
+			if s.Kind == parsers.HopProxy {
+				tries = strconv.Itoa(s.Attempts)
+				if flagged[s.Retry.Pos] {
+					tries += " !"
+				}
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", s.Name,
+				cell(s.Waits, flagged), tries, cell(s.Idle, flagged), cell(s.PoolIdle, flagged), cell(s.Lifetime, flagged))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		table := tb.String()
+		if useColor {
+			table = strings.ReplaceAll(table, " !", " "+warn.Sprint("!"))
+		}
+		fmt.Fprint(bw, table)
+		for _, f := range fs {
+			fmt.Fprintf(bw, "  %s %s: %s [%s]\n", warn.Sprint("!"), in.RelPath(f.Pos.File)+":"+strconv.Itoa(f.Pos.Line), firstSentence(f.Message), f.Rule)
+		}
+	}
+	return bw.Flush()
+}
+
+func entryName(in *report.Input, v chain.Path) string {
+	for _, s := range v.Steps {
+		if s.Route != nil {
+			return fmt.Sprintf("%s:%d %s", in.RelPath(s.Route.Pos.File), s.Route.Pos.Line, s.Route.Name)
+		}
+	}
+	return "?"
+}
+
+// cell renders a duration setting: "60s", "[60s]" for a default, "-" when
+// the hop has no such value, with "!" when a finding is about it.
+func cell(s parsers.Setting[time.Duration], flagged map[parsers.Pos]bool) string {
+	if !s.Valid() {
+		return "-"
+	}
+	v := durString(s.Value)
+	if s.Default {
+		v = "[" + v + "]"
+	}
+	if flagged[s.Pos] {
+		v += " !"
+	}
+	return v
+}
+
+func durString(d time.Duration) string {
+	switch {
+	case d == 0:
+		return "none"
+	case d%time.Hour == 0:
+		return strconv.FormatInt(int64(d/time.Hour), 10) + "h"
+	case d%time.Second == 0:
+		return strconv.FormatInt(int64(d/time.Second), 10) + "s"
+	}
+	return strconv.FormatInt(int64(d/time.Millisecond), 10) + "ms"
+}
+
+func firstSentence(msg string) string {
+	if i := strings.Index(msg, ": "); i > 0 && i < 160 {
+		return msg[:i]
+	}
+	if len(msg) > 160 {
+		return msg[:157] + "..."
+	}
+	return msg
+}
+
+// The JSON document of "proxylint chain --format json".
+type chainDoc struct {
+	Version int         `json:"version"`
+	Paths   []chainPath `json:"paths"`
+}
+
+type chainPath struct {
+	Steps    []chainStep    `json:"steps"`
+	Findings []chainFinding `json:"findings"`
+}
+
+type chainStep struct {
+	Kind     string        `json:"kind"`
+	Name     string        `json:"name"`
+	File     string        `json:"file,omitempty"`
+	Line     int           `json:"line,omitempty"`
+	Waits    *chainSetting `json:"waits,omitempty"`
+	Attempts int           `json:"attempts"`
+	Idle     *chainSetting `json:"idle,omitempty"`
+	PoolIdle *chainSetting `json:"pool_idle,omitempty"`
+	Lifetime *chainSetting `json:"pool_lifetime,omitempty"`
+}
+
+type chainSetting struct {
+	Seconds float64 `json:"seconds"`
+	Setting string  `json:"setting"`
+	Default bool    `json:"default"`
+	File    string  `json:"file,omitempty"`
+	Line    int     `json:"line,omitempty"`
+}
+
+type chainFinding struct {
+	Rule    string `json:"rule"`
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Message string `json:"message"`
+}
+
+func chainJSON(w io.Writer, in *report.Input, views []chain.Path) error {
+	doc := chainDoc{Version: 1, Paths: []chainPath{}}
+	setting := func(s parsers.Setting[time.Duration]) *chainSetting {
+		if !s.Valid() {
+			return nil
+		}
+		return &chainSetting{Seconds: s.Value.Seconds(), Setting: s.Name, Default: s.Default, File: in.RelPath(s.Pos.File), Line: s.Pos.Line}
+	}
+	for _, v := range views {
+		p := chainPath{Steps: []chainStep{}, Findings: []chainFinding{}}
+		for _, s := range v.Steps {
+			cs := chainStep{Kind: string(s.Kind), Name: s.Name, Attempts: s.Attempts,
+				Waits: setting(s.Waits), Idle: setting(s.Idle), PoolIdle: setting(s.PoolIdle), Lifetime: setting(s.Lifetime)}
+			if s.Route != nil {
+				cs.File, cs.Line = in.RelPath(s.Route.Pos.File), s.Route.Pos.Line
+			}
+			p.Steps = append(p.Steps, cs)
+		}
+		for _, f := range pathFindings(v, in.Findings) {
+			p.Findings = append(p.Findings, chainFinding{Rule: f.Rule, File: in.RelPath(f.Pos.File), Line: f.Pos.Line, Message: f.Message})
+		}
+		doc.Paths = append(doc.Paths, p)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}

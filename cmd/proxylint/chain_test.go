@@ -1,0 +1,66 @@
+package main
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestChainText(t *testing.T) {
+	code, out, errOut := runCLI(t, "../../fixtures/retry-amplification/layers", "chain", "--no-color",
+		"--client-timeout", "40s", "--behind", "aws-alb", "--backend", "uvicorn", "edge.conf", "internal.conf")
+	require.Equal(t, exitClean, code, errOut)
+	assert.Equal(t, `Path 1 of 1: edge.conf:14 location /api/
+  HOP                                 WAITS  TRIES  KEEPS IDLE FROM FRONT  POOLS IDLE TO NEXT  POOL LIFETIME
+  client                              40s    -      -                      -                   -
+  balancer aws-alb                    60s    -      60s                    60s                 -
+  nginx edge.conf location /api/      30s    2 !    [75s]                  [60s]               [1h]
+  nginx internal.conf location /api/  20s    3      [75s]                  4s                  [1h]
+  backend uvicorn                     -      -      5s                     -                   -
+  ! edge.conf:17: 2 hops retry the same request [retry-amplification]
+`, out)
+}
+
+func TestChainJSON(t *testing.T) {
+	code, out, _ := runCLI(t, "../../fixtures/keepalive-idle-race/layers", "chain", "--format", "json", "edge.conf", "internal.conf")
+	require.Equal(t, exitClean, code)
+	var doc struct {
+		Version int `json:"version"`
+		Paths   []struct {
+			Steps []struct {
+				Kind     string `json:"kind"`
+				Name     string `json:"name"`
+				PoolIdle *struct {
+					Seconds float64 `json:"seconds"`
+					Setting string  `json:"setting"`
+					Line    int     `json:"line"`
+				} `json:"pool_idle"`
+			} `json:"steps"`
+			Findings []struct{ Rule, File string } `json:"findings"`
+		} `json:"paths"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &doc))
+	require.Len(t, doc.Paths, 1)
+	steps := doc.Paths[0].Steps
+	require.Len(t, steps, 2)
+	assert.Equal(t, "nginx edge.conf location /", steps[0].Name)
+	require.NotNil(t, steps[0].PoolIdle)
+	assert.Equal(t, 90.0, steps[0].PoolIdle.Seconds)
+	assert.Equal(t, 10, steps[0].PoolIdle.Line)
+	require.Len(t, doc.Paths[0].Findings, 1)
+	assert.Equal(t, "keepalive-idle-race", doc.Paths[0].Findings[0].Rule)
+}
+
+func TestChainErrors(t *testing.T) {
+	code, _, errOut := runCLI(t, t.TempDir(), "chain", "missing.conf")
+	assert.Equal(t, exitError, code)
+	assert.Contains(t, errOut, "missing.conf")
+	code, _, errOut = runCLI(t, "", "chain", "--format", "sarif", "x.conf")
+	assert.Equal(t, exitError, code)
+	assert.Contains(t, errOut, "want text or json")
+	code, out, _ := runCLI(t, "", "chain", "--help")
+	assert.Equal(t, exitClean, code)
+	assert.Contains(t, out, "Usage: proxylint chain")
+}
