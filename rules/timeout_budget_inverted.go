@@ -21,8 +21,23 @@ var TimeoutBudgetInverted = register(&Rule{
 func checkTimeoutBudgetInverted(pass *Pass) {
 	c := pass.Model.Chain
 	var front *parsers.Hop
-	if hops := c.Front(); len(hops) > 0 {
+	hops := c.Front()
+	if len(hops) > 0 {
 		front = hops[len(hops)-1]
+	}
+	// Declared hops in a configuration file have positions to point at.
+	for i := 0; i+1 < len(hops); i++ {
+		outer, inner := hops[i].RequestTimeout, hops[i+1].RequestTimeout
+		if !outer.Valid() || !inner.Valid() || outer.Value == 0 || inner.Value <= outer.Value || !inner.Pos.IsValid() {
+			continue
+		}
+		pass.Report(Finding{
+			Pos: inner.Pos,
+			Message: fmt.Sprintf("%s waits %s, longer than %s in front of it (%s): after %s the request's client has given up, and the hops behind keep working on it for %s more.",
+				hops[i+1].Name, dur(inner.Value), declaredName(hops[i], outer), dur(outer.Value), dur(outer.Value), dur(inner.Value-outer.Value)),
+			Related: relatedSetting(outer, inner.Pos, "declared here"),
+			Fix:     fmt.Sprintf("make %s give up before %s: below %s", hops[i+1].Name, declaredName(hops[i], outer), dur(outer.Value)),
+		})
 	}
 	for _, p := range pass.Model.Proxies {
 		for _, r := range p.Routes() {

@@ -21,8 +21,23 @@ var TimeoutEqualAdjacent = register(&Rule{
 func checkTimeoutEqualAdjacent(pass *Pass) {
 	chain := pass.Model.Chain
 	var front *parsers.Hop
-	if hops := chain.Front(); len(hops) > 0 {
+	hops := chain.Front()
+	if len(hops) > 0 {
 		front = hops[len(hops)-1]
+	}
+	// Declared hops in a configuration file have positions to point at.
+	for i := 0; i+1 < len(hops); i++ {
+		outer, inner := hops[i].RequestTimeout, hops[i+1].RequestTimeout
+		if !outer.Valid() || !inner.Valid() || outer.Value == 0 || inner.Value != outer.Value || !inner.Pos.IsValid() {
+			continue
+		}
+		pass.Report(Finding{
+			Pos: inner.Pos,
+			Message: fmt.Sprintf("%s waits %s, as long as %s in front of it: both give up at the same moment, so which one answers is a race.",
+				hops[i+1].Name, dur(inner.Value), declaredName(hops[i], outer)),
+			Related: relatedSetting(outer, inner.Pos, "declared here"),
+			Fix:     fmt.Sprintf("make %s give up first: below %s", hops[i+1].Name, dur(outer.Value)),
+		})
 	}
 	for _, p := range pass.Model.Proxies {
 		if p.Product == parsers.Envoy {

@@ -64,3 +64,33 @@ func TestChainErrors(t *testing.T) {
 	assert.Equal(t, exitClean, code)
 	assert.Contains(t, out, "Usage: proxylint chain")
 }
+
+func TestChainFromConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, ".proxylint.yaml", `chain:
+  - client: 30s
+  - balancer: aws-alb
+  - backend: node
+`)
+	writeFile(t, dir, "nginx.conf", `events {}
+http {
+    log_format timing '$request $status $request_time $upstream_status $upstream_response_time';
+    access_log logs/access.log timing;
+    upstream app { server 10.0.0.1:8000; }
+    server {
+        listen 80;
+        keepalive_timeout 75s;
+        location / { proxy_pass http://app; proxy_read_timeout 45s; }
+    }
+}
+`)
+	code, out, errOut := runCLI(t, dir, "--no-color", "nginx.conf")
+	assert.Equal(t, exitFindings, code, errOut)
+	assert.Contains(t, out, ".proxylint.yaml:3:15: warning: aws-alb waits 60s, longer than the client (chain: client) in front of it (30s)")
+	assert.Contains(t, out, "nginx.conf:5:5: warning: upstream \"app\" keeps idle connections for 60s (keepalive_timeout 60s (default)), but node (chain: backend node) closes them after 5s")
+
+	// A flag replaces the matching hop of the file.
+	code, out, _ = runCLI(t, dir, "--no-color", "--client-timeout", "90s", "nginx.conf")
+	assert.Equal(t, exitFindings, code)
+	assert.NotContains(t, out, "longer than the client")
+}

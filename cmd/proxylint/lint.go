@@ -388,7 +388,7 @@ func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *parser
 		fmt.Fprintf(stderr, "proxylint: %v\nRun \"proxylint --help\" for usage.\n", err)
 		return nil, nil, nil, false
 	}
-	chain, err := declaredChain(f)
+	chain, err := declaredChain(f, cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "proxylint: %v\nRun \"proxylint --help\" for usage.\n", err)
 		return nil, nil, nil, false
@@ -499,30 +499,55 @@ func exitCode(m *parsers.Model, findings []rules.Finding, threshold parsers.Seve
 	return exitClean
 }
 
-// declaredChain builds the hops around the linted proxies from
-// --client-timeout, --behind and --backend.
-func declaredChain(f *lintFlags) (*parsers.Chain, error) {
-	var hops []*parsers.Hop
+// declaredChain builds the hops around the linted proxies: the chain of
+// .proxylint.yaml, with the client replaced by --client-timeout, the
+// balancers by --behind and the backend by --backend when given.
+func declaredChain(f *lintFlags, cfg *config.Config) (*parsers.Chain, error) {
+	var client, backend *parsers.Hop
+	var balancers []*parsers.Hop
+	if cfg != nil {
+		for _, h := range cfg.Chain {
+			switch h.Kind {
+			case parsers.HopClient:
+				client = h
+			case parsers.HopBalancer:
+				balancers = append(balancers, h)
+			case parsers.HopBackend:
+				backend = h
+			}
+		}
+	}
 	if f.clientTime != "" {
 		d, err := parsers.ParseDuration(f.clientTime)
 		if err != nil {
 			return nil, fmt.Errorf("--client-timeout: %w", err)
 		}
-		hops = append(hops, parsers.ClientHop(d, "--client-timeout "+f.clientTime, parsers.Pos{}))
+		client = parsers.ClientHop(d, "--client-timeout "+f.clientTime, parsers.Pos{})
 	}
-	for _, b := range f.behind {
-		h, err := parsers.BalancerHop(b, "--behind", parsers.Pos{})
-		if err != nil {
-			return nil, fmt.Errorf("--behind: %w", err)
+	if len(f.behind) > 0 {
+		balancers = nil
+		for _, b := range f.behind {
+			h, err := parsers.BalancerHop(b, "--behind", parsers.Pos{})
+			if err != nil {
+				return nil, fmt.Errorf("--behind: %w", err)
+			}
+			balancers = append(balancers, h)
 		}
-		hops = append(hops, h)
 	}
 	if f.backend != "" {
 		h, err := parsers.BackendHop(f.backend, "--backend", parsers.Pos{})
 		if err != nil {
 			return nil, fmt.Errorf("--backend: %w", err)
 		}
-		hops = append(hops, h)
+		backend = h
+	}
+	var hops []*parsers.Hop
+	if client != nil {
+		hops = append(hops, client)
+	}
+	hops = append(hops, balancers...)
+	if backend != nil {
+		hops = append(hops, backend)
 	}
 	if len(hops) == 0 {
 		return nil, nil

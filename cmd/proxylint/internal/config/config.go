@@ -20,6 +20,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -61,6 +62,10 @@ type Config struct {
 	Baseline string
 	// RequireReason makes a suppression without a reason an error.
 	RequireReason *bool
+	// Chain holds the declared hops around the configurations: the
+	// client, the load balancers (outermost first) and the backend, with
+	// the positions of their values in this file.
+	Chain []*parsers.Hop
 }
 
 // Error is a problem in a configuration file, with its position.
@@ -175,7 +180,7 @@ var topKeys = map[string]string{
 	"include-roots":   "directories includes may read from",
 	"baseline":        "the baseline file",
 	"require-reason":  "whether suppressions need a reason",
-	"chain":           "the hops around the configurations",
+	"chain":           "the hops around the configurations (client, balancers, backend)",
 }
 
 func keyList(m map[string]string) string {
@@ -292,7 +297,7 @@ func (p *parser) top(root *yaml.Node) error {
 			}
 			p.cfg.RequireReason = &b
 		case "chain":
-			return p.errorf(k, "chain: declaring the hops around the configurations in this file is not supported yet; use --client-timeout and --behind")
+			return p.chain(v)
 		default:
 			return p.errorf(k, "unknown key %q; the keys are %s", k.Value, keyList(topKeys))
 		}
@@ -539,6 +544,151 @@ include-roots: []
 
 # Make a "# proxylint:ignore RULE" comment without "-- reason" an error.
 require-reason: false
+
+# The hops around the linted configurations, in the order a request
+# crosses them: how long clients wait, the load balancers in front
+# (aws-alb, cloudflare, gcp-lb, or their values), and the backend (a preset
+# from docs/presets.md, or its idle keep-alive timeout). Flags
+# (--client-timeout, --behind, --backend) replace the matching hops.
+chain: []
+#  - client: 30s
+#  - balancer: aws-alb
+#  - balancer: {preset: cloudflare, timeout: 125s}
+#  - backend: {preset: node, idle: 65s}
 `)
 	return b.String()
+}
+
+// chain reads the hops around the configurations:
+//
+//	chain:
+//	  - client: 30s
+//	  - balancer: aws-alb
+//	  - balancer: {preset: cloudflare, timeout: 125s}
+//	  - backend: {preset: node, idle: 65s}
+//
+// in the order a request crosses them.
+func (p *parser) chain(n *yaml.Node) error {
+	if n.Kind != yaml.SequenceNode {
+		return p.errorf(n, "chain must be a list of hops, outermost first: client, balancer..., backend")
+	}
+	rank := map[string]int{"client": 0, "balancer": 1, "backend": 2}
+	last := -1
+	for _, item := range n.Content {
+		if item.Kind != yaml.MappingNode || len(item.Content) != 2 {
+			return p.errorf(item, "chain: each hop is one of client, balancer or backend, e.g. \"- balancer: aws-alb\"")
+		}
+		k, v := item.Content[0], item.Content[1]
+		r, ok := rank[k.Value]
+		if !ok {
+			return p.errorf(k, "chain: unknown hop %q; the hops are client, balancer and backend (the linted configurations link by address)", k.Value)
+		}
+		if r < last || (r == last && r != 1) {
+			return p.errorf(k, "chain: %s is out of order; list the client first, then the balancers from the outside in, then the backend", k.Value)
+		}
+		last = r
+		h, err := p.hop(k.Value, v)
+		if err != nil {
+			return err
+		}
+		p.cfg.Chain = append(p.cfg.Chain, h)
+	}
+	return nil
+}
+
+// hopFields are the values a hop may set, per kind.
+var hopFields = map[string]map[string]string{
+	"client":   {"timeout": "how long clients wait for a response"},
+	"balancer": {"preset": "aws-alb, cloudflare or gcp-lb", "name": "a name for messages", "timeout": "how long it waits for the proxy", "idle": "how long it keeps idle client connections", "pool-idle": "how long it keeps idle connections to the proxy"},
+	"backend":  {"preset": "a backend preset", "name": "a name for messages", "idle": "how long it keeps idle connections from the proxy", "cancels": "whether it stops work when the proxy goes away"},
+}
+
+func (p *parser) pos(n *yaml.Node) parsers.Pos {
+	return parsers.Pos{File: p.file, Line: n.Line, Col: n.Column}
+}
+
+// hop reads one hop: a scalar (a duration, or a preset name) or a mapping
+// of its values.
+func (p *parser) hop(kind string, v *yaml.Node) (*parsers.Hop, error) {
+	at := "chain: " + kind
+	if v.Kind == yaml.ScalarNode {
+		var h *parsers.Hop
+		var err error
+		switch kind {
+		case "client":
+			var d time.Duration
+			if d, err = parsers.ParseDuration(v.Value); err == nil {
+				h = parsers.ClientHop(d, at, p.pos(v))
+			}
+		case "balancer":
+			h, err = parsers.BalancerHop(v.Value, at, p.pos(v))
+		case "backend":
+			h, err = parsers.BackendHop(v.Value, at, p.pos(v))
+		}
+		if err != nil {
+			return nil, p.errorf(v, "%s: %v", at, err)
+		}
+		return h, nil
+	}
+	h := &parsers.Hop{Kind: parsers.HopKind(kind), Name: kind}
+	if kind == "balancer" {
+		h.Name = "the hop in front"
+	}
+	if kind == "backend" {
+		h.Name = "the backend"
+	}
+	// A preset first, whatever its place in the mapping, so that the
+	// other keys override its values.
+	if v.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(v.Content); i += 2 {
+			if v.Content[i].Value != "preset" || kind == "client" {
+				continue
+			}
+			pv := v.Content[i+1]
+			var err error
+			if kind == "balancer" {
+				h, err = parsers.BalancerHop(pv.Value, at, p.pos(pv))
+			} else {
+				h, err = parsers.BackendHop(pv.Value, at, p.pos(pv))
+			}
+			if err != nil || h.Preset == "" {
+				return nil, p.errorf(pv, "%s: preset %q is not known", at, pv.Value)
+			}
+		}
+	}
+	err := p.pairs(v, at, func(k, val *yaml.Node) error {
+		fields := hopFields[kind]
+		if _, ok := fields[k.Value]; !ok {
+			return p.errorf(k, "%s: unknown key %q; the keys are %s", at, k.Value, keyList(fields))
+		}
+		dur := func() (parsers.Setting[time.Duration], error) {
+			d, err := parsers.ParseDuration(val.Value)
+			if err != nil || val.Kind != yaml.ScalarNode {
+				return parsers.Setting[time.Duration]{}, p.errorf(val, "%s: %s: want a duration such as 30s", at, k.Value)
+			}
+			return parsers.Set(d, at+" "+k.Value, "chain", p.pos(val)), nil
+		}
+		var err error
+		switch k.Value {
+		case "preset":
+		case "name":
+			h.Name = val.Value
+		case "timeout":
+			h.RequestTimeout, err = dur()
+		case "idle":
+			h.IdleTimeout, err = dur()
+		case "pool-idle":
+			h.PoolIdleTimeout, err = dur()
+		case "cancels":
+			var b bool
+			if b, err = p.boolean(k, val); err == nil {
+				h.CancelsOnDisconnect = parsers.Set(b, at+" cancels", "chain", p.pos(val))
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return h, nil
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -76,7 +77,13 @@ func TestErrorsHavePositions(t *testing.T) {
 		{"exclude: ['[']\n", `.proxylint.yaml:1:11: exclude: "[" is not a valid pattern: syntax error in pattern`},
 		{"require-reason: yes\n", `.proxylint.yaml:1:17: require-reason: want true or false, not "yes"`},
 		{"target: nginx\ntarget: angie\n", `.proxylint.yaml:2:1: the configuration: "target" is set twice`},
-		{"chain:\n  - client: 30s\n", `.proxylint.yaml:1:1: chain: declaring the hops around the configurations in this file is not supported yet; use --client-timeout and --behind`},
+		{"chain: aws-alb\n", `.proxylint.yaml:1:8: chain must be a list of hops, outermost first: client, balancer..., backend`},
+		{"chain:\n  - proxy: nginx.conf\n", `.proxylint.yaml:2:5: chain: unknown hop "proxy"; the hops are client, balancer and backend (the linted configurations link by address)`},
+		{"chain:\n  - backend: node\n  - client: 30s\n", `.proxylint.yaml:3:5: chain: client is out of order; list the client first, then the balancers from the outside in, then the backend`},
+		{"chain:\n  - balancer: aws-elb\n", `.proxylint.yaml:2:15: chain: balancer: "aws-elb" is neither a preset (aws-alb, cloudflare, gcp-lb) nor a duration`},
+		{"chain:\n  - client: soon\n", `.proxylint.yaml:2:13: chain: client: bad duration "soon" (want e.g. 30s, 1m30s, 500ms)`},
+		{"chain:\n  - balancer: {preset: aws-alb, timeot: 30s}\n", `.proxylint.yaml:2:33: chain: balancer: unknown key "timeot"; the keys are idle, name, pool-idle, preset, timeout`},
+		{"chain:\n  - backend: {preset: node, idle: later}\n", `.proxylint.yaml:2:35: chain: backend: idle: want a duration such as 30s`},
 		{"- a\n- b\n", `.proxylint.yaml:1:1: the configuration must be a mapping of keys to values`},
 		{"target: nginx\n---\ntarget: angie\n", `.proxylint.yaml:2:1: a second YAML document; .proxylint.yaml holds one`},
 		{"target: [nginx\n", `.proxylint.yaml:1: invalid YAML: did not find expected ',' or ']'`},
@@ -108,7 +115,35 @@ func TestTemplateIsTheDefault(t *testing.T) {
 	assert.Empty(t, c.Exclude)
 	assert.Empty(t, c.Baseline)
 	assert.False(t, *c.RequireReason)
+	assert.Empty(t, c.Chain)
 	assert.Contains(t, Template(), "#   upstream-no-keepalive (warning): ")
+}
+
+func TestChain(t *testing.T) {
+	c, err := Parse(".proxylint.yaml", t.TempDir(), []byte(`chain:
+  - client: 30s
+  - balancer: aws-alb
+  - balancer: {preset: cloudflare, timeout: 125s}
+  - balancer: {name: haproxy, timeout: 50s, idle: 20s}
+  - backend: {preset: node, idle: 65s}
+`))
+	require.NoError(t, err)
+	require.Len(t, c.Chain, 5)
+	client, alb, cf, ha, be := c.Chain[0], c.Chain[1], c.Chain[2], c.Chain[3], c.Chain[4]
+	assert.Equal(t, parsers.HopClient, client.Kind)
+	assert.Equal(t, 30*time.Second, client.RequestTimeout.Value)
+	assert.Equal(t, parsers.Pos{File: ".proxylint.yaml", Line: 2, Col: 13}, client.RequestTimeout.Pos)
+	assert.Equal(t, 60*time.Second, alb.RequestTimeout.Value)
+	assert.Equal(t, 125*time.Second, cf.RequestTimeout.Value, "a key overrides the preset's value")
+	assert.Equal(t, 900*time.Second, cf.PoolIdleTimeout.Value, "the preset's other values stay")
+	assert.Equal(t, "cloudflare", cf.Name)
+	assert.Equal(t, "haproxy", ha.Name)
+	assert.Equal(t, 20*time.Second, ha.IdleTimeout.Value)
+	assert.False(t, ha.PoolIdleTimeout.Valid())
+	assert.Equal(t, parsers.HopBackend, be.Kind)
+	assert.Equal(t, 65*time.Second, be.IdleTimeout.Value)
+	assert.Equal(t, 6, be.IdleTimeout.Pos.Line)
+	assert.False(t, be.CancelsOnDisconnect.Value)
 }
 
 func TestFind(t *testing.T) {
