@@ -14,7 +14,7 @@ func dur(d time.Duration) string {
 	switch {
 	case d == 0:
 		return "0s"
-	case d%time.Hour == 0 && d >= 2*time.Hour:
+	case d%time.Hour == 0:
 		return strconv.FormatInt(int64(d/time.Hour), 10) + "h"
 	case d%time.Second == 0:
 		return strconv.FormatInt(int64(d/time.Second), 10) + "s"

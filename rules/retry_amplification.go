@@ -67,16 +67,16 @@ func amplified(path []*parsers.Route, client, backend *parsers.Hop) (Finding, bo
 	var worst time.Duration
 	known := true
 	for i := len(path) - 1; i >= 0; i-- {
-		w, ok := chain.Wait(path[i])
+		inner := time.Duration(-1)
+		if i < len(path)-1 {
+			inner = worst
+		}
+		t, ok := hopTime(path[i], tries[i], inner)
 		if !ok {
 			known = false
 			break
 		}
-		per := w.Value
-		if i < len(path)-1 && worst < per {
-			per = worst
-		}
-		worst = time.Duration(tries[i]) * per
+		worst = t
 	}
 	outer := path[retrying[0]]
 	_, on := chain.Attempts(outer)
@@ -102,4 +102,30 @@ func amplified(path []*parsers.Route, client, backend *parsers.Hop) (Finding, bo
 		Related: related,
 		Fix:     "retry at one hop only, the one closest to the backend, and make the others pass failures on (proxy_next_upstream off, or no retry_policy)",
 	}, true
+}
+
+// hopTime is the longest a hop can take to answer one request when the
+// hops behind it take up to inner (negative: a backend that hangs). nginx
+// waits up to its read timeout per attempt; Envoy's route timeout bounds all
+// attempts together, and per_try_timeout each one.
+func hopTime(r *parsers.Route, tries int, inner time.Duration) (time.Duration, bool) {
+	w, ok := chain.Wait(r)
+	if !ok {
+		return 0, false
+	}
+	if r.Listener != nil && r.Listener.Proxy != nil && r.Listener.Proxy.Product == parsers.Envoy {
+		per := inner
+		if pt := r.Retry.PerTryTimeout; pt.Valid() && pt.Value > 0 && (per < 0 || pt.Value < per) {
+			per = pt.Value
+		}
+		if per < 0 {
+			return w.Value, true
+		}
+		return min(w.Value, time.Duration(tries)*per), true
+	}
+	per := w.Value
+	if inner >= 0 && inner < per {
+		per = inner
+	}
+	return time.Duration(tries) * per, true
 }

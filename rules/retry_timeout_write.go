@@ -194,8 +194,11 @@ func writeReason(pass *Pass, r *parsers.Route) string {
 }
 
 func upstreamName(u *parsers.Upstream) string {
-	if u.Implicit {
+	switch {
+	case u.Implicit:
 		return u.Name
+	case u.Proxy != nil && u.Proxy.Product == parsers.Envoy:
+		return fmt.Sprintf("cluster %q", u.Name)
 	}
 	return fmt.Sprintf("upstream %q", u.Name)
 }

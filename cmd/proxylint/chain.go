@@ -162,8 +162,23 @@ func chainText(w io.Writer, in *report.Input, views []chain.Path, useColor bool)
 					tries += " !"
 				}
 			}
+			// Defaults point at their block, which several of them share:
+			// mark a default only when it alone is there.
+			marks := map[parsers.Pos]bool{}
+			shared := map[parsers.Pos]int{}
+			for _, d := range []parsers.Setting[time.Duration]{s.Waits, s.Idle, s.PoolIdle, s.Lifetime} {
+				if d.Valid() {
+					shared[d.Pos]++
+				}
+			}
+			for pos := range flagged {
+				marks[pos] = true
+			}
+			mark := func(d parsers.Setting[time.Duration]) string {
+				return cell(d, marks[d.Pos] && (!d.Default || shared[d.Pos] == 1))
+			}
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", s.Name,
-				cell(s.Waits, flagged), tries, cell(s.Idle, flagged), cell(s.PoolIdle, flagged), cell(s.Lifetime, flagged))
+				mark(s.Waits), tries, mark(s.Idle), mark(s.PoolIdle), mark(s.Lifetime))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -190,8 +205,8 @@ func entryName(in *report.Input, v chain.Path) string {
 }
 
 // cell renders a duration setting: "60s", "[60s]" for a default, "-" when
-// the hop has no such value, with "!" when a finding is about it.
-func cell(s parsers.Setting[time.Duration], flagged map[parsers.Pos]bool) string {
+// the hop has no such value, and " !" when a finding is about it.
+func cell(s parsers.Setting[time.Duration], flagged bool) string {
 	if !s.Valid() {
 		return "-"
 	}
@@ -199,7 +214,7 @@ func cell(s parsers.Setting[time.Duration], flagged map[parsers.Pos]bool) string
 	if s.Default {
 		v = "[" + v + "]"
 	}
-	if flagged[s.Pos] {
+	if flagged {
 		v += " !"
 	}
 	return v
