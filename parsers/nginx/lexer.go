@@ -3,6 +3,7 @@ package nginx
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -50,12 +51,19 @@ type lexer struct {
 	off      int
 	comments []parsers.Comment
 
+	// text is src as a string, made once: words, comments and Lua code
+	// are parts of it rather than copies of their own.
+	text string
+
 	// bufStart and bufEnd are the offsets of the first byte and of the end
 	// of what nginx's NGX_CONF_BUFFER-byte read buffer would hold at this
 	// point. nginx reads a file through that buffer, and what it accepts
 	// depends on it: a parameter must fit in it, and the Lua module scans
 	// Lua code only as far as the buffer reaches.
 	bufStart, bufEnd int
+
+	// scratch collects the words of a statement.
+	scratch []Arg
 
 	// lineStarts[i] is the offset at which line i+1 starts.
 	lineStarts []int
@@ -65,7 +73,7 @@ type lexer struct {
 }
 
 func newLexer(file string, src []byte) *lexer {
-	lx := &lexer{file: file, src: src, lineStarts: make([]int, 1, 1+bytes.Count(src, []byte{'\n'}))}
+	lx := &lexer{file: file, src: src, text: string(src), lineStarts: make([]int, 1, 1+bytes.Count(src, []byte{'\n'}))}
 	for i := 0; ; {
 		j := bytes.IndexByte(src[i:], '\n')
 		if j < 0 {
@@ -117,7 +125,7 @@ func quoteChar(ch byte) string {
 // state; the comments name nginx's variables.
 func (lx *lexer) next() (statement, *Error) {
 	var (
-		args         []Arg
+		args         = lx.scratch[:0]
 		needSpace    bool
 		lastSpace    = true
 		sharpComment bool
@@ -194,9 +202,9 @@ func (lx *lexer) next() (statement, *Error) {
 				needSpace = false
 				continue
 			case ch == ';':
-				return statement{kind: stmtSimple, args: args, term: off}, nil
+				return lx.statement(stmtSimple, args, off), nil
 			case ch == '{':
-				return statement{kind: stmtBlockStart, args: args, term: off}, nil
+				return lx.statement(stmtBlockStart, args, off), nil
 			case ch == ')':
 				lastSpace = true
 				needSpace = false
@@ -219,7 +227,7 @@ func (lx *lexer) next() (statement, *Error) {
 				if ch == '{' {
 					kind = stmtBlockStart
 				}
-				return statement{kind: kind, args: args, term: off}, nil
+				return lx.statement(kind, args, off), nil
 			case '}':
 				if len(args) != 0 {
 					return statement{}, lx.errorf(off, "unexpected \"}\": the directive %q is not terminated by \";\"", args[0].Value)
@@ -288,11 +296,18 @@ func (lx *lexer) next() (statement, *Error) {
 		args = append(args, lx.word(start, off, quote))
 		switch ch {
 		case ';':
-			return statement{kind: stmtSimple, args: args, term: off}, nil
+			return lx.statement(stmtSimple, args, off), nil
 		case '{':
-			return statement{kind: stmtBlockStart, args: args, term: off}, nil
+			return lx.statement(stmtBlockStart, args, off), nil
 		}
 	}
+}
+
+// statement ends a statement: its words move from the reused scratch
+// slice to one of their own.
+func (lx *lexer) statement(kind stmtKind, args []Arg, term int) statement {
+	lx.scratch = args[:0]
+	return statement{kind: kind, args: slices.Clone(args), term: term}
 }
 
 // tooLong reports a word that does not fit in nginx's read buffer, at the
@@ -307,20 +322,24 @@ func (lx *lexer) addComment(start, end int) {
 	if n := len(text); n > 0 && text[n-1] == '\r' {
 		text = text[:n-1]
 	}
-	lx.comments = append(lx.comments, parsers.Comment{Pos: lx.pos(start), Text: string(text)})
+	lx.comments = append(lx.comments, parsers.Comment{Pos: lx.pos(start), Text: lx.text[start+1 : start+1+len(text)]})
 }
 
 // word builds the argument spanning src[start:end], unescaping it as nginx
 // does: \" \' \\ lose the backslash, \t \r \n become control characters,
 // and any other backslash stays.
 func (lx *lexer) word(start, end int, quote byte) Arg {
-	raw := lx.src[start:end]
-	at := start
+	at, rawEnd := start, end
 	if quote != 0 {
-		at = start - 1
-		raw = lx.src[start-1 : end+1]
+		at, rawEnd = start-1, end+1
 	}
-	return Arg{Value: unescape(lx.src[start:end]), Raw: string(raw), Pos: lx.pos(at), Quote: quote}
+	// Without escapes the value is a part of the raw word.
+	raw := lx.text[at:rawEnd]
+	value := raw[start-at : len(raw)-(rawEnd-end)]
+	if strings.IndexByte(value, '\\') >= 0 {
+		value = unescape(lx.src[start:end])
+	}
+	return Arg{Value: value, Raw: raw, Pos: lx.pos(at), Quote: quote}
 }
 
 func unescape(b []byte) string {

@@ -1,6 +1,7 @@
 package nginx
 
 import (
+	"bytes"
 	"fmt"
 )
 
@@ -24,6 +25,19 @@ type parser struct {
 	lx       *lexer
 	includes []pendingInclude
 	maxDepth int
+	// slab holds directives allocated in batches; expect is how many
+	// more directives the file may hold (its ";" and "{" count).
+	slab   []Directive
+	expect int
+}
+
+func (p *parser) newDirective() *Directive {
+	if len(p.slab) == cap(p.slab) {
+		p.slab = make([]Directive, 0, min(max(p.expect, 1), 256))
+	}
+	p.expect--
+	p.slab = p.slab[:len(p.slab)+1]
+	return &p.slab[len(p.slab)-1]
 }
 
 // ParseFile parses one file without following includes. parent is the
@@ -37,7 +51,7 @@ func ParseFile(path string, src []byte) (*File, error) {
 }
 
 func parseFile(path string, src []byte, parent string, depth, maxDepth int) (*File, []pendingInclude, *Error) {
-	p := &parser{lx: newLexer(path, src), maxDepth: maxDepth}
+	p := &parser{lx: newLexer(path, src), maxDepth: maxDepth, expect: bytes.Count(src, []byte{';'}) + bytes.Count(src, []byte{'{'})}
 	f := &File{Path: path, Source: src}
 	dirs, _, err := p.block(parent, nil, depth)
 	f.Directives = dirs
@@ -69,7 +83,8 @@ func (p *parser) block(parent string, open *Directive, depth int) ([]*Directive,
 			return dirs, st.term, nil
 		}
 
-		d := &Directive{Name: st.args[0].Value, Pos: st.args[0].Pos, Args: st.args[1:]}
+		d := p.newDirective()
+		d.Name, d.Pos, d.Args = st.args[0].Value, st.args[0].Pos, st.args[1:]
 		dirs = append(dirs, d)
 		isBlock := st.kind == stmtBlockStart
 		if handler && isBlock {
