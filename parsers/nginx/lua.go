@@ -89,7 +89,7 @@ func (lx *lexer) readLuaBlock(open int) (string, int, *Error) {
 			level--
 			if level == 0 {
 				lx.off = end
-				return string(src[bodyStart : end-1]), end - 1, nil
+				return lx.text[bodyStart : end-1], end - 1, nil
 			}
 		}
 	}
