@@ -99,3 +99,14 @@ func writeFiles(t testing.TB, files map[string]string) string {
 
 // posString renders a position as line:col, without the file.
 func posString(p parsers.Pos) string { return fmt.Sprintf("%d:%d", p.Line, p.Col) }
+
+// fatalDiagnostics returns the fatal diagnostics of a load.
+func fatalDiagnostics(cfg *Config) []parsers.Diagnostic {
+	var out []parsers.Diagnostic
+	for _, d := range cfg.Diagnostics {
+		if d.Fatal {
+			out = append(out, d)
+		}
+	}
+	return out
+}
