@@ -68,7 +68,11 @@ func Load(path string, opts Options) *Config {
 	if len(opts.Roots) == 0 {
 		opts.Roots = []string{dir}
 	}
-	l := &loader{opts: opts, cfg: &Config{Context: "main"}}
+	l := &loader{
+		opts: opts, cfg: &Config{Context: "main"},
+		reals: map[string]fsResult[string]{}, reads: map[string]fsResult[[]byte]{},
+		exists: map[string]bool{}, globs: map[string]fsResult[[]string]{},
+	}
 	for _, r := range opts.Roots {
 		if real, err := realPath(r); err == nil {
 			l.roots = append(l.roots, real)
@@ -100,6 +104,43 @@ type loader struct {
 	// open holds the real paths of the files being read, outermost
 	// first, to detect include cycles.
 	open []string
+
+	// What the file system said, by path: files do not change while a
+	// configuration loads, and a snippet may be included thousands of
+	// times.
+	reals  map[string]fsResult[string]
+	reads  map[string]fsResult[[]byte]
+	exists map[string]bool
+	globs  map[string]fsResult[[]string]
+}
+
+type fsResult[T any] struct {
+	v   T
+	err error
+}
+
+// cached returns m[key], computing it with f the first time.
+func cached[T any](m map[string]fsResult[T], key string, f func(string) (T, error)) (T, error) {
+	r, ok := m[key]
+	if !ok {
+		r.v, r.err = f(key)
+		m[key] = r
+	}
+	return r.v, r.err
+}
+
+func (l *loader) realPath(p string) (string, error) { return cached(l.reals, p, realPath) }
+func (l *loader) read(real string) ([]byte, error)  { return cached(l.reads, real, readRegular) }
+func (l *loader) glob(p string) ([]string, error)   { return cached(l.globs, p, expandGlob) }
+
+func (l *loader) exist(p string) bool {
+	e, ok := l.exists[p]
+	if !ok {
+		_, err := os.Lstat(p)
+		e = err == nil
+		l.exists[p] = e
+	}
+	return e
 }
 
 func (l *loader) fatal(code string, pos parsers.Pos, msg string) {
@@ -112,7 +153,7 @@ func (l *loader) fatal(code string, pos parsers.Pos, msg string) {
 // returns the file's include directives, which are still to be read, and
 // its syntax error, which is still to be reported (see finish).
 func (l *loader) parse(path, real, parent string, depth int, from parsers.Pos) (*File, []pendingInclude, *Error) {
-	src, err := readRegular(real)
+	src, err := l.read(real)
 	if err != nil {
 		pos := from
 		if !pos.IsValid() {
@@ -166,7 +207,7 @@ func (l *loader) include(p pendingInclude) {
 		return
 	}
 	for _, path := range paths {
-		real, err := realPath(path)
+		real, err := l.realPath(path)
 		if err != nil {
 			l.fatal(CodeInclude, at, fmt.Sprintf("include %q: %v", name, unwrapPathError(err)))
 			continue
@@ -182,8 +223,8 @@ func (l *loader) include(p pendingInclude) {
 			})
 			continue
 		}
-		if err := regularFile(real); err != nil {
-			l.fatal(CodeInclude, at, fmt.Sprintf("include %q: %s: %v", name, path, err))
+		if _, err := l.read(real); err != nil {
+			l.fatal(CodeInclude, at, fmt.Sprintf("include %q: %s: %v", name, path, unwrapPathError(err)))
 			continue
 		}
 		if cycle := l.cycle(real); cycle != "" {
@@ -214,7 +255,7 @@ func (l *loader) expand(name string, at parsers.Pos) ([]string, bool) {
 		candidates = []string{filepath.Join(l.opts.Prefix, name)}
 		if l.cfg.Fragment() {
 			for dir := filepath.Dir(l.opts.Prefix); ; dir = filepath.Dir(dir) {
-				real, err := realPath(dir)
+				real, err := l.realPath(dir)
 				if err != nil || !l.inRoots(real) {
 					break
 				}
@@ -227,12 +268,12 @@ func (l *loader) expand(name string, at parsers.Pos) ([]string, bool) {
 	}
 	for _, c := range candidates {
 		if !glob {
-			if _, err := os.Lstat(c); err == nil {
+			if l.exist(c) {
 				return []string{c}, true
 			}
 			continue
 		}
-		matches, err := expandGlob(c)
+		matches, err := l.glob(c)
 		if err != nil {
 			l.fatal(CodeInclude, at, fmt.Sprintf("include %q: bad pattern: %v", name, err))
 			return nil, false
