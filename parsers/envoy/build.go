@@ -149,7 +149,7 @@ func (b *builder) upstream(cl *clusterv3.Cluster, n *node) *parsers.Upstream {
 	tepo := n.get("typed_extension_protocol_options")
 	for _, key := range sortedKeys(cl.GetTypedExtensionProtocolOptions()) {
 		a := cl.GetTypedExtensionProtocolOptions()[key]
-		inner, err := a.UnmarshalNew()
+		inner, err := unpack(a)
 		if err != nil {
 			continue
 		}
@@ -246,7 +246,7 @@ func (b *builder) listener(l *listenerv3.Listener, n *node) {
 			if tc == nil {
 				continue
 			}
-			inner, err := tc.UnmarshalNew()
+			inner, err := unpack(tc)
 			if err != nil {
 				continue
 			}

@@ -2,6 +2,7 @@ package envoy
 
 import (
 	"math/rand"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -167,4 +168,13 @@ func FuzzLoad(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestGCRestored(t *testing.T) {
+	before := debug.SetGCPercent(77)
+	defer debug.SetGCPercent(before)
+	loadString(t, "c.yaml", clusterYAML)
+	if got := debug.SetGCPercent(77); got != 77 {
+		t.Errorf("GC percent after a load = %d, want 77", got)
+	}
 }

@@ -324,7 +324,7 @@ type collection struct {
 func (c *collection) add(m proto.Message, n *node, dumped bool) {
 	switch m := m.(type) {
 	case *anypb.Any:
-		inner, err := m.UnmarshalNew()
+		inner, err := unpack(m)
 		if err == nil {
 			c.add(inner, n, dumped)
 		}

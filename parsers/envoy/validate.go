@@ -209,6 +209,13 @@ func joinPath(path, name string) string {
 	return path + "." + name
 }
 
+// unpack decodes the message an Any holds. proto3 has no required fields,
+// so the check for them is skipped: it costs time on the first decode of
+// every message type.
+func unpack(a *anypb.Any) (proto.Message, error) {
+	return anypb.UnmarshalNew(a, proto.UnmarshalOptions{AllowPartial: true})
+}
+
 // anyVisitor is called for every Any inside a message, with the message it
 // holds and the node it was read from.
 type anyVisitor func(a *anypb.Any, inner proto.Message, n *node)
@@ -258,7 +265,7 @@ func visitMessage(m protoreflect.Message, n *node, fn anyVisitor) {
 		if !ok {
 			return
 		}
-		inner, err := a.UnmarshalNew()
+		inner, err := unpack(a)
 		if err != nil {
 			return
 		}
