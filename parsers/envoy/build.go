@@ -80,6 +80,12 @@ func build(file string, target parsers.Target, c *collection) *parsers.Proxy {
 	for _, l := range c.listeners {
 		b.listener(l.msg, l.n)
 	}
+	// A connection manager on its own (a fragment of a listener).
+	for _, h := range c.hcms {
+		ln := &parsers.Listener{Proxy: p, Name: "http connection manager " + h.msg.GetStatPrefix(), Pos: b.pos(h.n)}
+		b.hcm(ln, h.msg, h.n, h.n)
+		p.Listeners = append(p.Listeners, ln)
+	}
 	// Route configurations no listener of this file uses (a file of
 	// route configurations, as a control plane serves them over RDS) are
 	// linted too, under a listener that stands for the unknown one: its
@@ -100,6 +106,14 @@ func build(file string, target parsers.Target, c *collection) *parsers.Proxy {
 			RouteConfig: rc.msg.GetName(),
 		}
 		b.routeConfig(ln, rc.msg, rc.n)
+		p.Listeners = append(p.Listeners, ln)
+	}
+	// Virtual hosts on their own (a fragment of a route configuration).
+	if len(c.vhosts) > 0 {
+		ln := &parsers.Listener{Proxy: p, Name: "virtual hosts (their listener is not in this file)", Pos: b.pos(c.vhosts[0].n)}
+		for _, vh := range c.vhosts {
+			b.virtualHost(ln, vh.msg, vh.n)
+		}
 		p.Listeners = append(p.Listeners, ln)
 	}
 	return p
@@ -312,10 +326,13 @@ func (b *builder) hcm(ln *parsers.Listener, h *hcmv3.HttpConnectionManager, n, b
 
 func (b *builder) routeConfig(ln *parsers.Listener, rc *routev3.RouteConfiguration, n *node) {
 	for vi, vh := range rc.GetVirtualHosts() {
-		vhNode := n.get("virtual_hosts").item(vi)
-		for ri, r := range vh.GetRoutes() {
-			b.route(ln, vh, vhNode, r, vhNode.get("routes").item(ri))
-		}
+		b.virtualHost(ln, vh, n.get("virtual_hosts").item(vi))
+	}
+}
+
+func (b *builder) virtualHost(ln *parsers.Listener, vh *routev3.VirtualHost, n *node) {
+	for ri, r := range vh.GetRoutes() {
+		b.route(ln, vh, n, r, n.get("routes").item(ri))
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/anypb"
@@ -61,6 +62,12 @@ var candidates = []candidate{
 		"common_lb_config", "lb_subset_config", "dns_refresh_rate", "respect_dns_ttl", "load_balancing_policy",
 		"http_protocol_options", "upstream_http_protocol_options", "cleanup_interval", "close_connections_on_host_health_failure"}},
 	{(&endpointv3.ClusterLoadAssignment{}).ProtoReflect().Type(), []string{"endpoints", "named_endpoints"}},
+	// Fragments people paste from a larger configuration: the HTTP
+	// connection manager's typed_config, a virtual host.
+	{(&hcmv3.HttpConnectionManager{}).ProtoReflect().Type(), []string{
+		"stat_prefix", "http_filters", "codec_type", "route_config", "rds", "scoped_routes", "common_http_protocol_options",
+		"http1_safe_max_connection_duration", "stream_idle_timeout", "request_timeout", "drain_timeout", "delayed_close_timeout"}},
+	{(&routev3.VirtualHost{}).ProtoReflect().Type(), []string{"domains"}},
 }
 
 // dumpEntryKeys hold the resource in the entries of a config dump's lists.
@@ -312,6 +319,9 @@ type collection struct {
 	clusters  []res[*clusterv3.Cluster]
 	routes    []res[*routev3.RouteConfiguration]
 	endpoints []res[*endpointv3.ClusterLoadAssignment]
+	// Fragments: connection managers and virtual hosts on their own.
+	hcms   []res[*hcmv3.HttpConnectionManager]
+	vhosts []res[*routev3.VirtualHost]
 	// The static resources of the bootstrap in a config dump: the dump's
 	// listener and cluster sections repeat them, so they are used only
 	// when the dump has no such section.
@@ -336,6 +346,10 @@ func (c *collection) add(m proto.Message, n *node, dumped bool) {
 		c.routes = append(c.routes, res[*routev3.RouteConfiguration]{m, n})
 	case *endpointv3.ClusterLoadAssignment:
 		c.endpoints = append(c.endpoints, res[*endpointv3.ClusterLoadAssignment]{m, n})
+	case *hcmv3.HttpConnectionManager:
+		c.hcms = append(c.hcms, res[*hcmv3.HttpConnectionManager]{m, n})
+	case *routev3.VirtualHost:
+		c.vhosts = append(c.vhosts, res[*routev3.VirtualHost]{m, n})
 	case *bootstrapv3.Bootstrap:
 		ls, cs := &c.listeners, &c.clusters
 		if dumped {

@@ -262,3 +262,46 @@ func TestMethodMatchers(t *testing.T) {
 		}
 	}
 }
+
+func TestFragments(t *testing.T) {
+	// The typed_config of a connection manager, pasted alone.
+	hcm := `stat_prefix: ingress_http
+codec_type: AUTO
+common_http_protocol_options:
+  max_connection_duration: 60s
+http_filters:
+- name: envoy.filters.http.router
+  typed_config:
+    "@type": type.googleapis.com/envoy.extensions.filters.http.router.v3.Router
+route_config:
+  virtual_hosts:
+  - name: app
+    domains: ["*"]
+    routes:
+    - match: {prefix: /}
+      route: {cluster: app, timeout: 0s, retry_policy: {retry_on: 5xx, num_retries: 2}}
+`
+	r := loadString(t, "hcm.yaml", hcm)
+	wantClean(t, r)
+	p := onlyProxy(t, r)
+	if len(p.Listeners) != 1 || len(p.Listeners[0].Routes) != 1 {
+		t.Fatalf("listeners %+v", p.Listeners)
+	}
+	at(t, "duration", p.Listeners[0].MaxConnectionDuration, 60*time.Second, 4, 3, false)
+	at(t, "codec", p.Listeners[0].Codec, "AUTO", 2, 1, false)
+
+	// A virtual host alone.
+	vh := `name: app
+domains: ["*"]
+retry_policy: {retry_on: "5xx,gatway-error"}
+routes:
+- match: {prefix: /}
+  route: {cluster: app}
+`
+	r = loadString(t, "vh.yaml", vh)
+	wantClean(t, r)
+	rt := onlyProxy(t, r).Routes()
+	if len(rt) != 1 || len(rt[0].Retry.Unknown) != 1 || rt[0].Retry.On.Level != "virtual_host" {
+		t.Fatalf("routes %+v", rt)
+	}
+}
