@@ -17,6 +17,7 @@ func TestLooksEnvoy(t *testing.T) {
 		{`{"configs": [{"@type": "type.googleapis.com/envoy.admin.v3.ClustersConfigDump"}]}`, true},
 		{"- name: r\n  virtualHosts:\n  - name: vh\n", true},
 		{"name: c\nconnect_timeout: 1s\n", true},
+		{"name: app\ndomains: [\"*\"]\nretry_policy: {retry_on: 5xx}\n", true},
 		{"apiVersion: networking.istio.io/v1alpha3\nkind: EnvoyFilter\nspec:\n  configPatches:\n  - patch:\n      value:\n        typed_config:\n          \"@type\": type.googleapis.com/envoy.extensions.filters.http.lua.v3.Lua\n", false},
 		{"kind: ConfigMap\napiVersion: v1\ndata:\n  envoy.yaml: |\n    static_resources: {}\n", false},
 		{"services:\n  web:\n    image: nginx\n", false},

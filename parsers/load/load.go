@@ -296,13 +296,15 @@ func looksNginx(head []byte) bool {
 
 // envoyMarkers are words only Envoy configurations use: bootstrap and
 // config dump sections, type URLs and filter names, and the fields of the
-// xDS resources a file may hold alone (snake_case or camelCase).
+// xDS resources and fragments (a connection manager, a virtual host) a
+// file may hold alone, snake_case or camelCase.
 var envoyMarkers = [][]byte{
 	[]byte("static_resources"), []byte("staticResources"), []byte("dynamic_resources"), []byte("dynamicResources"),
 	[]byte("type.googleapis.com/envoy."), []byte("envoy.extensions."), []byte("envoy.filters."),
 	[]byte("http_connection_manager"), []byte("socket_address"), []byte("socketAddress"),
 	[]byte("virtual_hosts"), []byte("virtualHosts"), []byte("filter_chains"), []byte("filterChains"),
 	[]byte("load_assignment"), []byte("loadAssignment"), []byte("connect_timeout"), []byte("connectTimeout"),
+	[]byte("stat_prefix"), []byte("statPrefix"), []byte("retry_policy"), []byte("retryPolicy"),
 }
 
 // A Kubernetes object (an EnvoyFilter, a ConfigMap) may quote Envoy
