@@ -360,6 +360,10 @@ func writesOutside(cfg *Config) bool {
 	return found
 }
 
+func pathChar(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-", r)
+}
+
 // confinePaths rewrites, in the main file, the absolute paths nginx -t
 // would write to into paths of the same length inside its prefix (logs/
 // or tmp/), so that no position moves and nginx need not be isolated.
@@ -376,9 +380,9 @@ func confinePaths(src []byte, cfg *Config) []byte {
 			dir = "tmp/"
 		}
 		plain := strings.Trim(a.Raw, `"'`) == a.Value && strings.IndexFunc(a.Value, func(r rune) bool {
-			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-", r))
+			return !pathChar(r)
 		}) < 0
-		name := fmt.Sprintf("%s%d", "x", n)
+		name := fmt.Sprintf("x%d", n)
 		if !strings.HasPrefix(a.Value, "/") || !plain || len(a.Value) < len(dir)+len(name) {
 			continue
 		}
