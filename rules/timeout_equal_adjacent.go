@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/parsers/chain"
 )
 
 // TimeoutEqualAdjacent flags two adjacent hops that wait the same time for
@@ -19,9 +20,8 @@ var TimeoutEqualAdjacent = register(&Rule{
 })
 
 func checkTimeoutEqualAdjacent(pass *Pass) {
-	chain := pass.Model.Chain
 	var front *parsers.Hop
-	hops := chain.Front()
+	hops := pass.Model.Chain.Front()
 	if len(hops) > 0 {
 		front = hops[len(hops)-1]
 	}
@@ -42,25 +42,76 @@ func checkTimeoutEqualAdjacent(pass *Pass) {
 	for _, p := range pass.Model.Proxies {
 		if p.Product == parsers.Envoy {
 			timeoutEqualAdjacentEnvoy(pass, p)
-			continue
 		}
 		for _, r := range p.Routes() {
-			if r.Pass == nil || !r.ReadTimeout.Valid() {
+			w, ok := chain.Wait(r)
+			if !ok {
 				continue
 			}
-			if f, ok := equalToInnerLayer(chain, r); ok {
+			if f, ok := equalToInnerLayer(pass.Model.Chain, r, w); ok {
 				pass.Report(f)
 				continue
 			}
-			if front != nil && !chain.Reached(r.Listener) {
-				if f, ok := equalToFront(r, front); ok {
+			if front != nil && !pass.Model.Chain.Reached(r.Listener) {
+				if f, ok := equalToFront(r, w, front); ok {
 					pass.Report(f)
 					continue
 				}
 			}
-			if f, ok := retryBudgetEqualsRead(r); ok {
-				pass.Report(f)
+			if p.Product != parsers.Envoy {
+				if f, ok := retryBudgetEqualsRead(r); ok {
+					pass.Report(f)
+				}
 			}
+		}
+		equalIdleTimeouts(pass, p, front)
+	}
+}
+
+// equalIdleTimeouts: a pool that keeps idle connections exactly as long as
+// the hop it connects to keeps them open (keepalive-idle-race also reports
+// it, as every pool that does not give up first).
+func equalIdleTimeouts(pass *Pass, p *parsers.Proxy, front *parsers.Hop) {
+	c := pass.Model.Chain
+	if front != nil {
+		for _, l := range p.Listeners {
+			pool, idle := front.PoolIdleTimeout, l.IdleTimeout
+			if c.Reached(l) || !pool.Valid() || !idle.Valid() || idle.Value == 0 || idle.Value != pool.Value {
+				continue
+			}
+			pass.Report(Finding{
+				Pos: idle.Pos,
+				Message: fmt.Sprintf("%s equals the %s that %s keeps idle connections to this proxy: both close them at the same moment, so a request the balancer sends on one can race the proxy's close.",
+					durText(idle), dur(pool.Value), declaredName(front, pool)),
+				Related: relatedSetting(pool, idle.Pos, "declared here"),
+				Fix:     fmt.Sprintf("%s %s (above the balancer's %s)", idle.Name, dur(pool.Value+20*time.Second), dur(pool.Value)),
+			})
+		}
+	}
+	backend := c.Backend()
+	for _, r := range p.Routes() {
+		idle, u, ok := chain.Pool(r)
+		if !ok {
+			continue
+		}
+		next := map[string]parsers.Setting[time.Duration]{}
+		for _, link := range c.Next(r) {
+			next[hopName(link.Listener, p)] = link.Listener.IdleTimeout
+		}
+		if len(next) == 0 && backend != nil {
+			next[declaredName(backend, backend.IdleTimeout)] = backend.IdleTimeout
+		}
+		for name, server := range next {
+			if !server.Valid() || server.Value == 0 || server.Value != idle.Value {
+				continue
+			}
+			pass.Report(Finding{
+				Pos: idle.Pos,
+				Message: fmt.Sprintf("%s keeps idle connections for %s, exactly as long as %s keeps them open: both close them at the same moment, so reusing one races the close.",
+					upstreamName(u), dur(idle.Value), name),
+				Related: relatedSetting(server, idle.Pos, "closes idle connections after "+dur(server.Value)),
+				Fix:     fmt.Sprintf("%s %s, below the other side's %s", idle.Name, dur(shorter(server.Value)), dur(server.Value)),
+			})
 		}
 	}
 }
@@ -68,25 +119,25 @@ func checkTimeoutEqualAdjacent(pass *Pass) {
 // equalToInnerLayer: the route proxies to another nginx layer (in the same
 // configuration or another one linted with it) whose route waits just as
 // long.
-func equalToInnerLayer(chain *parsers.Chain, r *parsers.Route) (Finding, bool) {
-	for _, link := range chain.Next(r) {
+func equalToInnerLayer(c *parsers.Chain, r *parsers.Route, w parsers.Setting[time.Duration]) (Finding, bool) {
+	for _, link := range c.Next(r) {
 		in := link.To
-		if in == nil || in.Pass == nil || in.Listener.Proxy.Product == parsers.Envoy || !in.ReadTimeout.Valid() ||
-			in.ReadTimeout.Value != r.ReadTimeout.Value || r.ReadTimeout.Value == 0 {
+		iw, ok := chain.Wait(in)
+		if !ok || iw.Value != w.Value {
 			continue
 		}
 		via := link.Server.Address.String()
 		return Finding{
-			Pos: r.ReadTimeout.Pos,
+			Pos: w.Pos,
 			Message: fmt.Sprintf("%s equals the timeout of the layer it proxies to (%s on %s waits %s too): "+
 				"both give up at the same moment, so which one answers is a race: the same request can show as 504 in one layer's log and 499 in the other's.",
-				durText(r.ReadTimeout), routeName(in), via, dur(in.ReadTimeout.Value)),
+				durText(w), routeName(in), via, dur(iw.Value)),
 			Related: []Related{
-				{Pos: in.ReadTimeout.Pos, Message: "the inner layer's " + durText(in.ReadTimeout)},
+				{Pos: iw.Pos, Message: "the inner layer's " + durText(iw)},
 				{Pos: r.Pass.Pos, Message: "proxied to " + via + " here"},
 			},
 			Fix: fmt.Sprintf("make each inner layer give up first: for example %s %s in the inner %s, so its 504 reaches the client",
-				in.ReadTimeout.Name, dur(shorter(in.ReadTimeout.Value)), routeName(in)),
+				iw.Name, dur(shorter(iw.Value)), routeName(in)),
 		}, true
 	}
 	return Finding{}, false
@@ -94,9 +145,9 @@ func equalToInnerLayer(chain *parsers.Chain, r *parsers.Route) (Finding, bool) {
 
 // equalToFront: the hop declared in front of the proxy (--behind,
 // --client-timeout) waits as long as the route.
-func equalToFront(r *parsers.Route, front *parsers.Hop) (Finding, bool) {
+func equalToFront(r *parsers.Route, w parsers.Setting[time.Duration], front *parsers.Hop) (Finding, bool) {
 	t := front.RequestTimeout
-	if !t.Valid() || t.Value != r.ReadTimeout.Value || t.Value == 0 {
+	if !t.Valid() || t.Value != w.Value || t.Value == 0 {
 		return Finding{}, false
 	}
 	who := front.Name
@@ -104,13 +155,13 @@ func equalToFront(r *parsers.Route, front *parsers.Hop) (Finding, bool) {
 		who = "the client"
 	}
 	return Finding{
-		Pos: r.ReadTimeout.Pos,
+		Pos: w.Pos,
 		Message: fmt.Sprintf("%s equals the %s that %s (%s) waits for this proxy: both give up at the same moment, "+
 			"so which one answers is a race: the same request can show as 504 on one side and 499 on the other.",
-			durText(r.ReadTimeout), dur(t.Value), who, t.Name),
-		Related: relatedSetting(t, r.ReadTimeout.Pos, "declared here"),
+			durText(w), dur(t.Value), who, t.Name),
+		Related: relatedSetting(t, w.Pos, "declared here"),
 		Fix: fmt.Sprintf("keep each hop's timeout strictly below the one in front of it: %s %s behind a %s %s",
-			r.ReadTimeout.Name, dur(shorter(t.Value)), dur(t.Value), strings.TrimPrefix(who, "the ")),
+			w.Name, dur(shorter(t.Value)), dur(t.Value), strings.TrimPrefix(who, "the ")),
 	}, true
 }
 
