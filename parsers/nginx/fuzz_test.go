@@ -58,22 +58,23 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		file, err := ParseFile("fuzz.conf", src)
+		lines := bytes.Split(src, []byte("\n"))
 		if err != nil {
 			var e *Error
 			if !errors.As(err, &e) {
 				t.Fatalf("error of type %T: %v", err, err)
 			}
-			checkPos(t, src, e.Pos.File, e.Pos.Line, e.Pos.Col, "error "+e.Msg)
+			checkPos(t, lines, e.Pos.File, e.Pos.Line, e.Pos.Col, "error "+e.Msg)
 			return
 		}
 		walkTree(file.Directives, func(d *Directive) {
-			checkPos(t, src, d.Pos.File, d.Pos.Line, d.Pos.Col, "directive "+d.Name)
+			checkPos(t, lines, d.Pos.File, d.Pos.Line, d.Pos.Col, "directive "+d.Name)
 			for _, a := range d.Args {
-				checkPos(t, src, a.Pos.File, a.Pos.Line, a.Pos.Col, "argument "+a.Value)
+				checkPos(t, lines, a.Pos.File, a.Pos.Line, a.Pos.Col, "argument "+a.Value)
 			}
 		})
 		for _, c := range file.Comments {
-			checkPos(t, src, c.Pos.File, c.Pos.Line, c.Pos.Col, "comment")
+			checkPos(t, lines, c.Pos.File, c.Pos.Line, c.Pos.Col, "comment")
 		}
 		// Lua code is read through nginx's buffer, so how a long block
 		// reads depends on where it starts: it may not survive moving.
@@ -102,11 +103,11 @@ func walkTree(dirs []*Directive, fn func(*Directive)) {
 	}
 }
 
-// checkPos requires a position inside src: a line from 1 to the number of
-// lines + 1, a column from 1 to the length of that line + 1.
-func checkPos(t *testing.T, src []byte, file string, line, col int, what string) {
+// checkPos requires a position inside the input (split into lines): a
+// line from 1 to the number of lines + 1, a column from 1 to the length of
+// that line + 1.
+func checkPos(t *testing.T, lines [][]byte, file string, line, col int, what string) {
 	t.Helper()
-	lines := bytes.Split(src, []byte("\n"))
 	if file != "fuzz.conf" || line < 1 || line > len(lines)+1 || col < 1 {
 		t.Fatalf("%s at %s:%d:%d, outside the input (%d lines)", what, file, line, col, len(lines))
 	}
