@@ -1,8 +1,9 @@
 package load
 
 import (
+	"fmt"
+
 	"github.com/proxylint/proxylint/parsers"
-	"github.com/proxylint/proxylint/parsers/envoy"
 )
 
 func loadEnvoy(path string, opts Options, _ []string) Result {
@@ -10,10 +11,8 @@ func loadEnvoy(path string, opts Options, _ []string) Result {
 	if target.Product != parsers.Envoy {
 		target = parsers.Target{Product: parsers.Envoy}
 	}
-	r := envoy.Load(path, envoy.Options{Target: target})
-	res := Result{Proxies: r.Proxies, Diagnostics: r.Diagnostics}
-	if r.File != nil {
-		res.Files = append(res.Files, r.File)
+	if opts.Envoy == nil {
+		return Result{Diagnostics: []parsers.Diagnostic{loadError(path, fmt.Sprintf("%s: Envoy configurations cannot be read by this program", path))}}
 	}
-	return res
+	return opts.Envoy(path, target)
 }

@@ -4,8 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/proxylint/proxylint/parsers"
 )
 
 func TestLooksEnvoy(t *testing.T) {
@@ -29,21 +27,13 @@ func TestLooksEnvoy(t *testing.T) {
 	}
 }
 
-func TestLoadEnvoyFile(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "envoy.yaml")
-	src := "static_resources:\n  clusters:\n  - name: app\n    connect_timeout: 2s # a comment\n"
-	if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
+func TestEnvoyWithoutLoader(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "envoy.yaml")
+	if err := os.WriteFile(path, []byte("static_resources: {}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	m := Load([]string{path}, Options{})
-	if len(m.Diagnostics) != 0 {
+	if len(m.Diagnostics) != 1 || !m.Diagnostics[0].Fatal || m.Diagnostics[0].Code != "load-error" {
 		t.Fatalf("diagnostics: %v", m.Diagnostics)
-	}
-	if len(m.Proxies) != 1 || m.Proxies[0].Product != parsers.Envoy || len(m.Proxies[0].Upstreams) != 1 {
-		t.Fatalf("proxies: %+v", m.Proxies)
-	}
-	if len(m.Files) != 1 || len(m.Files[0].Comments) != 1 || m.Files[0].Comments[0].Pos.Line != 4 {
-		t.Fatalf("files: %+v", m.Files)
 	}
 }

@@ -41,7 +41,15 @@ type Options struct {
 	// EntryPoints are main configuration files through which the files
 	// they include are linted when those are loaded (entry.go).
 	EntryPoints []string
+	// Envoy reads an Envoy file. It is given rather than linked so that a
+	// program that only meets nginx files does not load Envoy's API:
+	// parsers/load/envoyload reads in-process, the proxylint command runs
+	// proxylint-envoy. Nil reports Envoy files as unsupported.
+	Envoy EnvoyLoader
 }
+
+// EnvoyLoader reads one Envoy file for the target.
+type EnvoyLoader func(path string, target parsers.Target) Result
 
 // loader loads one file of a kind into proxies and files of the model.
 type loader func(path string, opts Options, roots []string) Result
