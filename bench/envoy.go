@@ -184,7 +184,7 @@ func runEnvoy(args []string, out, log io.Writer) error {
 			sign = "−"
 		}
 		fmt.Fprintf(out, "- %s: least-squares line %s %s %.0f µs × routes, R² = %.4f, furthest point %.0f%% off it; the last step multiplies the routes by %.2f and the time by %.2f.\n",
-			series.name, fmtDur(time.Duration(a*float64(time.Microsecond))), sign, math.Abs(slope), r2, 100*worst,
+			series.name, fmtSigned(time.Duration(a*float64(time.Microsecond))), sign, math.Abs(slope), r2, 100*worst,
 			xs[n-1]/xs[n-2], series.ys[n-1]/series.ys[n-2])
 	}
 	fmt.Fprintf(out, "\nload average at the end: %s\n", loadAverage())
@@ -215,4 +215,15 @@ func fitLine(xs, ys []float64) (a, b, r2 float64) {
 		return a, b, 1
 	}
 	return a, b, 1 - ssRes/ssTot
+}
+
+// fmtSigned prints a duration that may be negative (an intercept).
+func fmtSigned(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "−" + fmtDur(-d)
+	case d == 0:
+		return "0"
+	}
+	return fmtDur(d)
 }

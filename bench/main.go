@@ -87,9 +87,9 @@ func moduleRoot() (string, error) {
 	}
 }
 
-// build compiles proxylint into dir: from the working tree at root, or,
-// when rev is set, from that commit alone (git archive), so that
-// uncommitted changes do not leak into the numbers.
+// build compiles proxylint and the programs it runs into dir: from the
+// working tree at root, or, when rev is set, from that commit alone (git
+// archive), so that uncommitted changes do not leak into the numbers.
 func build(root, dir, rev string, log io.Writer) (string, error) {
 	out := filepath.Join(dir, "proxylint")
 	src := root
@@ -107,7 +107,9 @@ func build(root, dir, rev string, log io.Writer) (string, error) {
 	} else {
 		fmt.Fprintf(log, "building proxylint from the working tree %s\n", root)
 	}
-	cmd := exec.Command("go", "build", "-o", out, "./cmd/proxylint")
+	// Every command, so that the programs proxylint runs (proxylint-envoy)
+	// sit next to it, where it looks for them.
+	cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "./cmd/...")
 	cmd.Dir = src
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Run(); err != nil {
