@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/proxylint/proxylint/parsers"
 )
@@ -109,4 +110,12 @@ func fatalDiagnostics(cfg *Config) []parsers.Diagnostic {
 		}
 	}
 	return out
+}
+
+// timeLimit scales a time limit for the race detector.
+func timeLimit(d time.Duration) time.Duration {
+	if raceDetector {
+		return 10 * d
+	}
+	return d
 }
