@@ -61,6 +61,11 @@ func poolRace(r *parsers.Route, idle parsers.Setting[time.Duration], u *parsers.
 	if !serverIdle.Valid() || serverIdle.Value <= 0 || idle.Value < serverIdle.Value {
 		return Finding{}, false
 	}
+	if idle.Value == serverIdle.Value && idle.Default && serverIdle.Default {
+		// Two Envoys left at their defaults (1h on both sides): the
+		// timers run together and the window is one round trip.
+		return Finding{}, false
+	}
 	pos := idle.Pos
 	f := Finding{
 		Pos: pos,

@@ -102,7 +102,7 @@ func equalIdleTimeouts(pass *Pass, p *parsers.Proxy, front *parsers.Hop) {
 			next[declaredName(backend, backend.IdleTimeout)] = backend.IdleTimeout
 		}
 		for name, server := range next {
-			if !server.Valid() || server.Value == 0 || server.Value != idle.Value {
+			if !server.Valid() || server.Value == 0 || server.Value != idle.Value || (server.Default && idle.Default) {
 				continue
 			}
 			pass.Report(Finding{

@@ -12,8 +12,33 @@ import (
 	"github.com/proxylint/proxylint/parsers"
 )
 
+// Relation says how sure it is that two configurations belong to one
+// deployment, which decides what links them.
+type Relation int
+
+const (
+	// Unrelated configurations are never linked.
+	Unrelated Relation = iota
+	// Neighbours (files close in the tree) link by addresses that name a
+	// listener: a loopback or local address on its port, its own IP, a
+	// unix socket.
+	Neighbours
+	// Together (named together on the command line, or the same
+	// configuration) also link a host name to the one wildcard listener
+	// on its port, as a container's service name reaches it.
+	Together
+)
+
 // Link finds every link between the routes and listeners of the proxies.
-func Link(proxies []*parsers.Proxy) []*parsers.Link {
+// relate says how two different configurations are related; nil treats
+// every pair as named together.
+func Link(proxies []*parsers.Proxy, relate func(a, b *parsers.Proxy) Relation) []*parsers.Link {
+	related := func(a, b *parsers.Proxy) Relation {
+		if a == b || relate == nil {
+			return Together
+		}
+		return relate(a, b)
+	}
 	byPort := map[int][]*parsers.Listener{}
 	for _, p := range proxies {
 		for _, l := range p.Listeners {
@@ -36,7 +61,7 @@ func Link(proxies []*parsers.Proxy) []*parsers.Link {
 			u := r.Pass.Upstream
 			reached, ok := done[u]
 			if !ok {
-				reached = reachedBy(u, byPort)
+				reached = reachedBy(u, byPort, related)
 				done[u] = reached
 			}
 			path, known := forwardedPath(r)
@@ -64,7 +89,7 @@ type reach struct {
 // listener names reaches it; a host name nothing names reaches a listener
 // on a wildcard address only when it is the one loaded configuration
 // listening on that port (the service name of a container, say).
-func reachedBy(u *parsers.Upstream, byPort map[int][]*parsers.Listener) []reach {
+func reachedBy(u *parsers.Upstream, byPort map[int][]*parsers.Listener, related func(a, b *parsers.Proxy) Relation) []reach {
 	var out []reach
 	for _, s := range u.Servers {
 		if s.Down {
@@ -73,6 +98,10 @@ func reachedBy(u *parsers.Upstream, byPort map[int][]*parsers.Listener) []reach 
 		a := s.Address
 		var exact, wildcard []*parsers.Listener
 		for _, l := range byPort[a.Port] {
+			rel := related(u.Proxy, l.Proxy)
+			if rel == Unrelated || (rel == Neighbours && serves(l, a) != matchExact) {
+				continue
+			}
 			switch serves(l, a) {
 			case matchExact:
 				exact = append(exact, l)

@@ -98,6 +98,7 @@ func TestLinksAcrossFiles(t *testing.T) {
 }
 
 func TestHostNameReachesTheOnlyConfigOnItsPort(t *testing.T) {
+	// Named together on the command line.
 	api := `events {}
 http {
     upstream app { server 10.0.0.1:8000; }
@@ -149,7 +150,7 @@ func TestDescribe(t *testing.T) {
 	for _, p := range chain.Describe(m) {
 		var names []string
 		for _, s := range p.Steps {
-			names = append(names, s.Name)
+			names = append(names, strings.ReplaceAll(s.Name, filepath.ToSlash(dir)+"/", ""))
 		}
 		got = append(got, strings.Join(names, " | "))
 	}
@@ -167,4 +168,41 @@ func TestDescribe(t *testing.T) {
 	assert.Equal(t, 60*time.Second, edgeStep.PoolIdle.Value, "upstream blocks pool by default on the newest nginx")
 	assert.Equal(t, time.Hour, edgeStep.Lifetime.Value)
 	assert.Equal(t, 5*time.Second, p.Steps[3].Idle.Value)
+}
+
+// TestDeploymentsLinkOnlyWhenRelated: configurations found by walking a
+// directory link only when they sit in the same directory or one directly
+// above the other; named on the command line, they always do.
+func TestDeploymentsLinkOnlyWhenRelated(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, body string) string {
+		p := filepath.Join(root, rel)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+		return p
+	}
+	e := write("shop/edge/nginx.conf", edge)
+	i := write("blog/internal/nginx.conf", inner)
+	opts := load.Options{Target: parsers.Target{Product: parsers.Nginx}}
+	assert.Empty(t, load.Load([]string{root}, opts).Chain.Links, "unrelated directories")
+	assert.NotEmpty(t, load.Load([]string{e, i}, opts).Chain.Links, "named together")
+
+	write("shop/internal/nginx.conf", inner)
+	assert.Empty(t, load.Load([]string{filepath.Join(root, "shop")}, opts).Chain.Links, "sibling directories")
+	require.NoError(t, os.Rename(filepath.Join(root, "shop/internal/nginx.conf"), filepath.Join(root, "shop/edge/inner.conf")))
+	assert.NotEmpty(t, load.Load([]string{filepath.Join(root, "shop")}, opts).Chain.Links, "the same directory")
+}
+
+func TestHostNameLinksOnlyConfigurationsNamedTogether(t *testing.T) {
+	root := t.TempDir()
+	api := "events {}\nhttp {\n    upstream app { server 10.0.0.1:8000; }\n    server {\n        listen 9000;\n        location / { proxy_pass http://app; }\n    }\n}\n"
+	for rel, body := range map[string]string{"deploy/edge/edge.conf": edge, "deploy/api/api.conf": api} {
+		p := filepath.Join(root, rel)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+	}
+	opts := load.Options{Target: parsers.Target{Product: parsers.Nginx}}
+	assert.Empty(t, load.Load([]string{root}, opts).Chain.Links, "api:9000 is only a name in a directory walk")
+	m := load.Load([]string{filepath.Join(root, "deploy/edge/edge.conf"), filepath.Join(root, "deploy/api/api.conf")}, opts)
+	assert.Len(t, m.Chain.Links, 1)
 }

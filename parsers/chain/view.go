@@ -83,7 +83,7 @@ func routeStep(r *parsers.Route) Step {
 	if r.Listener != nil && r.Listener.Proxy != nil {
 		product = string(r.Listener.Proxy.Product)
 	}
-	s.Name = product + " " + filepath.Base(r.Pos.File) + " " + r.Name
+	s.Name = product + " " + filepath.ToSlash(r.Pos.File) + " " + r.Name
 	s.Waits, _ = Wait(r)
 	s.Attempts, s.Retry = Attempts(r)
 	if r.Listener != nil {

@@ -130,6 +130,7 @@ func LoadScoped(paths []string, opts Options) (*parsers.Model, *Scope) {
 	items, results, scope := withEntryPoints(items, results, included, opts, roots)
 	seenFile := map[string]bool{}
 	seenEntry := map[string]bool{}
+	named := map[*parsers.Proxy]bool{}
 	for i, it := range items {
 		// A file that another loaded configuration includes is linted
 		// through it, in its real context, not a second time alone.
@@ -138,6 +139,9 @@ func LoadScoped(paths []string, opts Options) (*parsers.Model, *Scope) {
 		}
 		seenEntry[it.real] = true
 		r := results[i]
+		for _, p := range r.Proxies {
+			named[p] = it.explicit
+		}
 		m.Proxies = append(m.Proxies, r.Proxies...)
 		m.Diagnostics = append(m.Diagnostics, r.Diagnostics...)
 		for _, f := range r.Files {
@@ -147,8 +151,27 @@ func LoadScoped(paths []string, opts Options) (*parsers.Model, *Scope) {
 			}
 		}
 	}
-	m.Chain = &parsers.Chain{Links: chain.Link(m.Proxies)}
+	m.Chain = &parsers.Chain{Links: chain.Link(m.Proxies, func(a, b *parsers.Proxy) chain.Relation {
+		switch {
+		case named[a] && named[b]:
+			return chain.Together
+		case neighbours(a.Entry, b.Entry):
+			return chain.Neighbours
+		}
+		return chain.Unrelated
+	})}
 	return m, scope
+}
+
+// neighbours reports whether two configuration files are close enough in
+// the tree to be parts of one deployment (the same directory, or one
+// directly above the other), so that addresses naming a listener link them
+// without their being named together on the command line. A host name
+// links only configurations named together: in a tree of unrelated
+// examples, two files using port 8080 are not one path.
+func neighbours(a, b string) bool {
+	da, db := filepath.Dir(a), filepath.Dir(b)
+	return da == db || filepath.Dir(da) == db || filepath.Dir(db) == da
 }
 
 func loadError(path, msg string) parsers.Diagnostic {
