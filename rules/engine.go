@@ -70,6 +70,8 @@ type Pass struct {
 	Model   *parsers.Model
 	Options *Options
 	report  func(Finding)
+
+	defaultWritePaths []*regexp.Regexp
 }
 
 // Report records a finding of the running rule; Rule and Severity default
@@ -89,22 +91,18 @@ func (p *Pass) Reportf(pos parsers.Pos, format string, args ...any) {
 	p.Report(Finding{Pos: pos, Message: fmt.Sprintf(format, args...)})
 }
 
-// WritePaths returns the compiled write-location patterns in effect.
+// WritePaths returns the compiled write-location patterns in effect,
+// compiling the defaults on first use in this run.
 func (p *Pass) WritePaths() []*regexp.Regexp {
 	if p.Options != nil && p.Options.WritePaths != nil {
 		return p.Options.WritePaths
 	}
-	return defaultWritePaths
-}
-
-var defaultWritePaths = compileAll(DefaultWritePaths)
-
-func compileAll(pats []string) []*regexp.Regexp {
-	out := make([]*regexp.Regexp, len(pats))
-	for i, p := range pats {
-		out[i] = regexp.MustCompile(p)
+	if p.defaultWritePaths == nil {
+		for _, pat := range DefaultWritePaths {
+			p.defaultWritePaths = append(p.defaultWritePaths, regexp.MustCompile(pat))
+		}
 	}
-	return out
+	return p.defaultWritePaths
 }
 
 // Enabled reports whether rule r runs under these options.

@@ -24,10 +24,6 @@ type Rule struct {
 	Severity parsers.Severity
 	// Tags group rules (in SARIF properties.tags and `proxylint rules`).
 	Tags []string
-	// Doc is the rule's documentation in Markdown: why it matters with the
-	// evidence, a bad and a good example, how to fix it. It is the file
-	// docs/<ID>.md.
-	Doc string
 	// Off rules run only when enabled explicitly.
 	Off bool
 	// Check runs the rule. Rules without Check report problems found
@@ -35,9 +31,15 @@ type Rule struct {
 	Check func(*Pass)
 }
 
+// Doc is the rule's documentation in Markdown: why it matters with the
+// evidence, a bad and a good example, how to fix it. It is the file
+// docs/<ID>.md, read when asked for (a run that prints no documentation
+// does not pay for copying it).
+func (r *Rule) Doc() string { return doc(r.ID) }
+
 // Title is the first line of the doc without its Markdown heading marks.
 func (r *Rule) Title() string {
-	line, _, _ := strings.Cut(r.Doc, "\n")
+	line, _, _ := strings.Cut(r.Doc(), "\n")
 	return strings.TrimSpace(strings.TrimLeft(line, "# "))
 }
 
@@ -62,7 +64,6 @@ func register(r *Rule) *Rule {
 	if _, dup := registry[r.ID]; dup {
 		panic("rules: duplicate rule ID " + r.ID)
 	}
-	r.Doc = doc(r.ID)
 	registry[r.ID] = r
 	return r
 }

@@ -49,7 +49,7 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitError
 	}
-	fmt.Fprintf(stdout, "%s\nSeverity: %s\n", strings.TrimRight(r.Doc, "\n"), r.Severity)
+	fmt.Fprintf(stdout, "%s\nSeverity: %s\n", strings.TrimRight(r.Doc(), "\n"), r.Severity)
 	return exitClean
 }
 

@@ -377,3 +377,14 @@ func TestFragmentContexts(t *testing.T) {
 		assert.Equal(t, c.ctx, p.Context, c.name)
 	}
 }
+
+func TestDirectiveListIsSorted(t *testing.T) {
+	for i := 1; i < len(knownDirectiveList); i++ {
+		require.Less(t, knownDirectiveList[i-1].name, knownDirectiveList[i].name)
+	}
+	spec, ok := lookupDirective("proxy_pass")
+	require.True(t, ok)
+	assert.Equal(t, context(0), spec.blockIn)
+	_, ok = lookupDirective("proxy_passs")
+	assert.False(t, ok)
+}

@@ -1,5 +1,7 @@
 package nginx
 
+import "sort"
+
 //go:generate sh -c "go run ./internal/gendirectives -src $NGINX_SRC/src -version $NGINX_VERSION -o directives_gen.go"
 
 // context is a bit set of the configuration contexts nginx allows a
@@ -31,6 +33,21 @@ type directiveSpec struct {
 	blockIn  context
 }
 
+type directiveEntry struct {
+	name string
+	spec directiveSpec
+}
+
+// lookupDirective finds what nginx declares about directive name.
+func lookupDirective(name string) (directiveSpec, bool) {
+	list := knownDirectiveList[:]
+	i := sort.Search(len(list), func(i int) bool { return list[i].name >= name })
+	if i < len(list) && list[i].name == name {
+		return list[i].spec, true
+	}
+	return directiveSpec{}, false
+}
+
 // handlerBlocks are the blocks whose contents nginx hands to a custom
 // handler (cf->handler) instead of looking up directives: their entries are
 // data, and a nested "{" is an error.
@@ -54,12 +71,12 @@ const (
 // entries of blocks nginx does not know.
 func blockShape(name, parent string) (mustBlock, mustNot bool) {
 	if parent != parentMain && parent != parentUnknown {
-		ps, ok := knownDirectives[parent]
+		ps, ok := lookupDirective(parent)
 		if !ok || ps.blockIn == 0 || handlerBlocks[parent] {
 			return false, false
 		}
 	}
-	spec, ok := knownDirectives[name]
+	spec, ok := lookupDirective(name)
 	if !ok {
 		return false, false
 	}
@@ -90,6 +107,6 @@ func LooksLikeConfig(src []byte) bool {
 		return false
 	}
 	name := st.args[0].Value
-	_, known := knownDirectives[name]
+	_, known := lookupDirective(name)
 	return known || isLuaBlock(name)
 }

@@ -511,7 +511,7 @@ func blankForeseen(src []byte, cfg *Config) []byte {
 	var walk func([]*Directive)
 	walk = func(dirs []*Directive) {
 		for _, d := range dirs {
-			_, known := knownDirectives[d.Name]
+			_, known := lookupDirective(d.Name)
 			foreign := !known && !strings.Contains(d.Name, "lua") && !strings.HasPrefix(d.Name, "echo")
 			missing := d.Name == "include" && len(d.Args) == 1 && includeDiagnosticAt(cfg, realFile(d.Args[0].Pos.File), d.Args[0].Pos.Line)
 			if (foreign || missing) && src != nil {

@@ -5,8 +5,8 @@ package report
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/hex"
+	"hash/fnv"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -144,8 +144,11 @@ func (in *Input) fingerprints() []string {
 		key := f.Rule + "\x00" + in.RelPath(f.Pos.File) + "\x00" + text
 		n := seen[key]
 		seen[key] = n + 1
-		sum := sha256.Sum256([]byte(key + "\x00" + strconv.Itoa(n)))
-		out[i] = hex.EncodeToString(sum[:16])
+		// FNV-1a (128 bits): stable across runs and platforms, and
+		// identity, not secrecy, is what a fingerprint needs.
+		h := fnv.New128a()
+		_, _ = h.Write([]byte(key + "\x00" + strconv.Itoa(n)))
+		out[i] = hex.EncodeToString(h.Sum(nil))
 	}
 	in.fps = out
 	return out

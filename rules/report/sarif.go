@@ -241,8 +241,8 @@ func sarifRuleOf(r *rules.Rule) sarifRule {
 		ID:               r.ID,
 		Name:             pascal(r.ID),
 		ShortDescription: sarifText{Text: sentence(capitalise(r.Summary))},
-		FullDescription:  sarifText{Text: sentence(firstParagraph(r.Doc, r.Summary))},
-		Help:             sarifText{Text: r.Doc, Markdown: r.Doc},
+		FullDescription:  sarifText{Text: sentence(firstParagraph(r.Doc(), r.Summary))},
+		Help:             sarifText{Text: r.Doc(), Markdown: r.Doc()},
 		HelpURI:          docsURI + r.ID + ".md",
 		DefaultConfiguration: sarifRuleConfig{
 			Level: r.Severity.String(),
