@@ -71,7 +71,7 @@ func applySuppressions(m *parsers.Model, opts *Options, findings []Finding) []Fi
 		extra = append(extra, f)
 	}
 	for _, file := range m.Files {
-		lines := splitLines(file.Source)
+		var lines []string // split on the first suppression in the file
 		for _, c := range file.Comments {
 			d, problem := parseIgnore(c)
 			if d == nil && problem == "" {
@@ -103,6 +103,9 @@ func applySuppressions(m *parsers.Model, opts *Options, findings []Finding) []Fi
 				})
 			}
 			if !d.whole {
+				if lines == nil {
+					lines = splitLines(file.Source)
+				}
 				d.line = coveredLine(lines, c.Pos)
 			}
 			byFile[c.Pos.File] = append(byFile[c.Pos.File], d)

@@ -14,10 +14,8 @@ func loadNginx(path string, opts Options, roots []string) Result {
 	res := Result{Diagnostics: cfg.Diagnostics}
 	for i, f := range cfg.Files {
 		res.Files = append(res.Files, &parsers.File{Path: f.Path, Source: f.Source, Comments: f.Comments})
-		if i > 0 {
-			if real := realPath(f.Path); real != "" {
-				res.Includes = append(res.Includes, real)
-			}
+		if i > 0 && f.Real != "" {
+			res.Includes = append(res.Includes, f.Real)
 		}
 	}
 	if cfg.Main != nil && !cfg.Syntax {

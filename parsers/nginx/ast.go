@@ -55,7 +55,10 @@ func (d *Directive) ArgValues() []string {
 
 // File is one parsed configuration file.
 type File struct {
-	Path       string
+	Path string
+	// Real is the file's absolute path with symbolic links resolved, as
+	// the loader read it (empty for ParseFile).
+	Real       string
 	Source     []byte
 	Directives []*Directive
 	Comments   []parsers.Comment

@@ -163,6 +163,7 @@ func (l *loader) parse(path, real, parent string, depth int, from parsers.Pos) (
 		return nil, nil, nil
 	}
 	f, pending, perr := parseFile(path, src, parent, depth, l.opts.MaxDepth)
+	f.Real = real
 	l.cfg.Files = append(l.cfg.Files, f)
 	return f, pending, perr
 }

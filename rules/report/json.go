@@ -90,7 +90,10 @@ func JSON(w io.Writer, in *Input) error {
 	}
 	c := Count(in.Findings)
 	doc.Summary = jsonSummary{Errors: c.Errors, Warnings: c.Warnings, Notes: c.Notes, Suppressed: c.Suppressed, Known: in.Known}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(doc)
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
 }

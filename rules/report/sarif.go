@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/url"
@@ -230,10 +231,21 @@ func SARIF(w io.Writer, in *Input) error {
 		run.Results = append(run.Results, res)
 	}
 
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
+	// Encoding into a buffer first, then indenting, grows one buffer
+	// rather than the encoder's step by step.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	return enc.Encode(sarifLog{Schema: sarifSchema, Version: sarifVersion, Runs: []sarifRun{run}})
+	if err := enc.Encode(sarifLog{Schema: sarifSchema, Version: sarifVersion, Runs: []sarifRun{run}}); err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	out.Grow(buf.Len() + buf.Len()/2)
+	if err := json.Indent(&out, buf.Bytes(), "", "  "); err != nil {
+		return err
+	}
+	_, err := w.Write(out.Bytes())
+	return err
 }
 
 func sarifRuleOf(r *rules.Rule) sarifRule {
