@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/parsers/suggest"
 )
 
 // EnvoyRetryOnUnknown flags retry_on tokens Envoy does not know. Envoy
@@ -84,31 +85,5 @@ func nearestToken(tok string) string {
 	if _, ok := envoyRetryOn[norm]; ok {
 		return norm
 	}
-	best, bestD := "", 3
-	for _, k := range sortedTokens() {
-		if d := levenshtein(norm, k); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	return best
-}
-
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return suggest.Nearest(norm, sortedTokens(), 2)
 }

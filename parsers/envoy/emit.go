@@ -13,6 +13,8 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
+
+	"github.com/proxylint/proxylint/parsers/suggest"
 )
 
 // The emitter writes a tree as JSON for protojson, one value per line, and
@@ -349,15 +351,15 @@ func valueMessage(fd protoreflect.FieldDescriptor) protoreflect.MessageDescripto
 // nearest field names.
 func unknownFieldMsg(md protoreflect.MessageDescriptor, name string) string {
 	msg := fmt.Sprintf("unknown field %q in %s", name, md.FullName())
-	if s := suggest(md, name); s != "" {
+	if s := suggestField(md, name); s != "" {
 		msg += fmt.Sprintf("; did you mean %q?", s)
 	}
 	return msg
 }
 
-// suggest returns the field of md closest in spelling to name, if it is
-// close enough to be a typo.
-func suggest(md protoreflect.MessageDescriptor, name string) string {
+// suggestField returns the field of md closest in spelling to name, if it
+// is close enough to be a typo.
+func suggestField(md protoreflect.MessageDescriptor, name string) string {
 	camel := strings.Contains(name, "_") || strings.ToLower(name) == name
 	want := strings.ToLower(strings.ReplaceAll(name, "_", ""))
 	type cand struct {
@@ -372,7 +374,7 @@ func suggest(md protoreflect.MessageDescriptor, name string) string {
 		if !camel {
 			spelled = fd.JSONName()
 		}
-		d := editDistance(want, strings.ToLower(strings.ReplaceAll(string(fd.Name()), "_", "")))
+		d := suggest.Distance(want, strings.ToLower(strings.ReplaceAll(string(fd.Name()), "_", "")))
 		cs = append(cs, cand{spelled, d})
 	}
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].d < cs[j].d })
@@ -387,30 +389,6 @@ func suggest(md protoreflect.MessageDescriptor, name string) string {
 		return cs[0].name
 	}
 	return ""
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-			// A swap of two neighbours counts as one edit.
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], prev[j-1])
-			}
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // scalarJSON writes a scalar the way Envoy's YAML reader types it under

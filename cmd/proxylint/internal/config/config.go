@@ -25,6 +25,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/parsers/suggest"
 	"github.com/proxylint/proxylint/rules"
 )
 
@@ -450,34 +451,11 @@ func ExcludePattern(s, dir string) (string, error) {
 
 // nearest suggests the registered rule ID closest to a misspelt one.
 func nearest(id string) string {
-	best, bestD := "", 4
+	var ids []string
 	for _, r := range rules.All() {
-		if d := distance(id, r.ID); d < bestD {
-			best, bestD = r.ID, d
-		}
+		ids = append(ids, r.ID)
 	}
-	return best
-}
-
-// distance is the Levenshtein distance between a and b.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return suggest.Nearest(id, ids, 3)
 }
 
 // Template is the commented configuration "proxylint init" writes: every
