@@ -10,7 +10,7 @@ func TestDistance(t *testing.T) {
 		{"", "", 0},
 		{"", "abc", 3},
 		{"abc", "abc", 0},
-		{"adress", "address", 1},
+		{"clustr", "cluster", 1},
 		{"ab", "ba", 1},
 		{"ca", "abc", 3},
 		{"abcdef", "abdcef", 1},
