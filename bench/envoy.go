@@ -76,29 +76,11 @@ func runEnvoy(args []string, out, log io.Writer) error {
 	if err != nil {
 		return err
 	}
-	root, err := moduleRoot()
+	root, tmp, bin, cleanup, err := workspace("proxylint-bench-envoy-", f.keep, f.proxylint, f.rev, log)
 	if err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp("", "proxylint-bench-envoy-")
-	if err != nil {
-		return err
-	}
-	if f.keep {
-		fmt.Fprintf(log, "keeping %s\n", tmp)
-	} else {
-		defer func() { _ = os.RemoveAll(tmp) }()
-	}
-	bin := f.proxylint
-	if bin != "" {
-		if bin, err = filepath.Abs(bin); err != nil {
-			return err
-		}
-	} else {
-		if bin, err = build(root, tmp, f.rev, log); err != nil {
-			return err
-		}
-	}
+	defer cleanup()
 
 	var boots []*bootstrap
 	for _, s := range f.scales {

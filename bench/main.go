@@ -191,3 +191,33 @@ func loadAverage() string {
 	}
 	return strings.Join(strings.Fields(string(b))[:3], " ")
 }
+
+// workspace finds the module's root, makes the temporary directory a run
+// works in (kept with -keep) and the proxylint binary it times: the one
+// given, or one built into the directory from the working tree or from
+// rev. cleanup removes the directory unless it is kept.
+func workspace(prefix string, keep bool, proxylint, rev string, log io.Writer) (root, tmp, bin string, cleanup func(), err error) {
+	root, err = moduleRoot()
+	if err != nil {
+		return "", "", "", nil, err
+	}
+	tmp, err = os.MkdirTemp("", prefix)
+	if err != nil {
+		return "", "", "", nil, err
+	}
+	cleanup = func() { _ = os.RemoveAll(tmp) }
+	if keep {
+		fmt.Fprintf(log, "keeping %s\n", tmp)
+		cleanup = func() {}
+	}
+	if proxylint != "" {
+		bin, err = filepath.Abs(proxylint)
+	} else {
+		bin, err = build(root, tmp, rev, log)
+	}
+	if err != nil {
+		cleanup()
+		return "", "", "", nil, err
+	}
+	return root, tmp, bin, cleanup, nil
+}

@@ -146,29 +146,11 @@ func runNginx(args []string, out, log io.Writer) error {
 	if err != nil {
 		return err
 	}
-	root, err := moduleRoot()
+	root, tmp, bin, cleanup, err := workspace("proxylint-bench-", f.keep, f.proxylint, f.rev, log)
 	if err != nil {
 		return err
 	}
-	tmp, err := os.MkdirTemp("", "proxylint-bench-")
-	if err != nil {
-		return err
-	}
-	if f.keep {
-		fmt.Fprintf(log, "keeping %s\n", tmp)
-	} else {
-		defer func() { _ = os.RemoveAll(tmp) }()
-	}
-	bin := f.proxylint
-	if bin != "" {
-		if bin, err = filepath.Abs(bin); err != nil {
-			return err
-		}
-	} else {
-		if bin, err = build(root, tmp, f.rev, log); err != nil {
-			return err
-		}
-	}
+	defer cleanup()
 
 	specs, notes := nginxTools(f, bin)
 	for _, s := range specs {

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -179,7 +180,8 @@ func writeServer(b *strings.Builder, i int, ups []string, snippet string, k int,
 			snippet, main),
 	}
 	rnd.Shuffle(len(optional), func(a, b int) { optional[a], optional[b] = optional[b], optional[a] })
-	locations := append(optional[:k-3:k-3],
+	locations := slices.Clip(optional[:k-3])
+	locations = append(locations,
 		fmt.Sprintf("location ~* \\.(?:css|js|png|jpg|svg|woff2)$ {\n        root /srv/www/%s/public;\n        expires 30d;\n        try_files $uri @backend;\n    }", host),
 		fmt.Sprintf("location / {\n        include %s;\n        proxy_pass http://%s;\n        proxy_next_upstream %s;\n        proxy_next_upstream_tries 3;\n        proxy_read_timeout %ds;\n    }",
 			snippet, main, next(0), pick(rnd, 30, 60, 90)),
