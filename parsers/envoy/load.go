@@ -78,6 +78,7 @@ func Load(path string, opts Options) Result {
 // LoadBytes reads an Envoy configuration held in memory; path names it in
 // positions.
 func LoadBytes(path string, src []byte, opts Options) (res Result) {
+	src = breakLoneCR(src)
 	res.File = &parsers.File{Path: path, Source: src}
 	if len(src) <= gcFreeInput {
 		defer pauseGC()()
@@ -266,4 +267,22 @@ func typeName(url string) string {
 		return url[i+1:]
 	}
 	return url
+}
+
+// breakLoneCR turns a carriage return that no line feed follows into a
+// line feed. YAML reads it as a line break, as old Mac files use it; doing
+// the same before anything else keeps the lines YAML reports, the lines
+// the reports quote, and the comments' lines the same lines.
+func breakLoneCR(src []byte) []byte {
+	i := bytes.IndexByte(src, '\r')
+	if i < 0 {
+		return src
+	}
+	out := append([]byte(nil), src...)
+	for ; i < len(out); i++ {
+		if out[i] == '\r' && (i+1 == len(out) || out[i+1] != '\n') {
+			out[i] = '\n'
+		}
+	}
+	return out
 }

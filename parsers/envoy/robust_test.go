@@ -158,7 +158,8 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte(`{"resources": [{"@type": "type.googleapis.com/envoy.config.cluster.v3.Cluster", "name": "x"}]}`))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		r := LoadBytes("fuzz.yaml", src, Options{})
-		lines := strings.Count(string(src), "\n") + 1
+		// Lines as the loader reads them (a lone CR breaks a line).
+		lines := strings.Count(string(r.File.Source), "\n") + 1
 		for _, d := range r.Diagnostics {
 			if strings.Contains(d.Message, "internal error") {
 				t.Fatalf("crash: %s", d.Message)
@@ -176,5 +177,17 @@ func TestGCRestored(t *testing.T) {
 	loadString(t, "c.yaml", clusterYAML)
 	if got := debug.SetGCPercent(77); got != 77 {
 		t.Errorf("GC percent after a load = %d, want 77", got)
+	}
+}
+
+// TestLoneCarriageReturn: YAML breaks lines at a lone CR (old Mac files);
+// the loader reads them so, and reports and quotes the same lines.
+func TestLoneCarriageReturn(t *testing.T) {
+	r := LoadBytes("cr.yaml", []byte("static_resources:\r  clusters:\r  - name: a\r    conect_timeout: 1s\r"), Options{})
+	if got := strings.Count(string(r.File.Source), "\n"); got != 4 {
+		t.Fatalf("%d lines, want 4", got)
+	}
+	if len(r.Diagnostics) == 0 || r.Diagnostics[0].Pos.Line != 4 {
+		t.Fatalf("want the typo on line 4, got %v", r.Diagnostics)
 	}
 }
