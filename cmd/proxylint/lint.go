@@ -65,9 +65,13 @@ Flags:
                            cloudflare (100s), gcp-lb (30s), or how long it
                            waits, e.g. 75s; repeat, outermost first, for
                            several
-  --backend BACKEND        the server behind the proxies: a preset (see
-                           docs/presets.md) or its idle keep-alive timeout,
-                           e.g. 5s
+  --backend BACKEND        the server behind the proxies, for its idle
+                           keep-alive timeout: uvicorn (5s), gunicorn (2s),
+                           gunicorn-sync, node (5s), go-net-http, aiohttp
+                           (75s), aiohttp-handler-cancellation, kestrel
+                           (130s), tomcat (20s), tomcat-embedded (60s),
+                           puma (65s), jetty (30s), or a duration, e.g. 5s
+                           (sources: docs/presets.md)
   --config FILE            read settings from FILE instead of the
                            .proxylint.yaml found by walking up from the
                            working directory to the repository root

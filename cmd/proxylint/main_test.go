@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/proxylint/proxylint/parsers"
 )
 
 // envoyProgramPath is proxylint-envoy, built once for the package's tests.
@@ -227,4 +229,11 @@ func TestRulesAndExplain(t *testing.T) {
 	code, out, _ = runCLI(t, "", "version")
 	assert.Equal(t, exitClean, code)
 	assert.True(t, strings.HasPrefix(out, "proxylint "+version), out)
+}
+
+// TestHelpNamesEveryPreset keeps --help true to the presets the code has.
+func TestHelpNamesEveryPreset(t *testing.T) {
+	for _, p := range append(parsers.BackendPresets(), parsers.BalancerPresets()...) {
+		assert.Contains(t, usageText, p, "--help does not name preset %s", p)
+	}
 }
