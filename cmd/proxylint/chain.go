@@ -155,27 +155,29 @@ func chainText(w io.Writer, in *report.Input, views []chain.Path, useColor bool)
 		tw := tabwriter.NewWriter(&tb, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "  HOP\tWAITS\tTRIES\tKEEPS IDLE FROM FRONT\tPOOLS IDLE TO NEXT\tPOOL LIFETIME")
 		for _, s := range v.Steps {
-			tries := "-"
-			if s.Kind == parsers.HopProxy {
-				tries = strconv.Itoa(s.Attempts)
-				if flagged[s.Retry.Pos] {
-					tries += " !"
-				}
-			}
 			// Defaults point at their block, which several of them share:
 			// mark a default only when it alone is there.
-			marks := map[parsers.Pos]bool{}
 			shared := map[parsers.Pos]int{}
 			for _, d := range []parsers.Setting[time.Duration]{s.Waits, s.Idle, s.PoolIdle, s.Lifetime} {
 				if d.Valid() {
 					shared[d.Pos]++
 				}
 			}
-			for pos := range flagged {
-				marks[pos] = true
+			if s.Retry.Valid() {
+				shared[s.Retry.Pos]++
+			}
+			marked := func(pos parsers.Pos, isDefault bool) bool {
+				return flagged[pos] && (!isDefault || shared[pos] == 1)
 			}
 			mark := func(d parsers.Setting[time.Duration]) string {
-				return cell(d, marks[d.Pos] && (!d.Default || shared[d.Pos] == 1))
+				return cell(d, marked(d.Pos, d.Default))
+			}
+			tries := "-"
+			if s.Kind == parsers.HopProxy {
+				tries = strconv.Itoa(s.Attempts)
+				if marked(s.Retry.Pos, s.Retry.Default) {
+					tries += " !"
+				}
 			}
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", s.Name,
 				mark(s.Waits), tries, mark(s.Idle), mark(s.PoolIdle), mark(s.Lifetime))
