@@ -141,6 +141,27 @@ func live(kids []kid) []int {
 	return out
 }
 
+// knownKids returns the live entries of map n that name a field of md
+// (or are named except), reporting and dropping the others. With md nil
+// every live entry is kept.
+func (e *emitter) knownKids(n *node, md protoreflect.MessageDescriptor, except string) []int {
+	kids := live(n.kids)
+	if md == nil {
+		return kids
+	}
+	kept := kids[:0]
+	for _, k := range kids {
+		name := n.kids[k].key.value
+		if (except == "" || name != except) && fieldByName(md, name) == nil {
+			e.errs = append(e.errs, schemaError{n: n.kids[k].key, msg: unknownFieldMsg(md, name)})
+			n.drop(k)
+			continue
+		}
+		kept = append(kept, k)
+	}
+	return kept
+}
+
 // members writes the entries of map n, read as message md.
 func (e *emitter) members(n *node, md protoreflect.MessageDescriptor, open int) {
 	if md != nil && md.FullName() == "google.protobuf.Any" {
@@ -150,20 +171,8 @@ func (e *emitter) members(n *node, md protoreflect.MessageDescriptor, open int) 
 	if md != nil && rawJSON(md) {
 		md = nil
 	}
-	kids := live(n.kids)
 	// Unknown fields are found first, so that the last comma is right.
-	if md != nil {
-		kept := kids[:0]
-		for _, k := range kids {
-			if fieldByName(md, n.kids[k].key.value) == nil {
-				e.errs = append(e.errs, schemaError{n: n.kids[k].key, msg: unknownFieldMsg(md, n.kids[k].key.value)})
-				n.drop(k)
-				continue
-			}
-			kept = append(kept, k)
-		}
-		kids = kept
-	}
+	kids := e.knownKids(n, md, "")
 	for i, k := range kids {
 		kd := n.kids[k]
 		var fd protoreflect.FieldDescriptor
@@ -239,20 +248,7 @@ func (e *emitter) anyMembers(n *node, open int) {
 		if rawJSON(md) {
 			md = nil
 		}
-		kids := live(n.kids)
-		if md != nil {
-			kept := kids[:0]
-			for _, k := range kids {
-				name := n.kids[k].key.value
-				if name != "@type" && fieldByName(md, name) == nil {
-					e.errs = append(e.errs, schemaError{n: n.kids[k].key, msg: unknownFieldMsg(md, name)})
-					n.drop(k)
-					continue
-				}
-				kept = append(kept, k)
-			}
-			kids = kept
-		}
+		kids := e.knownKids(n, md, "@type")
 		for i, k := range kids {
 			kd := n.kids[k]
 			var fd protoreflect.FieldDescriptor
