@@ -107,8 +107,7 @@ func build(root, dir, rev string, log io.Writer) (string, error) {
 	} else {
 		fmt.Fprintf(log, "building proxylint from the working tree %s\n", root)
 	}
-	// Every command, so that the programs proxylint runs (proxylint-envoy)
-	// sit next to it, where it looks for them.
+	// Every command of the module.
 	cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "./cmd/...")
 	cmd.Dir = src
 	cmd.Stdout, cmd.Stderr = log, log

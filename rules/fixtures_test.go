@@ -11,7 +11,6 @@ import (
 
 	"github.com/proxylint/proxylint/parsers"
 	"github.com/proxylint/proxylint/parsers/load"
-	"github.com/proxylint/proxylint/parsers/load/envoyload"
 	"github.com/proxylint/proxylint/rules"
 )
 
@@ -220,7 +219,7 @@ func checkFixture(t *testing.T, paths ...string) {
 // target, the kind, and the hops declared in front (client first, then the
 // balancers in the order given, as the command line builds them).
 func fixtureFlags(t *testing.T, src string) (load.Options, *rules.Options, *parsers.Chain) {
-	opts := load.Options{Target: parsers.Target{Product: parsers.Nginx}, Envoy: envoyload.Load}
+	opts := load.Options{Target: parsers.Target{Product: parsers.Nginx}}
 	ro := &rules.Options{}
 	var client, backend *parsers.Hop
 	var balancers []*parsers.Hop

@@ -9,7 +9,6 @@ import (
 
 	"github.com/proxylint/proxylint/parsers"
 	"github.com/proxylint/proxylint/parsers/load"
-	"github.com/proxylint/proxylint/parsers/load/envoyload"
 )
 
 // The generated configurations must be ones proxylint reads without a
@@ -78,7 +77,7 @@ func TestEnvoyBootstrapLoads(t *testing.T) {
 	if err := os.WriteFile(path, e.YAML(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	m := load.Load([]string{path}, load.Options{Kind: load.KindEnvoy, Envoy: envoyload.Load})
+	m := load.Load([]string{path}, load.Options{Kind: load.KindEnvoy})
 	for _, d := range m.Diagnostics {
 		t.Errorf("diagnostic: %s: %s", d.Pos, d.Message)
 	}

@@ -48,7 +48,7 @@ func cmdChain(args []string, stdout, stderr io.Writer, getenv func(string) strin
 		fmt.Fprintf(stderr, "proxylint chain: --format %q: want text or json\n", f.format)
 		return exitError
 	}
-	_, model, findings, ok := analyze(f, paths, stderr, getenv)
+	_, model, findings, ok := analyze(f, paths, stderr)
 	if !ok {
 		return exitError
 	}

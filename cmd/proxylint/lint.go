@@ -335,7 +335,7 @@ func cmdLint(args []string, stdout, stderr io.Writer, getenv func(string) string
 		fmt.Fprint(stdout, usageText)
 		return exitClean
 	}
-	s, model, findings, ok := analyze(f, paths, stderr, getenv)
+	s, model, findings, ok := analyze(f, paths, stderr)
 	if !ok {
 		return exitError
 	}
@@ -381,7 +381,7 @@ func cmdLint(args []string, stdout, stderr io.Writer, getenv func(string) string
 // analyze reads the configuration file, resolves the settings, loads the
 // paths with the declared hops and runs the rules. ok is false after a
 // usage or configuration error, which it has reported.
-func analyze(f *lintFlags, paths []string, stderr io.Writer, getenv func(string) string) (*settings, *parsers.Model, []rules.Finding, bool) {
+func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *parsers.Model, []rules.Finding, bool) {
 	cfg, err := readConfig(f)
 	if err != nil {
 		fmt.Fprintf(stderr, "proxylint: %v\n", err)
@@ -397,7 +397,6 @@ func analyze(f *lintFlags, paths []string, stderr io.Writer, getenv func(string)
 		fmt.Fprintf(stderr, "proxylint: %v\nRun \"proxylint --help\" for usage.\n", err)
 		return nil, nil, nil, false
 	}
-	s.load.Envoy = envoyLoader(getenv)
 	model, scope := load.LoadScoped(paths, s.load)
 	if chain != nil {
 		model.Chain.Hops = chain.Hops

@@ -3,9 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,33 +14,8 @@ import (
 	"github.com/proxylint/proxylint/parsers"
 )
 
-// envoyProgramPath is proxylint-envoy, built once for the package's tests.
-var envoyProgramPath string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "proxylint-envoy-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	envoyProgramPath = filepath.Join(dir, "proxylint-envoy")
-	out, err := exec.Command("go", "build", "-o", envoyProgramPath, "github.com/proxylint/proxylint/cmd/proxylint-envoy").CombinedOutput()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "building proxylint-envoy: %v\n%s", err, out)
-		os.Exit(2)
-	}
-	code := m.Run()
-	_ = os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-// noEnv is an environment with nothing set but where proxylint-envoy is.
-func noEnv(k string) string {
-	if k == "PROXYLINT_ENVOY" {
-		return envoyProgramPath
-	}
-	return ""
-}
+// noEnv is an empty environment.
+func noEnv(string) string { return "" }
 
 // runCLI runs proxylint in-process in dir and returns its exit code and
 // outputs.

@@ -4,9 +4,8 @@ package envoy
 // its messages, so "@type" values naming them are decoded and validated;
 // any other type is kept as a TypedStruct and reported as a note.
 //
-// Every package linked costs start-up time on every run of proxylint-envoy
-// (proxylint itself does not link this package, so nginx runs pay
-// nothing): registering the descriptors of go-control-plane's core API
+// Every package linked costs start-up time on every run of proxylint,
+// nginx runs included: registering the descriptors of go-control-plane's core API
 // (core, route, listener, cluster, endpoint, the HTTP connection manager)
 // is most of the cost of linking Envoy at all, and each extension adds to
 // it. So the list holds what configurations use most, and no more: the

@@ -1,18 +1,20 @@
 package load
 
 import (
-	"fmt"
-
 	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/parsers/envoy"
 )
 
+// loadEnvoy reads one Envoy file in-process.
 func loadEnvoy(path string, opts Options, _ []string) Result {
 	target := opts.Target
 	if target.Product != parsers.Envoy {
 		target = parsers.Target{Product: parsers.Envoy}
 	}
-	if opts.Envoy == nil {
-		return Result{Diagnostics: []parsers.Diagnostic{loadError(path, fmt.Sprintf("%s: Envoy configurations cannot be read by this program", path))}}
+	r := envoy.Load(path, envoy.Options{Target: target})
+	res := Result{Proxies: r.Proxies, Diagnostics: r.Diagnostics}
+	if r.File != nil {
+		res.Files = append(res.Files, r.File)
 	}
-	return opts.Envoy(path, target)
+	return res
 }

@@ -1,8 +1,6 @@
 package load
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -24,16 +22,5 @@ func TestLooksEnvoy(t *testing.T) {
 		if got := looksEnvoy([]byte(c.head)); got != c.want {
 			t.Errorf("looksEnvoy(%q) = %v, want %v", c.head, got, c.want)
 		}
-	}
-}
-
-func TestEnvoyWithoutLoader(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "envoy.yaml")
-	if err := os.WriteFile(path, []byte("static_resources: {}\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	m := Load([]string{path}, Options{})
-	if len(m.Diagnostics) != 1 || !m.Diagnostics[0].Fatal || m.Diagnostics[0].Code != "load-error" {
-		t.Fatalf("diagnostics: %v", m.Diagnostics)
 	}
 }

@@ -11,8 +11,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/proxylint/proxylint/parsers"
 	"github.com/proxylint/proxylint/parsers/chain"
@@ -41,15 +43,7 @@ type Options struct {
 	// EntryPoints are main configuration files through which the files
 	// they include are linted when those are loaded (entry.go).
 	EntryPoints []string
-	// Envoy reads an Envoy file. It is given rather than linked so that a
-	// program that only meets nginx files does not load Envoy's API:
-	// parsers/load/envoyload reads in-process, the proxylint command runs
-	// proxylint-envoy. Nil reports Envoy files as unsupported.
-	Envoy EnvoyLoader
 }
-
-// EnvoyLoader reads one Envoy file for the target.
-type EnvoyLoader func(path string, target parsers.Target) Result
 
 // loader loads one file of a kind into proxies and files of the model.
 type loader func(path string, opts Options, roots []string) Result
@@ -114,16 +108,10 @@ func LoadScoped(paths []string, opts Options) (*parsers.Model, *Scope) {
 		}
 	}
 
-	results := make([]Result, len(items))
+	results := loadAll(items, opts, roots)
 	included := map[string]bool{}
-	for i, it := range items {
-		load, ok := loaderFor(it.kind)
-		if !ok {
-			results[i] = Result{Diagnostics: []parsers.Diagnostic{loadError(it.path, fmt.Sprintf("%s: %s configurations are not supported by this build", it.path, it.kind))}}
-			continue
-		}
-		results[i] = load(it.path, opts, roots)
-		for _, inc := range results[i].Includes {
+	for _, r := range results {
+		for _, inc := range r.Includes {
 			included[inc] = true
 		}
 	}
@@ -161,6 +149,37 @@ func LoadScoped(paths []string, opts Options) (*parsers.Model, *Scope) {
 		return chain.Unrelated
 	})}
 	return m, scope
+}
+
+// loadAll reads the items in parallel, one file per available core; the
+// loaders share no state, and results keep the items' order.
+func loadAll(items []item, opts Options, roots []string) []Result {
+	results := make([]Result, len(items))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(items)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i] = loadOne(items[i], opts, roots)
+			}
+		}()
+	}
+	for i := range items {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return results
+}
+
+func loadOne(it item, opts Options, roots []string) Result {
+	load, ok := loaderFor(it.kind)
+	if !ok {
+		return Result{Diagnostics: []parsers.Diagnostic{loadError(it.path, fmt.Sprintf("%s: %s configurations are not supported", it.path, it.kind))}}
+	}
+	return load(it.path, opts, roots)
 }
 
 // neighbours reports whether two configuration files are close enough in
