@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/proxylint/proxylint/bench/gen"
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
 	"github.com/proxylint/proxylint/rules"
 )
@@ -28,7 +28,7 @@ func BenchmarkRules(b *testing.B) {
 		if err != nil {
 			b.Skipf("corpus not available: %v", err)
 		}
-		m := load.Load([]string{dir}, load.Options{Target: parsers.Target{Product: parsers.Nginx}})
+		m := load.Load([]string{dir}, load.Options{Target: model.Target{Product: model.Nginx}})
 		benchRun(b, m, &rules.Options{})
 	})
 }
@@ -53,7 +53,7 @@ func BenchmarkRule(b *testing.B) {
 	}
 }
 
-func benchRun(b *testing.B, m *parsers.Model, opts *rules.Options) {
+func benchRun(b *testing.B, m *model.Model, opts *rules.Options) {
 	routes := 0
 	for _, p := range m.Proxies {
 		routes += len(p.Routes())
@@ -68,12 +68,12 @@ func benchRun(b *testing.B, m *parsers.Model, opts *rules.Options) {
 }
 
 // benchGenModel loads a generated tree of n servers.
-func benchGenModel(b *testing.B, n int) *parsers.Model {
+func benchGenModel(b *testing.B, n int) *model.Model {
 	main, err := gen.NginxTree{Servers: n}.Write(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}
-	m := load.Load([]string{main}, load.Options{Target: parsers.Target{Product: parsers.Nginx}})
+	m := load.Load([]string{main}, load.Options{Target: model.Target{Product: model.Nginx}})
 	for _, d := range m.Diagnostics {
 		if d.Fatal {
 			b.Fatalf("generated tree does not load: %v", d)

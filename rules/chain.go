@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // Helpers of the rules about adjacent hops; the values they compare come
@@ -13,7 +13,7 @@ import (
 
 // hopName names a listener for messages about another hop: "server
 // 127.0.0.1:8081 in inner.conf".
-func hopName(l *parsers.Listener, from *parsers.Proxy) string {
+func hopName(l *model.Listener, from *model.Proxy) string {
 	name := l.Name
 	if name == "" || name == "server" {
 		name = "the server"
@@ -28,9 +28,9 @@ func hopName(l *parsers.Listener, from *parsers.Proxy) string {
 }
 
 // declaredName describes a declared hop: "aws-alb (--behind aws-alb)".
-func declaredName(h *parsers.Hop, s parsers.Setting[time.Duration]) string {
+func declaredName(h *model.Hop, s model.Setting[time.Duration]) string {
 	who := h.Name
-	if h.Kind == parsers.HopClient {
+	if h.Kind == model.HopClient {
 		who = "the client"
 	}
 	if s.Name != "" {
@@ -40,6 +40,6 @@ func declaredName(h *parsers.Hop, s parsers.Setting[time.Duration]) string {
 }
 
 // whereRoute names a route with its file: "location /api/ (edge.conf)".
-func whereRoute(r *parsers.Route) string {
+func whereRoute(r *model.Route) string {
 	return fmt.Sprintf("%s (%s)", routeName(r), filepath.Base(r.Pos.File))
 }

@@ -3,22 +3,22 @@ package rules
 import (
 	"fmt"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // ClientAbortIgnoredBroadly flags *_ignore_client_abort on set at http or
 // server level, where every location inherits it.
-var ClientAbortIgnoredBroadly = register(&Rule{
+var ClientAbortIgnoredBroadly = &Rule{
 	ID:       "client-abort-ignored-broadly",
 	Summary:  "*_ignore_client_abort on at http or server level: every abandoned request runs to the end and is logged as a success",
-	Severity: parsers.Warning,
+	Severity: model.Warning,
 	Tags:     []string{"nginx", "logging", "load"},
 	Check:    checkClientAbortIgnoredBroadly,
-})
+}
 
 func checkClientAbortIgnoredBroadly(pass *Pass) {
 	for _, p := range pass.Model.Proxies {
-		if p.Product == parsers.Envoy {
+		if p.Product == model.Envoy {
 			continue
 		}
 		for _, inv := range p.Invalid {
@@ -26,7 +26,7 @@ func checkClientAbortIgnoredBroadly(pass *Pass) {
 				continue
 			}
 			pass.Report(Finding{
-				Severity: parsers.Error,
+				Severity: model.Error,
 				Pos:      inv.Pos,
 				Message:  fmt.Sprintf("%s: nginx -t fails with \"unknown directive\". %s.", inv.Name, inv.Value),
 				Fix:      "remove it; to let long gRPC calls finish, keep the client connected (or make the call idempotent and retry it)",

@@ -5,20 +5,20 @@ import (
 	"regexp"
 	"sort"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // Finding is one problem a rule found.
 type Finding struct {
 	Rule     string
-	Severity parsers.Severity
+	Severity model.Severity
 	// Message names the values involved and their consequence. Its first
 	// sentence stands alone (GitHub shows only that).
 	Message string
-	Pos     parsers.Pos
+	Pos     model.Pos
 	// End is where the flagged text ends, when known: the position just
 	// past its last character, as SARIF's endColumn counts.
-	End parsers.Pos
+	End model.Pos
 	// Related points at the other places involved: the line a value is
 	// inherited from, the other hop.
 	Related []Related
@@ -30,13 +30,13 @@ type Finding struct {
 
 // Related is a secondary position of a finding.
 type Related struct {
-	Pos     parsers.Pos
+	Pos     model.Pos
 	Message string
 }
 
 // Suppression records the comment that suppressed a finding.
 type Suppression struct {
-	Pos    parsers.Pos
+	Pos    model.Pos
 	Reason string
 }
 
@@ -48,7 +48,7 @@ type Options struct {
 	Enable  map[string]bool
 	Disable map[string]bool
 	// Severity overrides rules' default severities.
-	Severity map[string]parsers.Severity
+	Severity map[string]model.Severity
 	// WritePaths are the patterns that mark a location as one that
 	// writes (orders, payments, uploads); nil means DefaultWritePaths.
 	WritePaths []*regexp.Regexp
@@ -67,7 +67,7 @@ var DefaultWritePaths = []string{
 // Pass is what a rule's Check receives: the model and a way to report.
 type Pass struct {
 	Rule    *Rule
-	Model   *parsers.Model
+	Model   *model.Model
 	Options *Options
 	report  func(Finding)
 
@@ -87,7 +87,7 @@ func (p *Pass) Report(f Finding) {
 }
 
 // Reportf reports a finding at pos with a formatted message.
-func (p *Pass) Reportf(pos parsers.Pos, format string, args ...any) {
+func (p *Pass) Reportf(pos model.Pos, format string, args ...any) {
 	p.Report(Finding{Pos: pos, Message: fmt.Sprintf(format, args...)})
 }
 
@@ -120,7 +120,7 @@ func (o *Options) Enabled(r *Rule) bool {
 // diagnostics as findings, marks the findings that inline comments
 // suppress (suppress.go), and returns the findings sorted by position,
 // then rule, then message, without duplicates.
-func Run(m *parsers.Model, opts *Options) []Finding {
+func Run(m *model.Model, opts *Options) []Finding {
 	if opts == nil {
 		opts = &Options{}
 	}

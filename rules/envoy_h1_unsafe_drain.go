@@ -4,24 +4,24 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // EnvoyH1UnsafeDrain flags an HTTP connection manager that limits the
 // lifetime of HTTP/1 connections without draining them safely: Envoy
 // closes the connection under clients that sit idle on it, and the
 // request one of them sends at that moment fails.
-var EnvoyH1UnsafeDrain = register(&Rule{
+var EnvoyH1UnsafeDrain = &Rule{
 	ID:       "envoy-h1-unsafe-drain",
 	Summary:  "max_connection_duration closes HTTP/1 connections under idle clients: a request sent as it closes fails, and a POST is not retried",
-	Severity: parsers.Warning,
+	Severity: model.Warning,
 	Tags:     []string{"envoy", "keepalive", "correctness"},
 	Check:    checkEnvoyH1UnsafeDrain,
-})
+}
 
 func checkEnvoyH1UnsafeDrain(pass *Pass) {
 	for _, p := range pass.Model.Proxies {
-		if p.Product != parsers.Envoy {
+		if p.Product != model.Envoy {
 			continue
 		}
 		for _, l := range p.Listeners {
@@ -35,7 +35,7 @@ func checkEnvoyH1UnsafeDrain(pass *Pass) {
 // h1UnsafeDrain: the listener speaks HTTP/1 (codec AUTO or HTTP1), sets
 // max_connection_duration, and does not set
 // http1_safe_max_connection_duration (semantics.md §F).
-func h1UnsafeDrain(p *parsers.Proxy, l *parsers.Listener) (Finding, bool) {
+func h1UnsafeDrain(p *model.Proxy, l *model.Listener) (Finding, bool) {
 	codec, limit := l.Codec, l.MaxConnectionDuration
 	if !codec.Valid() || (codec.Value != "AUTO" && codec.Value != "HTTP1") {
 		return Finding{}, false // HTTP/2 and HTTP/3 drain with GOAWAY

@@ -5,24 +5,24 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/proxylint/proxylint/parsers"
-	"github.com/proxylint/proxylint/parsers/suggest"
+	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/internal/suggest"
 )
 
 // EnvoyRetryOnUnknown flags retry_on tokens Envoy does not know. Envoy
 // drops them without a word, so the retry the author wanted never happens.
-var EnvoyRetryOnUnknown = register(&Rule{
+var EnvoyRetryOnUnknown = &Rule{
 	ID:       "envoy-retry-on-unknown",
 	Summary:  "a retry_on token Envoy does not know: Envoy drops it silently, so that retry never happens",
-	Severity: parsers.Warning,
+	Severity: model.Warning,
 	Tags:     []string{"envoy", "retries", "correctness"},
 	Check:    checkEnvoyRetryOnUnknown,
-})
+}
 
 // envoyRetryOn are the tokens Envoy knows, with the release that added the
 // newest (source/common/http/headers.h, EnvoyRetryOnValues and
 // EnvoyGrpcRetryOnValues; semantics.md §B).
-var envoyRetryOn = map[string]parsers.Version{
+var envoyRetryOn = map[string]model.Version{
 	"5xx": {}, "gateway-error": {}, "connect-failure": {}, "envoy-ratelimited": {}, "retriable-4xx": {},
 	"refused-stream": {}, "retriable-status-codes": {}, "retriable-headers": {}, "reset": {},
 	"reset-before-request":       {Major: 1, Minor: 31},
@@ -32,7 +32,7 @@ var envoyRetryOn = map[string]parsers.Version{
 
 func checkEnvoyRetryOnUnknown(pass *Pass) {
 	for _, p := range pass.Model.Proxies {
-		if p.Product != parsers.Envoy {
+		if p.Product != model.Envoy {
 			continue
 		}
 		for _, r := range p.Routes() {
@@ -43,7 +43,7 @@ func checkEnvoyRetryOnUnknown(pass *Pass) {
 	}
 }
 
-func retryOnUnknown(p *parsers.Proxy, r *parsers.Route, u parsers.Setting[string]) Finding {
+func retryOnUnknown(p *model.Proxy, r *model.Route, u model.Setting[string]) Finding {
 	f := Finding{Pos: u.Pos}
 	if since, ok := envoyRetryOn[u.Value]; ok {
 		// Known, but newer than the release the configuration targets.

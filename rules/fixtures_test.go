@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
 	"github.com/proxylint/proxylint/rules"
 )
@@ -218,11 +218,11 @@ func checkFixture(t *testing.T, paths ...string) {
 // fixtureFlags reads a "# proxylint-fixture: --flag value ..." header: the
 // target, the kind, and the hops declared in front (client first, then the
 // balancers in the order given, as the command line builds them).
-func fixtureFlags(t *testing.T, src string) (load.Options, *rules.Options, *parsers.Chain) {
-	opts := load.Options{Target: parsers.Target{Product: parsers.Nginx}}
+func fixtureFlags(t *testing.T, src string) (load.Options, *rules.Options, *model.Chain) {
+	opts := load.Options{Target: model.Target{Product: model.Nginx}}
 	ro := &rules.Options{}
-	var client, backend *parsers.Hop
-	var balancers []*parsers.Hop
+	var client, backend *model.Hop
+	var balancers []*model.Hop
 	for _, line := range strings.Split(src, "\n") {
 		_, rest, ok := strings.Cut(line, "# proxylint-fixture:")
 		if !ok {
@@ -233,7 +233,7 @@ func fixtureFlags(t *testing.T, src string) (load.Options, *rules.Options, *pars
 			name, val := fields[i], fields[i+1]
 			switch name {
 			case "--target":
-				tg, err := parsers.ParseTarget(val)
+				tg, err := model.ParseTarget(val)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -241,19 +241,19 @@ func fixtureFlags(t *testing.T, src string) (load.Options, *rules.Options, *pars
 			case "--kind":
 				opts.Kind = val
 			case "--client-timeout":
-				d, err := parsers.ParseDuration(val)
+				d, err := model.ParseDuration(val)
 				if err != nil {
 					t.Fatal(err)
 				}
-				client = parsers.ClientHop(d, "--client-timeout "+val, parsers.Pos{})
+				client = model.ClientHop(d, "--client-timeout "+val, model.Pos{})
 			case "--backend":
-				h, err := parsers.BackendHop(val, "--backend", parsers.Pos{})
+				h, err := model.BackendHop(val, "--backend", model.Pos{})
 				if err != nil {
 					t.Fatal(err)
 				}
 				backend = h
 			case "--behind":
-				h, err := parsers.BalancerHop(val, "--behind", parsers.Pos{})
+				h, err := model.BalancerHop(val, "--behind", model.Pos{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -263,9 +263,9 @@ func fixtureFlags(t *testing.T, src string) (load.Options, *rules.Options, *pars
 			}
 		}
 	}
-	var chain *parsers.Chain
+	var chain *model.Chain
 	if client != nil || len(balancers) > 0 || backend != nil {
-		chain = &parsers.Chain{}
+		chain = &model.Chain{}
 		if client != nil {
 			chain.Hops = append(chain.Hops, client)
 		}

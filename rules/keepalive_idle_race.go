@@ -4,23 +4,23 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/proxylint/proxylint/parsers"
-	"github.com/proxylint/proxylint/parsers/chain"
+	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/chain"
 )
 
 // KeepaliveIdleRace flags a connection pool that keeps idle connections at
 // least as long as the hop it connects to keeps them open.
-var KeepaliveIdleRace = register(&Rule{
+var KeepaliveIdleRace = &Rule{
 	ID:       "keepalive-idle-race",
 	Summary:  "a pool keeps idle connections as long as (or longer than) the next hop keeps them open: reuse races the close",
-	Severity: parsers.Warning,
+	Severity: model.Warning,
 	Tags:     []string{"nginx", "envoy", "keepalive", "chain"},
 	Check:    checkKeepaliveIdleRace,
-})
+}
 
 func checkKeepaliveIdleRace(pass *Pass) {
 	c := pass.Model.Chain
-	var front *parsers.Hop
+	var front *model.Hop
 	if hops := c.Front(); len(hops) > 0 {
 		front = hops[len(hops)-1]
 	}
@@ -57,7 +57,7 @@ func checkKeepaliveIdleRace(pass *Pass) {
 
 // poolRace: the pool keeps idle connections for idle, the next hop closes
 // them after serverIdle.
-func poolRace(r *parsers.Route, idle parsers.Setting[time.Duration], u *parsers.Upstream, serverIdle parsers.Setting[time.Duration], next string) (Finding, bool) {
+func poolRace(r *model.Route, idle model.Setting[time.Duration], u *model.Upstream, serverIdle model.Setting[time.Duration], next string) (Finding, bool) {
 	if !serverIdle.Valid() || serverIdle.Value <= 0 || idle.Value < serverIdle.Value {
 		return Finding{}, false
 	}
@@ -80,7 +80,7 @@ func poolRace(r *parsers.Route, idle parsers.Setting[time.Duration], u *parsers.
 // frontPoolRace: the load balancer in front keeps idle connections to this
 // listener at least as long as the listener keeps them open (AWS documents
 // the resulting 502s for ALB targets).
-func frontPoolRace(l *parsers.Listener, front *parsers.Hop) (Finding, bool) {
+func frontPoolRace(l *model.Listener, front *model.Hop) (Finding, bool) {
 	pool, idle := front.PoolIdleTimeout, l.IdleTimeout
 	if !pool.Valid() || !idle.Valid() || idle.Value <= 0 || idle.Value > pool.Value {
 		return Finding{}, false
@@ -96,8 +96,8 @@ func frontPoolRace(l *parsers.Listener, front *parsers.Hop) (Finding, bool) {
 
 // raceSymptom is what the proxy answers when a pooled connection was closed
 // under a request.
-func raceSymptom(u *parsers.Upstream) string {
-	if u.Proxy != nil && u.Proxy.Product == parsers.Envoy {
+func raceSymptom(u *model.Upstream) string {
+	if u.Proxy != nil && u.Proxy.Product == model.Envoy {
 		return "503, \"upstream connect error or disconnect/reset before headers\""
 	}
 	return "502, \"upstream prematurely closed connection\""

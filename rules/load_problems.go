@@ -1,26 +1,26 @@
 package rules
 
-import "github.com/proxylint/proxylint/parsers"
+import "github.com/proxylint/proxylint/model"
 
 // Rules under which loaders report what kept them from reading a
 // configuration. They have no Check: the loaders find these problems.
 var (
-	LoadError = register(&Rule{
+	LoadError = &Rule{
 		ID:       "load-error",
 		Summary:  "a file could not be read or its kind could not be told",
-		Severity: parsers.Error,
+		Severity: model.Error,
 		Tags:     []string{"load"},
-	})
-	NginxSyntax = register(&Rule{
+	}
+	NginxSyntax = &Rule{
 		ID:       "nginx-syntax",
 		Summary:  "nginx would refuse to read this configuration",
-		Severity: parsers.Error,
+		Severity: model.Error,
 		Tags:     []string{"load", "nginx"},
-	})
-	NginxInclude = register(&Rule{
+	}
+	NginxInclude = &Rule{
 		ID:       "nginx-include",
 		Summary:  "an include cannot be followed: missing, cyclic, not a regular file or outside the linted tree",
-		Severity: parsers.Error,
+		Severity: model.Error,
 		Tags:     []string{"load", "nginx"},
-	})
+	}
 )

@@ -4,18 +4,18 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // LogFormatBlind flags access log formats that cannot tell a client that
 // gave up from a slow backend.
-var LogFormatBlind = register(&Rule{
+var LogFormatBlind = &Rule{
 	ID:       "log-format-blind",
 	Summary:  "the access log of a proxied location cannot tell a client abort from a slow backend",
-	Severity: parsers.Note,
+	Severity: model.Note,
 	Tags:     []string{"nginx", "logging", "observability"},
 	Check:    checkLogFormatBlind,
-})
+}
 
 // timingVariables are what an access log needs to tell a 499 from a slow
 // upstream: how long the request took, how long the upstream took, and what
@@ -24,7 +24,7 @@ var timingVariables = []string{"request_time", "upstream_response_time", "upstre
 
 func checkLogFormatBlind(pass *Pass) {
 	for _, p := range pass.Model.Proxies {
-		if p.Product == parsers.Envoy {
+		if p.Product == model.Envoy {
 			continue
 		}
 		for _, r := range p.Routes() {
@@ -38,7 +38,7 @@ func checkLogFormatBlind(pass *Pass) {
 	}
 }
 
-func blindLog(r *parsers.Route, fragment bool) (Finding, bool) {
+func blindLog(r *model.Route, fragment bool) (Finding, bool) {
 	logs := r.AccessLogs
 	for _, l := range logs.Value {
 		if l.Off || (!l.Format.Builtin && l.Format.Text == "") {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // dur formats a duration the way nginx and Envoy configurations write
@@ -25,7 +25,7 @@ func dur(d time.Duration) string {
 
 // setting describes where a value comes from, for messages: "proxy_read_timeout
 // 60s (default)" or "proxy_read_timeout 30s".
-func settingText[T any](s parsers.Setting[T], value string) string {
+func settingText[T any](s model.Setting[T], value string) string {
 	if s.Default {
 		return s.Name + " " + value + " (default)"
 	}
@@ -35,7 +35,7 @@ func settingText[T any](s parsers.Setting[T], value string) string {
 // peers counts the servers of an upstream that can take a try (not down,
 // primary and backup), as nginx counts tries. exact is false when a server
 // is a host name, which nginx resolves to as many peers as it has addresses.
-func peers(u *parsers.Upstream) (n int, exact bool) {
+func peers(u *model.Upstream) (n int, exact bool) {
 	exact = true
 	for _, s := range u.Servers {
 		if s.Down {
@@ -51,12 +51,12 @@ func peers(u *parsers.Upstream) (n int, exact bool) {
 
 // durText describes a duration setting for a message: "proxy_read_timeout
 // 60s (default)".
-func durText(s parsers.Setting[time.Duration]) string {
+func durText(s model.Setting[time.Duration]) string {
 	return settingText(s, dur(s.Value))
 }
 
 // routeName names a route for messages: "location /api/".
-func routeName(r *parsers.Route) string {
+func routeName(r *model.Route) string {
 	if r.Name != "" {
 		return r.Name
 	}
@@ -64,7 +64,7 @@ func routeName(r *parsers.Route) string {
 }
 
 // related points at a setting when it is written somewhere else than pos.
-func relatedSetting[T any](s parsers.Setting[T], pos parsers.Pos, msg string) []Related {
+func relatedSetting[T any](s model.Setting[T], pos model.Pos, msg string) []Related {
 	if !s.Pos.IsValid() || s.Pos == pos {
 		return nil
 	}

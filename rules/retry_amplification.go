@@ -5,25 +5,25 @@ import (
 	"strings"
 	"time"
 
-	"github.com/proxylint/proxylint/parsers"
-	"github.com/proxylint/proxylint/parsers/chain"
+	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/chain"
 )
 
 // RetryAmplification flags retries at several hops of one path, which
 // multiply.
-var RetryAmplification = register(&Rule{
+var RetryAmplification = &Rule{
 	ID:       "retry-amplification",
 	Summary:  "several hops retry the same request: executions at the backend and the worst-case time multiply",
-	Severity: parsers.Warning,
+	Severity: model.Warning,
 	Tags:     []string{"nginx", "envoy", "retries", "chain"},
 	Check:    checkRetryAmplification,
-})
+}
 
 func checkRetryAmplification(pass *Pass) {
 	c := pass.Model.Chain
-	var client *parsers.Hop
+	var client *model.Hop
 	for _, h := range c.Front() {
-		if h.Kind == parsers.HopClient {
+		if h.Kind == model.HopClient {
 			client = h
 		}
 	}
@@ -46,7 +46,7 @@ func checkRetryAmplification(pass *Pass) {
 // request at the last hop's backend (the product of every hop's attempts)
 // and the worst-case time the client waits: each hop's attempts times the
 // shorter of its own timeout and the time the next hop can take.
-func amplified(path []*parsers.Route, client, backend *parsers.Hop) (Finding, bool) {
+func amplified(path []*model.Route, client, backend *model.Hop) (Finding, bool) {
 	var retrying []int
 	tries := make([]int, len(path))
 	for i, r := range path {
@@ -108,12 +108,12 @@ func amplified(path []*parsers.Route, client, backend *parsers.Hop) (Finding, bo
 // hops behind it take up to inner (negative: a backend that hangs). nginx
 // waits up to its read timeout per attempt; Envoy's route timeout bounds all
 // attempts together, and per_try_timeout each one.
-func hopTime(r *parsers.Route, tries int, inner time.Duration) (time.Duration, bool) {
+func hopTime(r *model.Route, tries int, inner time.Duration) (time.Duration, bool) {
 	w, ok := chain.Wait(r)
 	if !ok {
 		return 0, false
 	}
-	if r.Listener != nil && r.Listener.Proxy != nil && r.Listener.Proxy.Product == parsers.Envoy {
+	if r.Listener != nil && r.Listener.Proxy != nil && r.Listener.Proxy.Product == model.Envoy {
 		per := inner
 		if pt := r.Retry.PerTryTimeout; pt.Valid() && pt.Value > 0 && (per < 0 || pt.Value < per) {
 			per = pt.Value

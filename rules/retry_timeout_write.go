@@ -4,18 +4,18 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // RetryTimeoutWrite flags retries that can replay a request that changes
 // state after the first server may already have run it.
-var RetryTimeoutWrite = register(&Rule{
+var RetryTimeoutWrite = &Rule{
 	ID:       "retry-timeout-write",
 	Summary:  "a request that may write is retried after it may already have run",
-	Severity: parsers.Error,
+	Severity: model.Error,
 	Tags:     []string{"nginx", "envoy", "retries", "correctness"},
 	Check:    checkRetryTimeoutWrite,
-})
+}
 
 // retryModules have *_next_upstream and can carry request bodies.
 var retryModules = map[string]bool{"proxy": true, "grpc": true, "fastcgi": true, "uwsgi": true, "scgi": true}
@@ -32,7 +32,7 @@ var writeMethods = map[string]bool{
 
 func checkRetryTimeoutWrite(pass *Pass) {
 	for _, p := range pass.Model.Proxies {
-		if p.Product == parsers.Envoy {
+		if p.Product == model.Envoy {
 			retryTimeoutWriteEnvoy(pass, p)
 			continue
 		}
@@ -55,7 +55,7 @@ func checkRetryTimeoutWrite(pass *Pass) {
 
 // afterSentConditions are next_upstream conditions met after the backend
 // received the request.
-func afterSent(r *parsers.Route) []string {
+func afterSent(r *model.Route) []string {
 	var out []string
 	for _, c := range r.Retry.On.Value {
 		switch {
@@ -68,7 +68,7 @@ func afterSent(r *parsers.Route) []string {
 
 // replaysNonIdempotent: non_idempotent with a condition met after the
 // request was sent, on a location that can carry POST, PATCH or LOCK.
-func replaysNonIdempotent(r *parsers.Route) (Finding, bool) {
+func replaysNonIdempotent(r *model.Route) (Finding, bool) {
 	conds := afterSent(r)
 	if !r.Retry.Has("non_idempotent") || len(conds) == 0 {
 		return Finding{}, false
@@ -99,7 +99,7 @@ func replaysNonIdempotent(r *parsers.Route) (Finding, bool) {
 // timeout. nginx retries PUT, DELETE and any method but POST, PATCH and LOCK
 // after a timeout even without non_idempotent, and decides by the client's
 // method, not the one proxy_method sends.
-func writeRetriedOnTimeout(pass *Pass, r *parsers.Route) (Finding, bool) {
+func writeRetriedOnTimeout(pass *Pass, r *model.Route) (Finding, bool) {
 	if !r.Retry.Has("timeout") {
 		return Finding{}, false
 	}
@@ -129,7 +129,7 @@ func writeRetriedOnTimeout(pass *Pass, r *parsers.Route) (Finding, bool) {
 	u := r.Pass.Upstream
 	n, _ := peers(u)
 	f := Finding{
-		Severity: parsers.Warning,
+		Severity: model.Warning,
 		Pos:      on.Pos,
 		Message: fmt.Sprintf("%s %s, and %s retries on timeout: %s to the next server of %s (%d servers).",
 			routeName(r), why, settingText(on, strings.Join(on.Value, " ")), replayed, upstreamName(u), n),
@@ -150,7 +150,7 @@ func isNonIdempotent(m string) bool {
 
 // canCarryRetried reports whether a client method nginx retries after a
 // timeout can reach the route.
-func canCarryRetried(r *parsers.Route) bool {
+func canCarryRetried(r *model.Route) bool {
 	if r.Methods.Any {
 		return true
 	}
@@ -163,7 +163,7 @@ func canCarryRetried(r *parsers.Route) bool {
 }
 
 // writeReason says why a route is taken to change state, or "".
-func writeReason(pass *Pass, r *parsers.Route) string {
+func writeReason(pass *Pass, r *model.Route) string {
 	for _, a := range r.Annotations {
 		if a.Name == "write" {
 			return "is marked # proxylint:write"
@@ -193,18 +193,18 @@ func writeReason(pass *Pass, r *parsers.Route) string {
 	return ""
 }
 
-func upstreamName(u *parsers.Upstream) string {
+func upstreamName(u *model.Upstream) string {
 	switch {
 	case u.Implicit:
 		return u.Name
-	case u.Proxy != nil && u.Proxy.Product == parsers.Envoy:
+	case u.Proxy != nil && u.Proxy.Product == model.Envoy:
 		return fmt.Sprintf("cluster %q", u.Name)
 	}
 	return fmt.Sprintf("upstream %q", u.Name)
 }
 
 // routeRelated points at the route when the finding is elsewhere.
-func routeRelated(r *parsers.Route, pos parsers.Pos) []Related {
+func routeRelated(r *model.Route, pos model.Pos) []Related {
 	if r.Pos == pos {
 		return nil
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // envoyAfterSent are the retry_on conditions that can retry a request the
@@ -21,7 +21,7 @@ var envoyTimeoutRetried = map[string]bool{"5xx": true, "gateway-error": true, "r
 
 // retryTimeoutWriteEnvoy is the Envoy half of retry-timeout-write; the
 // rule's Check calls it for every Envoy proxy in the model.
-func retryTimeoutWriteEnvoy(pass *Pass, p *parsers.Proxy) {
+func retryTimeoutWriteEnvoy(pass *Pass, p *model.Proxy) {
 	for _, r := range p.Routes() {
 		if f, ok := envoyRetriesWrites(r); ok {
 			pass.Report(f)
@@ -32,7 +32,7 @@ func retryTimeoutWriteEnvoy(pass *Pass, p *parsers.Proxy) {
 // envoyRetriesWrites: a retry condition met after the request was sent, on
 // a route that can carry POST or PATCH, with no retriable_request_headers
 // narrowing retries to safe methods.
-func envoyRetriesWrites(r *parsers.Route) (Finding, bool) {
+func envoyRetriesWrites(r *model.Route) (Finding, bool) {
 	on := r.Retry.On
 	if r.Pass == nil || !on.Explicit() || r.Retry.NumRetries.Value <= 0 {
 		return Finding{}, false

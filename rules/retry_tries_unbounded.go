@@ -5,22 +5,22 @@ import (
 	"strings"
 	"time"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // RetryTriesUnbounded flags retries bounded by count but not by time, or
 // the reverse, with the worst case they allow.
-var RetryTriesUnbounded = register(&Rule{
+var RetryTriesUnbounded = &Rule{
 	ID:       "retry-tries-unbounded",
 	Summary:  "retries bounded by count but not by time (or the reverse): the worst case multiplies the timeouts",
-	Severity: parsers.Warning,
+	Severity: model.Warning,
 	Tags:     []string{"nginx", "envoy", "retries", "timeouts"},
 	Check:    checkRetryTriesUnbounded,
-})
+}
 
 func checkRetryTriesUnbounded(pass *Pass) {
 	for _, p := range pass.Model.Proxies {
-		if p.Product == parsers.Envoy {
+		if p.Product == model.Envoy {
 			retryTriesUnboundedEnvoy(pass, p)
 			continue
 		}
@@ -45,20 +45,20 @@ func checkRetryTriesUnbounded(pass *Pass) {
 }
 
 // attempt is the longest one try can take: connect + send + read.
-func attempt(r *parsers.Route) time.Duration {
+func attempt(r *model.Route) time.Duration {
 	return r.ConnectTimeout.Value + r.SendTimeout.Value + r.ReadTimeout.Value
 }
 
 // worstCase renders "3 × (60s connect + 60s send + 60s read) = 540s; 180s
 // when the servers accept the connection and then hang".
-func worstCase(r *parsers.Route, tries int) string {
+func worstCase(r *model.Route, tries int) string {
 	return fmt.Sprintf("%d × (%s connect + %s send + %s read) = %s, or %s when the servers accept the connection and then hang",
 		tries, dur(r.ConnectTimeout.Value), dur(r.SendTimeout.Value), dur(r.ReadTimeout.Value),
 		dur(time.Duration(tries)*attempt(r)), dur(time.Duration(tries)*r.ReadTimeout.Value))
 }
 
 // serversText says "upstream "api" (3 servers)".
-func serversText(u *parsers.Upstream, n int, exact bool) string {
+func serversText(u *model.Upstream, n int, exact bool) string {
 	return fmt.Sprintf("%s (%s)", upstreamName(u), countServers(n, exact))
 }
 
@@ -81,7 +81,7 @@ func plural(n int) string {
 
 // triesWithoutTimeout: *_next_upstream_tries other than 1 with no
 // *_next_upstream_timeout.
-func triesWithoutTimeout(r *parsers.Route, n int, exact bool) (Finding, bool) {
+func triesWithoutTimeout(r *model.Route, n int, exact bool) (Finding, bool) {
 	tries, budget := r.Retry.Tries, r.Retry.Timeout
 	if !tries.Explicit() || tries.Value == 1 || budget.Value != 0 {
 		return Finding{}, false
@@ -106,7 +106,7 @@ func triesWithoutTimeout(r *parsers.Route, n int, exact bool) (Finding, bool) {
 // timeoutWithoutTries: a time budget but no count. The budget is checked
 // only when an attempt fails (semantics.md §C), so the last attempt runs
 // its full length past it.
-func timeoutWithoutTries(r *parsers.Route, n int, exact bool) (Finding, bool) {
+func timeoutWithoutTries(r *model.Route, n int, exact bool) (Finding, bool) {
 	tries, budget := r.Retry.Tries, r.Retry.Timeout
 	if !budget.Explicit() || budget.Value == 0 || tries.Value != 0 {
 		return Finding{}, false
@@ -128,7 +128,7 @@ func timeoutWithoutTries(r *parsers.Route, n int, exact bool) (Finding, bool) {
 
 // implicitRetries: several servers, a next_upstream that retries on
 // timeout (the default "error timeout" does), and neither bound.
-func implicitRetries(r *parsers.Route, n int, exact bool) (Finding, bool) {
+func implicitRetries(r *model.Route, n int, exact bool) (Finding, bool) {
 	tries, budget, on := r.Retry.Tries, r.Retry.Timeout, r.Retry.On
 	if tries.Explicit() || budget.Explicit() || n < 2 || !r.Retry.Has("timeout") {
 		return Finding{}, false
@@ -149,7 +149,7 @@ func implicitRetries(r *parsers.Route, n int, exact bool) (Finding, bool) {
 	}, true
 }
 
-func implicitRelated(r *parsers.Route, pos parsers.Pos) []Related {
+func implicitRelated(r *model.Route, pos model.Pos) []Related {
 	rel := []Related{{Pos: r.Pass.Pos, Message: "proxied to by " + routeName(r)}}
 	if u := r.Pass.Upstream; u.Pos != pos {
 		rel = append(rel, Related{Pos: u.Pos, Message: "the servers of " + upstreamName(u)})

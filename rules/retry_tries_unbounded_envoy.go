@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // envoyMaxBackOff is the longest wait between two tries with the default
@@ -13,7 +13,7 @@ const envoyMaxBackOff = 250 * time.Millisecond
 
 // retryTriesUnboundedEnvoy is the Envoy half of retry-tries-unbounded; the
 // rule's Check calls it for every Envoy proxy in the model.
-func retryTriesUnboundedEnvoy(pass *Pass, p *parsers.Proxy) {
+func retryTriesUnboundedEnvoy(pass *Pass, p *model.Proxy) {
 	for _, r := range p.Routes() {
 		if f, ok := envoyRetriesWithoutBudget(r); ok {
 			pass.Report(f)
@@ -24,7 +24,7 @@ func retryTriesUnboundedEnvoy(pass *Pass, p *parsers.Proxy) {
 // envoyRetriesWithoutBudget: num_retries > 0 on a route whose timeout is 0.
 // The route timeout is the only bound on all tries together (semantics.md
 // §A, §C); 0 disables it.
-func envoyRetriesWithoutBudget(r *parsers.Route) (Finding, bool) {
+func envoyRetriesWithoutBudget(r *model.Route) (Finding, bool) {
 	n, total, pt := r.Retry.NumRetries, r.Timeout, r.Retry.PerTryTimeout
 	if r.Pass == nil || len(r.Retry.On.Value) == 0 || n.Value <= 0 || !total.Explicit() || total.Value != 0 {
 		return Finding{}, false

@@ -7,10 +7,9 @@ package rules
 import (
 	"embed"
 	"fmt"
-	"sort"
 	"strings"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // Rule is one check.
@@ -21,7 +20,7 @@ type Rule struct {
 	// Summary is one line saying what the rule flags.
 	Summary string
 	// Severity is the default severity of its findings.
-	Severity parsers.Severity
+	Severity model.Severity
 	// Tags group rules (in SARIF properties.tags and `proxylint rules`).
 	Tags []string
 	// Off rules run only when enabled explicitly.
@@ -56,30 +55,15 @@ func doc(id string) string {
 	return string(b)
 }
 
-// registry holds every rule. It is filled by the rule files' init functions
-// and never changes afterwards.
-var registry = map[string]*Rule{}
-
-func register(r *Rule) *Rule {
-	if _, dup := registry[r.ID]; dup {
-		panic("rules: duplicate rule ID " + r.ID)
-	}
-	registry[r.ID] = r
-	return r
-}
-
-// All returns every rule, sorted by ID.
-func All() []*Rule {
-	out := make([]*Rule, 0, len(registry))
-	for _, r := range registry {
-		out = append(out, r)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out
-}
+// All returns every rule, sorted by ID: the list in all.go.
+func All() []*Rule { return append([]*Rule(nil), all...) }
 
 // Lookup returns the rule with the given ID.
 func Lookup(id string) (*Rule, bool) {
-	r, ok := registry[id]
-	return r, ok
+	for _, r := range all {
+		if r.ID == id {
+			return r, true
+		}
+	}
+	return nil, false
 }

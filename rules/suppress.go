@@ -5,24 +5,24 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // Rules under which the engine reports suppression comments that do not do
 // what they say. They have no Check: the engine reads the comments.
 var (
-	UnusedSuppression = register(&Rule{
+	UnusedSuppression = &Rule{
 		ID:       "unused-suppression",
 		Summary:  "a proxylint:ignore comment suppresses nothing",
-		Severity: parsers.Note,
+		Severity: model.Note,
 		Tags:     []string{"suppression"},
-	})
-	InvalidSuppression = register(&Rule{
+	}
+	InvalidSuppression = &Rule{
 		ID:       "invalid-suppression",
 		Summary:  "a proxylint:ignore comment cannot be read, names an unknown rule, or lacks a required reason",
-		Severity: parsers.Warning,
+		Severity: model.Warning,
 		Tags:     []string{"suppression"},
-	})
+	}
 )
 
 // The comment forms, after the comment marker and leading blanks:
@@ -36,7 +36,7 @@ const (
 
 // ignoreDirective is one suppression comment.
 type ignoreDirective struct {
-	pos    parsers.Pos
+	pos    model.Pos
 	whole  bool // ignore-file: every finding of the rules in the file
 	line   int  // the line it covers (0: none); unused for ignore-file
 	rules  []string
@@ -54,7 +54,7 @@ func (d *ignoreDirective) keyword() string {
 // applySuppressions marks the findings that suppression comments cover and
 // reports the comments that are malformed, name unknown rules, lack a
 // required reason or cover nothing.
-func applySuppressions(m *parsers.Model, opts *Options, findings []Finding) []Finding {
+func applySuppressions(m *model.Model, opts *Options, findings []Finding) []Finding {
 	if opts.NoInlineIgnores {
 		return findings
 	}
@@ -96,7 +96,7 @@ func applySuppressions(m *parsers.Model, opts *Options, findings []Finding) []Fi
 			}
 			if d.reason == "" && opts.RequireReason {
 				report(InvalidSuppression, Finding{
-					Severity: parsers.Error,
+					Severity: model.Error,
 					Pos:      c.Pos,
 					Message:  fmt.Sprintf("%s %s gives no reason, and --require-reason demands one. Say why the finding is acceptable here.", d.keyword(), strings.Join(d.rules, ",")),
 					Fix:      "append \" -- \" and the reason to the comment",
@@ -176,7 +176,7 @@ func (d *ignoreDirective) covers(rule string) bool {
 
 // parseIgnore reads a comment. It returns nil and "" for a comment that is
 // not a suppression, and a problem when it is one that cannot be read.
-func parseIgnore(c parsers.Comment) (*ignoreDirective, string) {
+func parseIgnore(c model.Comment) (*ignoreDirective, string) {
 	text := strings.TrimSpace(c.Text)
 	if !strings.HasPrefix(text, ignoreKeyword) {
 		return nil, ""
@@ -212,7 +212,7 @@ func parseIgnore(c parsers.Comment) (*ignoreDirective, string) {
 // when it follows configuration on that line; otherwise the next line,
 // skipping further comment lines (a reason may go on). A blank line ends
 // the search: the comment then covers nothing.
-func coveredLine(lines []string, pos parsers.Pos) int {
+func coveredLine(lines []string, pos model.Pos) int {
 	if pos.Line < 1 || pos.Line > len(lines) {
 		return pos.Line
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
 	"github.com/proxylint/proxylint/rules"
 )
@@ -25,7 +25,7 @@ func lintFiles(t *testing.T, opts *rules.Options, files ...string) []rules.Findi
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		require.NoError(t, os.WriteFile(p, []byte(files[i+1]), 0o644))
 	}
-	m := load.Load([]string{filepath.Join(dir, files[0])}, load.Options{Target: parsers.Target{Product: parsers.Nginx}, IncludeRoots: []string{dir}})
+	m := load.Load([]string{filepath.Join(dir, files[0])}, load.Options{Target: model.Target{Product: model.Nginx}, IncludeRoots: []string{dir}})
 	return rules.Run(m, opts)
 }
 
@@ -179,7 +179,7 @@ func TestSuppressions(t *testing.T) {
 		{
 			name: "severity overrides apply to the suppression rules",
 			body: "        location / { return 204; } # proxylint:ignore upstream-no-keepalive -- x\n",
-			opts: &rules.Options{Severity: map[string]parsers.Severity{"unused-suppression": parsers.Warning}},
+			opts: &rules.Options{Severity: map[string]model.Severity{"unused-suppression": model.Warning}},
 			want: []string{"nginx.conf:5 warning unused-suppression"},
 		},
 		{

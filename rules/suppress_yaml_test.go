@@ -6,11 +6,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // TestSuppressionsInYAML: the Envoy loader hands YAML comments over as
-// parsers.File.Comments, with positions; suppressions read them as they
+// model.File.Comments, with positions; suppressions read them as they
 // read nginx comments.
 func TestSuppressionsInYAML(t *testing.T) {
 	const file = "envoy.yaml"
@@ -24,17 +24,17 @@ func TestSuppressionsInYAML(t *testing.T) {
     connect_timeout: 5s  # proxylint:ignore upstream-no-keepalive -- example
     idle_timeout: 3600s
 `
-	m := &parsers.Model{Files: []*parsers.File{{
+	m := &model.Model{Files: []*model.File{{
 		Path:   file,
 		Source: []byte(src),
-		Comments: []parsers.Comment{
-			{Pos: parsers.Pos{File: file, Line: 4, Col: 5}, Text: " proxylint:ignore envoy-h1-unsafe-drain -- clients are HTTP/2 only"},
-			{Pos: parsers.Pos{File: file, Line: 8, Col: 26}, Text: " proxylint:ignore upstream-no-keepalive -- example"},
+		Comments: []model.Comment{
+			{Pos: model.Pos{File: file, Line: 4, Col: 5}, Text: " proxylint:ignore envoy-h1-unsafe-drain -- clients are HTTP/2 only"},
+			{Pos: model.Pos{File: file, Line: 8, Col: 26}, Text: " proxylint:ignore upstream-no-keepalive -- example"},
 		},
 	}}}
 	findings := []Finding{
-		{Rule: "envoy-h1-unsafe-drain", Severity: parsers.Warning, Pos: parsers.Pos{File: file, Line: 5, Col: 5}},
-		{Rule: "upstream-no-keepalive", Severity: parsers.Warning, Pos: parsers.Pos{File: file, Line: 9, Col: 5}},
+		{Rule: "envoy-h1-unsafe-drain", Severity: model.Warning, Pos: model.Pos{File: file, Line: 5, Col: 5}},
+		{Rule: "upstream-no-keepalive", Severity: model.Warning, Pos: model.Pos{File: file, Line: 9, Col: 5}},
 	}
 	if _, ok := Lookup("envoy-h1-unsafe-drain"); !ok {
 		// The rule is not registered yet: check the line logic with a

@@ -4,23 +4,23 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/proxylint/proxylint/parsers"
-	"github.com/proxylint/proxylint/parsers/chain"
+	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/chain"
 )
 
 // TimeoutBudgetInverted flags an inner hop that keeps waiting after the hop
 // in front of it has given up.
-var TimeoutBudgetInverted = register(&Rule{
+var TimeoutBudgetInverted = &Rule{
 	ID:       "timeout-budget-inverted",
 	Summary:  "an inner hop waits longer than the hop in front of it, which has given up by then",
-	Severity: parsers.Warning,
+	Severity: model.Warning,
 	Tags:     []string{"nginx", "envoy", "timeouts", "chain"},
 	Check:    checkTimeoutBudgetInverted,
-})
+}
 
 func checkTimeoutBudgetInverted(pass *Pass) {
 	c := pass.Model.Chain
-	var front *parsers.Hop
+	var front *model.Hop
 	hops := c.Front()
 	if len(hops) > 0 {
 		front = hops[len(hops)-1]
@@ -61,7 +61,7 @@ func checkTimeoutBudgetInverted(pass *Pass) {
 
 // outlivesFront: the entry route waits longer than the declared hop in
 // front of the proxy.
-func outlivesFront(r *parsers.Route, w parsers.Setting[time.Duration], front *parsers.Hop) (Finding, bool) {
+func outlivesFront(r *model.Route, w model.Setting[time.Duration], front *model.Hop) (Finding, bool) {
 	t := front.RequestTimeout
 	if !t.Valid() || t.Value == 0 || w.Value <= t.Value {
 		return Finding{}, false
@@ -78,7 +78,7 @@ func outlivesFront(r *parsers.Route, w parsers.Setting[time.Duration], front *pa
 
 // outlivedByInner: the route of the next loaded hop waits longer than r.
 // The finding is at the inner hop, which is the one to shorten.
-func outlivedByInner(r *parsers.Route, w parsers.Setting[time.Duration], link *parsers.Link) (Finding, bool) {
+func outlivedByInner(r *model.Route, w model.Setting[time.Duration], link *model.Link) (Finding, bool) {
 	in := link.To
 	iw, ok := chain.Wait(in)
 	if !ok || iw.Value <= w.Value {

@@ -5,22 +5,22 @@ import (
 	"strings"
 	"time"
 
-	"github.com/proxylint/proxylint/parsers"
-	"github.com/proxylint/proxylint/parsers/chain"
+	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/chain"
 )
 
 // TimeoutEqualAdjacent flags two adjacent hops that wait the same time for
 // the same request, so they give up at the same moment and race.
-var TimeoutEqualAdjacent = register(&Rule{
+var TimeoutEqualAdjacent = &Rule{
 	ID:       "timeout-equal-adjacent",
 	Summary:  "two adjacent hops wait the same time, so they race: one logs 499, the other 504",
-	Severity: parsers.Warning,
+	Severity: model.Warning,
 	Tags:     []string{"nginx", "envoy", "timeouts", "chain"},
 	Check:    checkTimeoutEqualAdjacent,
-})
+}
 
 func checkTimeoutEqualAdjacent(pass *Pass) {
-	var front *parsers.Hop
+	var front *model.Hop
 	hops := pass.Model.Chain.Front()
 	if len(hops) > 0 {
 		front = hops[len(hops)-1]
@@ -40,7 +40,7 @@ func checkTimeoutEqualAdjacent(pass *Pass) {
 		})
 	}
 	for _, p := range pass.Model.Proxies {
-		if p.Product == parsers.Envoy {
+		if p.Product == model.Envoy {
 			timeoutEqualAdjacentEnvoy(pass, p)
 		}
 		for _, r := range p.Routes() {
@@ -58,7 +58,7 @@ func checkTimeoutEqualAdjacent(pass *Pass) {
 					continue
 				}
 			}
-			if p.Product != parsers.Envoy {
+			if p.Product != model.Envoy {
 				if f, ok := retryBudgetEqualsRead(r); ok {
 					pass.Report(f)
 				}
@@ -71,7 +71,7 @@ func checkTimeoutEqualAdjacent(pass *Pass) {
 // equalIdleTimeouts: a pool that keeps idle connections exactly as long as
 // the hop it connects to keeps them open (keepalive-idle-race also reports
 // it, as every pool that does not give up first).
-func equalIdleTimeouts(pass *Pass, p *parsers.Proxy, front *parsers.Hop) {
+func equalIdleTimeouts(pass *Pass, p *model.Proxy, front *model.Hop) {
 	c := pass.Model.Chain
 	if front != nil {
 		for _, l := range p.Listeners {
@@ -94,7 +94,7 @@ func equalIdleTimeouts(pass *Pass, p *parsers.Proxy, front *parsers.Hop) {
 		if !ok {
 			continue
 		}
-		next := map[string]parsers.Setting[time.Duration]{}
+		next := map[string]model.Setting[time.Duration]{}
 		for _, link := range c.Next(r) {
 			next[hopName(link.Listener, p)] = link.Listener.IdleTimeout
 		}
@@ -119,7 +119,7 @@ func equalIdleTimeouts(pass *Pass, p *parsers.Proxy, front *parsers.Hop) {
 // equalToInnerLayer: the route proxies to another nginx layer (in the same
 // configuration or another one linted with it) whose route waits just as
 // long.
-func equalToInnerLayer(c *parsers.Chain, r *parsers.Route, w parsers.Setting[time.Duration]) (Finding, bool) {
+func equalToInnerLayer(c *model.Chain, r *model.Route, w model.Setting[time.Duration]) (Finding, bool) {
 	for _, link := range c.Next(r) {
 		in := link.To
 		iw, ok := chain.Wait(in)
@@ -145,13 +145,13 @@ func equalToInnerLayer(c *parsers.Chain, r *parsers.Route, w parsers.Setting[tim
 
 // equalToFront: the hop declared in front of the proxy (--behind,
 // --client-timeout) waits as long as the route.
-func equalToFront(r *parsers.Route, w parsers.Setting[time.Duration], front *parsers.Hop) (Finding, bool) {
+func equalToFront(r *model.Route, w model.Setting[time.Duration], front *model.Hop) (Finding, bool) {
 	t := front.RequestTimeout
 	if !t.Valid() || t.Value != w.Value || t.Value == 0 {
 		return Finding{}, false
 	}
 	who := front.Name
-	if front.Kind == parsers.HopClient {
+	if front.Kind == model.HopClient {
 		who = "the client"
 	}
 	return Finding{
@@ -168,7 +168,7 @@ func equalToFront(r *parsers.Route, w parsers.Setting[time.Duration], front *par
 // retryBudgetEqualsRead: *_next_upstream_timeout equal to the read timeout
 // leaves no time for the retry after a timeout (the budget is checked only
 // when an attempt fails, from the start of the first; semantics.md §C).
-func retryBudgetEqualsRead(r *parsers.Route) (Finding, bool) {
+func retryBudgetEqualsRead(r *model.Route) (Finding, bool) {
 	b := r.Retry.Timeout
 	if !b.Explicit() || b.Value == 0 || b.Value != r.ReadTimeout.Value || !r.Retry.Has("timeout") {
 		return Finding{}, false

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // timeoutEqualAdjacentEnvoy is the Envoy half of timeout-equal-adjacent;
 // the rule's Check calls it for every Envoy proxy in the model.
-func timeoutEqualAdjacentEnvoy(pass *Pass, p *parsers.Proxy) {
+func timeoutEqualAdjacentEnvoy(pass *Pass, p *model.Proxy) {
 	for _, r := range p.Routes() {
 		if r.Pass == nil {
 			continue
@@ -28,7 +28,7 @@ func timeoutEqualAdjacentEnvoy(pass *Pass, p *parsers.Proxy) {
 // non-zero route timeout (router.cc, FilterUtility::finalTimeout), so the
 // first try takes the whole budget and a timed-out try is never retried
 // (semantics.md §C).
-func perTryNotShorter(r *parsers.Route) (Finding, bool) {
+func perTryNotShorter(r *model.Route) (Finding, bool) {
 	pt, total := r.Retry.PerTryTimeout, r.Timeout
 	if !pt.Explicit() || pt.Value <= 0 || !total.Valid() || total.Value <= 0 || pt.Value < total.Value {
 		return Finding{}, false
@@ -50,13 +50,13 @@ func perTryNotShorter(r *parsers.Route) (Finding, bool) {
 
 // envoyTries is the number of tries a route's retry policy allows: the
 // first one and num_retries more.
-func envoyTries(r *parsers.Route) int {
+func envoyTries(r *model.Route) int {
 	return max(r.Retry.NumRetries.Value, 0) + 1
 }
 
 // routeEqualsRequestTimeout: the route timeout equals the connection
 // manager's request_timeout.
-func routeEqualsRequestTimeout(r *parsers.Route) (Finding, bool) {
+func routeEqualsRequestTimeout(r *model.Route) (Finding, bool) {
 	rq, total := r.Listener.RequestTimeout, r.Timeout
 	if !rq.Valid() || rq.Value <= 0 || !total.Valid() || total.Value != rq.Value {
 		return Finding{}, false

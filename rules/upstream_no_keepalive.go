@@ -4,18 +4,18 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // UpstreamNoKeepalive flags connections to an upstream that are never
 // pooled, so every request pays a new TCP (and TLS) handshake.
-var UpstreamNoKeepalive = register(&Rule{
+var UpstreamNoKeepalive = &Rule{
 	ID:       "upstream-no-keepalive",
 	Summary:  "connections to the upstream are not pooled: every request opens a new connection",
-	Severity: parsers.Warning,
+	Severity: model.Warning,
 	Tags:     []string{"nginx", "performance", "keepalive"},
 	Check:    checkUpstreamNoKeepalive,
-})
+}
 
 // poolingModules are the modules that can reuse a cached upstream
 // connection (they set u->keepalive); uwsgi and scgi never do.
@@ -23,7 +23,7 @@ var poolingModules = map[string]bool{"proxy": true, "grpc": true, "memcached": t
 
 func checkUpstreamNoKeepalive(pass *Pass) {
 	for _, p := range pass.Model.Proxies {
-		if p.Product == parsers.Envoy {
+		if p.Product == model.Envoy {
 			continue
 		}
 		for _, u := range p.Upstreams {
@@ -38,7 +38,7 @@ func checkUpstreamNoKeepalive(pass *Pass) {
 
 // implicitUpstream: proxy_pass to an address no upstream block names. nginx
 // never pools these (keepalive_module.c skips implicit upstreams).
-func implicitUpstream(pass *Pass, u *parsers.Upstream) {
+func implicitUpstream(pass *Pass, u *model.Upstream) {
 	for _, r := range u.Routes {
 		if !poolingModules[r.Pass.Module] {
 			continue
@@ -51,7 +51,7 @@ func implicitUpstream(pass *Pass, u *parsers.Upstream) {
 				"proxy_http_version 1.1 and proxy_set_header Connection \"\") and use %s %s://backend", u.Servers[0].Raw, r.Pass.Name, schemeOr(r.Pass.Scheme, "http")),
 		}
 		if u.Servers[0].Address.Unix != "" {
-			f.Severity = parsers.Note
+			f.Severity = model.Note
 			f.Message = fmt.Sprintf("%s to %s has no upstream block, so nginx opens a new unix-socket connection for every request. "+
 				"Cheaper than TCP, but still never pooled.", r.Pass.Name, u.Name)
 		}
@@ -69,11 +69,11 @@ func schemeOr(s, def string) string {
 	return s
 }
 
-func namedUpstream(pass *Pass, p *parsers.Proxy, u *parsers.Upstream) {
+func namedUpstream(pass *Pass, p *model.Proxy, u *model.Upstream) {
 	if len(u.Routes) == 0 {
 		return
 	}
-	var pooling []*parsers.Route
+	var pooling []*model.Route
 	for _, r := range u.Routes {
 		if poolingModules[r.Pass.Module] {
 			pooling = append(pooling, r)
@@ -100,7 +100,7 @@ func namedUpstream(pass *Pass, p *parsers.Proxy, u *parsers.Upstream) {
 		case u.Keepalive.Explicit():
 			f.Pos = u.Keepalive.Pos
 			f.Message = fmt.Sprintf("keepalive 0 disables the connection pool of upstream %q, so every request opens a new connection.", u.Name)
-		case p.Target.Product == parsers.Angie:
+		case p.Target.Product == model.Angie:
 			f.Pos = u.Pos
 			f.Message = fmt.Sprintf("upstream %q has no keepalive directive, so every request opens a new connection. "+
 				"Angie did not adopt nginx 1.29.7's default pool.", u.Name)
@@ -124,8 +124,8 @@ func namedUpstream(pass *Pass, p *parsers.Proxy, u *parsers.Upstream) {
 
 // newProxyDefaults reports whether the target sends HTTP/1.1 without a
 // Connection header by default (nginx 1.29.7, Angie 1.12.0).
-func newProxyDefaults(t parsers.Target) bool {
-	if t.Product == parsers.Angie {
+func newProxyDefaults(t model.Target) bool {
+	if t.Product == model.Angie {
 		return t.AtLeast(1, 12, 0)
 	}
 	return t.AtLeast(1, 29, 7)
@@ -133,7 +133,7 @@ func newProxyDefaults(t parsers.Target) bool {
 
 // poolDefeated finds the setting that keeps a route from reusing its
 // upstream's pooled connections (semantics.md §D).
-func poolDefeated(p *parsers.Proxy, u *parsers.Upstream, r *parsers.Route) (Finding, bool) {
+func poolDefeated(p *model.Proxy, u *model.Upstream, r *model.Route) (Finding, bool) {
 	related := []Related{{Pos: u.Pos, Message: fmt.Sprintf("upstream %q keeps a pool", u.Name)}}
 	switch r.Pass.Module {
 	case "proxy":

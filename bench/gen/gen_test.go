@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
 )
 
@@ -24,7 +24,7 @@ func TestNginxTreeLoads(t *testing.T) {
 	if len(sites) != 3 {
 		t.Errorf("sites: %d files, want 3", len(sites))
 	}
-	m := load.Load([]string{main}, load.Options{Target: parsers.Target{Product: parsers.Nginx}})
+	m := load.Load([]string{main}, load.Options{Target: model.Target{Product: model.Nginx}})
 	for _, d := range m.Diagnostics {
 		t.Errorf("diagnostic: %s: %s", d.Pos, d.Message)
 	}
@@ -64,7 +64,7 @@ func TestOneFile(t *testing.T) {
 	if n := strings.Count(OneFile, "\n"); n < 25 || n > 40 {
 		t.Errorf("OneFile has %d lines, want about 30", n)
 	}
-	m := load.Load([]string{main}, load.Options{Target: parsers.Target{Product: parsers.Nginx}})
+	m := load.Load([]string{main}, load.Options{Target: model.Target{Product: model.Nginx}})
 	for _, d := range m.Diagnostics {
 		t.Errorf("diagnostic: %s: %s", d.Pos, d.Message)
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/proxylint/proxylint/bench/gen"
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
 )
 
@@ -84,9 +84,9 @@ func BenchmarkLint(b *testing.B) {
 func BenchmarkLoad(b *testing.B) {
 	for _, in := range benchInputs(b) {
 		b.Run(in.name, func(b *testing.B) {
-			opts := load.Options{Target: parsers.Target{Product: parsers.Nginx}, IncludeRoots: []string{in.root}}
+			opts := load.Options{Target: model.Target{Product: model.Nginx}, IncludeRoots: []string{in.root}}
 			b.ReportAllocs()
-			var m *parsers.Model
+			var m *model.Model
 			for b.Loop() {
 				m, _ = load.LoadScoped(in.paths, opts)
 			}

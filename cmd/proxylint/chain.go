@@ -13,10 +13,10 @@ import (
 
 	"github.com/fatih/color"
 
-	"github.com/proxylint/proxylint/parsers"
-	"github.com/proxylint/proxylint/parsers/chain"
+	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/chain"
 	"github.com/proxylint/proxylint/rules"
-	"github.com/proxylint/proxylint/rules/report"
+	"github.com/proxylint/proxylint/report"
 )
 
 const chainUsage = `Usage: proxylint chain [flags] PATH...
@@ -48,13 +48,13 @@ func cmdChain(args []string, stdout, stderr io.Writer, getenv func(string) strin
 		fmt.Fprintf(stderr, "proxylint chain: --format %q: want text or json\n", f.format)
 		return exitError
 	}
-	_, model, findings, ok := analyze(f, paths, stderr)
+	_, mdl, findings, ok := analyze(f, paths, stderr)
 	if !ok {
 		return exitError
 	}
-	views := chain.Describe(model)
+	views := chain.Describe(mdl)
 	wd, _ := os.Getwd()
-	in := &report.Input{Findings: findings, Files: model.Files, Dir: wd}
+	in := &report.Input{Findings: findings, Files: mdl.Files, Dir: wd}
 	out := stdout
 	var file *os.File
 	if f.output != "" {
@@ -78,7 +78,7 @@ func cmdChain(args []string, stdout, stderr io.Writer, getenv func(string) strin
 		fmt.Fprintf(stderr, "proxylint chain: writing: %v\n", err)
 		return exitError
 	}
-	for _, d := range model.Diagnostics {
+	for _, d := range mdl.Diagnostics {
 		if d.Fatal {
 			fmt.Fprintf(stderr, "proxylint chain: %s\n", d.Error())
 			return exitError
@@ -90,7 +90,7 @@ func cmdChain(args []string, stdout, stderr io.Writer, getenv func(string) strin
 // pathFindings are the unsuppressed findings about a path: those at one of
 // its steps' values or routes.
 func pathFindings(p chain.Path, findings []rules.Finding) []rules.Finding {
-	at := map[parsers.Pos]bool{}
+	at := map[model.Pos]bool{}
 	for _, s := range p.Steps {
 		for _, pos := range stepPositions(s) {
 			at[pos] = true
@@ -105,8 +105,8 @@ func pathFindings(p chain.Path, findings []rules.Finding) []rules.Finding {
 	return out
 }
 
-func stepPositions(s chain.Step) []parsers.Pos {
-	out := []parsers.Pos{s.Waits.Pos, s.Retry.Pos, s.Idle.Pos, s.PoolIdle.Pos, s.Lifetime.Pos}
+func stepPositions(s chain.Step) []model.Pos {
+	out := []model.Pos{s.Waits.Pos, s.Retry.Pos, s.Idle.Pos, s.PoolIdle.Pos, s.Lifetime.Pos}
 	if s.Route != nil {
 		out = append(out, s.Route.Pos)
 		if s.Route.Pass != nil {
@@ -116,7 +116,7 @@ func stepPositions(s chain.Step) []parsers.Pos {
 			}
 		}
 	}
-	var valid []parsers.Pos
+	var valid []model.Pos
 	for _, p := range out {
 		if p.IsValid() {
 			valid = append(valid, p)
@@ -141,7 +141,7 @@ func chainText(w io.Writer, in *report.Input, views []chain.Path, useColor bool)
 	}
 	for i, v := range views {
 		fs := pathFindings(v, in.Findings)
-		flagged := map[parsers.Pos]bool{}
+		flagged := map[model.Pos]bool{}
 		for _, f := range fs {
 			flagged[f.Pos] = true
 		}
@@ -157,8 +157,8 @@ func chainText(w io.Writer, in *report.Input, views []chain.Path, useColor bool)
 		for _, s := range v.Steps {
 			// Defaults point at their block, which several of them share:
 			// mark a default only when it alone is there.
-			shared := map[parsers.Pos]int{}
-			for _, d := range []parsers.Setting[time.Duration]{s.Waits, s.Idle, s.PoolIdle, s.Lifetime} {
+			shared := map[model.Pos]int{}
+			for _, d := range []model.Setting[time.Duration]{s.Waits, s.Idle, s.PoolIdle, s.Lifetime} {
 				if d.Valid() {
 					shared[d.Pos]++
 				}
@@ -166,14 +166,14 @@ func chainText(w io.Writer, in *report.Input, views []chain.Path, useColor bool)
 			if s.Retry.Valid() {
 				shared[s.Retry.Pos]++
 			}
-			marked := func(pos parsers.Pos, isDefault bool) bool {
+			marked := func(pos model.Pos, isDefault bool) bool {
 				return flagged[pos] && (!isDefault || shared[pos] == 1)
 			}
-			mark := func(d parsers.Setting[time.Duration]) string {
+			mark := func(d model.Setting[time.Duration]) string {
 				return cell(d, marked(d.Pos, d.Default))
 			}
 			tries := "-"
-			if s.Kind == parsers.HopProxy {
+			if s.Kind == model.HopProxy {
 				tries = strconv.Itoa(s.Attempts)
 				if marked(s.Retry.Pos, s.Retry.Default) {
 					tries += " !"
@@ -208,7 +208,7 @@ func entryName(in *report.Input, v chain.Path) string {
 
 // cell renders a duration setting: "60s", "[60s]" for a default, "-" when
 // the hop has no such value, and " !" when a finding is about it.
-func cell(s parsers.Setting[time.Duration], flagged bool) string {
+func cell(s model.Setting[time.Duration], flagged bool) string {
 	if !s.Valid() {
 		return "-"
 	}
@@ -284,7 +284,7 @@ type chainFinding struct {
 
 func chainJSON(w io.Writer, in *report.Input, views []chain.Path) error {
 	doc := chainDoc{Version: 1, Paths: []chainPath{}}
-	setting := func(s parsers.Setting[time.Duration]) *chainSetting {
+	setting := func(s model.Setting[time.Duration]) *chainSetting {
 		if !s.Valid() {
 			return nil
 		}

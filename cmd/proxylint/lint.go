@@ -15,10 +15,10 @@ import (
 	"github.com/mattn/go-isatty"
 
 	"github.com/proxylint/proxylint/cmd/proxylint/internal/config"
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
 	"github.com/proxylint/proxylint/rules"
-	"github.com/proxylint/proxylint/rules/report"
+	"github.com/proxylint/proxylint/report"
 )
 
 const usageText = `proxylint: static analysis for nginx and Envoy configurations
@@ -199,7 +199,7 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 	if !slices.Contains(formats, f.format) {
 		return nil, nil, fmt.Errorf("%w: --format %q: want %s", errUsage, f.format, strings.Join(formats, ", "))
 	}
-	if _, err := parsers.ParseSeverity(f.failOn); err != nil {
+	if _, err := model.ParseSeverity(f.failOn); err != nil {
 		return nil, nil, fmt.Errorf("%w: --fail-on: %w", errUsage, err)
 	}
 	switch f.kind {
@@ -224,8 +224,8 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 // settings are what a run does: the command line over the configuration
 // file over the defaults.
 type settings struct {
-	target   parsers.Target
-	failOn   parsers.Severity
+	target   model.Target
+	failOn   model.Severity
 	rules    *rules.Options
 	load     load.Options
 	baseline string
@@ -266,7 +266,7 @@ func resolve(f *lintFlags, cfg *config.Config) (*settings, error) {
 
 	target := cfg.Target
 	if f.given["target"] || target == nil {
-		t, err := parsers.ParseTarget(f.target)
+		t, err := model.ParseTarget(f.target)
 		if err != nil {
 			return nil, fmt.Errorf("--target: %w", err)
 		}
@@ -274,7 +274,7 @@ func resolve(f *lintFlags, cfg *config.Config) (*settings, error) {
 	}
 	s.target = *target
 
-	s.failOn, _ = parsers.ParseSeverity(f.failOn)
+	s.failOn, _ = model.ParseSeverity(f.failOn)
 	if cfg.FailOn != nil && !f.given["fail-on"] {
 		s.failOn = *cfg.FailOn
 	}
@@ -335,13 +335,13 @@ func cmdLint(args []string, stdout, stderr io.Writer, getenv func(string) string
 		fmt.Fprint(stdout, usageText)
 		return exitClean
 	}
-	s, model, findings, ok := analyze(f, paths, stderr)
+	s, mdl, findings, ok := analyze(f, paths, stderr)
 	if !ok {
 		return exitError
 	}
 
 	wd, _ := os.Getwd()
-	in := &report.Input{Findings: findings, Files: model.Files, Rules: rules.All(), Version: version, Dir: wd, Diagnostics: model.Diagnostics}
+	in := &report.Input{Findings: findings, Files: mdl.Files, Rules: rules.All(), Version: version, Dir: wd, Diagnostics: mdl.Diagnostics}
 	if code := applyBaseline(f, s, in, stderr); code != exitClean {
 		return code
 	}
@@ -375,13 +375,13 @@ func cmdLint(args []string, stdout, stderr io.Writer, getenv func(string) string
 		fmt.Fprintf(stderr, "proxylint: writing the report: %v\n", err)
 		return exitError
 	}
-	return exitCode(model, in.Findings, s.failOn)
+	return exitCode(mdl, in.Findings, s.failOn)
 }
 
 // analyze reads the configuration file, resolves the settings, loads the
 // paths with the declared hops and runs the rules. ok is false after a
 // usage or configuration error, which it has reported.
-func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *parsers.Model, []rules.Finding, bool) {
+func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *model.Model, []rules.Finding, bool) {
 	cfg, err := readConfig(f)
 	if err != nil {
 		fmt.Fprintf(stderr, "proxylint: %v\n", err)
@@ -397,20 +397,20 @@ func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *parser
 		fmt.Fprintf(stderr, "proxylint: %v\nRun \"proxylint --help\" for usage.\n", err)
 		return nil, nil, nil, false
 	}
-	model, scope := load.LoadScoped(paths, s.load)
+	mdl, scope := load.LoadScoped(paths, s.load)
 	if chain != nil {
-		model.Chain.Hops = chain.Hops
+		mdl.Chain.Hops = chain.Hops
 	}
-	return s, model, inScope(rules.Run(model, s.rules), model, scope), true
+	return s, mdl, inScope(rules.Run(mdl, s.rules), mdl, scope), true
 }
 
 // inScope keeps the findings that concern the files the run is about (see
 // load.Scope), and every finding about a file that could not be loaded.
-func inScope(findings []rules.Finding, m *parsers.Model, scope *load.Scope) []rules.Finding {
+func inScope(findings []rules.Finding, m *model.Model, scope *load.Scope) []rules.Finding {
 	if scope == nil {
 		return findings
 	}
-	fatal := map[parsers.Pos]bool{}
+	fatal := map[model.Pos]bool{}
 	for _, d := range m.Diagnostics {
 		if d.Fatal {
 			fatal[d.Pos] = true
@@ -489,7 +489,7 @@ func useColor(f *lintFlags, out io.Writer, getenv func(string) string) bool {
 
 // exitCode: 2 when any input could not be loaded completely, else 1 when an
 // unsuppressed finding reaches the threshold, else 0.
-func exitCode(m *parsers.Model, findings []rules.Finding, threshold parsers.Severity) int {
+func exitCode(m *model.Model, findings []rules.Finding, threshold model.Severity) int {
 	for _, d := range m.Diagnostics {
 		if d.Fatal {
 			return exitError
@@ -506,32 +506,32 @@ func exitCode(m *parsers.Model, findings []rules.Finding, threshold parsers.Seve
 // declaredChain builds the hops around the linted proxies: the chain of
 // .proxylint.yaml, with the client replaced by --client-timeout, the
 // balancers by --behind and the backend by --backend when given.
-func declaredChain(f *lintFlags, cfg *config.Config) (*parsers.Chain, error) {
-	var client, backend *parsers.Hop
-	var balancers []*parsers.Hop
+func declaredChain(f *lintFlags, cfg *config.Config) (*model.Chain, error) {
+	var client, backend *model.Hop
+	var balancers []*model.Hop
 	if cfg != nil {
 		for _, h := range cfg.Chain {
 			switch h.Kind {
-			case parsers.HopClient:
+			case model.HopClient:
 				client = h
-			case parsers.HopBalancer:
+			case model.HopBalancer:
 				balancers = append(balancers, h)
-			case parsers.HopBackend:
+			case model.HopBackend:
 				backend = h
 			}
 		}
 	}
 	if f.clientTime != "" {
-		d, err := parsers.ParseDuration(f.clientTime)
+		d, err := model.ParseDuration(f.clientTime)
 		if err != nil {
 			return nil, fmt.Errorf("--client-timeout: %w", err)
 		}
-		client = parsers.ClientHop(d, "--client-timeout "+f.clientTime, parsers.Pos{})
+		client = model.ClientHop(d, "--client-timeout "+f.clientTime, model.Pos{})
 	}
 	if len(f.behind) > 0 {
 		balancers = nil
 		for _, b := range f.behind {
-			h, err := parsers.BalancerHop(b, "--behind", parsers.Pos{})
+			h, err := model.BalancerHop(b, "--behind", model.Pos{})
 			if err != nil {
 				return nil, fmt.Errorf("--behind: %w", err)
 			}
@@ -539,13 +539,13 @@ func declaredChain(f *lintFlags, cfg *config.Config) (*parsers.Chain, error) {
 		}
 	}
 	if f.backend != "" {
-		h, err := parsers.BackendHop(f.backend, "--backend", parsers.Pos{})
+		h, err := model.BackendHop(f.backend, "--backend", model.Pos{})
 		if err != nil {
 			return nil, fmt.Errorf("--backend: %w", err)
 		}
 		backend = h
 	}
-	var hops []*parsers.Hop
+	var hops []*model.Hop
 	if client != nil {
 		hops = append(hops, client)
 	}
@@ -556,5 +556,5 @@ func declaredChain(f *lintFlags, cfg *config.Config) (*parsers.Chain, error) {
 	if len(hops) == 0 {
 		return nil, nil
 	}
-	return &parsers.Chain{Hops: hops}, nil
+	return &model.Chain{Hops: hops}, nil
 }

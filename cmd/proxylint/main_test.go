@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // noEnv is an empty environment.
@@ -206,7 +206,7 @@ func TestRulesAndExplain(t *testing.T) {
 
 // TestHelpNamesEveryPreset keeps --help true to the presets the code has.
 func TestHelpNamesEveryPreset(t *testing.T) {
-	for _, p := range append(parsers.BackendPresets(), parsers.BalancerPresets()...) {
+	for _, p := range append(model.BackendPresets(), model.BalancerPresets()...) {
 		assert.Contains(t, usageText, p, "--help does not name preset %s", p)
 	}
 }

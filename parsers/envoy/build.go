@@ -20,7 +20,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // Envoy's defaults (docs/semantics.md §A, §B, §F; the proto comments in
@@ -38,25 +38,25 @@ const (
 // builder turns the resources of one proxy into the common model.
 type builder struct {
 	file     string
-	proxy    *parsers.Proxy
-	clusters map[string]*parsers.Upstream
+	proxy    *model.Proxy
+	clusters map[string]*model.Upstream
 	routes   map[string]res[*routev3.RouteConfiguration]
 	cla      map[string]res[*endpointv3.ClusterLoadAssignment]
 }
 
-func (b *builder) pos(n *node) parsers.Pos {
+func (b *builder) pos(n *node) model.Pos {
 	if n == nil {
 		return b.proxy.Pos
 	}
-	return parsers.Pos{File: b.file, Line: n.line, Col: n.col}
+	return model.Pos{File: b.file, Line: n.line, Col: n.col}
 }
 
 // build makes one proxy of a collection.
-func build(file string, target parsers.Target, c *collection) *parsers.Proxy {
-	p := &parsers.Proxy{Product: parsers.Envoy, Target: target, Entry: file, Pos: parsers.Pos{File: file, Line: 1, Col: 1}}
+func build(file string, target model.Target, c *collection) *model.Proxy {
+	p := &model.Proxy{Product: model.Envoy, Target: target, Entry: file, Pos: model.Pos{File: file, Line: 1, Col: 1}}
 	b := &builder{
 		file: file, proxy: p,
-		clusters: map[string]*parsers.Upstream{},
+		clusters: map[string]*model.Upstream{},
 		routes:   map[string]res[*routev3.RouteConfiguration]{},
 		cla:      map[string]res[*endpointv3.ClusterLoadAssignment]{},
 	}
@@ -82,7 +82,7 @@ func build(file string, target parsers.Target, c *collection) *parsers.Proxy {
 	}
 	// A connection manager on its own (a fragment of a listener).
 	for _, h := range c.hcms {
-		ln := &parsers.Listener{Proxy: p, Name: "http connection manager " + h.msg.GetStatPrefix(), Pos: b.pos(h.n)}
+		ln := &model.Listener{Proxy: p, Name: "http connection manager " + h.msg.GetStatPrefix(), Pos: b.pos(h.n)}
 		b.hcm(ln, h.msg, h.n, h.n)
 		p.Listeners = append(p.Listeners, ln)
 	}
@@ -99,7 +99,7 @@ func build(file string, target parsers.Target, c *collection) *parsers.Proxy {
 			continue
 		}
 		used[rc.msg.GetName()] = true
-		ln := &parsers.Listener{
+		ln := &model.Listener{
 			Proxy:       p,
 			Name:        fmt.Sprintf("route configuration %q (its listener is not in this file)", rc.msg.GetName()),
 			Pos:         b.pos(rc.n),
@@ -110,7 +110,7 @@ func build(file string, target parsers.Target, c *collection) *parsers.Proxy {
 	}
 	// Virtual hosts on their own (a fragment of a route configuration).
 	if len(c.vhosts) > 0 {
-		ln := &parsers.Listener{Proxy: p, Name: "virtual hosts (their listener is not in this file)", Pos: b.pos(c.vhosts[0].n)}
+		ln := &model.Listener{Proxy: p, Name: "virtual hosts (their listener is not in this file)", Pos: b.pos(c.vhosts[0].n)}
 		for _, vh := range c.vhosts {
 			b.virtualHost(ln, vh.msg, vh.n)
 		}
@@ -121,39 +121,39 @@ func build(file string, target parsers.Target, c *collection) *parsers.Proxy {
 
 // ---- settings ----
 
-func (b *builder) durSetting(block *node, name, level string, d *durationpb.Duration, def time.Duration, defBlock *node) parsers.Setting[time.Duration] {
+func (b *builder) durSetting(block *node, name, level string, d *durationpb.Duration, def time.Duration, defBlock *node) model.Setting[time.Duration] {
 	if d != nil {
 		key, _ := block.field(name)
 		if key == nil {
-			return parsers.Set(d.AsDuration(), name, level, b.pos(block))
+			return model.Set(d.AsDuration(), name, level, b.pos(block))
 		}
-		return parsers.Set(d.AsDuration(), key.value, level, b.pos(key))
+		return model.Set(d.AsDuration(), key.value, level, b.pos(key))
 	}
-	return parsers.Default(def, name, b.pos(defBlock))
+	return model.Default(def, name, b.pos(defBlock))
 }
 
-func (b *builder) boolSetting(block *node, name, level string, v, def bool, defBlock *node) parsers.Setting[bool] {
+func (b *builder) boolSetting(block *node, name, level string, v, def bool, defBlock *node) model.Setting[bool] {
 	if key, _ := block.field(name); key != nil {
-		return parsers.Set(v, key.value, level, b.pos(key))
+		return model.Set(v, key.value, level, b.pos(key))
 	}
-	return parsers.Default(def, name, b.pos(defBlock))
+	return model.Default(def, name, b.pos(defBlock))
 }
 
-func (b *builder) uintSetting(block *node, name, level string, v *wrapperspb.UInt32Value, def int, defBlock *node) parsers.Setting[int] {
+func (b *builder) uintSetting(block *node, name, level string, v *wrapperspb.UInt32Value, def int, defBlock *node) model.Setting[int] {
 	if v != nil {
 		key, _ := block.field(name)
 		if key == nil {
-			return parsers.Set(int(v.GetValue()), name, level, b.pos(block))
+			return model.Set(int(v.GetValue()), name, level, b.pos(block))
 		}
-		return parsers.Set(int(v.GetValue()), key.value, level, b.pos(key))
+		return model.Set(int(v.GetValue()), key.value, level, b.pos(key))
 	}
-	return parsers.Default(def, name, b.pos(defBlock))
+	return model.Default(def, name, b.pos(defBlock))
 }
 
 // ---- clusters ----
 
-func (b *builder) upstream(cl *clusterv3.Cluster, n *node) *parsers.Upstream {
-	u := &parsers.Upstream{Proxy: b.proxy, Name: cl.GetName(), Pos: b.pos(n)}
+func (b *builder) upstream(cl *clusterv3.Cluster, n *node) *model.Upstream {
+	u := &model.Upstream{Proxy: b.proxy, Name: cl.GetName(), Pos: b.pos(n)}
 	u.ConnectTimeout = b.durSetting(n, "connect_timeout", "cluster", cl.GetConnectTimeout(), defaultConnectTimeout, n)
 
 	// The upstream HTTP protocol options: the typed extension options, or
@@ -210,16 +210,16 @@ func (b *builder) upstream(cl *clusterv3.Cluster, n *node) *parsers.Upstream {
 	return u
 }
 
-func (b *builder) server(a *corev3.Address, n *node) (parsers.Server, bool) {
+func (b *builder) server(a *corev3.Address, n *node) (model.Server, bool) {
 	addr, ok := b.address(a, n)
 	if !ok {
-		return parsers.Server{}, false
+		return model.Server{}, false
 	}
 	literal := addr.Unix != "" || net.ParseIP(addr.Host) != nil
-	return parsers.Server{Address: addr, Raw: addr.String(), Literal: literal, Pos: addr.Pos}, true
+	return model.Server{Address: addr, Raw: addr.String(), Literal: literal, Pos: addr.Pos}, true
 }
 
-func (b *builder) address(a *corev3.Address, n *node) (parsers.Address, bool) {
+func (b *builder) address(a *corev3.Address, n *node) (model.Address, bool) {
 	switch {
 	case a.GetSocketAddress() != nil:
 		sa := a.GetSocketAddress()
@@ -228,11 +228,11 @@ func (b *builder) address(a *corev3.Address, n *node) (parsers.Address, bool) {
 		if k, _ := sn.field("address"); k != nil {
 			at = k
 		}
-		return parsers.Address{Host: sa.GetAddress(), Port: int(sa.GetPortValue()), Pos: b.pos(at)}, true
+		return model.Address{Host: sa.GetAddress(), Port: int(sa.GetPortValue()), Pos: b.pos(at)}, true
 	case a.GetPipe() != nil:
-		return parsers.Address{Unix: a.GetPipe().GetPath(), Pos: b.pos(n.get("pipe"))}, true
+		return model.Address{Unix: a.GetPipe().GetPath(), Pos: b.pos(n.get("pipe"))}, true
 	}
-	return parsers.Address{}, false
+	return model.Address{}, false
 }
 
 // ---- listeners ----
@@ -249,11 +249,11 @@ func (b *builder) listener(l *listenerv3.Listener, n *node) {
 	if fc := l.GetDefaultFilterChain(); fc != nil {
 		chains = append(chains, chain{fc, n.get("default_filter_chain")})
 	}
-	var addrs []parsers.Address
+	var addrs []model.Address
 	if a, ok := b.address(l.GetAddress(), n.get("address")); ok {
 		addrs = append(addrs, a)
 	}
-	var hcms []*parsers.Listener
+	var hcms []*model.Listener
 	for ci, ch := range chains {
 		for fi, f := range ch.fc.GetFilters() {
 			tc := f.GetTypedConfig()
@@ -278,7 +278,7 @@ func (b *builder) listener(l *listenerv3.Listener, n *node) {
 					name += " filter chain " + strconv.Itoa(ci)
 				}
 			}
-			ln := &parsers.Listener{
+			ln := &model.Listener{
 				Proxy:       b.proxy,
 				Name:        name,
 				Pos:         b.pos(fNode),
@@ -295,12 +295,12 @@ func (b *builder) listener(l *listenerv3.Listener, n *node) {
 
 // hcm fills a listener from an HttpConnectionManager read from node n;
 // defaults point at block, the typed_config that holds it.
-func (b *builder) hcm(ln *parsers.Listener, h *hcmv3.HttpConnectionManager, n, block *node) {
+func (b *builder) hcm(ln *model.Listener, h *hcmv3.HttpConnectionManager, n, block *node) {
 	const level = "hcm"
 	if key, _ := n.field("codec_type"); key != nil {
-		ln.Codec = parsers.Set(h.GetCodecType().String(), key.value, level, b.pos(key))
+		ln.Codec = model.Set(h.GetCodecType().String(), key.value, level, b.pos(key))
 	} else {
-		ln.Codec = parsers.Default("AUTO", "codec_type", b.pos(block))
+		ln.Codec = model.Default("AUTO", "codec_type", b.pos(block))
 	}
 	opts, optsNode := h.GetCommonHttpProtocolOptions(), n.get("common_http_protocol_options")
 	ln.IdleTimeout = b.durSetting(optsNode, "idle_timeout", level, opts.GetIdleTimeout(), defaultIdleTimeout, block)
@@ -324,33 +324,33 @@ func (b *builder) hcm(ln *parsers.Listener, h *hcmv3.HttpConnectionManager, n, b
 
 // ---- routes ----
 
-func (b *builder) routeConfig(ln *parsers.Listener, rc *routev3.RouteConfiguration, n *node) {
+func (b *builder) routeConfig(ln *model.Listener, rc *routev3.RouteConfiguration, n *node) {
 	for vi, vh := range rc.GetVirtualHosts() {
 		b.virtualHost(ln, vh, n.get("virtual_hosts").item(vi))
 	}
 }
 
-func (b *builder) virtualHost(ln *parsers.Listener, vh *routev3.VirtualHost, n *node) {
+func (b *builder) virtualHost(ln *model.Listener, vh *routev3.VirtualHost, n *node) {
 	for ri, r := range vh.GetRoutes() {
 		b.route(ln, vh, n, r, n.get("routes").item(ri))
 	}
 }
 
-func (b *builder) route(ln *parsers.Listener, vh *routev3.VirtualHost, vhNode *node, r *routev3.Route, n *node) {
-	rt := &parsers.Route{Listener: ln, Kind: "route", Pos: b.pos(n)}
+func (b *builder) route(ln *model.Listener, vh *routev3.VirtualHost, vhNode *node, r *routev3.Route, n *node) {
+	rt := &model.Route{Listener: ln, Kind: "route", Pos: b.pos(n)}
 	m, mNode := r.GetMatch(), n.get("match")
 	switch {
 	case m.GetPrefix() != "" || (m.GetPathSpecifier() != nil && isPrefix(m)):
-		rt.Match = parsers.Match{Kind: parsers.MatchPrefix, Path: m.GetPrefix()}
+		rt.Match = model.Match{Kind: model.MatchPrefix, Path: m.GetPrefix()}
 		rt.Name = "route " + m.GetPrefix()
 	case m.GetPath() != "":
-		rt.Match = parsers.Match{Kind: parsers.MatchExact, Path: m.GetPath()}
+		rt.Match = model.Match{Kind: model.MatchExact, Path: m.GetPath()}
 		rt.Name = "route = " + m.GetPath()
 	case m.GetSafeRegex() != nil:
-		rt.Match = parsers.Match{Kind: parsers.MatchRegex, Path: m.GetSafeRegex().GetRegex()}
+		rt.Match = model.Match{Kind: model.MatchRegex, Path: m.GetSafeRegex().GetRegex()}
 		rt.Name = "route ~ " + m.GetSafeRegex().GetRegex()
 	case m.GetPathSeparatedPrefix() != "":
-		rt.Match = parsers.Match{Kind: parsers.MatchPrefix, Path: m.GetPathSeparatedPrefix()}
+		rt.Match = model.Match{Kind: model.MatchPrefix, Path: m.GetPathSeparatedPrefix()}
 		rt.Name = "route " + m.GetPathSeparatedPrefix()
 	default:
 		rt.Name = "route"
@@ -394,8 +394,8 @@ func isPrefix(m *routev3.RouteMatch) bool {
 	return ok
 }
 
-func (b *builder) pass(ra *routev3.RouteAction, n *node, rt *parsers.Route) *parsers.Pass {
-	p := &parsers.Pass{Module: "envoy"}
+func (b *builder) pass(ra *routev3.RouteAction, n *node, rt *model.Route) *model.Pass {
+	p := &model.Pass{Module: "envoy"}
 	switch {
 	case ra.GetCluster() != "":
 		key, _ := n.field("cluster")
@@ -415,7 +415,7 @@ func (b *builder) pass(ra *routev3.RouteAction, n *node, rt *parsers.Route) *par
 	default:
 		p.Name, p.Pos, p.Variable = "route", b.pos(n), true
 	}
-	p.Target = parsers.Address{Host: p.URL, Pos: p.Pos}
+	p.Target = model.Address{Host: p.URL, Pos: p.Pos}
 	if !p.Variable {
 		if u, ok := b.clusters[p.URL]; ok {
 			p.Upstream = u
@@ -439,23 +439,23 @@ func orNode(a, b *node) *node {
 	return b
 }
 
-func (b *builder) retry(rp *routev3.RetryPolicy, owner *node, level string) parsers.Retry {
+func (b *builder) retry(rp *routev3.RetryPolicy, owner *node, level string) model.Retry {
 	key, n := owner.field("retry_policy")
 	block := orNode(key, owner)
 	name := fieldName(key, "retry_policy")
-	var r parsers.Retry
+	var r model.Retry
 	if onKey, onNode := n.field("retry_on"); onKey != nil {
 		var toks []string
 		for _, t := range splitRetryOn(onNode) {
 			toks = append(toks, t.text)
 			if !KnownRetryOn(t.text, b.proxy.Target) {
-				r.Unknown = append(r.Unknown, parsers.Set(t.text, name+"."+onKey.value, level,
-					parsers.Pos{File: b.file, Line: t.line, Col: t.col}))
+				r.Unknown = append(r.Unknown, model.Set(t.text, name+"."+onKey.value, level,
+					model.Pos{File: b.file, Line: t.line, Col: t.col}))
 			}
 		}
-		r.On = parsers.Set(toks, name+"."+onKey.value, level, b.pos(onKey))
+		r.On = model.Set(toks, name+"."+onKey.value, level, b.pos(onKey))
 	} else {
-		r.On = parsers.Default([]string(nil), name+".retry_on", b.pos(block))
+		r.On = model.Default([]string(nil), name+".retry_on", b.pos(block))
 	}
 	r.NumRetries = b.uintSetting(n, "num_retries", level, rp.GetNumRetries(), defaultNumRetries, block)
 	r.PerTryTimeout = b.durSetting(n, "per_try_timeout", level, rp.GetPerTryTimeout(), 0, block)
@@ -474,8 +474,8 @@ var standardMethods = []string{"GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", 
 
 // methods computes which methods pass the :method matchers among headers
 // (all matchers must match, as Envoy requires).
-func (b *builder) methods(headers []*routev3.HeaderMatcher, n *node) parsers.Methods {
-	out := parsers.Methods{Any: true}
+func (b *builder) methods(headers []*routev3.HeaderMatcher, n *node) model.Methods {
+	out := model.Methods{Any: true}
 	allowed := map[string]bool{}
 	for _, m := range standardMethods {
 		allowed[m] = true
@@ -491,7 +491,7 @@ func (b *builder) methods(headers []*routev3.HeaderMatcher, n *node) parsers.Met
 		}
 		match, known := headerMatcher(h)
 		if !known {
-			return parsers.Methods{Any: true}
+			return model.Methods{Any: true}
 		}
 		for _, m := range standardMethods {
 			if !match(m) {

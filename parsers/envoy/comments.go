@@ -4,7 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // comments finds the YAML comments of a file with their positions: the
@@ -12,8 +12,8 @@ import (
 // comment at the start of a line or after a blank, outside quoted scalars
 // and block scalars (| and >). JSON has no comments, and its strings are
 // quoted, so nothing is found there.
-func comments(file string, src []byte) []parsers.Comment {
-	var out []parsers.Comment
+func comments(file string, src []byte) []model.Comment {
+	var out []model.Comment
 	lines := strings.Split(string(src), "\n")
 	blockIndent := -1 // inside a block scalar: lines indented more than this belong to it
 	var quote byte    // a quoted scalar running across lines
@@ -29,8 +29,8 @@ func comments(file string, src []byte) []parsers.Comment {
 		col, text, endQuote := scanLine(line, quote)
 		quote = endQuote
 		if col > 0 {
-			out = append(out, parsers.Comment{
-				Pos:  parsers.Pos{File: file, Line: i + 1, Col: utf8.RuneCountInString(line[:col-1]) + 1},
+			out = append(out, model.Comment{
+				Pos:  model.Pos{File: file, Line: i + 1, Col: utf8.RuneCountInString(line[:col-1]) + 1},
 				Text: text,
 			})
 		}

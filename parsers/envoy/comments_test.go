@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 func TestComments(t *testing.T) {
@@ -104,9 +104,9 @@ func TestRetryOnTokens(t *testing.T) {
 	if w := "reset-before-request@16:21 retriable-4xx@16:42 bogus@16:56"; strings.Join(got, " ") != w {
 		t.Errorf("tokens %v, want %s", got, w)
 	}
-	if !KnownRetryOn("reset-before-request", parsers.Target{Product: parsers.Envoy}) ||
-		KnownRetryOn("reset-before-request", parsers.Target{Product: parsers.Envoy, Version: parsers.Version{Major: 1, Minor: 30}}) ||
-		KnownRetryOn("gatway-error", parsers.Target{Product: parsers.Envoy}) {
+	if !KnownRetryOn("reset-before-request", model.Target{Product: model.Envoy}) ||
+		KnownRetryOn("reset-before-request", model.Target{Product: model.Envoy, Version: model.Version{Major: 1, Minor: 30}}) ||
+		KnownRetryOn("gatway-error", model.Target{Product: model.Envoy}) {
 		t.Error("KnownRetryOn")
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // corpusDir is the shared corpus of real-world configurations next to the
@@ -80,7 +80,7 @@ func TestCorpus(t *testing.T) {
 	seen := map[string]bool{}
 	for _, rel := range files {
 		r := Load(filepath.Join(dir, rel), Options{})
-		var errs []parsers.Diagnostic
+		var errs []model.Diagnostic
 		for _, d := range r.Diagnostics {
 			if !d.Pos.IsValid() || d.Pos.Col < 1 {
 				t.Errorf("%s: diagnostic without a position: %+v", rel, d)
@@ -88,7 +88,7 @@ func TestCorpus(t *testing.T) {
 			if strings.Contains(d.Message, "internal error") {
 				t.Errorf("%s: %s", rel, d.Message)
 			}
-			if d.Severity == parsers.Error {
+			if d.Severity == model.Error {
 				errs = append(errs, d)
 			}
 		}

@@ -14,7 +14,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
-	"github.com/proxylint/proxylint/parsers/suggest"
+	"github.com/proxylint/proxylint/internal/suggest"
 )
 
 // The emitter writes a tree as JSON for protojson, one value per line, and

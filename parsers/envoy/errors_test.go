@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // typoAddress is the misspelling of "address" the tests make (spelled in two pieces so that
@@ -30,7 +30,7 @@ var clusterYAML = `static_resources:
 func TestTypoAtItsPosition(t *testing.T) {
 	r := loadString(t, "typo.yaml", clusterYAML)
 	d := getDiag(t, r, 12, 17, CodeInvalid, `unknown field "`+typoAddress+`" in envoy.config.core.v3.SocketAddress; did you mean "address"?`)
-	if !d.Fatal || d.Severity != parsers.Error {
+	if !d.Fatal || d.Severity != model.Error {
 		t.Errorf("typo: fatal=%v severity=%v", d.Fatal, d.Severity)
 	}
 	// The rest of the file is still read.
@@ -193,7 +193,7 @@ func TestUnknownExtensionKeepsTheRestStrict(t *testing.T) {
 `
 	r := loadString(t, "ext.yaml", src)
 	d := getDiag(t, r, 14, 24, CodeUnknownExtension, "extension not understood: acme.filters.Magic")
-	if d.Severity != parsers.Note || d.Fatal {
+	if d.Severity != model.Note || d.Fatal {
 		t.Errorf("unknown extension: severity %v fatal %v", d.Severity, d.Fatal)
 	}
 	wantDiag(t, r, 20, 11, CodeInvalid, `unknown field "drian_timeout"`)

@@ -33,7 +33,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // Diagnostic codes: the IDs of the rules under which the loader reports.
@@ -51,24 +51,24 @@ const (
 type Options struct {
 	// Target is the Envoy release the configuration is for; the zero
 	// Target means the newest.
-	Target parsers.Target
+	Target model.Target
 }
 
 // Result is what loading one file produced.
 type Result struct {
 	// Proxies holds one proxy per configuration in the file (several only
 	// when configurations are wrapped under names).
-	Proxies     []*parsers.Proxy
-	File        *parsers.File
-	Diagnostics []parsers.Diagnostic
+	Proxies     []*model.Proxy
+	File        *model.File
+	Diagnostics []model.Diagnostic
 }
 
 // Load reads the Envoy configuration in the file at path.
 func Load(path string, opts Options) Result {
 	src, err := os.ReadFile(path)
 	if err != nil {
-		return Result{Diagnostics: []parsers.Diagnostic{{
-			Code: "load-error", Severity: parsers.Error, Pos: parsers.Pos{File: path}, Fatal: true,
+		return Result{Diagnostics: []model.Diagnostic{{
+			Code: "load-error", Severity: model.Error, Pos: model.Pos{File: path}, Fatal: true,
 			Message: fmt.Sprintf("cannot read %s: %v", path, err),
 		}}}
 	}
@@ -79,7 +79,7 @@ func Load(path string, opts Options) Result {
 // positions.
 func LoadBytes(path string, src []byte, opts Options) (res Result) {
 	src = breakLoneCR(src)
-	res.File = &parsers.File{Path: path, Source: src}
+	res.File = &model.File{Path: path, Source: src}
 	if len(src) <= gcFreeInput {
 		defer pauseGC()()
 	}
@@ -88,15 +88,15 @@ func LoadBytes(path string, src []byte, opts Options) (res Result) {
 		// the top of the file, and the other files are still linted.
 		if r := recover(); r != nil {
 			res.Proxies = nil
-			res.Diagnostics = append(res.Diagnostics, parsers.Diagnostic{
-				Code: CodeSyntax, Severity: parsers.Error, Pos: parsers.Pos{File: path, Line: 1, Col: 1}, Fatal: true,
+			res.Diagnostics = append(res.Diagnostics, model.Diagnostic{
+				Code: CodeSyntax, Severity: model.Error, Pos: model.Pos{File: path, Line: 1, Col: 1}, Fatal: true,
 				Message: fmt.Sprintf("internal error while reading this Envoy configuration: %v\n%s", r, debug.Stack()),
 			})
 		}
 	}()
 	target := opts.Target
-	if target.Product != parsers.Envoy {
-		target = parsers.Target{Product: parsers.Envoy}
+	if target.Product != model.Envoy {
+		target = model.Target{Product: model.Envoy}
 	}
 	l := &loader{file: path, target: target}
 	docs, err := readTree(path, src)
@@ -207,15 +207,15 @@ func readTree(path string, src []byte) ([]*node, error) {
 // loader carries one file's diagnostics.
 type loader struct {
 	file   string
-	target parsers.Target
-	diags  []parsers.Diagnostic
+	target model.Target
+	diags  []model.Diagnostic
 }
 
-func (l *loader) pos(n *node) parsers.Pos {
+func (l *loader) pos(n *node) model.Pos {
 	if n == nil {
-		return parsers.Pos{File: l.file, Line: 1, Col: 1}
+		return model.Pos{File: l.file, Line: 1, Col: 1}
 	}
-	return parsers.Pos{File: l.file, Line: n.line, Col: n.col}
+	return model.Pos{File: l.file, Line: n.line, Col: n.col}
 }
 
 func (l *loader) posErr(err error) {
@@ -223,15 +223,15 @@ func (l *loader) posErr(err error) {
 	if !ok {
 		pe = &posError{line: 1, col: 1, msg: err.Error()}
 	}
-	l.diags = append(l.diags, parsers.Diagnostic{
-		Code: CodeSyntax, Severity: parsers.Error, Fatal: true,
-		Pos: parsers.Pos{File: l.file, Line: pe.line, Col: pe.col}, Message: pe.msg,
+	l.diags = append(l.diags, model.Diagnostic{
+		Code: CodeSyntax, Severity: model.Error, Fatal: true,
+		Pos: model.Pos{File: l.file, Line: pe.line, Col: pe.col}, Message: pe.msg,
 	})
 }
 
 func (l *loader) report(code string, probs []problem) {
 	for _, p := range probs {
-		l.diags = append(l.diags, parsers.Diagnostic{Code: code, Severity: parsers.Error, Pos: l.pos(p.n), Message: p.msg, Fatal: p.fatal})
+		l.diags = append(l.diags, model.Diagnostic{Code: code, Severity: model.Error, Pos: l.pos(p.n), Message: p.msg, Fatal: p.fatal})
 	}
 }
 
@@ -241,8 +241,8 @@ func (l *loader) decode(r root) proto.Message {
 	m, probs, unknown := decode(r.n, r.mt)
 	l.report(CodeInvalid, probs)
 	for _, u := range unknown {
-		l.diags = append(l.diags, parsers.Diagnostic{
-			Code: CodeUnknownExtension, Severity: parsers.Note, Pos: l.pos(u.n),
+		l.diags = append(l.diags, model.Diagnostic{
+			Code: CodeUnknownExtension, Severity: model.Note, Pos: l.pos(u.n),
 			Message: fmt.Sprintf("extension not understood: %s; its settings are kept but not checked", typeName(u.url)),
 		})
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // loadString loads src as the file name (the extension matters: .json is
@@ -34,7 +34,7 @@ func wantDiag(t *testing.T, r Result, line, col int, code, substr string) {
 }
 
 // getDiag returns the diagnostic wantDiag looks for.
-func getDiag(t *testing.T, r Result, line, col int, code, substr string) parsers.Diagnostic {
+func getDiag(t *testing.T, r Result, line, col int, code, substr string) model.Diagnostic {
 	t.Helper()
 	for _, d := range r.Diagnostics {
 		if d.Pos.Line == line && d.Pos.Col == col && d.Code == code && strings.Contains(d.Message, substr) {
@@ -42,19 +42,19 @@ func getDiag(t *testing.T, r Result, line, col int, code, substr string) parsers
 		}
 	}
 	t.Fatalf("no %s at %d:%d containing %q; got:\n  %s", code, line, col, substr, strings.Join(diagStrings(r), "\n  "))
-	return parsers.Diagnostic{}
+	return model.Diagnostic{}
 }
 
 func wantClean(t *testing.T, r Result) {
 	t.Helper()
 	for _, d := range r.Diagnostics {
-		if d.Severity >= parsers.Warning {
+		if d.Severity >= model.Warning {
 			t.Fatalf("unexpected diagnostics:\n  %s", strings.Join(diagStrings(r), "\n  "))
 		}
 	}
 }
 
-func onlyProxy(t *testing.T, r Result) *parsers.Proxy {
+func onlyProxy(t *testing.T, r Result) *model.Proxy {
 	t.Helper()
 	if len(r.Proxies) != 1 {
 		t.Fatalf("got %d proxies, want 1; diagnostics:\n  %s", len(r.Proxies), strings.Join(diagStrings(r), "\n  "))
@@ -63,7 +63,7 @@ func onlyProxy(t *testing.T, r Result) *parsers.Proxy {
 }
 
 // at checks a setting's value, position and default flag.
-func at[T comparable](t *testing.T, what string, s parsers.Setting[T], value T, line, col int, def bool) {
+func at[T comparable](t *testing.T, what string, s model.Setting[T], value T, line, col int, def bool) {
 	t.Helper()
 	if !s.Valid() {
 		t.Errorf("%s: not set", what)
@@ -83,7 +83,7 @@ func TestBootstrapModel(t *testing.T) {
 	r := LoadBytes("bootstrap.yaml", src, Options{})
 	wantClean(t, r)
 	p := onlyProxy(t, r)
-	if p.Product != parsers.Envoy || p.Target.Product != parsers.Envoy {
+	if p.Product != model.Envoy || p.Target.Product != model.Envoy {
 		t.Errorf("product %q target %v", p.Product, p.Target)
 	}
 	if len(p.Listeners) != 1 {
@@ -116,7 +116,7 @@ func TestBootstrapModel(t *testing.T) {
 		t.Fatalf("got %d routes, want 6", len(routes))
 	}
 	orders := routes[0]
-	if orders.Name != "route /api/orders" || orders.Pos.Line != 103 || orders.Match.Kind != parsers.MatchPrefix {
+	if orders.Name != "route /api/orders" || orders.Pos.Line != 103 || orders.Match.Kind != model.MatchPrefix {
 		t.Errorf("route 0: %q at %v kind %q", orders.Name, orders.Pos, orders.Match.Kind)
 	}
 	at(t, "orders timeout", orders.Timeout, 10*time.Second, 107, 19, false)
@@ -156,7 +156,7 @@ func TestBootstrapModel(t *testing.T) {
 	}
 
 	redirect := routes[4]
-	if redirect.Pass != nil || redirect.Match.Kind != parsers.MatchExact {
+	if redirect.Pass != nil || redirect.Match.Kind != model.MatchExact {
 		t.Errorf("redirect route %+v", redirect)
 	}
 	site := routes[5]
@@ -188,6 +188,6 @@ func TestBootstrapModel(t *testing.T) {
 }
 
 // onList checks a list setting (retry_on) as its comma-joined text.
-func onList(s parsers.Setting[[]string]) parsers.Setting[string] {
-	return parsers.Setting[string]{Value: strings.Join(s.Value, ","), Pos: s.Pos, Name: s.Name, Level: s.Level, Default: s.Default}
+func onList(s model.Setting[[]string]) model.Setting[string] {
+	return model.Setting[string]{Value: strings.Join(s.Value, ","), Pos: s.Pos, Name: s.Name, Level: s.Level, Default: s.Default}
 }

@@ -3,14 +3,14 @@ package envoy
 import (
 	"strings"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // retryOnTokens are the retry_on values Envoy knows, with the release that
 // added each one when it is recent (EnvoyRetryOnValues and
 // EnvoyGrpcRetryOnValues in source/common/http/headers.h; router
 // retry_state_impl.cc). Envoy drops any other token without a word.
-var retryOnTokens = map[string]parsers.Version{
+var retryOnTokens = map[string]model.Version{
 	"5xx":                        {},
 	"gateway-error":              {},
 	"connect-failure":            {},
@@ -32,7 +32,7 @@ var retryOnTokens = map[string]parsers.Version{
 
 // KnownRetryOn reports whether Envoy release t understands retry_on token
 // tok.
-func KnownRetryOn(tok string, t parsers.Target) bool {
+func KnownRetryOn(tok string, t model.Target) bool {
 	since, ok := retryOnTokens[tok]
 	if !ok {
 		return false

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // fast loads src and fails when it takes long: bad input must be refused
@@ -143,8 +143,8 @@ func TestTruncatedJSONPosition(t *testing.T) {
 
 func TestNoPanicEscapes(t *testing.T) {
 	// Whatever happens inside, the caller gets diagnostics, not a panic.
-	r := LoadBytes("x.yaml", []byte("static_resources: {clusters: [{name: a, connect_timeout: 1s}]}\n"), Options{Target: parsers.Target{Product: parsers.Nginx}})
-	if p := onlyProxy(t, r); p.Target.Product != parsers.Envoy {
+	r := LoadBytes("x.yaml", []byte("static_resources: {clusters: [{name: a, connect_timeout: 1s}]}\n"), Options{Target: model.Target{Product: model.Nginx}})
+	if p := onlyProxy(t, r); p.Target.Product != model.Envoy {
 		t.Errorf("an Envoy proxy must target Envoy, got %v", p.Target)
 	}
 }

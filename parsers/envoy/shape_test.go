@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // lineOf is the 1-based line where sub first appears.
@@ -111,7 +111,7 @@ func TestConfigDumpResolvesRDS(t *testing.T) {
 	at(t, "connect timeout", rt.ConnectTimeout, 2*time.Second, ct, colOf(dumpJSON, ct, `"connect_timeout"`), false)
 }
 
-func names(p *parsers.Proxy) []string {
+func names(p *model.Proxy) []string {
 	var out []string
 	for _, l := range p.Listeners {
 		out = append(out, l.Name)

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // A site that proxies to the upstream "app", which only nginx.conf
@@ -39,7 +39,7 @@ func tree(t *testing.T, files map[string]string) string {
 }
 
 // upstreamOf is the upstream the only route of the model proxies to.
-func upstreamOf(t *testing.T, m *parsers.Model) *parsers.Upstream {
+func upstreamOf(t *testing.T, m *model.Model) *model.Upstream {
 	t.Helper()
 	require.Len(t, m.Proxies, 1)
 	routes := m.Proxies[0].Routes()
@@ -54,7 +54,7 @@ func TestFragmentThroughEntryPoint(t *testing.T) {
 	assert.Empty(t, m.Diagnostics)
 	require.Len(t, m.Proxies, 1)
 	assert.Equal(t, filepath.Join(dir, "nginx.conf"), m.Proxies[0].Entry, "linted through nginx.conf")
-	var app *parsers.Upstream
+	var app *model.Upstream
 	for _, r := range m.Proxies[0].Routes() {
 		if r.Pass != nil {
 			app = r.Pass.Upstream

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
 )
 
@@ -61,7 +61,7 @@ func TestLoadThroughOptions(t *testing.T) {
 	require.Empty(t, m.Diagnostics)
 	require.Len(t, m.Proxies, 1)
 	p := m.Proxies[0]
-	assert.Equal(t, parsers.Envoy, p.Product)
+	assert.Equal(t, model.Envoy, p.Product)
 	require.Len(t, p.Upstreams, 1)
 	require.Len(t, m.Files, 1)
 	require.Len(t, m.Files[0].Comments, 1)

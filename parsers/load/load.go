@@ -1,6 +1,6 @@
 // Package load turns the paths a user names into proxylint's model: it
 // finds configuration files in directories, tells nginx from Envoy by name
-// and content, runs the loader for each, and assembles one parsers.Model.
+// and content, runs the loader for each, and assembles one model.Model.
 package load
 
 import (
@@ -16,8 +16,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/proxylint/proxylint/parsers"
-	"github.com/proxylint/proxylint/parsers/chain"
+	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/chain"
 	"github.com/proxylint/proxylint/parsers/nginx"
 )
 
@@ -33,7 +33,7 @@ type Options struct {
 	// detects it per file.
 	Kind string
 	// Target is the proxy release the configurations are for.
-	Target parsers.Target
+	Target model.Target
 	// IncludeRoots widen the tree includes may read from, beyond the
 	// working directory and the directories of the named paths.
 	IncludeRoots []string
@@ -50,9 +50,9 @@ type loader func(path string, opts Options, roots []string) Result
 
 // Result is what a loader produced for one file.
 type Result struct {
-	Proxies     []*parsers.Proxy
-	Files       []*parsers.File
-	Diagnostics []parsers.Diagnostic
+	Proxies     []*model.Proxy
+	Files       []*model.File
+	Diagnostics []model.Diagnostic
 	// Includes lists the real paths of the files this one pulled in.
 	Includes []string
 }
@@ -69,7 +69,7 @@ func loaderFor(kind string) (loader, bool) {
 }
 
 // Load reads every configuration under paths.
-func Load(paths []string, opts Options) *parsers.Model {
+func Load(paths []string, opts Options) *model.Model {
 	m, _ := LoadScoped(paths, opts)
 	return m
 }
@@ -77,8 +77,8 @@ func Load(paths []string, opts Options) *parsers.Model {
 // LoadScoped reads every configuration under paths, and says which files'
 // findings concern the run: all of them, unless a file was linted through
 // an entry point that was not named itself (see entry.go).
-func LoadScoped(paths []string, opts Options) (*parsers.Model, *Scope) {
-	m := &parsers.Model{}
+func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
+	m := &model.Model{}
 	roots := includeRoots(append(append([]string{}, paths...), opts.EntryPoints...), opts.IncludeRoots)
 	var items []item
 	for _, p := range paths {
@@ -118,7 +118,7 @@ func LoadScoped(paths []string, opts Options) (*parsers.Model, *Scope) {
 	items, results, scope := withEntryPoints(items, results, included, opts, roots)
 	seenFile := map[string]bool{}
 	seenEntry := map[string]bool{}
-	named := map[*parsers.Proxy]bool{}
+	named := map[*model.Proxy]bool{}
 	for i, it := range items {
 		// A file that another loaded configuration includes is linted
 		// through it, in its real context, not a second time alone.
@@ -139,7 +139,7 @@ func LoadScoped(paths []string, opts Options) (*parsers.Model, *Scope) {
 			}
 		}
 	}
-	m.Chain = &parsers.Chain{Links: chain.Link(m.Proxies, func(a, b *parsers.Proxy) chain.Relation {
+	m.Chain = &model.Chain{Links: chain.Link(m.Proxies, func(a, b *model.Proxy) chain.Relation {
 		switch {
 		case named[a] && named[b]:
 			return chain.Together
@@ -177,7 +177,7 @@ func loadAll(items []item, opts Options, roots []string) []Result {
 func loadOne(it item, opts Options, roots []string) Result {
 	load, ok := loaderFor(it.kind)
 	if !ok {
-		return Result{Diagnostics: []parsers.Diagnostic{loadError(it.path, fmt.Sprintf("%s: %s configurations are not supported", it.path, it.kind))}}
+		return Result{Diagnostics: []model.Diagnostic{loadError(it.path, fmt.Sprintf("%s: %s configurations are not supported", it.path, it.kind))}}
 	}
 	return load(it.path, opts, roots)
 }
@@ -193,8 +193,8 @@ func neighbours(a, b string) bool {
 	return da == db || filepath.Dir(da) == db || filepath.Dir(db) == da
 }
 
-func loadError(path, msg string) parsers.Diagnostic {
-	return parsers.Diagnostic{Code: nginx.CodeLoad, Severity: parsers.Error, Pos: parsers.Pos{File: path}, Message: msg, Fatal: true}
+func loadError(path, msg string) model.Diagnostic {
+	return model.Diagnostic{Code: nginx.CodeLoad, Severity: model.Error, Pos: model.Pos{File: path}, Message: msg, Fatal: true}
 }
 
 func unwrap(err error) error {

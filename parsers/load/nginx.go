@@ -1,19 +1,19 @@
 package load
 
 import (
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/nginx"
 )
 
 func loadNginx(path string, opts Options, roots []string) Result {
 	target := opts.Target
-	if target.Product != parsers.Nginx && target.Product != parsers.Angie {
-		target = parsers.Target{Product: parsers.Nginx}
+	if target.Product != model.Nginx && target.Product != model.Angie {
+		target = model.Target{Product: model.Nginx}
 	}
 	cfg := nginx.Load(path, nginx.Options{Roots: roots})
 	res := Result{Diagnostics: cfg.Diagnostics}
 	for i, f := range cfg.Files {
-		res.Files = append(res.Files, &parsers.File{Path: f.Path, Source: f.Source, Comments: f.Comments})
+		res.Files = append(res.Files, &model.File{Path: f.Path, Source: f.Source, Comments: f.Comments})
 		if i > 0 && f.Real != "" {
 			res.Includes = append(res.Includes, f.Real)
 		}

@@ -5,27 +5,27 @@
 package nginx
 
 import (
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // Directive is one nginx statement: a name, its arguments and, for block
 // directives, the directives inside the block.
 type Directive struct {
 	Name string // unquoted and unescaped, as nginx looks it up
-	Pos  parsers.Pos
+	Pos  model.Pos
 	Args []Arg
 
 	// Block is non-nil for block directives, even when the block is empty.
 	Block []*Directive
 	// BlockPos is the "{" of a block; End is the closing "}" of a block
 	// or the ";" that ends a simple directive.
-	BlockPos parsers.Pos
-	End      parsers.Pos
+	BlockPos model.Pos
+	End      model.Pos
 
 	// Lua holds the body of a *_by_lua_block directive, which nginx hands to
 	// the Lua module unparsed; LuaPos is where the body starts.
 	Lua    *string
-	LuaPos parsers.Pos
+	LuaPos model.Pos
 
 	// Included lists the files an include directive pulled in, in the
 	// order nginx reads them (sorted glob matches).
@@ -39,7 +39,7 @@ func (d *Directive) IsBlock() bool { return d.Block != nil || d.Lua != nil }
 type Arg struct {
 	Value string // unquoted and unescaped as nginx does
 	Raw   string // as written, quotes included
-	Pos   parsers.Pos
+	Pos   model.Pos
 	// Quote is the quote character the argument was written with, or 0.
 	Quote byte
 }
@@ -61,5 +61,5 @@ type File struct {
 	Real       string
 	Source     []byte
 	Directives []*Directive
-	Comments   []parsers.Comment
+	Comments   []model.Comment
 }

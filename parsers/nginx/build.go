@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // passModules are the modules whose *_pass directive sends a request to an
@@ -27,15 +27,15 @@ const (
 // Build turns a loaded configuration into the common model, resolving every
 // inherited and default value once. A fragment is read in the context its
 // top level implies (Config.Context).
-func Build(cfg *Config, target parsers.Target) *parsers.Proxy {
-	p := &parsers.Proxy{Product: target.Product, Target: target}
+func Build(cfg *Config, target model.Target) *model.Proxy {
+	p := &model.Proxy{Product: target.Product, Target: target}
 	if cfg.Main == nil {
 		return p
 	}
 	p.Entry = cfg.Main.Path
 	p.Context = cfg.Context
-	p.Pos = parsers.Pos{File: cfg.Main.Path, Line: 1, Col: 1}
-	b := &builder{proxy: p, target: target, comments: map[string][]parsers.Comment{}, sources: map[string][]byte{}, implicit: map[string]*parsers.Upstream{}}
+	p.Pos = model.Pos{File: cfg.Main.Path, Line: 1, Col: 1}
+	b := &builder{proxy: p, target: target, comments: map[string][]model.Comment{}, sources: map[string][]byte{}, implicit: map[string]*model.Upstream{}}
 	b.complete = !cfg.Fragment()
 	for _, d := range cfg.Diagnostics {
 		if d.Code == CodeInclude {
@@ -90,10 +90,10 @@ var refused = map[string]string{
 
 // invalidDirectives finds refused directives anywhere in the tree,
 // included files too.
-func invalidDirectives(dirs []*Directive, out []parsers.Setting[string]) []parsers.Setting[string] {
+func invalidDirectives(dirs []*Directive, out []model.Setting[string]) []model.Setting[string] {
 	for _, d := range dirs {
 		if why, ok := refused[d.Name]; ok {
-			out = append(out, parsers.Set(why, d.Name, "", d.Pos))
+			out = append(out, model.Set(why, d.Name, "", d.Pos))
 		}
 		out = invalidDirectives(d.Block, out)
 		for _, f := range d.Included {
@@ -135,22 +135,22 @@ func InferContext(dirs []*Directive) string {
 }
 
 type builder struct {
-	proxy    *parsers.Proxy
-	target   parsers.Target
-	comments map[string][]parsers.Comment // annotation comments only
+	proxy    *model.Proxy
+	target   model.Target
+	comments map[string][]model.Comment // annotation comments only
 	sources  map[string][]byte
 
-	formats map[string]parsers.LogFormat
+	formats map[string]model.LogFormat
 	maps    map[string]*Directive // map blocks by the variable they set
 	// complete is set when the whole configuration was read: a main
 	// file whose includes could all be followed.
 	complete bool
-	named    map[string]*parsers.Upstream // by lower-case name
-	implicit map[string]*parsers.Upstream // by lower-case host:port or unix path
+	named    map[string]*model.Upstream // by lower-case name
+	implicit map[string]*model.Upstream // by lower-case host:port or unix path
 }
 
 func (b *builder) http(s *scope) {
-	b.formats = map[string]parsers.LogFormat{
+	b.formats = map[string]model.LogFormat{
 		"combined": {Name: "combined", Builtin: true, Text: `$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent"`},
 	}
 	for _, d := range s.all("log_format") {
@@ -164,7 +164,7 @@ func (b *builder) http(s *scope) {
 			}
 			parts = append(parts, a.Value)
 		}
-		b.formats[d.Args[0].Value] = parsers.LogFormat{Name: d.Args[0].Value, Text: strings.Join(parts, ""), Pos: d.Pos}
+		b.formats[d.Args[0].Value] = model.LogFormat{Name: d.Args[0].Value, Text: strings.Join(parts, ""), Pos: d.Pos}
 	}
 	b.maps = map[string]*Directive{}
 	for _, m := range s.children("map") {
@@ -172,7 +172,7 @@ func (b *builder) http(s *scope) {
 			b.maps[m.Args[1].Value] = m
 		}
 	}
-	b.named = map[string]*parsers.Upstream{}
+	b.named = map[string]*model.Upstream{}
 	for _, u := range s.children("upstream") {
 		if len(u.Args) == 1 {
 			b.upstream(newScope("upstream", u, u.Pos, s, u.Block), u.Args[0].Value)
@@ -183,8 +183,8 @@ func (b *builder) http(s *scope) {
 	}
 }
 
-func (b *builder) upstream(s *scope, name string) *parsers.Upstream {
-	u := &parsers.Upstream{Proxy: b.proxy, Name: name, Pos: s.at}
+func (b *builder) upstream(s *scope, name string) *model.Upstream {
+	u := &model.Upstream{Proxy: b.proxy, Name: name, Pos: s.at}
 	for _, d := range s.all("server") {
 		if len(d.Args) == 0 {
 			continue
@@ -194,7 +194,7 @@ func (b *builder) upstream(s *scope, name string) *parsers.Upstream {
 			continue
 		}
 		addr.Pos = d.Args[0].Pos
-		srv := parsers.Server{Address: addr, Raw: d.Args[0].Value, Pos: d.Pos, Literal: addr.Unix != "" || isLiteralHost(addr.Host)}
+		srv := model.Server{Address: addr, Raw: d.Args[0].Value, Pos: d.Pos, Literal: addr.Unix != "" || isLiteralHost(addr.Host)}
 		for _, a := range d.Args[1:] {
 			switch a.Value {
 			case "backup":
@@ -207,15 +207,15 @@ func (b *builder) upstream(s *scope, name string) *parsers.Upstream {
 	}
 	if d := s.last("keepalive"); d != nil && len(d.Args) > 0 {
 		n, _ := strconv.Atoi(d.Args[0].Value)
-		u.Keepalive = parsers.Set(n, "keepalive", "upstream", d.Pos)
+		u.Keepalive = model.Set(n, "keepalive", "upstream", d.Pos)
 		local := len(d.Args) > 1 && d.Args[1].Value == "local"
-		u.KeepaliveLocal = parsers.Set(local, "keepalive", "upstream", d.Pos)
-	} else if b.target.Product == parsers.Nginx && b.target.AtLeast(1, 29, 7) {
-		u.Keepalive = parsers.Default(defaultUpstreamKeepalive, "keepalive", s.at)
-		u.KeepaliveLocal = parsers.Default(true, "keepalive", s.at)
+		u.KeepaliveLocal = model.Set(local, "keepalive", "upstream", d.Pos)
+	} else if b.target.Product == model.Nginx && b.target.AtLeast(1, 29, 7) {
+		u.Keepalive = model.Default(defaultUpstreamKeepalive, "keepalive", s.at)
+		u.KeepaliveLocal = model.Default(true, "keepalive", s.at)
 	} else {
-		u.Keepalive = parsers.Default(0, "keepalive", s.at)
-		u.KeepaliveLocal = parsers.Default(false, "keepalive", s.at)
+		u.Keepalive = model.Default(0, "keepalive", s.at)
+		u.KeepaliveLocal = model.Default(false, "keepalive", s.at)
 	}
 	u.KeepaliveTimeout = b.duration(s, "keepalive_timeout", defaultUpstreamIdle)
 	u.KeepaliveTime = b.duration(s, "keepalive_time", defaultKeepaliveTime)
@@ -227,8 +227,8 @@ func (b *builder) upstream(s *scope, name string) *parsers.Upstream {
 	return u
 }
 
-func (b *builder) server(s *scope) *parsers.Listener {
-	l := &parsers.Listener{Proxy: b.proxy, Pos: s.at, Name: "server"}
+func (b *builder) server(s *scope) *model.Listener {
+	l := &model.Listener{Proxy: b.proxy, Pos: s.at, Name: "server"}
 	for _, d := range s.all("listen") {
 		if len(d.Args) == 0 {
 			continue
@@ -244,7 +244,7 @@ func (b *builder) server(s *scope) *parsers.Listener {
 		l.Addresses = append(l.Addresses, a)
 	}
 	if len(l.Addresses) == 0 && s.dir != nil {
-		l.Addresses = []parsers.Address{{Host: "*", Port: 80, Pos: s.at}}
+		l.Addresses = []model.Address{{Host: "*", Port: 80, Pos: s.at}}
 	}
 	for _, d := range s.all("server_name") {
 		l.ServerNames = append(l.ServerNames, d.ArgValues()...)
@@ -252,7 +252,7 @@ func (b *builder) server(s *scope) *parsers.Listener {
 	if len(l.ServerNames) > 0 {
 		l.Name = "server " + strings.Join(l.ServerNames, " ")
 	}
-	l.Codec = parsers.Default("HTTP1", "listen", s.at)
+	l.Codec = model.Default("HTTP1", "listen", s.at)
 	l.IdleTimeout = b.duration(s, "keepalive_timeout", defaultKeepaliveTimeout)
 	l.MaxConnectionDuration = b.duration(s, "keepalive_time", defaultKeepaliveTime)
 	b.proxy.Listeners = append(b.proxy.Listeners, l)
@@ -264,8 +264,8 @@ func (b *builder) server(s *scope) *parsers.Listener {
 
 // route adds the route of a location (and of the nested locations and
 // proxying if blocks inside it).
-func (b *builder) route(l *parsers.Listener, s *scope, parent *parsers.Route) {
-	r := &parsers.Route{Listener: l, Parent: parent, Kind: s.kind, Pos: s.at}
+func (b *builder) route(l *model.Listener, s *scope, parent *model.Route) {
+	r := &model.Route{Listener: l, Parent: parent, Kind: s.kind, Pos: s.at}
 	if s.dir != nil {
 		r.End = s.dir.End
 		r.Name = s.kind + " " + strings.Join(s.dir.ArgValues(), " ")
@@ -302,7 +302,7 @@ func passDirective(s *scope) *Directive {
 	return nil
 }
 
-func (b *builder) resolvePass(r *parsers.Route, s *scope, parent *parsers.Route) {
+func (b *builder) resolvePass(r *model.Route, s *scope, parent *model.Route) {
 	d := passDirective(s)
 	if d == nil {
 		// if and limit_except blocks use their location's pass
@@ -315,7 +315,7 @@ func (b *builder) resolvePass(r *parsers.Route, s *scope, parent *parsers.Route)
 		return
 	}
 	module := strings.TrimSuffix(d.Name, "_pass")
-	p := &parsers.Pass{Module: module, Name: d.Name, Pos: d.Pos}
+	p := &model.Pass{Module: module, Name: d.Name, Pos: d.Pos}
 	r.Pass = p
 	if len(d.Args) == 0 {
 		return
@@ -379,13 +379,13 @@ func (b *builder) resolvePass(r *parsers.Route, s *scope, parent *parsers.Route)
 	key := strings.ToLower(addr.String())
 	u := b.implicit[key]
 	if u == nil {
-		u = &parsers.Upstream{Proxy: b.proxy, Name: addr.String(), Implicit: true, Pos: d.Pos}
-		u.Servers = []parsers.Server{{Address: addr, Raw: hostport, Pos: d.Args[0].Pos, Literal: addr.Unix != "" || isLiteralHost(addr.Host)}}
-		u.Keepalive = parsers.Default(0, "keepalive", d.Pos)
-		u.KeepaliveLocal = parsers.Default(false, "keepalive", d.Pos)
-		u.KeepaliveTimeout = parsers.Default(defaultUpstreamIdle, "keepalive_timeout", d.Pos)
-		u.KeepaliveTime = parsers.Default(defaultKeepaliveTime, "keepalive_time", d.Pos)
-		u.KeepaliveRequests = parsers.Default(defaultUpstreamRequests, "keepalive_requests", d.Pos)
+		u = &model.Upstream{Proxy: b.proxy, Name: addr.String(), Implicit: true, Pos: d.Pos}
+		u.Servers = []model.Server{{Address: addr, Raw: hostport, Pos: d.Args[0].Pos, Literal: addr.Unix != "" || isLiteralHost(addr.Host)}}
+		u.Keepalive = model.Default(0, "keepalive", d.Pos)
+		u.KeepaliveLocal = model.Default(false, "keepalive", d.Pos)
+		u.KeepaliveTimeout = model.Default(defaultUpstreamIdle, "keepalive_timeout", d.Pos)
+		u.KeepaliveTime = model.Default(defaultKeepaliveTime, "keepalive_time", d.Pos)
+		u.KeepaliveRequests = model.Default(defaultUpstreamRequests, "keepalive_requests", d.Pos)
 		b.implicit[key] = u
 		b.proxy.Upstreams = append(b.proxy.Upstreams, u)
 	}
@@ -485,7 +485,7 @@ func defaultPort(scheme string) int {
 
 // resolveSettings fills the route's effective values for its pass module
 // (proxy when the route does not proxy).
-func (b *builder) resolveSettings(r *parsers.Route, s *scope) {
+func (b *builder) resolveSettings(r *model.Route, s *scope) {
 	m := "proxy"
 	if r.Pass != nil {
 		m = r.Pass.Module
@@ -507,14 +507,14 @@ func (b *builder) resolveSettings(r *parsers.Route, s *scope) {
 		r.RequestBuffering = b.boolean(s, m+"_request_buffering", true)
 	}
 	if m == "grpc" {
-		r.RequestBuffering = parsers.Default(false, "grpc_pass", s.at)
+		r.RequestBuffering = model.Default(false, "grpc_pass", s.at)
 	}
 	if m == "proxy" {
 		r.HTTPVersion = b.httpVersion(s)
 		r.ConnectionHeader = b.connectionHeader(s)
 		r.ConnectionHeaderPlain = b.withoutUpgrade(r.ConnectionHeader.Value)
 		if d, lvl := s.lookup("proxy_method"); d != nil && len(d.Args) > 0 {
-			r.UpstreamMethod = parsers.Set(strings.ToUpper(d.Args[0].Value), d.Name, lvl.kind, d.Pos)
+			r.UpstreamMethod = model.Set(strings.ToUpper(d.Args[0].Value), d.Name, lvl.kind, d.Pos)
 		}
 	}
 	if m == "fastcgi" {
@@ -527,52 +527,52 @@ func (b *builder) resolveSettings(r *parsers.Route, s *scope) {
 // (HTTP/1.1, no Connection header), which Angie adopted in 1.12.0.
 func (b *builder) newDefaults() bool {
 	switch b.target.Product {
-	case parsers.Angie:
+	case model.Angie:
 		return b.target.AtLeast(1, 12, 0)
 	default:
 		return b.target.AtLeast(1, 29, 7)
 	}
 }
 
-func (b *builder) httpVersion(s *scope) parsers.Setting[string] {
+func (b *builder) httpVersion(s *scope) model.Setting[string] {
 	if d, lvl := s.lookup("proxy_http_version"); d != nil && len(d.Args) > 0 {
-		return parsers.Set(d.Args[0].Value, d.Name, lvl.kind, d.Pos)
+		return model.Set(d.Args[0].Value, d.Name, lvl.kind, d.Pos)
 	}
 	if b.newDefaults() {
-		return parsers.Default("1.1", "proxy_http_version", s.at)
+		return model.Default("1.1", "proxy_http_version", s.at)
 	}
-	return parsers.Default("1.0", "proxy_http_version", s.at)
+	return model.Default("1.0", "proxy_http_version", s.at)
 }
 
 // connectionHeader finds the Connection header sent upstream: from the
 // innermost level with any proxy_set_header (the array is inherited whole
 // or not at all), else the built-in default.
-func (b *builder) connectionHeader(s *scope) parsers.Setting[string] {
+func (b *builder) connectionHeader(s *scope) model.Setting[string] {
 	ds, lvl := s.lookupArray("proxy_set_header")
 	for i := len(ds) - 1; i >= 0; i-- {
 		d := ds[i]
 		if len(d.Args) >= 2 && strings.EqualFold(d.Args[0].Value, "Connection") {
-			return parsers.Set(d.Args[1].Value, d.Name, lvl.kind, d.Pos)
+			return model.Set(d.Args[1].Value, d.Name, lvl.kind, d.Pos)
 		}
 	}
 	if b.newDefaults() {
-		return parsers.Default("", "proxy_set_header", s.at)
+		return model.Default("", "proxy_set_header", s.at)
 	}
-	return parsers.Default("close", "proxy_set_header", s.at)
+	return model.Default("close", "proxy_set_header", s.at)
 }
 
 // withoutUpgrade finds the value a "map $http_upgrade $v { ... }" gives
 // variable value ("$v") for a request without an Upgrade header: the entry
 // for the empty string, else its default (the websocket idiom of nginx's
 // documentation).
-func (b *builder) withoutUpgrade(value string) parsers.Setting[string] {
+func (b *builder) withoutUpgrade(value string) model.Setting[string] {
 	name, ok := strings.CutPrefix(value, "$")
 	if !ok || strings.ContainsAny(name, "${}") {
-		return parsers.Setting[string]{}
+		return model.Setting[string]{}
 	}
 	m := b.maps["$"+name]
 	if m == nil || m.Args[0].Value != "$http_upgrade" {
-		return parsers.Setting[string]{}
+		return model.Setting[string]{}
 	}
 	var def *Directive
 	for _, e := range flatten(m.Block) {
@@ -581,60 +581,60 @@ func (b *builder) withoutUpgrade(value string) parsers.Setting[string] {
 		}
 		switch {
 		case e.Name == "" && e.Pos.IsValid():
-			return parsers.Set(e.Args[0].Value, "map $http_upgrade "+value, "http", e.Pos)
+			return model.Set(e.Args[0].Value, "map $http_upgrade "+value, "http", e.Pos)
 		case e.Name == "default":
 			def = e
 		}
 	}
 	if def != nil {
-		return parsers.Set(def.Args[0].Value, "map $http_upgrade "+value, "http", def.Pos)
+		return model.Set(def.Args[0].Value, "map $http_upgrade "+value, "http", def.Pos)
 	}
-	return parsers.Default("", "map $http_upgrade "+value, m.Pos)
+	return model.Default("", "map $http_upgrade "+value, m.Pos)
 }
 
-func (b *builder) duration(s *scope, name string, def time.Duration) parsers.Setting[time.Duration] {
+func (b *builder) duration(s *scope, name string, def time.Duration) model.Setting[time.Duration] {
 	if d, lvl := s.lookup(name); d != nil && len(d.Args) > 0 {
 		if v, err := parseTime(d.Args[0].Value); err == nil {
-			return parsers.Set(v, name, lvl.kind, d.Pos)
+			return model.Set(v, name, lvl.kind, d.Pos)
 		}
 	}
-	return parsers.Default(def, name, s.at)
+	return model.Default(def, name, s.at)
 }
 
-func (b *builder) integer(s *scope, name string, def int) parsers.Setting[int] {
+func (b *builder) integer(s *scope, name string, def int) model.Setting[int] {
 	if d, lvl := s.lookup(name); d != nil && len(d.Args) > 0 {
 		if v, err := strconv.Atoi(d.Args[0].Value); err == nil {
-			return parsers.Set(v, name, lvl.kind, d.Pos)
+			return model.Set(v, name, lvl.kind, d.Pos)
 		}
 	}
-	return parsers.Default(def, name, s.at)
+	return model.Default(def, name, s.at)
 }
 
-func (b *builder) boolean(s *scope, name string, def bool) parsers.Setting[bool] {
+func (b *builder) boolean(s *scope, name string, def bool) model.Setting[bool] {
 	if d, lvl := s.lookup(name); d != nil && len(d.Args) > 0 {
 		if v, ok := onOff(d.Args[0].Value); ok {
-			return parsers.Set(v, name, lvl.kind, d.Pos)
+			return model.Set(v, name, lvl.kind, d.Pos)
 		}
 	}
-	return parsers.Default(def, name, s.at)
+	return model.Default(def, name, s.at)
 }
 
 // flags reads a bitmask directive such as proxy_next_upstream. "off" wins
 // over everything else on the line (proxy_module.c), leaving no flags.
-func (b *builder) flags(s *scope, name string, def []string) parsers.Setting[[]string] {
+func (b *builder) flags(s *scope, name string, def []string) model.Setting[[]string] {
 	if d, lvl := s.lookup(name); d != nil && len(d.Args) > 0 {
 		vals := d.ArgValues()
 		for _, v := range vals {
 			if v == "off" {
-				return parsers.Set([]string{}, name, lvl.kind, d.Pos)
+				return model.Set([]string{}, name, lvl.kind, d.Pos)
 			}
 		}
-		return parsers.Set(vals, name, lvl.kind, d.Pos)
+		return model.Set(vals, name, lvl.kind, d.Pos)
 	}
-	return parsers.Default(def, name, s.at)
+	return model.Default(def, name, s.at)
 }
 
-func (b *builder) accessLogs(s *scope) parsers.Setting[[]parsers.AccessLog] {
+func (b *builder) accessLogs(s *scope) model.Setting[[]model.AccessLog] {
 	ds, lvl := s.lookupArray("access_log")
 	if len(ds) == 0 {
 		// The default is nginx's, for the whole http block: point there.
@@ -644,14 +644,14 @@ func (b *builder) accessLogs(s *scope) parsers.Setting[[]parsers.AccessLog] {
 				at = c.at
 			}
 		}
-		return parsers.Default([]parsers.AccessLog{{Path: "logs/access.log", Format: b.formats["combined"], Pos: at}}, "access_log", at)
+		return model.Default([]model.AccessLog{{Path: "logs/access.log", Format: b.formats["combined"], Pos: at}}, "access_log", at)
 	}
-	var logs []parsers.AccessLog
+	var logs []model.AccessLog
 	for _, d := range ds {
 		if len(d.Args) == 0 {
 			continue
 		}
-		al := parsers.AccessLog{Path: d.Args[0].Value, Pos: d.Pos}
+		al := model.AccessLog{Path: d.Args[0].Value, Pos: d.Pos}
 		if al.Path == "off" {
 			al.Off = true
 			logs = append(logs, al)
@@ -664,17 +664,17 @@ func (b *builder) accessLogs(s *scope) parsers.Setting[[]parsers.AccessLog] {
 		if f, ok := b.formats[name]; ok {
 			al.Format = f
 		} else {
-			al.Format = parsers.LogFormat{Name: name}
+			al.Format = model.LogFormat{Name: name}
 		}
 		logs = append(logs, al)
 	}
-	return parsers.Set(logs, "access_log", lvl.kind, ds[0].Pos)
+	return model.Set(logs, "access_log", lvl.kind, ds[0].Pos)
 }
 
 // locationMatch reads a location's modifier and path.
-func locationMatch(args []string) parsers.Match {
+func locationMatch(args []string) model.Match {
 	if len(args) == 0 {
-		return parsers.Match{}
+		return model.Match{}
 	}
 	mod, path := "", args[0]
 	if len(args) >= 2 {
@@ -689,21 +689,21 @@ func locationMatch(args []string) parsers.Match {
 	}
 	switch {
 	case strings.HasPrefix(path, "@") && mod == "":
-		return parsers.Match{Kind: parsers.MatchNamed, Path: path}
+		return model.Match{Kind: model.MatchNamed, Path: path}
 	case mod == "=":
-		return parsers.Match{Kind: parsers.MatchExact, Path: path, CaseSensitive: true}
+		return model.Match{Kind: model.MatchExact, Path: path, CaseSensitive: true}
 	case mod == "~":
-		return parsers.Match{Kind: parsers.MatchRegex, Path: path, CaseSensitive: true}
+		return model.Match{Kind: model.MatchRegex, Path: path, CaseSensitive: true}
 	case mod == "~*":
-		return parsers.Match{Kind: parsers.MatchRegex, Path: path}
+		return model.Match{Kind: model.MatchRegex, Path: path}
 	}
-	return parsers.Match{Kind: parsers.MatchPrefix, Path: path, CaseSensitive: true, NoRegex: mod == "^~"}
+	return model.Match{Kind: model.MatchPrefix, Path: path, CaseSensitive: true, NoRegex: mod == "^~"}
 }
 
 // methodsOf reads limit_except: "limit_except GET { deny all; }" lets only
 // GET (and HEAD, which GET implies) through. A block that grants some
 // clients access (allow, auth_basic, ...) does not narrow the methods.
-func methodsOf(s *scope) parsers.Methods {
+func methodsOf(s *scope) model.Methods {
 	for c := s; c != nil && (c.kind == "location" || c.kind == "if" || c.kind == "limit_except"); c = c.parent {
 		for _, le := range c.children("limit_except") {
 			if !deniesAll(le.Block) {
@@ -722,13 +722,13 @@ func methodsOf(s *scope) parsers.Methods {
 				list = append(list, m)
 			}
 			sort.Strings(list)
-			return parsers.Methods{Allowed: list, Pos: le.Pos, Source: "limit_except"}
+			return model.Methods{Allowed: list, Pos: le.Pos, Source: "limit_except"}
 		}
 		if c.kind == "location" {
 			break
 		}
 	}
-	return parsers.Methods{Any: true}
+	return model.Methods{Any: true}
 }
 
 func deniesAll(block []*Directive) bool {
@@ -748,7 +748,7 @@ func deniesAll(block []*Directive) bool {
 
 // annotations reads "# proxylint:NAME" comments inside a route's own block
 // (not in nested locations) or on the line just above it.
-func (b *builder) annotations(s *scope) []parsers.Annotation {
+func (b *builder) annotations(s *scope) []model.Annotation {
 	if s.dir == nil {
 		return nil
 	}
@@ -759,7 +759,7 @@ func (b *builder) annotations(s *scope) []parsers.Annotation {
 			nested = append(nested, [2]int{loc.Pos.Line, loc.End.Line})
 		}
 	}
-	var out []parsers.Annotation
+	var out []model.Annotation
 	for _, c := range b.comments[start.File] {
 		if c.Pos.Line < start.Line-1 || (end.IsValid() && c.Pos.Line > end.Line) {
 			continue
@@ -778,14 +778,14 @@ func (b *builder) annotations(s *scope) []parsers.Annotation {
 		}
 		name, ok := annotationName(c.Text)
 		if ok {
-			out = append(out, parsers.Annotation{Name: name, Pos: c.Pos})
+			out = append(out, model.Annotation{Name: name, Pos: c.Pos})
 		}
 	}
 	return out
 }
 
 // ownLine reports whether only blanks precede position p on its line.
-func (b *builder) ownLine(p parsers.Pos) bool {
+func (b *builder) ownLine(p model.Pos) bool {
 	src := b.sources[p.File]
 	line := 1
 	for i := 0; i < len(src); i++ {

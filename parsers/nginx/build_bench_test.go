@@ -7,14 +7,14 @@ import (
 	"testing"
 
 	"github.com/proxylint/proxylint/bench/gen"
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // BenchmarkBuild measures model resolution alone: Build on configurations
 // already loaded, which resolves every inherited and default value of every
 // route. Reading and parsing are not timed.
 func BenchmarkBuild(b *testing.B) {
-	target := parsers.Target{Product: parsers.Nginx}
+	target := model.Target{Product: model.Nginx}
 	for _, n := range []int{10, 200, 2000} {
 		b.Run(fmt.Sprintf("gen-%d", n), func(b *testing.B) {
 			main, err := gen.NginxTree{Servers: n}.Write(b.TempDir())
@@ -33,7 +33,7 @@ func BenchmarkBuild(b *testing.B) {
 	})
 }
 
-func benchBuild(b *testing.B, cfgs []*Config, target parsers.Target) {
+func benchBuild(b *testing.B, cfgs []*Config, target model.Target) {
 	var size int64
 	for _, c := range cfgs {
 		for _, f := range c.Files {
@@ -42,7 +42,7 @@ func benchBuild(b *testing.B, cfgs []*Config, target parsers.Target) {
 	}
 	b.SetBytes(size)
 	b.ReportAllocs()
-	proxies := make([]*parsers.Proxy, len(cfgs))
+	proxies := make([]*model.Proxy, len(cfgs))
 	for b.Loop() {
 		for i, c := range cfgs {
 			proxies[i] = Build(c, target)

@@ -9,11 +9,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // build loads src as nginx.conf (plus extra files) and builds the model.
-func build(t *testing.T, target string, src string, extra ...string) *parsers.Proxy {
+func build(t *testing.T, target string, src string, extra ...string) *model.Proxy {
 	t.Helper()
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte(src), 0o644))
@@ -24,13 +24,13 @@ func build(t *testing.T, target string, src string, extra ...string) *parsers.Pr
 	for _, d := range cfg.Diagnostics {
 		require.Falsef(t, d.Fatal, "%s", d.Error())
 	}
-	tg, err := parsers.ParseTarget(target)
+	tg, err := model.ParseTarget(target)
 	require.NoError(t, err)
 	return Build(cfg, tg)
 }
 
 // route finds the route named name ("location /api/").
-func route(t *testing.T, p *parsers.Proxy, name string) *parsers.Route {
+func route(t *testing.T, p *model.Proxy, name string) *model.Route {
 	t.Helper()
 	for _, r := range p.Routes() {
 		if r.Name == name {
@@ -176,7 +176,7 @@ http {
 	}
 	for _, c := range cases {
 		p := build(t, c.target, src)
-		var u *parsers.Upstream
+		var u *model.Upstream
 		for _, x := range p.Upstreams {
 			if x.Name == "app" {
 				u = x
@@ -208,7 +208,7 @@ http {
     upstream backend { server 10.0.0.1:80; server 10.0.0.2:80 backup; server 10.0.0.3:80 down; }
 }
 `)
-	named := func(name string) *parsers.Upstream { return route(t, p, name).Pass.Upstream }
+	named := func(name string) *model.Upstream { return route(t, p, name).Pass.Upstream }
 	assert.Equal(t, "backend", named("location /upper/").Name, "names match case-insensitively, before or after the upstream block")
 	assert.Equal(t, 3, len(named("location /upper/").Servers))
 	assert.Equal(t, 2, named("location /upper/").Peers())
@@ -284,7 +284,7 @@ http {
     }
 }
 `)
-	names := func(r *parsers.Route) []string {
+	names := func(r *model.Route) []string {
 		var out []string
 		for _, a := range r.Annotations {
 			out = append(out, a.Name)
@@ -372,7 +372,7 @@ func TestFragmentContexts(t *testing.T) {
 	for _, c := range cases {
 		cfg := Load(write(c.name, c.src), Options{})
 		assert.Equal(t, c.ctx, cfg.Context, c.name)
-		p := Build(cfg, parsers.Target{Product: parsers.Nginx})
+		p := Build(cfg, model.Target{Product: model.Nginx})
 		assert.Len(t, p.Routes(), c.routes, c.name)
 		assert.Equal(t, c.ctx, p.Context, c.name)
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // parseString parses src as a main configuration file named test.conf.
@@ -21,7 +21,7 @@ func parseString(src string) (*File, *Error) {
 // lexAll renders every statement of src, one per element, as the kind of
 // its end followed by its words as "line:col:value", e.g.
 // `; 1:1:"listen" 1:8:"80"`. It stops at the first error.
-func lexAll(src string) ([]string, []parsers.Comment, *Error) {
+func lexAll(src string) ([]string, []model.Comment, *Error) {
 	lx := newLexer("test.conf", []byte(src))
 	var out []string
 	for {
@@ -99,11 +99,11 @@ func writeFiles(t testing.TB, files map[string]string) string {
 }
 
 // posString renders a position as line:col, without the file.
-func posString(p parsers.Pos) string { return fmt.Sprintf("%d:%d", p.Line, p.Col) }
+func posString(p model.Pos) string { return fmt.Sprintf("%d:%d", p.Line, p.Col) }
 
 // fatalDiagnostics returns the fatal diagnostics of a load.
-func fatalDiagnostics(cfg *Config) []parsers.Diagnostic {
-	var out []parsers.Diagnostic
+func fatalDiagnostics(cfg *Config) []model.Diagnostic {
+	var out []model.Diagnostic
 	for _, d := range cfg.Diagnostics {
 		if d.Fatal {
 			out = append(out, d)

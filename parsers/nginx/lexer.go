@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // maxToken is nginx's NGX_CONF_BUFFER: a parameter (or a comment) that does
@@ -17,7 +17,7 @@ const maxToken = 4096
 
 // Error is a syntax error at a position.
 type Error struct {
-	Pos parsers.Pos
+	Pos model.Pos
 	Msg string
 }
 
@@ -49,7 +49,7 @@ type lexer struct {
 	file     string
 	src      []byte
 	off      int
-	comments []parsers.Comment
+	comments []model.Comment
 
 	// text is src as a string, made once: words, comments and Lua code
 	// are parts of it rather than copies of their own.
@@ -88,7 +88,7 @@ func newLexer(file string, src []byte) *lexer {
 // pos converts a byte offset to a position. Converting offsets in
 // increasing order, as the parser does, costs time proportional to the
 // distance between them; any order is correct.
-func (lx *lexer) pos(off int) parsers.Pos {
+func (lx *lexer) pos(off int) model.Pos {
 	off = max(0, min(off, len(lx.src)))
 	line := lx.posLine // 1-based; 0 before the first conversion
 	if line == 0 || off < lx.posOff {
@@ -104,7 +104,7 @@ func (lx *lexer) pos(off int) parsers.Pos {
 		lx.posCol = utf8.RuneCount(lx.src[lx.lineStarts[line-1]:off]) + 1
 	}
 	lx.posLine, lx.posOff = line, off
-	return parsers.Pos{File: lx.file, Line: line, Col: lx.posCol}
+	return model.Pos{File: lx.file, Line: line, Col: lx.posCol}
 }
 
 func (lx *lexer) errorf(off int, format string, args ...any) *Error {
@@ -322,7 +322,7 @@ func (lx *lexer) addComment(start, end int) {
 	if n := len(text); n > 0 && text[n-1] == '\r' {
 		text = text[:n-1]
 	}
-	lx.comments = append(lx.comments, parsers.Comment{Pos: lx.pos(start), Text: lx.text[start+1 : start+1+len(text)]})
+	lx.comments = append(lx.comments, model.Comment{Pos: lx.pos(start), Text: lx.text[start+1 : start+1+len(text)]})
 }
 
 // word builds the argument spanning src[start:end], unescaping it as nginx

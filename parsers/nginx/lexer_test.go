@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 func TestLexWordsAndPositions(t *testing.T) {
@@ -118,12 +118,12 @@ func TestComments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []parsers.Comment{
-		{Pos: parsers.Pos{File: "test.conf", Line: 1, Col: 1}, Text: " first"},
-		{Pos: parsers.Pos{File: "test.conf", Line: 2, Col: 8}, Text: " after brace"},
-		{Pos: parsers.Pos{File: "test.conf", Line: 3, Col: 13}, Text: "glued"},
-		{Pos: parsers.Pos{File: "test.conf", Line: 4, Col: 16}, Text: " between"},
-		{Pos: parsers.Pos{File: "test.conf", Line: 7, Col: 1}, Text: "é last"},
+	want := []model.Comment{
+		{Pos: model.Pos{File: "test.conf", Line: 1, Col: 1}, Text: " first"},
+		{Pos: model.Pos{File: "test.conf", Line: 2, Col: 8}, Text: " after brace"},
+		{Pos: model.Pos{File: "test.conf", Line: 3, Col: 13}, Text: "glued"},
+		{Pos: model.Pos{File: "test.conf", Line: 4, Col: 16}, Text: " between"},
+		{Pos: model.Pos{File: "test.conf", Line: 7, Col: 1}, Text: "é last"},
 	}
 	if !reflect.DeepEqual(f.Comments, want) {
 		t.Errorf("comments\n got %+v\nwant %+v", f.Comments, want)
@@ -183,7 +183,7 @@ func TestPositionsInAnyOrder(t *testing.T) {
 	t.Parallel()
 	src := "aé\tb\n\nxy\r\nzzz é\n"
 	lx := newLexer("f", []byte(src))
-	want := make([]parsers.Pos, len(src)+1)
+	want := make([]model.Pos, len(src)+1)
 	for off := range want {
 		want[off] = newLexer("f", []byte(src)).pos(off)
 	}

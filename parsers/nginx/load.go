@@ -11,7 +11,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // Diagnostic codes the nginx loader reports under.
@@ -45,7 +45,7 @@ type Config struct {
 	// for a complete nginx.conf, or what a fragment's contents imply
 	// ("http", "server", "location", "upstream"; see InferContext).
 	Context     string
-	Diagnostics []parsers.Diagnostic
+	Diagnostics []model.Diagnostic
 	// Syntax is set when a file could not be parsed: the tree is then
 	// incomplete and must not be linted.
 	Syntax bool
@@ -83,11 +83,11 @@ func Load(path string, opts Options) *Config {
 		err = regularFile(real)
 	}
 	if err != nil {
-		l.fatal(CodeLoad, parsers.Pos{File: path}, fmt.Sprintf("cannot read %s: %v", path, unwrapPathError(err)))
+		l.fatal(CodeLoad, model.Pos{File: path}, fmt.Sprintf("cannot read %s: %v", path, unwrapPathError(err)))
 		return l.cfg
 	}
 	l.open = append(l.open, real)
-	f, pending, perr := l.parse(path, real, parentUnknown, 0, parsers.Pos{})
+	f, pending, perr := l.parse(path, real, parentUnknown, 0, model.Pos{})
 	l.cfg.Main = f
 	if f == nil {
 		return l.cfg
@@ -143,21 +143,21 @@ func (l *loader) exist(p string) bool {
 	return e
 }
 
-func (l *loader) fatal(code string, pos parsers.Pos, msg string) {
-	l.cfg.Diagnostics = append(l.cfg.Diagnostics, parsers.Diagnostic{
-		Code: code, Severity: parsers.Error, Pos: pos, Message: msg, Fatal: true,
+func (l *loader) fatal(code string, pos model.Pos, msg string) {
+	l.cfg.Diagnostics = append(l.cfg.Diagnostics, model.Diagnostic{
+		Code: code, Severity: model.Error, Pos: pos, Message: msg, Fatal: true,
 	})
 }
 
 // parse reads and parses one file; from is the include that named it. It
 // returns the file's include directives, which are still to be read, and
 // its syntax error, which is still to be reported (see finish).
-func (l *loader) parse(path, real, parent string, depth int, from parsers.Pos) (*File, []pendingInclude, *Error) {
+func (l *loader) parse(path, real, parent string, depth int, from model.Pos) (*File, []pendingInclude, *Error) {
 	src, err := l.read(real)
 	if err != nil {
 		pos := from
 		if !pos.IsValid() {
-			pos = parsers.Pos{File: path}
+			pos = model.Pos{File: path}
 		}
 		l.fatal(CodeInclude, pos, fmt.Sprintf("cannot read %s: %v", path, unwrapPathError(err)))
 		return nil, nil, nil
@@ -218,8 +218,8 @@ func (l *loader) include(p pendingInclude) {
 			if abs, err := filepath.Abs(path); err == nil && abs != real {
 				where = fmt.Sprintf("%s (a symbolic link to %s)", path, real)
 			}
-			l.cfg.Diagnostics = append(l.cfg.Diagnostics, parsers.Diagnostic{
-				Code: CodeInclude, Severity: parsers.Note, Pos: at,
+			l.cfg.Diagnostics = append(l.cfg.Diagnostics, model.Diagnostic{
+				Code: CodeInclude, Severity: model.Note, Pos: at,
 				Message: fmt.Sprintf("include %q: %s is outside the linted tree and was not read (widen it with --include-root)", name, where),
 			})
 			continue
@@ -249,7 +249,7 @@ func (l *loader) include(p pendingInclude) {
 // matches (none is fine, as for nginx), or the one path. A relative path
 // resolves against the prefix; in a fragment, whose prefix is unknown, a
 // path missing there is looked for in the parent directories too.
-func (l *loader) expand(name string, at parsers.Pos) ([]string, bool) {
+func (l *loader) expand(name string, at model.Pos) ([]string, bool) {
 	glob := strings.ContainsAny(name, "*?[")
 	candidates := []string{name}
 	if !filepath.IsAbs(name) {
@@ -293,8 +293,8 @@ func (l *loader) expand(name string, at parsers.Pos) ([]string, bool) {
 		return nil, true
 	}
 	if l.cfg.Fragment() {
-		l.cfg.Diagnostics = append(l.cfg.Diagnostics, parsers.Diagnostic{
-			Code: CodeInclude, Severity: parsers.Warning, Pos: at,
+		l.cfg.Diagnostics = append(l.cfg.Diagnostics, model.Diagnostic{
+			Code: CodeInclude, Severity: model.Warning, Pos: at,
 			Message: fmt.Sprintf("include %q was not found next to this fragment or in the directories above it, so it was not linted; lint the main nginx.conf that includes this file to follow it", name),
 		})
 		return nil, false

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // loadWithin loads path and fails the test if that takes more than a few
@@ -29,7 +29,7 @@ func loadWithin(t *testing.T, path string, opts Options) *Config {
 
 // diagLines renders diagnostics as "severity file:line:col message", the
 // file relative to dir.
-func diagLines(dir string, ds []parsers.Diagnostic) []string {
+func diagLines(dir string, ds []model.Diagnostic) []string {
 	var out []string
 	for _, d := range ds {
 		rel, err := filepath.Rel(dir, d.Pos.File)

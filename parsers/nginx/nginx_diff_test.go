@@ -14,8 +14,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/proxylint/proxylint/parsers"
-	"github.com/proxylint/proxylint/parsers/nginx/nginxtest"
+	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/internal/nginxtest"
 )
 
 // nginx -t rejects configurations for many reasons. Only the reasons of
@@ -414,7 +414,7 @@ func realFile(p string) string {
 
 // firstFatal returns the loader's first fatal diagnostic, and whether it is
 // a syntax error.
-func firstFatal(cfg *Config) (*parsers.Diagnostic, bool) {
+func firstFatal(cfg *Config) (*model.Diagnostic, bool) {
 	for i, d := range cfg.Diagnostics {
 		if d.Fatal {
 			return &cfg.Diagnostics[i], d.Code == CodeSyntax
@@ -542,7 +542,7 @@ func blank(src []byte, d *Directive) []byte {
 }
 
 // offsetOf converts a position (columns in code points) to a byte offset.
-func offsetOf(src []byte, p parsers.Pos) int {
+func offsetOf(src []byte, p model.Pos) int {
 	line, off := 1, 0
 	for line < p.Line {
 		i := bytes.IndexByte(src[off:], '\n')

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/proxylint/proxylint/parsers/nginx/nginxtest"
+	"github.com/proxylint/proxylint/internal/nginxtest"
 )
 
 // readerCase is a configuration fragment with what nginx's reader says

@@ -1,7 +1,7 @@
 package nginx
 
 import (
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // scope is one level of nginx's configuration hierarchy (http, server,
@@ -10,7 +10,7 @@ import (
 type scope struct {
 	kind   string     // "main", "http", "server", "location", "if", "limit_except", "upstream", ...
 	dir    *Directive // the block directive; nil for main and implied blocks
-	at     parsers.Pos
+	at     model.Pos
 	parent *scope
 	dirs   []*Directive
 	// byName indexes dirs by name; built on first use.
@@ -19,7 +19,7 @@ type scope struct {
 
 // newScope makes the scope of block directive dir (nil for the top level
 // of a file, or for a block a fragment implies; at is then its position).
-func newScope(kind string, dir *Directive, at parsers.Pos, parent *scope, body []*Directive) *scope {
+func newScope(kind string, dir *Directive, at model.Pos, parent *scope, body []*Directive) *scope {
 	if dir != nil {
 		at = dir.Pos
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // parseTime reads an nginx time value as ngx_parse_time does for
@@ -91,8 +91,8 @@ func parseTime(s string) (time.Duration, error) {
 // parseAddress reads host[:port], [v6]:port, *:port, port or unix:path as
 // listen, server and *_pass directives write them. defPort is used when no
 // port is given (0 to leave it unset).
-func parseAddress(s string, defPort int) (parsers.Address, error) {
-	var a parsers.Address
+func parseAddress(s string, defPort int) (model.Address, error) {
+	var a model.Address
 	if rest, ok := strings.CutPrefix(s, "unix:"); ok {
 		a.Unix = rest
 		return a, nil

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/proxylint/proxylint/parsers/nginx/nginxtest"
+	"github.com/proxylint/proxylint/internal/nginxtest"
 )
 
 // abortSetup starts a backend and an nginx proxying to it with the given

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/proxylint/proxylint/parsers/nginx/nginxtest"
+	"github.com/proxylint/proxylint/internal/nginxtest"
 )
 
 // waitTimeout bounds every wait for an event (a request reaching a

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/proxylint/proxylint/parsers/nginx/nginxtest"
+	"github.com/proxylint/proxylint/internal/nginxtest"
 )
 
 // layersSetup starts one nginx with two proxy layers in front of a

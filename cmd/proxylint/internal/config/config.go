@@ -24,8 +24,8 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
-	"github.com/proxylint/proxylint/parsers"
-	"github.com/proxylint/proxylint/parsers/suggest"
+	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/internal/suggest"
 	"github.com/proxylint/proxylint/rules"
 )
 
@@ -39,13 +39,13 @@ type Config struct {
 	// relative paths in it are resolved.
 	Path, Dir string
 
-	Target *parsers.Target
-	FailOn *parsers.Severity
+	Target *model.Target
+	FailOn *model.Severity
 
 	// Enable and Disable list rule IDs; Severity overrides rules'
 	// default severities.
 	Enable, Disable []string
-	Severity        map[string]parsers.Severity
+	Severity        map[string]model.Severity
 
 	// WriteLocations are extra patterns (RE2, matched against location
 	// paths) that mark a location as one whose requests change state.
@@ -66,7 +66,7 @@ type Config struct {
 	// Chain holds the declared hops around the configurations: the
 	// client, the load balancers (outermost first) and the backend, with
 	// the positions of their values in this file.
-	Chain []*parsers.Hop
+	Chain []*model.Hop
 }
 
 // Error is a problem in a configuration file, with its position.
@@ -77,7 +77,7 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	pos := parsers.Pos{File: e.File, Line: e.Line, Col: e.Col}
+	pos := model.Pos{File: e.File, Line: e.Line, Col: e.Col}
 	return pos.String() + ": " + e.Msg
 }
 
@@ -224,7 +224,7 @@ func (p *parser) top(root *yaml.Node) error {
 			if err != nil {
 				return err
 			}
-			t, err := parsers.ParseTarget(s)
+			t, err := model.ParseTarget(s)
 			if err != nil {
 				return p.errorf(v, "target: %v", err)
 			}
@@ -327,7 +327,7 @@ func (p *parser) rules(n *yaml.Node) error {
 				p.cfg.Disable = append(p.cfg.Disable, ids...)
 			}
 		case "severity":
-			p.cfg.Severity = map[string]parsers.Severity{}
+			p.cfg.Severity = map[string]model.Severity{}
 			return p.pairs(v, "rules.severity", func(rk, rv *yaml.Node) error {
 				if err := p.ruleID(rk, rk.Value); err != nil {
 					return err
@@ -383,12 +383,12 @@ func (p *parser) strs(k, v *yaml.Node) ([]string, error) {
 	return out, nil
 }
 
-func (p *parser) severity(k, v *yaml.Node) (parsers.Severity, error) {
+func (p *parser) severity(k, v *yaml.Node) (model.Severity, error) {
 	s, err := p.str(k, v)
 	if err != nil {
 		return 0, err
 	}
-	sev, err := parsers.ParseSeverity(s)
+	sev, err := model.ParseSeverity(s)
 	if err != nil {
 		return 0, p.errorf(v, "%s: %v", k.Value, err)
 	}
@@ -581,34 +581,34 @@ var hopFields = map[string]map[string]string{
 	"backend":  {"preset": "a backend preset", "name": "a name for messages", "idle": "how long it keeps idle connections from the proxy", "cancels": "whether it stops work when the proxy goes away"},
 }
 
-func (p *parser) pos(n *yaml.Node) parsers.Pos {
-	return parsers.Pos{File: p.file, Line: n.Line, Col: n.Column}
+func (p *parser) pos(n *yaml.Node) model.Pos {
+	return model.Pos{File: p.file, Line: n.Line, Col: n.Column}
 }
 
 // hop reads one hop: a scalar (a duration, or a preset name) or a mapping
 // of its values.
-func (p *parser) hop(kind string, v *yaml.Node) (*parsers.Hop, error) {
+func (p *parser) hop(kind string, v *yaml.Node) (*model.Hop, error) {
 	at := "chain: " + kind
 	if v.Kind == yaml.ScalarNode {
-		var h *parsers.Hop
+		var h *model.Hop
 		var err error
 		switch kind {
 		case "client":
 			var d time.Duration
-			if d, err = parsers.ParseDuration(v.Value); err == nil {
-				h = parsers.ClientHop(d, at, p.pos(v))
+			if d, err = model.ParseDuration(v.Value); err == nil {
+				h = model.ClientHop(d, at, p.pos(v))
 			}
 		case "balancer":
-			h, err = parsers.BalancerHop(v.Value, at, p.pos(v))
+			h, err = model.BalancerHop(v.Value, at, p.pos(v))
 		case "backend":
-			h, err = parsers.BackendHop(v.Value, at, p.pos(v))
+			h, err = model.BackendHop(v.Value, at, p.pos(v))
 		}
 		if err != nil {
 			return nil, p.errorf(v, "%s: %v", at, err)
 		}
 		return h, nil
 	}
-	h := &parsers.Hop{Kind: parsers.HopKind(kind), Name: kind}
+	h := &model.Hop{Kind: model.HopKind(kind), Name: kind}
 	if kind == "balancer" {
 		h.Name = "the hop in front"
 	}
@@ -625,9 +625,9 @@ func (p *parser) hop(kind string, v *yaml.Node) (*parsers.Hop, error) {
 			pv := v.Content[i+1]
 			var err error
 			if kind == "balancer" {
-				h, err = parsers.BalancerHop(pv.Value, at, p.pos(pv))
+				h, err = model.BalancerHop(pv.Value, at, p.pos(pv))
 			} else {
-				h, err = parsers.BackendHop(pv.Value, at, p.pos(pv))
+				h, err = model.BackendHop(pv.Value, at, p.pos(pv))
 			}
 			if err != nil || h.Preset == "" {
 				return nil, p.errorf(pv, "%s: preset %q is not known", at, pv.Value)
@@ -639,12 +639,12 @@ func (p *parser) hop(kind string, v *yaml.Node) (*parsers.Hop, error) {
 		if _, ok := fields[k.Value]; !ok {
 			return p.errorf(k, "%s: unknown key %q; the keys are %s", at, k.Value, keyList(fields))
 		}
-		dur := func() (parsers.Setting[time.Duration], error) {
-			d, err := parsers.ParseDuration(val.Value)
+		dur := func() (model.Setting[time.Duration], error) {
+			d, err := model.ParseDuration(val.Value)
 			if err != nil || val.Kind != yaml.ScalarNode {
-				return parsers.Setting[time.Duration]{}, p.errorf(val, "%s: %s: want a duration such as 30s", at, k.Value)
+				return model.Setting[time.Duration]{}, p.errorf(val, "%s: %s: want a duration such as 30s", at, k.Value)
 			}
-			return parsers.Set(d, at+" "+k.Value, "chain", p.pos(val)), nil
+			return model.Set(d, at+" "+k.Value, "chain", p.pos(val)), nil
 		}
 		var err error
 		switch k.Value {
@@ -660,7 +660,7 @@ func (p *parser) hop(kind string, v *yaml.Node) (*parsers.Hop, error) {
 		case "cancels":
 			var b bool
 			if b, err = p.boolean(k, val); err == nil {
-				h.CancelsOnDisconnect = parsers.Set(b, at+" cancels", "chain", p.pos(val))
+				h.CancelsOnDisconnect = model.Set(b, at+" cancels", "chain", p.pos(val))
 			}
 		}
 		return err

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 func TestParseEverything(t *testing.T) {
@@ -36,11 +36,11 @@ require-reason: true
 `
 	c, err := Parse(".proxylint.yaml", dir, []byte(src))
 	require.NoError(t, err)
-	assert.Equal(t, parsers.Target{Product: parsers.Nginx, Version: parsers.Version{Major: 1, Minor: 28}}, *c.Target)
-	assert.Equal(t, parsers.Error, *c.FailOn)
+	assert.Equal(t, model.Target{Product: model.Nginx, Version: model.Version{Major: 1, Minor: 28}}, *c.Target)
+	assert.Equal(t, model.Error, *c.FailOn)
 	assert.Equal(t, []string{"upstream-no-keepalive"}, c.Enable)
 	assert.Equal(t, []string{"unused-suppression"}, c.Disable)
-	assert.Equal(t, map[string]parsers.Severity{"upstream-no-keepalive": parsers.Error, "invalid-suppression": parsers.Note}, c.Severity)
+	assert.Equal(t, map[string]model.Severity{"upstream-no-keepalive": model.Error, "invalid-suppression": model.Note}, c.Severity)
 	require.Len(t, c.WriteLocations, 1)
 	assert.True(t, c.WriteLocations[0].MatchString("/api/v2/refunds"))
 	assert.Equal(t, []string{filepath.Join(dir, "deploy", "nginx.conf")}, c.EntryPoints)
@@ -105,8 +105,8 @@ func TestErrorsHavePositions(t *testing.T) {
 func TestTemplateIsTheDefault(t *testing.T) {
 	c, err := Parse(".proxylint.yaml", t.TempDir(), []byte(Template()))
 	require.NoError(t, err)
-	assert.Equal(t, parsers.Target{Product: parsers.Nginx}, *c.Target)
-	assert.Equal(t, parsers.Warning, *c.FailOn)
+	assert.Equal(t, model.Target{Product: model.Nginx}, *c.Target)
+	assert.Equal(t, model.Warning, *c.FailOn)
 	assert.Empty(t, c.Enable)
 	assert.Empty(t, c.Disable)
 	assert.Empty(t, c.Severity)
@@ -130,9 +130,9 @@ func TestChain(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, c.Chain, 5)
 	client, alb, cf, ha, be := c.Chain[0], c.Chain[1], c.Chain[2], c.Chain[3], c.Chain[4]
-	assert.Equal(t, parsers.HopClient, client.Kind)
+	assert.Equal(t, model.HopClient, client.Kind)
 	assert.Equal(t, 30*time.Second, client.RequestTimeout.Value)
-	assert.Equal(t, parsers.Pos{File: ".proxylint.yaml", Line: 2, Col: 13}, client.RequestTimeout.Pos)
+	assert.Equal(t, model.Pos{File: ".proxylint.yaml", Line: 2, Col: 13}, client.RequestTimeout.Pos)
 	assert.Equal(t, 60*time.Second, alb.RequestTimeout.Value)
 	assert.Equal(t, 125*time.Second, cf.RequestTimeout.Value, "a key overrides the preset's value")
 	assert.Equal(t, 900*time.Second, cf.PoolIdleTimeout.Value, "the preset's other values stay")
@@ -140,7 +140,7 @@ func TestChain(t *testing.T) {
 	assert.Equal(t, "haproxy", ha.Name)
 	assert.Equal(t, 20*time.Second, ha.IdleTimeout.Value)
 	assert.False(t, ha.PoolIdleTimeout.Valid())
-	assert.Equal(t, parsers.HopBackend, be.Kind)
+	assert.Equal(t, model.HopBackend, be.Kind)
 	assert.Equal(t, 65*time.Second, be.IdleTimeout.Value)
 	assert.Equal(t, 6, be.IdleTimeout.Pos.Line)
 	assert.False(t, be.CancelsOnDisconnect.Value)

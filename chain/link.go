@@ -9,7 +9,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // Relation says how sure it is that two configurations belong to one
@@ -32,14 +32,14 @@ const (
 // Link finds every link between the routes and listeners of the proxies.
 // relate says how two different configurations are related; nil treats
 // every pair as named together.
-func Link(proxies []*parsers.Proxy, relate func(a, b *parsers.Proxy) Relation) []*parsers.Link {
-	related := func(a, b *parsers.Proxy) Relation {
+func Link(proxies []*model.Proxy, relate func(a, b *model.Proxy) Relation) []*model.Link {
+	related := func(a, b *model.Proxy) Relation {
 		if a == b || relate == nil {
 			return Together
 		}
 		return relate(a, b)
 	}
-	byPort := map[int][]*parsers.Listener{}
+	byPort := map[int][]*model.Listener{}
 	for _, p := range proxies {
 		for _, l := range p.Listeners {
 			seen := map[int]bool{}
@@ -51,8 +51,8 @@ func Link(proxies []*parsers.Proxy, relate func(a, b *parsers.Proxy) Relation) [
 			}
 		}
 	}
-	var links []*parsers.Link
-	done := map[*parsers.Upstream][]reach{}
+	var links []*model.Link
+	done := map[*model.Upstream][]reach{}
 	for _, p := range proxies {
 		for _, r := range p.Routes() {
 			if r.Pass == nil || r.Pass.Upstream == nil {
@@ -69,7 +69,7 @@ func Link(proxies []*parsers.Proxy, relate func(a, b *parsers.Proxy) Relation) [
 				if re.listener == r.Listener {
 					continue
 				}
-				links = append(links, &parsers.Link{
+				links = append(links, &model.Link{
 					From: r, Server: re.server, Listener: re.listener,
 					To: landingRoute(re.listener, path, known),
 				})
@@ -80,8 +80,8 @@ func Link(proxies []*parsers.Proxy, relate func(a, b *parsers.Proxy) Relation) [
 }
 
 type reach struct {
-	server   parsers.Server
-	listener *parsers.Listener
+	server   model.Server
+	listener *model.Listener
 }
 
 // reachedBy lists the loaded listeners the servers of u connect to. An
@@ -89,14 +89,14 @@ type reach struct {
 // listener names reaches it; a host name nothing names reaches a listener
 // on a wildcard address only when it is the one loaded configuration
 // listening on that port (the service name of a container, say).
-func reachedBy(u *parsers.Upstream, byPort map[int][]*parsers.Listener, related func(a, b *parsers.Proxy) Relation) []reach {
+func reachedBy(u *model.Upstream, byPort map[int][]*model.Listener, related func(a, b *model.Proxy) Relation) []reach {
 	var out []reach
 	for _, s := range u.Servers {
 		if s.Down {
 			continue
 		}
 		a := s.Address
-		var exact, wildcard []*parsers.Listener
+		var exact, wildcard []*model.Listener
 		for _, l := range byPort[a.Port] {
 			rel := related(u.Proxy, l.Proxy)
 			if rel == Unrelated || (rel == Neighbours && serves(l, a) != matchExact) {
@@ -121,7 +121,7 @@ func reachedBy(u *parsers.Upstream, byPort map[int][]*parsers.Listener, related 
 
 // onlyProxy reports whether the listeners all belong to one configuration
 // other than from.
-func onlyProxy(ls []*parsers.Listener, from *parsers.Proxy) bool {
+func onlyProxy(ls []*model.Listener, from *model.Proxy) bool {
 	p := ls[0].Proxy
 	if p == from {
 		return false
@@ -145,7 +145,7 @@ const (
 // serves says whether listener l accepts connections to address a: the
 // same unix socket; the same port on a wildcard listen with a local target,
 // or on the same host (loopback addresses are all this machine).
-func serves(l *parsers.Listener, a parsers.Address) match {
+func serves(l *model.Listener, a model.Address) match {
 	best := noMatch
 	for _, la := range l.Addresses {
 		if la.Unix != "" || a.Unix != "" {
@@ -181,7 +181,7 @@ func isLocal(h string) bool {
 
 // forwardedPath is the path a proxied request carries to the next hop: the
 // URI of an nginx pass directive when it has one, else the route's own path.
-func forwardedPath(r *parsers.Route) (string, bool) {
+func forwardedPath(r *model.Route) (string, bool) {
 	if r.Pass.Module != "envoy" {
 		url := r.Pass.URL
 		if i := strings.Index(url, "://"); i >= 0 {
@@ -197,7 +197,7 @@ func forwardedPath(r *parsers.Route) (string, bool) {
 		}
 	}
 	switch r.Match.Kind {
-	case parsers.MatchPrefix, parsers.MatchExact:
+	case model.MatchPrefix, model.MatchExact:
 		return r.Match.Path, true
 	}
 	return "", false
@@ -205,8 +205,8 @@ func forwardedPath(r *parsers.Route) (string, bool) {
 
 // landingRoute picks the route of l that takes a request for path. It
 // returns nil whenever the choice is uncertain.
-func landingRoute(l *parsers.Listener, path string, known bool) *parsers.Route {
-	if l.Proxy != nil && l.Proxy.Product == parsers.Envoy {
+func landingRoute(l *model.Listener, path string, known bool) *model.Route {
+	if l.Proxy != nil && l.Proxy.Product == model.Envoy {
 		return firstMatch(l, path, known)
 	}
 	if !known {
@@ -225,17 +225,17 @@ func landingRoute(l *parsers.Listener, path string, known bool) *parsers.Route {
 
 // firstMatch is Envoy's route selection: the first route in order whose
 // match takes the path.
-func firstMatch(l *parsers.Listener, path string, known bool) *parsers.Route {
+func firstMatch(l *model.Listener, path string, known bool) *model.Route {
 	for _, r := range l.Routes {
 		switch r.Match.Kind {
-		case parsers.MatchPrefix:
+		case model.MatchPrefix:
 			if r.Match.Path == "/" || r.Match.Path == "" {
 				return r
 			}
 			if known && strings.HasPrefix(path, r.Match.Path) {
 				return r
 			}
-		case parsers.MatchExact:
+		case model.MatchExact:
 			if known && path == r.Match.Path {
 				return r
 			}
@@ -243,7 +243,7 @@ func firstMatch(l *parsers.Listener, path string, known bool) *parsers.Route {
 		if !known {
 			return nil
 		}
-		if r.Match.Kind == parsers.MatchRegex {
+		if r.Match.Kind == model.MatchRegex {
 			re, err := regexp.Compile("^(?:" + r.Match.Path + ")$")
 			if err != nil {
 				return nil
@@ -258,10 +258,10 @@ func firstMatch(l *parsers.Listener, path string, known bool) *parsers.Route {
 
 // locationsIn lists the locations of l directly inside parent (nil: the
 // server's own).
-func locationsIn(l *parsers.Listener, parent *parsers.Route) []*parsers.Route {
-	var out []*parsers.Route
+func locationsIn(l *model.Listener, parent *model.Route) []*model.Route {
+	var out []*model.Route
 	for _, r := range l.Routes {
-		if r.Parent == parent && r.Kind == "location" && r.Match.Kind != parsers.MatchNamed {
+		if r.Parent == parent && r.Kind == "location" && r.Match.Kind != model.MatchNamed {
 			out = append(out, r)
 		}
 	}
@@ -273,16 +273,16 @@ func locationsIn(l *parsers.Listener, parent *parsers.Route) []*parsers.Route {
 // and, within it, its nested locations, then the first regular expression
 // that matches unless that prefix is "^~". ok is false when the result
 // cannot be known (a regular expression Go cannot read).
-func findLocation(l *parsers.Listener, parent *parsers.Route, path string) (*parsers.Route, bool) {
+func findLocation(l *model.Listener, parent *model.Route, path string) (*model.Route, bool) {
 	level := locationsIn(l, parent)
-	var best *parsers.Route
+	var best *model.Route
 	for _, in := range level {
 		switch in.Match.Kind {
-		case parsers.MatchExact:
+		case model.MatchExact:
 			if in.Match.Path == path {
 				return in, true
 			}
-		case parsers.MatchPrefix:
+		case model.MatchPrefix:
 			if strings.HasPrefix(path, in.Match.Path) && (best == nil || len(in.Match.Path) > len(best.Match.Path)) {
 				best = in
 			}
@@ -299,7 +299,7 @@ func findLocation(l *parsers.Listener, parent *parsers.Route, path string) (*par
 	}
 	if best == nil || !best.Match.NoRegex {
 		for _, in := range level {
-			if in.Match.Kind != parsers.MatchRegex {
+			if in.Match.Kind != model.MatchRegex {
 				continue
 			}
 			expr := in.Match.Path

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/rules"
 )
 
@@ -31,31 +31,31 @@ http {
 // line, and a file that could not be read.
 func testInput() *Input {
 	const file = "/work/nginx.conf"
-	diag := parsers.Diagnostic{Code: "load-error", Severity: parsers.Error, Pos: parsers.Pos{File: "/work/absent.conf"}, Message: "cannot read absent.conf: no such file or directory", Fatal: true}
+	diag := model.Diagnostic{Code: "load-error", Severity: model.Error, Pos: model.Pos{File: "/work/absent.conf"}, Message: "cannot read absent.conf: no such file or directory", Fatal: true}
 	return &Input{
 		Findings: []rules.Finding{
-			{Rule: "load-error", Severity: parsers.Error, Pos: diag.Pos, Message: diag.Message},
+			{Rule: "load-error", Severity: model.Error, Pos: diag.Pos, Message: diag.Message},
 			{
-				Rule: "upstream-no-keepalive", Severity: parsers.Warning, Pos: parsers.Pos{File: file, Line: 5, Col: 13},
+				Rule: "upstream-no-keepalive", Severity: model.Warning, Pos: model.Pos{File: file, Line: 5, Col: 13},
 				Message:     "proxy_pass to 127.0.0.1:8000 has no upstream block, so nginx opens a new connection for every request. More.",
 				Fix:         "declare an upstream block",
-				Suppression: &rules.Suppression{Pos: parsers.Pos{File: file, Line: 5, Col: 47}, Reason: "sidecar"},
+				Suppression: &rules.Suppression{Pos: model.Pos{File: file, Line: 5, Col: 47}, Reason: "sidecar"},
 			},
 			{
-				Rule: "upstream-no-keepalive", Severity: parsers.Warning, Pos: parsers.Pos{File: file, Line: 8, Col: 13},
-				End:     parsers.Pos{File: file, Line: 8, Col: 46},
+				Rule: "upstream-no-keepalive", Severity: model.Warning, Pos: model.Pos{File: file, Line: 8, Col: 13},
+				End:     model.Pos{File: file, Line: 8, Col: 46},
 				Message: "proxy_pass to 127.0.0.1:8001 has no upstream block, so nginx opens a new connection for every request",
 				Related: []rules.Related{
-					{Pos: parsers.Pos{File: file, Line: 7, Col: 9}, Message: "in this location"},
+					{Pos: model.Pos{File: file, Line: 7, Col: 9}, Message: "in this location"},
 					{Message: "--behind aws-alb waits 60s"},
 				},
 			},
 		},
-		Files:       []*parsers.File{{Path: file, Source: []byte(testSource)}},
+		Files:       []*model.File{{Path: file, Source: []byte(testSource)}},
 		Rules:       rules.All(),
 		Version:     "0.1.0",
 		Dir:         "/work",
-		Diagnostics: []parsers.Diagnostic{diag},
+		Diagnostics: []model.Diagnostic{diag},
 	}
 }
 
@@ -219,8 +219,8 @@ func TestFirstParagraph(t *testing.T) {
 func TestGitHub(t *testing.T) {
 	in := testInput()
 	in.Findings = append(in.Findings, rules.Finding{
-		Rule: "unused-suppression", Severity: parsers.Note,
-		Pos:     parsers.Pos{File: "/work/dir,with:odd%chars/x.conf", Line: 3, Col: 1},
+		Rule: "unused-suppression", Severity: model.Note,
+		Pos:     model.Pos{File: "/work/dir,with:odd%chars/x.conf", Line: 3, Col: 1},
 		Message: "100% odd\r\nmessage",
 	})
 	var buf bytes.Buffer

@@ -4,29 +4,29 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // Step is one hop of a request's path with the values that decide how the
 // hops around it interact.
 type Step struct {
-	Kind parsers.HopKind
+	Kind model.HopKind
 	// Name says what the hop is: "client", "aws-alb", "nginx edge.conf
 	// location /api/", "backend uvicorn".
 	Name  string
-	Route *parsers.Route // for proxies
-	Hop   *parsers.Hop   // for declared hops
+	Route *model.Route // for proxies
+	Hop   *model.Hop   // for declared hops
 	// Waits is how long the hop waits for the next one before it gives up.
-	Waits parsers.Setting[time.Duration]
+	Waits model.Setting[time.Duration]
 	// Attempts is how many times it may send one request on, for failures
 	// after the next hop received it; Retry is the setting that allows it.
 	Attempts int
-	Retry    parsers.Setting[[]string]
+	Retry    model.Setting[[]string]
 	// Idle is how long it keeps an idle connection from the hop in front.
-	Idle parsers.Setting[time.Duration]
+	Idle model.Setting[time.Duration]
 	// PoolIdle and Lifetime bound its idle connections to the next hop.
-	PoolIdle parsers.Setting[time.Duration]
-	Lifetime parsers.Setting[time.Duration]
+	PoolIdle model.Setting[time.Duration]
+	Lifetime model.Setting[time.Duration]
 }
 
 // Path is one way a request travels, outermost hop first.
@@ -37,7 +37,7 @@ type Path struct {
 // Describe lists every path through the model: for each entry route (a route
 // of a listener no loaded route passes requests to), each way through the
 // linked loaded hops, with the declared hops in front and behind.
-func Describe(m *parsers.Model) []Path {
+func Describe(m *model.Model) []Path {
 	var front []Step
 	for _, h := range m.Chain.Front() {
 		front = append(front, declaredStep(h))
@@ -66,7 +66,7 @@ func Describe(m *parsers.Model) []Path {
 	return out
 }
 
-func declaredStep(h *parsers.Hop) Step {
+func declaredStep(h *model.Hop) Step {
 	name := string(h.Kind)
 	if h.Name != name {
 		name += " " + h.Name
@@ -77,8 +77,8 @@ func declaredStep(h *parsers.Hop) Step {
 	}
 }
 
-func routeStep(r *parsers.Route) Step {
-	s := Step{Kind: parsers.HopProxy, Route: r}
+func routeStep(r *model.Route) Step {
+	s := Step{Kind: model.HopProxy, Route: r}
 	product := "proxy"
 	if r.Listener != nil && r.Listener.Proxy != nil {
 		product = string(r.Listener.Proxy.Product)

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/rules"
 )
 
@@ -276,7 +276,7 @@ func sarifRuleOf(r *rules.Rule) sarifRule {
 // %SRCROOT% for files below the working directory, an absolute file URI
 // for others, and a region that starts at line 1 or later. A position in
 // no file yields nil.
-func (in *Input) sarifLocation(pos parsers.Pos) *sarifLocation {
+func (in *Input) sarifLocation(pos model.Pos) *sarifLocation {
 	if pos.File == "" {
 		return nil
 	}
@@ -297,7 +297,7 @@ func (in *Input) sarifLocation(pos parsers.Pos) *sarifLocation {
 // without the checkout can show it: from the start column to the end
 // column, or to the end of the line when the region does not say (SARIF's
 // default). Regions over several lines get no snippet.
-func (in *Input) snippet(pos parsers.Pos, reg sarifRegion) *sarifText {
+func (in *Input) snippet(pos model.Pos, reg sarifRegion) *sarifText {
 	if reg.EndLine != 0 && reg.EndLine != reg.StartLine {
 		return nil
 	}
@@ -398,11 +398,11 @@ func pascal(id string) string {
 	return b.String()
 }
 
-func problemSeverity(s parsers.Severity) string {
+func problemSeverity(s model.Severity) string {
 	switch s {
-	case parsers.Error:
+	case model.Error:
 		return "error"
-	case parsers.Warning:
+	case model.Warning:
 		return "warning"
 	}
 	return "recommendation"

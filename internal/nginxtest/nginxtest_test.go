@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/proxylint/proxylint/parsers/nginx/nginxtest"
+	"github.com/proxylint/proxylint/internal/nginxtest"
 )
 
 func TestParseDiagnostics(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/fatih/color"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // palette holds the colours of the text report; each colour is switched on
@@ -39,11 +39,11 @@ func newPalette(enabled bool) palette {
 	return p
 }
 
-func (p palette) severity(s parsers.Severity) *color.Color {
+func (p palette) severity(s model.Severity) *color.Color {
 	switch s {
-	case parsers.Error:
+	case model.Error:
 		return p.err
-	case parsers.Warning:
+	case model.Warning:
 		return p.warn
 	}
 	return p.note
@@ -85,14 +85,14 @@ func Text(w io.Writer, in *Input, useColor bool) error {
 	return bw.Flush()
 }
 
-func (in *Input) posText(p parsers.Pos) string {
+func (in *Input) posText(p model.Pos) string {
 	q := p
 	q.File = in.RelPath(p.File)
 	return q.String()
 }
 
 // quote prints the source line of pos with a caret under its column.
-func (in *Input) quote(w io.Writer, p palette, pos parsers.Pos) {
+func (in *Input) quote(w io.Writer, p palette, pos model.Pos) {
 	line, ok := in.Line(pos.File, pos.Line)
 	if !ok || pos.Col < 1 {
 		return

@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/proxylint/proxylint/parsers"
-	"github.com/proxylint/proxylint/parsers/chain"
+	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/chain"
 	"github.com/proxylint/proxylint/parsers/load"
 )
 
@@ -30,7 +30,7 @@ func links(t *testing.T, files map[string]string, names ...string) []string {
 	for _, n := range names {
 		paths = append(paths, filepath.Join(dir, n))
 	}
-	m := load.Load(paths, load.Options{Target: parsers.Target{Product: parsers.Nginx}})
+	m := load.Load(paths, load.Options{Target: model.Target{Product: model.Nginx}})
 	for _, d := range m.Diagnostics {
 		require.Falsef(t, d.Fatal, "%s", d.Error())
 	}
@@ -46,7 +46,7 @@ func links(t *testing.T, files map[string]string, names ...string) []string {
 	return out
 }
 
-func name(p parsers.Pos) string {
+func name(p model.Pos) string {
 	return fmt.Sprintf("%s:%02d", filepath.Base(p.File), p.Line)
 }
 
@@ -139,12 +139,12 @@ func TestDescribe(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "edge.conf"), []byte(edge), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "inner.conf"), []byte(inner), 0o644))
-	m := load.Load([]string{filepath.Join(dir, "edge.conf"), filepath.Join(dir, "inner.conf")}, load.Options{Target: parsers.Target{Product: parsers.Nginx}})
-	alb, err := parsers.BalancerHop("aws-alb", "--behind", parsers.Pos{})
+	m := load.Load([]string{filepath.Join(dir, "edge.conf"), filepath.Join(dir, "inner.conf")}, load.Options{Target: model.Target{Product: model.Nginx}})
+	alb, err := model.BalancerHop("aws-alb", "--behind", model.Pos{})
 	require.NoError(t, err)
-	be, err := parsers.BackendHop("uvicorn", "--backend", parsers.Pos{})
+	be, err := model.BackendHop("uvicorn", "--backend", model.Pos{})
 	require.NoError(t, err)
-	m.Chain.Hops = []*parsers.Hop{alb, be}
+	m.Chain.Hops = []*model.Hop{alb, be}
 
 	var got []string
 	for _, p := range chain.Describe(m) {
@@ -183,7 +183,7 @@ func TestDeploymentsLinkOnlyWhenRelated(t *testing.T) {
 	}
 	e := write("shop/edge/nginx.conf", edge)
 	i := write("blog/internal/nginx.conf", inner)
-	opts := load.Options{Target: parsers.Target{Product: parsers.Nginx}}
+	opts := load.Options{Target: model.Target{Product: model.Nginx}}
 	assert.Empty(t, load.Load([]string{root}, opts).Chain.Links, "unrelated directories")
 	assert.NotEmpty(t, load.Load([]string{e, i}, opts).Chain.Links, "named together")
 
@@ -201,7 +201,7 @@ func TestHostNameLinksOnlyConfigurationsNamedTogether(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
 	}
-	opts := load.Options{Target: parsers.Target{Product: parsers.Nginx}}
+	opts := load.Options{Target: model.Target{Product: model.Nginx}}
 	assert.Empty(t, load.Load([]string{root}, opts).Chain.Links, "api:9000 is only a name in a directory walk")
 	m := load.Load([]string{filepath.Join(root, "deploy/edge/edge.conf"), filepath.Join(root, "deploy/api/api.conf")}, opts)
 	assert.Len(t, m.Chain.Links, 1)

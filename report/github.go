@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // GitHub writes one workflow command per unsuppressed finding, so that a
@@ -57,11 +57,11 @@ func GitHub(w io.Writer, in *Input) error {
 }
 
 // ghCommand maps a severity to a workflow command.
-func ghCommand(s parsers.Severity) string {
+func ghCommand(s model.Severity) string {
 	switch s {
-	case parsers.Error:
+	case model.Error:
 		return "error"
-	case parsers.Warning:
+	case model.Warning:
 		return "warning"
 	}
 	return "notice"

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/proxylint/proxylint/bench/gen"
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
 	"github.com/proxylint/proxylint/rules"
 )
@@ -29,11 +29,11 @@ func BenchmarkReport(b *testing.B) {
 	}
 	inputs := []struct {
 		name string
-		load func(*testing.B) *parsers.Model
+		load func(*testing.B) *model.Model
 	}{
-		{"gen-10", func(b *testing.B) *parsers.Model { return benchGenModel(b, 10) }},
-		{"gen-200", func(b *testing.B) *parsers.Model { return benchGenModel(b, 200) }},
-		{"gen-2000", func(b *testing.B) *parsers.Model { return benchGenModel(b, 2000) }},
+		{"gen-10", func(b *testing.B) *model.Model { return benchGenModel(b, 10) }},
+		{"gen-200", func(b *testing.B) *model.Model { return benchGenModel(b, 200) }},
+		{"gen-2000", func(b *testing.B) *model.Model { return benchGenModel(b, 2000) }},
 		{"corpus", benchCorpusModel},
 	}
 	for _, src := range inputs {
@@ -67,15 +67,15 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func benchGenModel(b *testing.B, n int) *parsers.Model {
+func benchGenModel(b *testing.B, n int) *model.Model {
 	main, err := gen.NginxTree{Servers: n}.Write(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}
-	return load.Load([]string{main}, load.Options{Target: parsers.Target{Product: parsers.Nginx}})
+	return load.Load([]string{main}, load.Options{Target: model.Target{Product: model.Nginx}})
 }
 
-func benchCorpusModel(b *testing.B) *parsers.Model {
+func benchCorpusModel(b *testing.B) *model.Model {
 	dir, err := filepath.Abs("../../../shared/corpus/nginx")
 	if err == nil {
 		_, err = os.Stat(dir)
@@ -83,5 +83,5 @@ func benchCorpusModel(b *testing.B) *parsers.Model {
 	if err != nil {
 		b.Skipf("corpus not available: %v", err)
 	}
-	return load.Load([]string{dir}, load.Options{Target: parsers.Target{Product: parsers.Nginx}})
+	return load.Load([]string{dir}, load.Options{Target: model.Target{Product: model.Nginx}})
 }

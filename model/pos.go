@@ -1,4 +1,4 @@
-// Package parsers holds proxylint's common model of proxy configurations:
+// Package model holds proxylint's common model of proxy configurations:
 // the hops, listeners, routes, upstreams, timeouts and retry policies that
 // the rules reason about, whichever proxy the configuration was written for.
 //
@@ -6,7 +6,7 @@
 // every inherited or defaulted value once, so a rule asks a route for its
 // effective value and gets the value, where it was set and whether it is the
 // proxy's default. Rules never look at syntax.
-package parsers
+package model
 
 import (
 	"fmt"

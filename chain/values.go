@@ -4,22 +4,22 @@ import (
 	"strings"
 	"time"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 )
 
 // What the path analysis reads off a route, whichever proxy it belongs to.
 
-func isEnvoy(r *parsers.Route) bool {
-	return r.Listener != nil && r.Listener.Proxy != nil && r.Listener.Proxy.Product == parsers.Envoy
+func isEnvoy(r *model.Route) bool {
+	return r.Listener != nil && r.Listener.Proxy != nil && r.Listener.Proxy.Product == model.Envoy
 }
 
 // Wait is how long a route waits for the next hop's response before it
 // gives up: nginx's read timeout of the pass module (per attempt), Envoy's
 // route timeout (for all attempts). ok is false when the route has no limit
 // (0) or does not proxy.
-func Wait(r *parsers.Route) (parsers.Setting[time.Duration], bool) {
+func Wait(r *model.Route) (model.Setting[time.Duration], bool) {
 	if r == nil || r.Pass == nil {
-		return parsers.Setting[time.Duration]{}, false
+		return model.Setting[time.Duration]{}, false
 	}
 	s := r.ReadTimeout
 	if isEnvoy(r) {
@@ -30,7 +30,7 @@ func Wait(r *parsers.Route) (parsers.Setting[time.Duration], bool) {
 
 // reexecuting reports whether a route retries failures that happen after
 // the next hop received the request, so that a retry runs it again.
-func reexecuting(r *parsers.Route) bool {
+func reexecuting(r *model.Route) bool {
 	for _, c := range r.Retry.On.Value {
 		switch {
 		case c == "timeout", c == "invalid_header", strings.HasPrefix(c, "http_"),
@@ -47,7 +47,7 @@ func reexecuting(r *parsers.Route) bool {
 // for failures that happen after the request arrived, and the setting that
 // allows it: nginx, the servers of the upstream (not down) capped by
 // *_next_upstream_tries; Envoy, num_retries + 1.
-func Attempts(r *parsers.Route) (int, parsers.Setting[[]string]) {
+func Attempts(r *model.Route) (int, model.Setting[[]string]) {
 	on := r.Retry.On
 	if r.Pass == nil || !reexecuting(r) {
 		return 1, on
@@ -78,26 +78,26 @@ var poolingModules = map[string]bool{"proxy": true, "grpc": true, "memcached": t
 // next hop, and the upstream that keeps it: an nginx upstream block's
 // keepalive_timeout when it keeps a pool its module can use, an Envoy
 // cluster's idle_timeout.
-func Pool(r *parsers.Route) (parsers.Setting[time.Duration], *parsers.Upstream, bool) {
+func Pool(r *model.Route) (model.Setting[time.Duration], *model.Upstream, bool) {
 	if r == nil || r.Pass == nil || r.Pass.Upstream == nil {
-		return parsers.Setting[time.Duration]{}, nil, false
+		return model.Setting[time.Duration]{}, nil, false
 	}
 	u := r.Pass.Upstream
 	if isEnvoy(r) {
 		return u.IdleTimeout, u, u.IdleTimeout.Valid() && u.IdleTimeout.Value > 0
 	}
 	if u.Implicit || u.Keepalive.Value <= 0 || !poolingModules[r.Pass.Module] {
-		return parsers.Setting[time.Duration]{}, nil, false
+		return model.Setting[time.Duration]{}, nil, false
 	}
 	return u.KeepaliveTimeout, u, u.KeepaliveTimeout.Valid() && u.KeepaliveTimeout.Value > 0
 }
 
 // Lifetime is how long a pooled connection to the next hop may live: nginx
 // upstream keepalive_time, Envoy cluster max_connection_duration.
-func Lifetime(r *parsers.Route) parsers.Setting[time.Duration] {
+func Lifetime(r *model.Route) model.Setting[time.Duration] {
 	_, u, ok := Pool(r)
 	if !ok {
-		return parsers.Setting[time.Duration]{}
+		return model.Setting[time.Duration]{}
 	}
 	if isEnvoy(r) {
 		return u.MaxConnectionDuration
@@ -108,13 +108,13 @@ func Lifetime(r *parsers.Route) parsers.Setting[time.Duration] {
 // Paths lists the ways a request entering at route r continues through
 // loaded hops: each path starts with r and follows links to the route of
 // the next hop, up to a route with no further loaded hop.
-func Paths(c *parsers.Chain, r *parsers.Route) [][]*parsers.Route {
-	var out [][]*parsers.Route
-	var walk func(path []*parsers.Route)
-	walk = func(path []*parsers.Route) {
+func Paths(c *model.Chain, r *model.Route) [][]*model.Route {
+	var out [][]*model.Route
+	var walk func(path []*model.Route)
+	walk = func(path []*model.Route) {
 		last := path[len(path)-1]
 		extended := false
-		seen := map[*parsers.Route]bool{}
+		seen := map[*model.Route]bool{}
 		for _, l := range c.Next(last) {
 			// Several servers of one upstream may reach the same route.
 			if l.To == nil || l.To.Pass == nil || contains(path, l.To) || seen[l.To] {
@@ -122,17 +122,17 @@ func Paths(c *parsers.Chain, r *parsers.Route) [][]*parsers.Route {
 			}
 			seen[l.To] = true
 			extended = true
-			walk(append(append([]*parsers.Route{}, path...), l.To))
+			walk(append(append([]*model.Route{}, path...), l.To))
 		}
 		if !extended {
 			out = append(out, path)
 		}
 	}
-	walk([]*parsers.Route{r})
+	walk([]*model.Route{r})
 	return out
 }
 
-func contains(rs []*parsers.Route, r *parsers.Route) bool {
+func contains(rs []*model.Route, r *model.Route) bool {
 	for _, x := range rs {
 		if x == r {
 			return true

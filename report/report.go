@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/proxylint/proxylint/parsers"
+	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/rules"
 )
 
@@ -19,7 +19,7 @@ import (
 type Input struct {
 	Findings []rules.Finding
 	// Files are the sources read, to quote the lines findings point at.
-	Files []*parsers.File
+	Files []*model.File
 	// Rules are the registered rules (SARIF lists them all).
 	Rules []*rules.Rule
 	// Tool version, for documents that carry it.
@@ -31,7 +31,7 @@ type Input struct {
 	Known int
 	// Diagnostics are the loaders' problems; the fatal ones (a file that
 	// could not be loaded) make SARIF's invocation unsuccessful.
-	Diagnostics []parsers.Diagnostic
+	Diagnostics []model.Diagnostic
 
 	sources map[string][]byte
 	lines   map[string][]int
@@ -112,9 +112,9 @@ func Count(fs []rules.Finding) Counts {
 		switch {
 		case f.Suppression != nil:
 			c.Suppressed++
-		case f.Severity == parsers.Error:
+		case f.Severity == model.Error:
 			c.Errors++
-		case f.Severity == parsers.Warning:
+		case f.Severity == model.Warning:
 			c.Warnings++
 		default:
 			c.Notes++

@@ -1,0 +1,26 @@
+package rules
+
+// all is every rule proxylint has, sorted by ID. A new rule is added here,
+// in its own file, with its doc in docs/ID.md and its fixtures in
+// fixtures/ID/; TestRuleList checks that the list is sorted and complete.
+var all = []*Rule{
+	ClientAbortIgnoredBroadly,
+	EnvoyH1UnsafeDrain,
+	EnvoyInvalid,
+	EnvoyRetryOnUnknown,
+	EnvoySyntax,
+	EnvoyUnknownExtension,
+	InvalidSuppression,
+	KeepaliveIdleRace,
+	LoadError,
+	LogFormatBlind,
+	NginxInclude,
+	NginxSyntax,
+	RetryAmplification,
+	RetryTimeoutWrite,
+	RetryTriesUnbounded,
+	TimeoutBudgetInverted,
+	TimeoutEqualAdjacent,
+	UnusedSuppression,
+	UpstreamNoKeepalive,
+}
