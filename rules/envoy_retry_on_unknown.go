@@ -5,8 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/internal/suggest"
+	"github.com/proxylint/proxylint/model"
 )
 
 // EnvoyRetryOnUnknown flags retry_on tokens Envoy does not know. Envoy

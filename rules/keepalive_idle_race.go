@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/chain"
+	"github.com/proxylint/proxylint/model"
 )
 
 // KeepaliveIdleRace flags a connection pool that keeps idle connections at

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/chain"
+	"github.com/proxylint/proxylint/model"
 )
 
 // RetryAmplification flags retries at several hops of one path, which

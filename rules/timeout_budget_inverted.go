@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/chain"
+	"github.com/proxylint/proxylint/model"
 )
 
 // TimeoutBudgetInverted flags an inner hop that keeps waiting after the hop

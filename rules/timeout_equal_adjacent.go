@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/chain"
+	"github.com/proxylint/proxylint/model"
 )
 
 // TimeoutEqualAdjacent flags two adjacent hops that wait the same time for

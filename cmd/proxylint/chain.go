@@ -13,10 +13,10 @@ import (
 
 	"github.com/fatih/color"
 
-	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/chain"
-	"github.com/proxylint/proxylint/rules"
+	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/report"
+	"github.com/proxylint/proxylint/rules"
 )
 
 const chainUsage = `Usage: proxylint chain [flags] PATH...

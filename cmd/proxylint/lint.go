@@ -17,8 +17,8 @@ import (
 	"github.com/proxylint/proxylint/cmd/proxylint/internal/config"
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
-	"github.com/proxylint/proxylint/rules"
 	"github.com/proxylint/proxylint/report"
+	"github.com/proxylint/proxylint/rules"
 )
 
 const usageText = `proxylint: static analysis for nginx and Envoy configurations

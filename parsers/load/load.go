@@ -16,8 +16,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/chain"
+	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/nginx"
 )
 

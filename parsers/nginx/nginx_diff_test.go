@@ -14,8 +14,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/internal/nginxtest"
+	"github.com/proxylint/proxylint/model"
 )
 
 // nginx -t rejects configurations for many reasons. Only the reasons of

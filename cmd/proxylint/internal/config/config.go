@@ -24,8 +24,8 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
-	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/internal/suggest"
+	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/rules"
 )
 
