@@ -6,7 +6,6 @@
 package chain
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/proxylint/proxylint/model"
@@ -55,10 +54,10 @@ func Link(proxies []*model.Proxy, relate func(a, b *model.Proxy) Relation) []*mo
 	done := map[*model.Upstream][]reach{}
 	for _, p := range proxies {
 		for _, r := range p.Routes() {
-			if r.Pass == nil || r.Pass.Upstream == nil {
+			if r.Forward == nil || r.Forward.Upstream == nil {
 				continue
 			}
-			u := r.Pass.Upstream
+			u := r.Forward.Upstream
 			reached, ok := done[u]
 			if !ok {
 				reached = reachedBy(u, byPort, related)
@@ -182,8 +181,8 @@ func isLocal(h string) bool {
 // forwardedPath is the path a proxied request carries to the next hop: the
 // URI of an nginx pass directive when it has one, else the route's own path.
 func forwardedPath(r *model.Route) (string, bool) {
-	if r.Pass.Module != "envoy" {
-		url := r.Pass.URL
+	if r.Forward.Module != "envoy" {
+		url := r.Forward.URL
 		if i := strings.Index(url, "://"); i >= 0 {
 			rest := url[i+3:]
 			if strings.HasPrefix(rest, "unix:") {
@@ -203,117 +202,12 @@ func forwardedPath(r *model.Route) (string, bool) {
 	return "", false
 }
 
-// landingRoute picks the route of l that takes a request for path. It
-// returns nil whenever the choice is uncertain.
+// landingRoute picks the route of l that takes a request for path, by the
+// selection its loader gave the listener. It returns nil whenever the
+// choice is uncertain.
 func landingRoute(l *model.Listener, path string, known bool) *model.Route {
-	if l.Proxy != nil && l.Proxy.Product == model.Envoy {
-		return firstMatch(l, path, known)
-	}
-	if !known {
-		top := locationsIn(l, nil)
-		if len(top) == 1 {
-			return top[0]
-		}
+	if l.Select == nil {
 		return nil
 	}
-	r, ok := findLocation(l, nil, path)
-	if !ok {
-		return nil
-	}
-	return r
-}
-
-// firstMatch is Envoy's route selection: the first route in order whose
-// match takes the path.
-func firstMatch(l *model.Listener, path string, known bool) *model.Route {
-	for _, r := range l.Routes {
-		switch r.Match.Kind {
-		case model.MatchPrefix:
-			if r.Match.Path == "/" || r.Match.Path == "" {
-				return r
-			}
-			if known && strings.HasPrefix(path, r.Match.Path) {
-				return r
-			}
-		case model.MatchExact:
-			if known && path == r.Match.Path {
-				return r
-			}
-		}
-		if !known {
-			return nil
-		}
-		if r.Match.Kind == model.MatchRegex {
-			re, err := regexp.Compile("^(?:" + r.Match.Path + ")$")
-			if err != nil {
-				return nil
-			}
-			if re.MatchString(path) {
-				return r
-			}
-		}
-	}
-	return nil
-}
-
-// locationsIn lists the locations of l directly inside parent (nil: the
-// server's own).
-func locationsIn(l *model.Listener, parent *model.Route) []*model.Route {
-	var out []*model.Route
-	for _, r := range l.Routes {
-		if r.Parent == parent && r.Kind == "location" && r.Match.Kind != model.MatchNamed {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// findLocation is nginx's location search at one level
-// (ngx_http_core_find_location): an exact match, else the longest prefix
-// and, within it, its nested locations, then the first regular expression
-// that matches unless that prefix is "^~". ok is false when the result
-// cannot be known (a regular expression Go cannot read).
-func findLocation(l *model.Listener, parent *model.Route, path string) (*model.Route, bool) {
-	level := locationsIn(l, parent)
-	var best *model.Route
-	for _, in := range level {
-		switch in.Match.Kind {
-		case model.MatchExact:
-			if in.Match.Path == path {
-				return in, true
-			}
-		case model.MatchPrefix:
-			if strings.HasPrefix(path, in.Match.Path) && (best == nil || len(in.Match.Path) > len(best.Match.Path)) {
-				best = in
-			}
-		}
-	}
-	if best != nil {
-		nested, ok := findLocation(l, best, path)
-		if !ok {
-			return nil, false
-		}
-		if nested != nil {
-			return nested, true
-		}
-	}
-	if best == nil || !best.Match.NoRegex {
-		for _, in := range level {
-			if in.Match.Kind != model.MatchRegex {
-				continue
-			}
-			expr := in.Match.Path
-			if !in.Match.CaseSensitive {
-				expr = "(?i)" + expr
-			}
-			re, err := regexp.Compile(expr)
-			if err != nil {
-				return nil, false
-			}
-			if re.MatchString(path) {
-				return in, true
-			}
-		}
-	}
-	return best, true
+	return l.Select(l, path, known)
 }

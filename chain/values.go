@@ -1,108 +1,67 @@
 package chain
 
 import (
-	"strings"
 	"time"
 
 	"github.com/proxylint/proxylint/model"
 )
 
-// What the path analysis reads off a route, whichever proxy it belongs to.
+// What the path analysis reads off a route: the behaviour its loader
+// computed, whichever proxy it belongs to.
 
-func isEnvoy(r *model.Route) bool {
-	return r.Listener != nil && r.Listener.Proxy != nil && r.Listener.Proxy.Product == model.Envoy
-}
-
-// Wait is how long a route waits for the next hop's response before it
-// gives up: nginx's read timeout of the pass module (per attempt), Envoy's
-// route timeout (for all attempts). ok is false when the route has no limit
-// (0) or does not proxy.
+// Wait is how long a route waits for the next hop before it gives up and
+// answers (504): its budget when the budget cuts attempts short (Envoy's
+// route timeout), else one attempt's timeout (nginx's read timeout of the
+// pass module). ok is false when the route has no limit (0) or does not
+// proxy.
 func Wait(r *model.Route) (model.Setting[time.Duration], bool) {
-	if r == nil || r.Pass == nil {
+	if r == nil || r.Forward == nil {
 		return model.Setting[time.Duration]{}, false
 	}
-	s := r.ReadTimeout
-	if isEnvoy(r) {
-		s = r.Timeout
+	s := r.AttemptTimeout
+	if r.BudgetCutsAttempts {
+		s = r.Budget
 	}
 	return s, s.Valid() && s.Value > 0
 }
 
-// reexecuting reports whether a route retries failures that happen after
-// the next hop received the request, so that a retry runs it again.
-func reexecuting(r *model.Route) bool {
-	for _, c := range r.Retry.On.Value {
-		switch {
-		case c == "timeout", c == "invalid_header", strings.HasPrefix(c, "http_"),
-			c == "5xx", c == "gateway-error", c == "reset", c == "retriable-4xx",
-			c == "retriable-status-codes", c == "retriable-headers",
-			c == "cancelled", c == "deadline-exceeded", c == "internal", c == "resource-exhausted", c == "unavailable":
-			return true
-		}
-	}
-	return false
-}
-
 // Attempts is how many times a route may send one request to the next hop
 // for failures that happen after the request arrived, and the setting that
-// allows it: nginx, the servers of the upstream (not down) capped by
-// *_next_upstream_tries; Envoy, num_retries + 1.
+// allows it.
+//
+// Only conditions met when the next hop timed out or answered count: a
+// proxy in front of another answers failures with a status (502, 504),
+// and closes a connection under a request (nginx's "error") only when it
+// fails itself.
 func Attempts(r *model.Route) (int, model.Setting[[]string]) {
 	on := r.Retry.On
-	if r.Pass == nil || !reexecuting(r) {
+	if r.Forward == nil {
 		return 1, on
 	}
-	if isEnvoy(r) {
-		return 1 + max(r.Retry.NumRetries.Value, 0), on
-	}
-	if r.Pass.Upstream == nil {
-		return 1, on
-	}
-	n := 0
-	for _, s := range r.Pass.Upstream.Servers {
-		if !s.Down {
-			n++
+	for _, x := range r.Reexecutes {
+		if x.Timeout || x.Response {
+			return max(r.MaxAttempts.Value, 1), on
 		}
 	}
-	if t := r.Retry.Tries.Value; t > 0 && t < n {
-		n = t
-	}
-	return max(n, 1), on
+	return 1, on
 }
-
-// poolingModules can reuse a cached upstream connection; uwsgi and scgi
-// never do (semantics.md §D).
-var poolingModules = map[string]bool{"proxy": true, "grpc": true, "memcached": true, "fastcgi": true}
 
 // Pool is the idle timeout of the connection pool a route keeps toward the
-// next hop, and the upstream that keeps it: an nginx upstream block's
-// keepalive_timeout when it keeps a pool its module can use, an Envoy
-// cluster's idle_timeout.
+// next hop, and the upstream that keeps it.
 func Pool(r *model.Route) (model.Setting[time.Duration], *model.Upstream, bool) {
-	if r == nil || r.Pass == nil || r.Pass.Upstream == nil {
+	if r == nil || r.Pool == nil {
 		return model.Setting[time.Duration]{}, nil, false
 	}
-	u := r.Pass.Upstream
-	if isEnvoy(r) {
-		return u.IdleTimeout, u, u.IdleTimeout.Valid() && u.IdleTimeout.Value > 0
-	}
-	if u.Implicit || u.Keepalive.Value <= 0 || !poolingModules[r.Pass.Module] {
-		return model.Setting[time.Duration]{}, nil, false
-	}
-	return u.KeepaliveTimeout, u, u.KeepaliveTimeout.Valid() && u.KeepaliveTimeout.Value > 0
+	p := r.Pool
+	return p.Idle, p.Upstream, p.Idle.Valid() && p.Idle.Value > 0
 }
 
-// Lifetime is how long a pooled connection to the next hop may live: nginx
-// upstream keepalive_time, Envoy cluster max_connection_duration.
+// Lifetime is how long a pooled connection to the next hop may live.
 func Lifetime(r *model.Route) model.Setting[time.Duration] {
-	_, u, ok := Pool(r)
-	if !ok {
+	if _, _, ok := Pool(r); !ok {
 		return model.Setting[time.Duration]{}
 	}
-	if isEnvoy(r) {
-		return u.MaxConnectionDuration
-	}
-	return u.KeepaliveTime
+	return r.Pool.Lifetime
 }
 
 // Paths lists the ways a request entering at route r continues through
@@ -117,7 +76,7 @@ func Paths(c *model.Chain, r *model.Route) [][]*model.Route {
 		seen := map[*model.Route]bool{}
 		for _, l := range c.Next(last) {
 			// Several servers of one upstream may reach the same route.
-			if l.To == nil || l.To.Pass == nil || contains(path, l.To) || seen[l.To] {
+			if l.To == nil || l.To.Forward == nil || contains(path, l.To) || seen[l.To] {
 				continue
 			}
 			seen[l.To] = true

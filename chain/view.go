@@ -49,7 +49,7 @@ func Describe(m *model.Model) []Path {
 	var out []Path
 	for _, p := range m.Proxies {
 		for _, r := range p.Routes() {
-			if r.Pass == nil || m.Chain.Reached(r.Listener) {
+			if r.Forward == nil || m.Chain.Reached(r.Listener) {
 				continue
 			}
 			for _, rs := range Paths(m.Chain, r) {

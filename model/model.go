@@ -26,6 +26,9 @@ type Setting[T any] struct {
 	// "virtual_host", "route", "cluster" for Envoy; "default" for defaults.
 	Level   string
 	Default bool
+	// Note explains a default that depends on the target release, e.g.
+	// "nginx pools upstream blocks by default only since 1.29.7."
+	Note string
 }
 
 // Valid reports whether the setting applies (it has a value, default or not).
@@ -253,6 +256,11 @@ type Listener struct {
 	RouteConfig string
 
 	Routes []*Route
+	// Select is the proxy's choice of the route that takes a request for
+	// path (known is false when the path is not known): nginx's location
+	// search, Envoy's first match. It returns nil when the choice is
+	// uncertain.
+	Select func(l *Listener, path string, known bool) *Route
 }
 
 // MatchKind says how a route matches request paths.
@@ -283,13 +291,20 @@ type Match struct {
 type Methods struct {
 	Any     bool
 	Allowed []string
-	Pos     Pos
-	Source  string
+	// Except lists the methods that do not pass when Any is set.
+	Except []string
+	Pos    Pos
+	Source string
 }
 
 // Allows reports whether method m can pass.
 func (m Methods) Allows(method string) bool {
 	if m.Any {
+		for _, e := range m.Except {
+			if e == method {
+				return false
+			}
+		}
 		return true
 	}
 	for _, a := range m.Allowed {
@@ -307,10 +322,10 @@ type Annotation struct {
 	Pos  Pos
 }
 
-// Pass is how a route reaches its upstream: nginx proxy_pass, grpc_pass,
+// Forward is how a route reaches its upstream: nginx proxy_pass, grpc_pass,
 // fastcgi_pass, uwsgi_pass, scgi_pass or memcached_pass; Envoy's route
 // action cluster.
-type Pass struct {
+type Forward struct {
 	Module string // "proxy", "grpc", "fastcgi", "uwsgi", "scgi", "memcached" or "envoy"
 	Name   string // the directive or field, e.g. "proxy_pass"
 	Pos    Pos
@@ -325,32 +340,36 @@ type Pass struct {
 	// Inherited is set when an if or limit_except block uses its
 	// location's pass directive.
 	Inherited bool
-	// Upstream is the named or implicit upstream the pass uses; nil when
-	// it is only known at run time.
+	// CanPool is set when the module can reuse pooled connections (nginx:
+	// proxy, grpc, memcached and fastcgi; uwsgi and scgi never do).
+	CanPool bool
+	// Upstream is the named or implicit upstream the route forwards to;
+	// nil when it is only known at run time.
 	Upstream *Upstream
 }
 
-// Retry is a route's retry policy.
+// Retry is a route's retry policy as written: the conditions named, and
+// those the proxy does not know. What the policy does is in the route's
+// MaxAttempts and Reexecutes.
 type Retry struct {
 	// On lists the conditions that trigger a retry: nginx
 	// *_next_upstream flags ("error", "timeout", "non_idempotent",
 	// "http_502", ...), Envoy retry_on tokens.
 	On Setting[[]string]
-	// Tries bounds the number of attempts, the first one included (nginx
-	// *_next_upstream_tries; 0 = no limit).
-	Tries Setting[int]
-	// Timeout bounds the time retries may start in (nginx
-	// *_next_upstream_timeout; 0 = no limit).
-	Timeout Setting[time.Duration]
-	// NumRetries is Envoy's retry_policy.num_retries (retries, not tries).
-	NumRetries Setting[int]
-	// PerTryTimeout is Envoy's retry_policy.per_try_timeout.
-	PerTryTimeout Setting[time.Duration]
-	// RetriableRequestHeaders are Envoy header matchers a request must
-	// match to be retried; Methods is what they narrow retries to.
-	RetriableMethods Methods
 	// Unknown lists conditions the proxy does not know and drops.
-	Unknown []Setting[string]
+	Unknown []UnknownCondition
+}
+
+// UnknownCondition is a retry condition the proxy drops.
+type UnknownCondition struct {
+	Setting[string]
+	// Since is the release that added the condition when it is newer
+	// than the target; zero when no release knows it.
+	Since Version
+	// Known lists the conditions the proxy knows, for suggestions.
+	Known []string
+	// Left is how many conditions of the policy the proxy keeps.
+	Left int
 }
 
 // Has reports whether condition c is among the retry conditions.
@@ -361,6 +380,25 @@ func (r Retry) Has(c string) bool {
 		}
 	}
 	return false
+}
+
+// Reexecution is a retry condition that can send a request to the next
+// server after the previous one may already have received and run it.
+type Reexecution struct {
+	// Condition is the condition as written ("timeout", "http_502",
+	// "5xx", "reset").
+	Condition string
+	// Timeout is set when the condition fires on an attempt that timed
+	// out, so that a hanging backend is passed on.
+	Timeout bool
+	// Response is set when the condition fires on a response the
+	// backend sent (a status code), rather than on a failure.
+	Response bool
+	// Methods are the request methods the condition sends again once
+	// they were sent (Any when the proxy does not look at the method).
+	Methods Methods
+	// Setting is the directive or field that names the condition.
+	Setting Setting[[]string]
 }
 
 // AccessLog is one access log a route writes to.
@@ -381,7 +419,9 @@ type LogFormat struct {
 
 // Route is the unit a request is routed by: an nginx location (or an if or
 // limit_except block inside one that proxies on its own), an Envoy route.
-// Every value is the effective one, with inheritance and defaults resolved.
+// Every value is the effective one, with inheritance and defaults resolved,
+// and what the proxy does with them is computed by the loader that knows
+// the proxy: the rules and the path analysis read behaviour, never syntax.
 type Route struct {
 	Listener *Listener
 	Parent   *Route // the enclosing location of a nested block
@@ -393,25 +433,77 @@ type Route struct {
 
 	Methods     Methods
 	Annotations []Annotation
-	// UpstreamMethod is the method sent upstream whatever the client used
-	// (nginx proxy_method).
-	UpstreamMethod Setting[string]
 
-	Pass *Pass // nil when the route does not proxy
+	Forward *Forward // nil when the route does not proxy
 
-	// Per-attempt timeouts of the pass module (nginx *_connect_timeout,
-	// *_send_timeout, *_read_timeout; Envoy cluster connect_timeout).
+	// ConnectTimeout bounds establishing a connection to the next hop
+	// (nginx *_connect_timeout; Envoy cluster connect_timeout).
 	ConnectTimeout Setting[time.Duration]
-	SendTimeout    Setting[time.Duration]
-	ReadTimeout    Setting[time.Duration]
-	// Envoy route timeouts.
-	Timeout     Setting[time.Duration]
-	IdleTimeout Setting[time.Duration]
-
+	// AttemptTimeout is how long one attempt waits for the next hop's
+	// response before the route gives up on it: nginx's *_read_timeout
+	// (between two reads); Envoy's per_try_timeout when it is below the
+	// route timeout, else the route timeout. 0 means no limit.
+	AttemptTimeout Setting[time.Duration]
+	// Budget bounds all attempts together: nginx *_next_upstream_timeout
+	// (checked only when an attempt fails); Envoy's route timeout. 0
+	// means no limit.
+	Budget Setting[time.Duration]
+	// BudgetCutsAttempts is set when the budget ends a running attempt
+	// (Envoy's route timeout); nginx checks its budget only when an
+	// attempt fails, so the last attempt may run past it.
+	BudgetCutsAttempts bool
+	// MaxAttempts is how many times one request may be sent to the next
+	// hop, the first time included: nginx, the live peers of the
+	// upstream capped by *_next_upstream_tries; Envoy num_retries + 1.
+	// 1 when the route never retries.
+	MaxAttempts Setting[int]
+	// Reexecutes lists the retry conditions that can send the request
+	// again after the next hop may have run it; empty when MaxAttempts is
+	// 1.
+	Reexecutes []Reexecution
+	// Retry is the retry policy as written.
 	Retry Retry
+	// Stream is set when the route carries long-lived streams (a
+	// WebSocket upgrade, gRPC), where idle timeouts are not deadlines;
+	// invalid when unknown.
+	Stream Setting[bool]
+	// Pool is the connection pool the route's requests reuse, nil when
+	// every request opens a new connection.
+	Pool *Pool
 
 	// IgnoreClientAbort is *_ignore_client_abort of the pass module.
 	IgnoreClientAbort Setting[bool]
+	AccessLogs        Setting[[]AccessLog]
+
+	// Knobs only one proxy has.
+	Nginx *NginxRoute
+	Envoy *EnvoyRoute
+}
+
+// Pool is a pool of idle connections a route's requests reuse.
+type Pool struct {
+	Upstream *Upstream
+	// Size is how many idle connections are kept (nginx keepalive N).
+	Size Setting[int]
+	// Idle is how long an idle connection is kept (nginx keepalive_timeout
+	// in the upstream block; Envoy cluster idle_timeout).
+	Idle Setting[time.Duration]
+	// Lifetime is how long a connection may live (nginx keepalive_time;
+	// Envoy cluster max_connection_duration; 0 = no limit).
+	Lifetime Setting[time.Duration]
+}
+
+// NginxRoute holds what only nginx locations have.
+type NginxRoute struct {
+	SendTimeout Setting[time.Duration]
+	ReadTimeout Setting[time.Duration]
+	// Tries and NextTimeout are *_next_upstream_tries and
+	// *_next_upstream_timeout (0 = no limit).
+	Tries       Setting[int]
+	NextTimeout Setting[time.Duration]
+	// UpstreamMethod is the method sent upstream whatever the client used
+	// (proxy_method).
+	UpstreamMethod Setting[string]
 	// HTTPVersion is proxy_http_version.
 	HTTPVersion Setting[string]
 	// ConnectionHeader is the Connection header sent upstream ("" when not
@@ -425,35 +517,57 @@ type Route struct {
 	KeepConn Setting[bool]
 	// RequestBuffering is *_request_buffering.
 	RequestBuffering Setting[bool]
+}
 
-	AccessLogs Setting[[]AccessLog]
+// EnvoyRoute holds what only Envoy routes have.
+type EnvoyRoute struct {
+	// Timeout is the route timeout; IdleTimeout the route's idle timeout
+	// (the connection manager's stream_idle_timeout when unset).
+	Timeout     Setting[time.Duration]
+	IdleTimeout Setting[time.Duration]
+	// NumRetries and PerTryTimeout are retry_policy.num_retries and
+	// retry_policy.per_try_timeout.
+	NumRetries    Setting[int]
+	PerTryTimeout Setting[time.Duration]
+	// RetriableMethods is what retry_policy.retriable_request_headers
+	// narrow retries to.
+	RetriableMethods Methods
 }
 
 // Upstream is a group of servers a route proxies to: an nginx upstream
 // block, the implicit upstream a literal proxy_pass address creates, an
 // Envoy cluster.
 type Upstream struct {
-	Proxy    *Proxy
+	Proxy *Proxy
+	// Kind is what the proxy calls it: "upstream" (nginx) or "cluster"
+	// (Envoy).
+	Kind     string
 	Name     string
 	Implicit bool
 	Pos      Pos
 	Servers  []Server
 
-	// Keepalive is the number of idle connections kept per worker (nginx
-	// "keepalive N"; 0 = no pool). KeepaliveLocal is the "local" parameter.
-	Keepalive         Setting[int]
-	KeepaliveLocal    Setting[bool]
-	KeepaliveTimeout  Setting[time.Duration]
-	KeepaliveTime     Setting[time.Duration]
-	KeepaliveRequests Setting[int]
+	// The pool of idle connections the upstream keeps: Size (nginx
+	// "keepalive N"; 0 = no pool; invalid for Envoy, which pools
+	// always), Idle (nginx keepalive_timeout inside the upstream block;
+	// Envoy idle_timeout), Lifetime (nginx keepalive_time; Envoy
+	// max_connection_duration), Requests per connection (nginx
+	// keepalive_requests; Envoy max_requests_per_connection, 0 = no
+	// limit).
+	PoolSize     Setting[int]
+	PoolIdle     Setting[time.Duration]
+	PoolLifetime Setting[time.Duration]
+	PoolRequests Setting[int]
 
-	// Envoy cluster settings.
-	ConnectTimeout           Setting[time.Duration]
-	IdleTimeout              Setting[time.Duration]
-	MaxConnectionDuration    Setting[time.Duration]
-	MaxRequestsPerConnection Setting[int]
+	// KeepaliveLocal is nginx's "local" parameter of keepalive.
+	KeepaliveLocal Setting[bool]
+	// ClosedUnderRequest is what the proxy answers when a pooled
+	// connection is closed under a request it sent on it.
+	ClosedUnderRequest string
+	// ConnectTimeout is Envoy's cluster connect_timeout.
+	ConnectTimeout Setting[time.Duration]
 
-	// Routes lists the routes that pass to this upstream.
+	// Routes lists the routes that forward to this upstream.
 	Routes []*Route
 }
 
@@ -470,13 +584,19 @@ type Server struct {
 }
 
 // Peers counts the servers that can take a request (not down), primary and
-// backup, as nginx counts tries. Host names count once each.
-func (u *Upstream) Peers() int {
-	n := 0
+// backup, as nginx counts tries. exact is false when a server is a host
+// name, which the proxy resolves to as many peers as it has addresses; it
+// counts once here.
+func (u *Upstream) Peers() (n int, exact bool) {
+	exact = true
 	for _, s := range u.Servers {
-		if !s.Down {
-			n++
+		if s.Down {
+			continue
+		}
+		n++
+		if !s.Literal {
+			exact = false
 		}
 	}
-	return n
+	return n, exact
 }

@@ -13,14 +13,12 @@ var ClientAbortIgnoredBroadly = &Rule{
 	Summary:  "*_ignore_client_abort on at http or server level: every abandoned request runs to the end and is logged as a success",
 	Severity: model.Warning,
 	Tags:     []string{"nginx", "logging", "load"},
+	Products: nginxFamily,
 	Check:    checkClientAbortIgnoredBroadly,
 }
 
 func checkClientAbortIgnoredBroadly(pass *Pass) {
 	for _, p := range pass.Model.Proxies {
-		if p.Product == model.Envoy {
-			continue
-		}
 		for _, inv := range p.Invalid {
 			if inv.Name != "grpc_ignore_client_abort" && inv.Name != "memcached_ignore_client_abort" {
 				continue
@@ -34,7 +32,7 @@ func checkClientAbortIgnoredBroadly(pass *Pass) {
 		}
 		for _, r := range p.Routes() {
 			ica := r.IgnoreClientAbort
-			if r.Pass == nil || !ica.Explicit() || !ica.Value || (ica.Level != "http" && ica.Level != "server") {
+			if r.Forward == nil || !ica.Explicit() || !ica.Value || (ica.Level != "http" && ica.Level != "server") {
 				continue
 			}
 			pass.Report(Finding{

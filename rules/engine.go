@@ -137,7 +137,7 @@ func Run(m *model.Model, opts *Options) []Finding {
 		if r.Check == nil || !opts.Enabled(r) {
 			continue
 		}
-		pass := &Pass{Rule: r, Model: m, Options: opts, report: func(f Finding) { out = append(out, f) }}
+		pass := &Pass{Rule: r, Model: forRule(m, r), Options: opts, report: func(f Finding) { out = append(out, f) }}
 		r.Check(pass)
 	}
 	out = applySuppressions(m, opts, out)
@@ -147,6 +147,23 @@ func Run(m *model.Model, opts *Options) []Finding {
 		}
 	}
 	return Sort(out)
+}
+
+// forRule is the model a rule checks: only the proxies of the products it
+// applies to. The request path (Chain) stays whole, since a hop of another
+// proxy is still a hop.
+func forRule(m *model.Model, r *Rule) *model.Model {
+	if r.Products == nil {
+		return m
+	}
+	v := *m
+	v.Proxies = nil
+	for _, p := range m.Proxies {
+		if r.AppliesTo(p.Product) {
+			v.Proxies = append(v.Proxies, p)
+		}
+	}
+	return &v
 }
 
 // Sort orders findings deterministically and drops exact duplicates (the

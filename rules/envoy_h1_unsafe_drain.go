@@ -16,14 +16,12 @@ var EnvoyH1UnsafeDrain = &Rule{
 	Summary:  "max_connection_duration closes HTTP/1 connections under idle clients: a request sent as it closes fails, and a POST is not retried",
 	Severity: model.Warning,
 	Tags:     []string{"envoy", "keepalive", "correctness"},
+	Products: []model.Product{model.Envoy},
 	Check:    checkEnvoyH1UnsafeDrain,
 }
 
 func checkEnvoyH1UnsafeDrain(pass *Pass) {
 	for _, p := range pass.Model.Proxies {
-		if p.Product != model.Envoy {
-			continue
-		}
 		for _, l := range p.Listeners {
 			if f, ok := h1UnsafeDrain(p, l); ok {
 				pass.Report(f)

@@ -70,8 +70,8 @@ func poolRace(r *model.Route, idle model.Setting[time.Duration], u *model.Upstre
 	f := Finding{
 		Pos: pos,
 		Message: fmt.Sprintf("%s keeps idle connections for %s (%s), but %s closes them after %s: a request sent on a pooled connection just as the other side closes it fails (%s), and a POST is not retried.",
-			upstreamName(u), dur(idle.Value), settingText(idle, dur(idle.Value)), next, dur(serverIdle.Value), raceSymptom(u)),
-		Related: append(relatedSetting(serverIdle, pos, "closes idle connections after "+dur(serverIdle.Value)), Related{Pos: r.Pass.Pos, Message: "used by " + routeName(r)}),
+			upstreamName(u), dur(idle.Value), settingText(idle, dur(idle.Value)), next, dur(serverIdle.Value), u.ClosedUnderRequest),
+		Related: append(relatedSetting(serverIdle, pos, "closes idle connections after "+dur(serverIdle.Value)), Related{Pos: r.Forward.Pos, Message: "used by " + routeName(r)}),
 		Fix:     fmt.Sprintf("keep the pool's idle timeout below the next hop's: %s %s (or raise the next hop's idle timeout)", idle.Name, dur(shorter(serverIdle.Value))),
 	}
 	return f, true
@@ -92,13 +92,4 @@ func frontPoolRace(l *model.Listener, front *model.Hop) (Finding, bool) {
 		Related: relatedSetting(pool, idle.Pos, "declared here"),
 		Fix:     fmt.Sprintf("%s %s (above the load balancer's %s)", idle.Name, dur(pool.Value+20*time.Second), dur(pool.Value)),
 	}, true
-}
-
-// raceSymptom is what the proxy answers when a pooled connection was closed
-// under a request.
-func raceSymptom(u *model.Upstream) string {
-	if u.Proxy != nil && u.Proxy.Product == model.Envoy {
-		return "503, \"upstream connect error or disconnect/reset before headers\""
-	}
-	return "502, \"upstream prematurely closed connection\""
 }

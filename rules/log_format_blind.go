@@ -14,6 +14,7 @@ var LogFormatBlind = &Rule{
 	Summary:  "the access log of a proxied location cannot tell a client abort from a slow backend",
 	Severity: model.Note,
 	Tags:     []string{"nginx", "logging", "observability"},
+	Products: nginxFamily,
 	Check:    checkLogFormatBlind,
 }
 
@@ -24,11 +25,8 @@ var timingVariables = []string{"request_time", "upstream_response_time", "upstre
 
 func checkLogFormatBlind(pass *Pass) {
 	for _, p := range pass.Model.Proxies {
-		if p.Product == model.Envoy {
-			continue
-		}
 		for _, r := range p.Routes() {
-			if r.Pass == nil {
+			if r.Forward == nil {
 				continue
 			}
 			if f, ok := blindLog(r, p.Context != "main"); ok {

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -32,21 +33,13 @@ func settingText[T any](s model.Setting[T], value string) string {
 	return s.Name + " " + value
 }
 
-// peers counts the servers of an upstream that can take a try (not down,
-// primary and backup), as nginx counts tries. exact is false when a server
-// is a host name, which nginx resolves to as many peers as it has addresses.
-func peers(u *model.Upstream) (n int, exact bool) {
-	exact = true
-	for _, s := range u.Servers {
-		if s.Down {
-			continue
-		}
-		n++
-		if !s.Literal {
-			exact = false
-		}
+// upstreamName names an upstream for messages: `upstream "api"`,
+// `cluster "api"`, or the address of an implicit one.
+func upstreamName(u *model.Upstream) string {
+	if u.Implicit {
+		return u.Name
 	}
-	return n, exact
+	return fmt.Sprintf("%s %q", u.Kind, u.Name)
 }
 
 // durText describes a duration setting for a message: "proxy_read_timeout

@@ -29,7 +29,7 @@ func checkRetryAmplification(pass *Pass) {
 	}
 	for _, p := range pass.Model.Proxies {
 		for _, r := range p.Routes() {
-			if r.Pass == nil || c.Reached(r.Listener) {
+			if r.Forward == nil || c.Reached(r.Listener) {
 				continue
 			}
 			for _, path := range chain.Paths(c, r) {
@@ -105,27 +105,29 @@ func amplified(path []*model.Route, client, backend *model.Hop) (Finding, bool) 
 }
 
 // hopTime is the longest a hop can take to answer one request when the
-// hops behind it take up to inner (negative: a backend that hangs). nginx
-// waits up to its read timeout per attempt; Envoy's route timeout bounds all
-// attempts together, and per_try_timeout each one.
+// hops behind it take up to inner (negative: a backend that hangs): tries
+// attempts of at most the attempt timeout each (or inner, when shorter),
+// within the budget: exactly when the budget cuts attempts short (Envoy),
+// else the last attempt may start just before it ends (nginx).
 func hopTime(r *model.Route, tries int, inner time.Duration) (time.Duration, bool) {
-	w, ok := chain.Wait(r)
-	if !ok {
+	if _, ok := chain.Wait(r); !ok {
 		return 0, false
 	}
-	if r.Listener != nil && r.Listener.Proxy != nil && r.Listener.Proxy.Product == model.Envoy {
-		per := inner
-		if pt := r.Retry.PerTryTimeout; pt.Valid() && pt.Value > 0 && (per < 0 || pt.Value < per) {
-			per = pt.Value
-		}
-		if per < 0 {
-			return w.Value, true
-		}
-		return min(w.Value, time.Duration(tries)*per), true
-	}
-	per := w.Value
-	if inner >= 0 && inner < per {
+	per := r.AttemptTimeout.Value
+	if per <= 0 || (inner >= 0 && inner < per) {
 		per = inner
 	}
-	return time.Duration(tries) * per, true
+	b := r.Budget.Value
+	if per < 0 {
+		return b, b > 0
+	}
+	total := time.Duration(tries) * per
+	switch {
+	case b <= 0:
+	case r.BudgetCutsAttempts:
+		total = min(total, b)
+	default:
+		total = min(total, b+per)
+	}
+	return total, true
 }

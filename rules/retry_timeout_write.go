@@ -17,12 +17,9 @@ var RetryTimeoutWrite = &Rule{
 	Check:    checkRetryTimeoutWrite,
 }
 
-// retryModules have *_next_upstream and can carry request bodies.
-var retryModules = map[string]bool{"proxy": true, "grpc": true, "fastcgi": true, "uwsgi": true, "scgi": true}
-
-// nonIdempotent are the methods nginx refuses to retry once the request was
-// sent, unless non_idempotent is set (ngx_http_upstream.c).
-var nonIdempotent = []string{"POST", "PATCH", "LOCK"}
+// carriedWrites are the methods whose replay the rule reports when the
+// route carries them and a retry sends them again.
+var carriedWrites = []string{"POST", "PATCH", "LOCK"}
 
 // writeMethods change state on the server.
 var writeMethods = map[string]bool{
@@ -32,130 +29,183 @@ var writeMethods = map[string]bool{
 
 func checkRetryTimeoutWrite(pass *Pass) {
 	for _, p := range pass.Model.Proxies {
-		if p.Product == model.Envoy {
-			retryTimeoutWriteEnvoy(pass, p)
+		for _, r := range p.Routes() {
+			if r.Forward == nil || r.Forward.Upstream == nil || len(r.Reexecutes) == 0 {
+				continue
+			}
+			if f, ok := replaysWrites(r); ok {
+				pass.Report(f)
+			} else if f, ok := writeRetriedAfterSend(pass, r); ok {
+				pass.Report(f)
+			}
+		}
+	}
+}
+
+// replays lists the conditions that send method m again after it was sent,
+// leaving out refusals (403, 404, 409: the backend ran nothing), and
+// whether one of them fires on a timed-out attempt.
+func replays(r *model.Route, m string) (conds []string, timeouts []string) {
+	for _, x := range r.Reexecutes {
+		if !x.Methods.Allows(m) || refusal(x.Condition) {
 			continue
 		}
-		for _, r := range p.Routes() {
-			if r.Pass == nil || !retryModules[r.Pass.Module] || r.Pass.Upstream == nil {
-				continue
-			}
-			if n, _ := peers(r.Pass.Upstream); n < 2 || r.Retry.Tries.Value == 1 || len(r.Retry.On.Value) == 0 {
-				// A single-server upstream never retries (semantics.md §C).
-				continue
-			}
-			if f, ok := replaysNonIdempotent(r); ok {
-				pass.Report(f)
-			} else if f, ok := writeRetriedOnTimeout(pass, r); ok {
-				pass.Report(f)
-			}
+		conds = append(conds, x.Condition)
+		if x.Timeout {
+			timeouts = append(timeouts, x.Condition)
 		}
 	}
+	return conds, timeouts
 }
 
-// afterSentConditions are next_upstream conditions met after the backend
-// received the request.
-func afterSent(r *model.Route) []string {
-	var out []string
-	for _, c := range r.Retry.On.Value {
-		switch {
-		case c == "timeout", c == "invalid_header", c == "http_429", strings.HasPrefix(c, "http_5"):
-			out = append(out, c)
-		}
+// refusal reports whether a condition fires on a response saying the
+// request was refused, so a retry runs nothing twice.
+func refusal(c string) bool {
+	switch c {
+	case "http_403", "http_404", "retriable-4xx":
+		return true
 	}
-	return out
+	return false
 }
 
-// replaysNonIdempotent: non_idempotent with a condition met after the
-// request was sent, on a location that can carry POST, PATCH or LOCK.
-func replaysNonIdempotent(r *model.Route) (Finding, bool) {
-	conds := afterSent(r)
-	if !r.Retry.Has("non_idempotent") || len(conds) == 0 {
-		return Finding{}, false
-	}
-	var carried []string
-	for _, m := range nonIdempotent {
-		if r.Methods.Allows(m) {
-			carried = append(carried, m)
+// replaysWrites: a retry that sends POST, PATCH or LOCK again after the
+// upstream may have run it, on a route that carries them.
+func replaysWrites(r *model.Route) (Finding, bool) {
+	var carried, conds, timeouts []string
+	for _, m := range carriedWrites {
+		if !r.Methods.Allows(m) {
+			continue
 		}
+		if r.Envoy != nil && m == "LOCK" {
+			continue // Envoy routes are rarely WebDAV; name the common ones
+		}
+		c, t := replays(r, m)
+		if len(c) == 0 {
+			continue
+		}
+		carried, conds, timeouts = append(carried, m), c, t
 	}
 	if len(carried) == 0 {
 		return Finding{}, false
 	}
-	u := r.Pass.Upstream
-	n, _ := peers(u)
 	on := r.Retry.On
+	u := r.Forward.Upstream
+	n, _ := u.Peers()
+	if r.Nginx != nil {
+		return Finding{
+			Pos: on.Pos,
+			Message: fmt.Sprintf("%s %s replays %s requests: after %s the request may already have run, and nginx sends it again to the next server of %s (%d servers), so one order or payment can be executed twice.",
+				on.Name, strings.Join(on.Value, " "), quoteList(carried), quoteList(conds), upstreamName(u), n),
+			Related: routeRelated(r, on.Pos),
+			Fix: fmt.Sprintf("remove non_idempotent from %s (nginx then retries a %s only when it was never sent), "+
+				"or make the backend deduplicate with an idempotency key", on.Name, carried[0]),
+		}, true
+	}
+	msg := fmt.Sprintf("%s %s retries %s after the upstream may already have received it: "+
+		"Envoy checks no idempotency, so a %s whose response was lost is sent again (a second order, a second charge).",
+		on.Name, strings.Join(on.Value, ","), quoteList(carried), carried[0])
+	if len(timeouts) > 0 {
+		msg += " A per-try timeout counts as a reset under " + quoteList(timeouts) + ", so a slow response is replayed too."
+	}
+	why := "the route has no :method matcher, so it carries every method"
+	if !r.Methods.Any {
+		why = "its :method matcher lets " + quoteList(carried) + " through"
+	}
+	related := []Related{{Pos: r.Pos, Message: routeName(r) + ": " + why}}
+	if ma := r.MaxAttempts; ma.Pos != on.Pos {
+		related = append(related, Related{Pos: ma.Pos, Message: settingText(ma, fmt.Sprint(ma.Value-1))})
+	}
 	return Finding{
-		Pos: on.Pos,
-		Message: fmt.Sprintf("%s %s replays %s requests: after %s the request may already have run, and nginx sends it again to the next server of %s (%d servers), so one order or payment can be executed twice.",
-			on.Name, strings.Join(on.Value, " "), quoteList(carried), quoteList(conds), upstreamName(u), n),
-		Related: routeRelated(r, on.Pos),
-		Fix: fmt.Sprintf("remove non_idempotent from %s (nginx then retries a %s only when it was never sent), "+
-			"or make the backend deduplicate with an idempotency key", on.Name, carried[0]),
+		Pos:     on.Pos,
+		Message: msg,
+		Related: related,
+		Fix: "retry only what never reached the upstream (retry_on: connect-failure,refused-stream,reset-before-request), " +
+			"or limit retries to safe methods with retriable_request_headers: [{name: \":method\", string_match: {safe_regex: {regex: \"GET|HEAD|OPTIONS\"}}}]",
 	}, true
 }
 
-// writeRetriedOnTimeout: a location that writes, whose retries include
-// timeout. nginx retries PUT, DELETE and any method but POST, PATCH and LOCK
-// after a timeout even without non_idempotent, and decides by the client's
-// method, not the one proxy_method sends.
-func writeRetriedOnTimeout(pass *Pass, r *model.Route) (Finding, bool) {
-	if !r.Retry.Has("timeout") {
+// writeRetriedAfterSend: a location that writes, whose retries send PUT,
+// DELETE or another write method again after it was sent (on a timeout,
+// or on a connection closed before the response). nginx retries any
+// method but POST, PATCH and LOCK then, even without non_idempotent, and
+// decides by the client's method, not the one proxy_method sends.
+func writeRetriedAfterSend(pass *Pass, r *model.Route) (Finding, bool) {
+	if r.Nginx == nil {
 		return Finding{}, false
 	}
 	why := writeReason(pass, r)
 	if why == "" {
 		return Finding{}, false
 	}
+	var retried []string
+	timeout := false
+	for _, x := range r.Reexecutes {
+		if refusal(x.Condition) || x.Response {
+			continue
+		}
+		retried = append(retried, x.Condition)
+		timeout = timeout || x.Timeout
+	}
+	if len(retried) == 0 {
+		return Finding{}, false
+	}
+	when, after := "on timeout", "that timed out after the backend received it"
+	if !timeout {
+		when, after = "when the connection fails after the request was sent", "whose connection closed after the backend received it"
+	}
+	reexec := r.Reexecutes[0].Methods
 	var replayed string
-	switch um := r.UpstreamMethod; {
-	case um.Valid() && (um.Value == "POST" || um.Value == "PATCH") && canCarryRetried(r):
-		replayed = fmt.Sprintf("%s %s sends every request upstream as %s, but nginx decides on retries by the client's method, so a GET that timed out is sent as a second %s", um.Name, um.Value, um.Value, um.Value)
+	switch um := r.Nginx.UpstreamMethod; {
+	case um.Valid() && (um.Value == "POST" || um.Value == "PATCH") && canCarryRetried(r, reexec):
+		replayed = fmt.Sprintf("%s %s sends every request upstream as %s, but nginx decides on retries by the client's method, so a GET %s is sent as a second %s", um.Name, um.Value, um.Value, strings.TrimPrefix(after, "that "), um.Value)
+		if timeout {
+			replayed = fmt.Sprintf("%s %s sends every request upstream as %s, but nginx decides on retries by the client's method, so a GET that timed out is sent as a second %s", um.Name, um.Value, um.Value, um.Value)
+		}
 	case r.Methods.Any:
-		replayed = "a PUT or DELETE that timed out after the backend received it is sent again"
-	default:
 		var ms []string
-		for _, m := range r.Methods.Allowed {
-			if !isNonIdempotent(m) && writeMethods[m] {
+		for _, m := range []string{"PUT", "DELETE"} {
+			if reexec.Allows(m) {
 				ms = append(ms, m)
 			}
 		}
 		if len(ms) == 0 {
 			return Finding{}, false
 		}
-		replayed = fmt.Sprintf("a %s that timed out after the backend received it is sent again", strings.Join(ms, " or "))
+		replayed = fmt.Sprintf("a %s %s is sent again", strings.Join(ms, " or "), after)
+	default:
+		var ms []string
+		for _, m := range r.Methods.Allowed {
+			if reexec.Allows(m) && writeMethods[m] {
+				ms = append(ms, m)
+			}
+		}
+		if len(ms) == 0 {
+			return Finding{}, false
+		}
+		replayed = fmt.Sprintf("a %s %s is sent again", strings.Join(ms, " or "), after)
 	}
 	on := r.Retry.On
-	u := r.Pass.Upstream
-	n, _ := peers(u)
+	u := r.Forward.Upstream
+	n, _ := u.Peers()
 	f := Finding{
 		Severity: model.Warning,
 		Pos:      on.Pos,
-		Message: fmt.Sprintf("%s %s, and %s retries on timeout: %s to the next server of %s (%d servers).",
-			routeName(r), why, settingText(on, strings.Join(on.Value, " ")), replayed, upstreamName(u), n),
+		Message: fmt.Sprintf("%s %s, and %s retries %s: %s to the next server of %s (%d servers).",
+			routeName(r), why, settingText(on, strings.Join(on.Value, " ")), when, replayed, upstreamName(u), n),
 		Related: routeRelated(r, on.Pos),
-		Fix:     fmt.Sprintf("retry only failures before the request was sent in this location: %s error; (or off)", on.Name),
+		Fix:     fmt.Sprintf("stop retries in this location (%s off;), or make the backend deduplicate with an idempotency key", on.Name),
 	}
 	return f, true
 }
 
-func isNonIdempotent(m string) bool {
-	for _, n := range nonIdempotent {
-		if m == n {
-			return true
-		}
-	}
-	return false
-}
-
-// canCarryRetried reports whether a client method nginx retries after a
-// timeout can reach the route.
-func canCarryRetried(r *model.Route) bool {
+// canCarryRetried reports whether a client method that the retries send
+// again can reach the route.
+func canCarryRetried(r *model.Route, reexec model.Methods) bool {
 	if r.Methods.Any {
 		return true
 	}
 	for _, m := range r.Methods.Allowed {
-		if !isNonIdempotent(m) {
+		if reexec.Allows(m) {
 			return true
 		}
 	}
@@ -169,7 +219,7 @@ func writeReason(pass *Pass, r *model.Route) string {
 			return "is marked # proxylint:write"
 		}
 	}
-	if um := r.UpstreamMethod; um.Valid() && (um.Value == "POST" || um.Value == "PATCH") {
+	if um := r.Nginx.UpstreamMethod; um.Valid() && (um.Value == "POST" || um.Value == "PATCH") {
 		return "sends " + um.Value + " upstream (" + um.Name + ")"
 	}
 	if !r.Methods.Any && len(r.Methods.Allowed) > 0 {
@@ -191,16 +241,6 @@ func writeReason(pass *Pass, r *model.Route) string {
 		}
 	}
 	return ""
-}
-
-func upstreamName(u *model.Upstream) string {
-	switch {
-	case u.Implicit:
-		return u.Name
-	case u.Proxy != nil && u.Proxy.Product == model.Envoy:
-		return fmt.Sprintf("cluster %q", u.Name)
-	}
-	return fmt.Sprintf("upstream %q", u.Name)
 }
 
 // routeRelated points at the route when the finding is elsewhere.

@@ -20,15 +20,17 @@ var RetryTriesUnbounded = &Rule{
 
 func checkRetryTriesUnbounded(pass *Pass) {
 	for _, p := range pass.Model.Proxies {
-		if p.Product == model.Envoy {
-			retryTriesUnboundedEnvoy(pass, p)
-			continue
-		}
 		for _, r := range p.Routes() {
-			if r.Pass == nil || r.Pass.Upstream == nil || len(r.Retry.On.Value) == 0 {
+			if r.Envoy != nil {
+				if f, ok := envoyRetriesWithoutBudget(r); ok {
+					pass.Report(f)
+				}
 				continue
 			}
-			n, exact := peers(r.Pass.Upstream)
+			if r.Forward == nil || r.Forward.Upstream == nil || len(r.Retry.On.Value) == 0 {
+				continue
+			}
+			n, exact := r.Forward.Upstream.Peers()
 			if n <= 1 && exact {
 				// One peer: nginx never moves to a next server.
 				continue
@@ -46,15 +48,15 @@ func checkRetryTriesUnbounded(pass *Pass) {
 
 // attempt is the longest one try can take: connect + send + read.
 func attempt(r *model.Route) time.Duration {
-	return r.ConnectTimeout.Value + r.SendTimeout.Value + r.ReadTimeout.Value
+	return r.ConnectTimeout.Value + r.Nginx.SendTimeout.Value + r.Nginx.ReadTimeout.Value
 }
 
 // worstCase renders "3 × (60s connect + 60s send + 60s read) = 540s; 180s
 // when the servers accept the connection and then hang".
 func worstCase(r *model.Route, tries int) string {
 	return fmt.Sprintf("%d × (%s connect + %s send + %s read) = %s, or %s when the servers accept the connection and then hang",
-		tries, dur(r.ConnectTimeout.Value), dur(r.SendTimeout.Value), dur(r.ReadTimeout.Value),
-		dur(time.Duration(tries)*attempt(r)), dur(time.Duration(tries)*r.ReadTimeout.Value))
+		tries, dur(r.ConnectTimeout.Value), dur(r.Nginx.SendTimeout.Value), dur(r.Nginx.ReadTimeout.Value),
+		dur(time.Duration(tries)*attempt(r)), dur(time.Duration(tries)*r.Nginx.ReadTimeout.Value))
 }
 
 // serversText says "upstream "api" (3 servers)".
@@ -82,16 +84,16 @@ func plural(n int) string {
 // triesWithoutTimeout: *_next_upstream_tries other than 1 with no
 // *_next_upstream_timeout.
 func triesWithoutTimeout(r *model.Route, n int, exact bool) (Finding, bool) {
-	tries, budget := r.Retry.Tries, r.Retry.Timeout
+	tries, budget := r.Nginx.Tries, r.Nginx.NextTimeout
 	if !tries.Explicit() || tries.Value == 1 || budget.Value != 0 {
 		return Finding{}, false
 	}
 	attempts, bound := tries.Value, fmt.Sprintf("%s %d", tries.Name, tries.Value)
 	if tries.Value == 0 {
-		attempts, bound = n, fmt.Sprintf("%s 0 (no limit: every server of %s)", tries.Name, serversText(r.Pass.Upstream, n, exact))
+		attempts, bound = n, fmt.Sprintf("%s 0 (no limit: every server of %s)", tries.Name, serversText(r.Forward.Upstream, n, exact))
 	} else if exact && n < attempts {
 		attempts = n
-		bound = fmt.Sprintf("%s %d (%d attempts at most: %s)", tries.Name, tries.Value, n, serversText(r.Pass.Upstream, n, exact))
+		bound = fmt.Sprintf("%s %d (%d attempts at most: %s)", tries.Name, tries.Value, n, serversText(r.Forward.Upstream, n, exact))
 	}
 	return Finding{
 		Pos: tries.Pos,
@@ -99,7 +101,7 @@ func triesWithoutTimeout(r *model.Route, n int, exact bool) (Finding, bool) {
 			bound, settingText(budget, "0"), worstCase(r, attempts)),
 		Related: routeRelated(r, tries.Pos),
 		Fix: fmt.Sprintf("add %s_next_upstream_timeout (e.g. %s) so that retries stop when the client has given up anyway",
-			r.Pass.Module, dur(min(attempt(r), 2*r.ReadTimeout.Value))),
+			r.Forward.Module, dur(min(attempt(r), 2*r.Nginx.ReadTimeout.Value))),
 	}, true
 }
 
@@ -107,7 +109,7 @@ func triesWithoutTimeout(r *model.Route, n int, exact bool) (Finding, bool) {
 // only when an attempt fails (semantics.md §C), so the last attempt runs
 // its full length past it.
 func timeoutWithoutTries(r *model.Route, n int, exact bool) (Finding, bool) {
-	tries, budget := r.Retry.Tries, r.Retry.Timeout
+	tries, budget := r.Nginx.Tries, r.Nginx.NextTimeout
 	if !budget.Explicit() || budget.Value == 0 || tries.Value != 0 {
 		return Finding{}, false
 	}
@@ -119,17 +121,17 @@ func timeoutWithoutTries(r *model.Route, n int, exact bool) (Finding, bool) {
 		Pos: budget.Pos,
 		Message: fmt.Sprintf("%s bounds retries by time but not by count: every server of %s may be tried, "+
 			"and the budget is checked only when an attempt fails, so an attempt started just before %s still runs up to %s (%s connect + %s send + %s read): up to %s in all.",
-			durText(budget), serversText(r.Pass.Upstream, n, exact), dur(budget.Value), dur(attempt(r)),
-			dur(r.ConnectTimeout.Value), dur(r.SendTimeout.Value), dur(r.ReadTimeout.Value), dur(worst)),
+			durText(budget), serversText(r.Forward.Upstream, n, exact), dur(budget.Value), dur(attempt(r)),
+			dur(r.ConnectTimeout.Value), dur(r.Nginx.SendTimeout.Value), dur(r.Nginx.ReadTimeout.Value), dur(worst)),
 		Related: routeRelated(r, budget.Pos),
-		Fix:     fmt.Sprintf("add %s_next_upstream_tries (e.g. 2) next to %s", r.Pass.Module, budget.Name),
+		Fix:     fmt.Sprintf("add %s_next_upstream_tries (e.g. 2) next to %s", r.Forward.Module, budget.Name),
 	}, true
 }
 
 // implicitRetries: several servers, a next_upstream that retries on
 // timeout (the default "error timeout" does), and neither bound.
 func implicitRetries(r *model.Route, n int, exact bool) (Finding, bool) {
-	tries, budget, on := r.Retry.Tries, r.Retry.Timeout, r.Retry.On
+	tries, budget, on := r.Nginx.Tries, r.Nginx.NextTimeout, r.Retry.On
 	if tries.Explicit() || budget.Explicit() || n < 2 || !r.Retry.Has("timeout") {
 		return Finding{}, false
 	}
@@ -137,21 +139,21 @@ func implicitRetries(r *model.Route, n int, exact bool) (Finding, bool) {
 	// make the retries: point there, once for all its locations.
 	pos := on.Pos
 	if on.Default {
-		pos = r.Pass.Upstream.Pos
+		pos = r.Forward.Upstream.Pos
 	}
 	return Finding{
 		Pos: pos,
 		Message: fmt.Sprintf("%s has %s and %s retries a timed-out request on the next one, with neither %s_next_upstream_tries nor %s_next_upstream_timeout: one request can take up to %s.",
-			upstreamName(r.Pass.Upstream), countServers(n, exact), settingText(on, strings.Join(on.Value, " ")), r.Pass.Module, r.Pass.Module, worstCase(r, n)),
+			upstreamName(r.Forward.Upstream), countServers(n, exact), settingText(on, strings.Join(on.Value, " ")), r.Forward.Module, r.Forward.Module, worstCase(r, n)),
 		Related: implicitRelated(r, pos),
 		Fix: fmt.Sprintf("bound the retries: %s_next_upstream_tries 2; and %s_next_upstream_timeout %s;",
-			r.Pass.Module, r.Pass.Module, dur(min(attempt(r), 2*r.ReadTimeout.Value))),
+			r.Forward.Module, r.Forward.Module, dur(min(attempt(r), 2*r.Nginx.ReadTimeout.Value))),
 	}, true
 }
 
 func implicitRelated(r *model.Route, pos model.Pos) []Related {
-	rel := []Related{{Pos: r.Pass.Pos, Message: "proxied to by " + routeName(r)}}
-	if u := r.Pass.Upstream; u.Pos != pos {
+	rel := []Related{{Pos: r.Forward.Pos, Message: "proxied to by " + routeName(r)}}
+	if u := r.Forward.Upstream; u.Pos != pos {
 		rel = append(rel, Related{Pos: u.Pos, Message: "the servers of " + upstreamName(u)})
 	}
 	return rel

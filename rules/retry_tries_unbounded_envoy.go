@@ -11,22 +11,12 @@ import (
 // back-off (25 ms base, capped at 10 times that: router_filter.rst).
 const envoyMaxBackOff = 250 * time.Millisecond
 
-// retryTriesUnboundedEnvoy is the Envoy half of retry-tries-unbounded; the
-// rule's Check calls it for every Envoy proxy in the model.
-func retryTriesUnboundedEnvoy(pass *Pass, p *model.Proxy) {
-	for _, r := range p.Routes() {
-		if f, ok := envoyRetriesWithoutBudget(r); ok {
-			pass.Report(f)
-		}
-	}
-}
-
 // envoyRetriesWithoutBudget: num_retries > 0 on a route whose timeout is 0.
 // The route timeout is the only bound on all tries together (semantics.md
 // §A, §C); 0 disables it.
 func envoyRetriesWithoutBudget(r *model.Route) (Finding, bool) {
-	n, total, pt := r.Retry.NumRetries, r.Timeout, r.Retry.PerTryTimeout
-	if r.Pass == nil || len(r.Retry.On.Value) == 0 || n.Value <= 0 || !total.Explicit() || total.Value != 0 {
+	n, total, pt := r.Envoy.NumRetries, r.Envoy.Timeout, r.Envoy.PerTryTimeout
+	if r.Forward == nil || len(r.Retry.On.Value) == 0 || n.Value <= 0 || !total.Explicit() || total.Value != 0 {
 		return Finding{}, false
 	}
 	tries := n.Value + 1

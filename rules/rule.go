@@ -23,12 +23,32 @@ type Rule struct {
 	Severity model.Severity
 	// Tags group rules (in SARIF properties.tags and `proxylint rules`).
 	Tags []string
+	// Products are the proxies the rule applies to; the engine gives its
+	// Check only their configurations (with the whole request path). Nil
+	// means every proxy.
+	Products []model.Product
 	// Off rules run only when enabled explicitly.
 	Off bool
 	// Check runs the rule. Rules without Check report problems found
 	// while loading (syntax errors, unreadable includes).
 	Check func(*Pass)
 }
+
+// AppliesTo reports whether the rule checks configurations of product p.
+func (r *Rule) AppliesTo(p model.Product) bool {
+	if r.Products == nil {
+		return true
+	}
+	for _, x := range r.Products {
+		if x == p {
+			return true
+		}
+	}
+	return false
+}
+
+// nginxFamily are the products that read nginx's configuration language.
+var nginxFamily = []model.Product{model.Nginx, model.Angie}
 
 // Doc is the rule's documentation in Markdown: why it matters with the
 // evidence, a bad and a good example, how to fix it. It is the file

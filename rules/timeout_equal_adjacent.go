@@ -40,10 +40,15 @@ func checkTimeoutEqualAdjacent(pass *Pass) {
 		})
 	}
 	for _, p := range pass.Model.Proxies {
-		if p.Product == model.Envoy {
-			timeoutEqualAdjacentEnvoy(pass, p)
-		}
 		for _, r := range p.Routes() {
+			if r.Envoy != nil && r.Forward != nil {
+				if f, ok := perTryNotShorter(r); ok {
+					pass.Report(f)
+				}
+				if f, ok := routeEqualsRequestTimeout(r); ok {
+					pass.Report(f)
+				}
+			}
 			w, ok := chain.Wait(r)
 			if !ok {
 				continue
@@ -58,10 +63,8 @@ func checkTimeoutEqualAdjacent(pass *Pass) {
 					continue
 				}
 			}
-			if p.Product != model.Envoy {
-				if f, ok := retryBudgetEqualsRead(r); ok {
-					pass.Report(f)
-				}
+			if f, ok := retryBudgetEqualsRead(r); ok {
+				pass.Report(f)
 			}
 		}
 		equalIdleTimeouts(pass, p, front)
@@ -134,7 +137,7 @@ func equalToInnerLayer(c *model.Chain, r *model.Route, w model.Setting[time.Dura
 				durText(w), routeName(in), via, dur(iw.Value)),
 			Related: []Related{
 				{Pos: iw.Pos, Message: "the inner layer's " + durText(iw)},
-				{Pos: r.Pass.Pos, Message: "proxied to " + via + " here"},
+				{Pos: r.Forward.Pos, Message: "proxied to " + via + " here"},
 			},
 			Fix: fmt.Sprintf("make each inner layer give up first: for example %s %s in the inner %s, so its 504 reaches the client",
 				iw.Name, dur(shorter(iw.Value)), routeName(in)),
@@ -169,18 +172,18 @@ func equalToFront(r *model.Route, w model.Setting[time.Duration], front *model.H
 // leaves no time for the retry after a timeout (the budget is checked only
 // when an attempt fails, from the start of the first; semantics.md §C).
 func retryBudgetEqualsRead(r *model.Route) (Finding, bool) {
-	b := r.Retry.Timeout
-	if !b.Explicit() || b.Value == 0 || b.Value != r.ReadTimeout.Value || !r.Retry.Has("timeout") {
+	b, a := r.Budget, r.AttemptTimeout
+	if r.BudgetCutsAttempts || !b.Explicit() || b.Value == 0 || b.Value != a.Value || !r.Retry.Has("timeout") {
 		return Finding{}, false
 	}
 	return Finding{
 		Pos: b.Pos,
 		Message: fmt.Sprintf("%s equals %s: an attempt that times out has used the whole retry budget, "+
 			"so the retry on \"timeout\" that %s asks for can never start.",
-			durText(b), durText(r.ReadTimeout), r.Retry.On.Name),
-		Related: relatedSetting(r.ReadTimeout, b.Pos, durText(r.ReadTimeout)),
+			durText(b), durText(a), r.Retry.On.Name),
+		Related: relatedSetting(a, b.Pos, durText(a)),
 		Fix: fmt.Sprintf("give retries room: %s well above %s (e.g. %s), or lower %s",
-			b.Name, r.ReadTimeout.Name, dur(2*r.ReadTimeout.Value), r.ReadTimeout.Name),
+			b.Name, a.Name, dur(2*a.Value), a.Name),
 	}, true
 }
 

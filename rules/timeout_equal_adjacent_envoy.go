@@ -7,29 +7,13 @@ import (
 	"github.com/proxylint/proxylint/model"
 )
 
-// timeoutEqualAdjacentEnvoy is the Envoy half of timeout-equal-adjacent;
-// the rule's Check calls it for every Envoy proxy in the model.
-func timeoutEqualAdjacentEnvoy(pass *Pass, p *model.Proxy) {
-	for _, r := range p.Routes() {
-		if r.Pass == nil {
-			continue
-		}
-		if f, ok := perTryNotShorter(r); ok {
-			pass.Report(f)
-		}
-		if f, ok := routeEqualsRequestTimeout(r); ok {
-			pass.Report(f)
-		}
-	}
-}
-
 // perTryNotShorter: a per_try_timeout equal to the route timeout, or
 // above it. Envoy zeroes a per-try timeout that is not shorter than a
 // non-zero route timeout (router.cc, FilterUtility::finalTimeout), so the
 // first try takes the whole budget and a timed-out try is never retried
 // (semantics.md §C).
 func perTryNotShorter(r *model.Route) (Finding, bool) {
-	pt, total := r.Retry.PerTryTimeout, r.Timeout
+	pt, total := r.Envoy.PerTryTimeout, r.Envoy.Timeout
 	if !pt.Explicit() || pt.Value <= 0 || !total.Valid() || total.Value <= 0 || pt.Value < total.Value {
 		return Finding{}, false
 	}
@@ -51,13 +35,13 @@ func perTryNotShorter(r *model.Route) (Finding, bool) {
 // envoyTries is the number of tries a route's retry policy allows: the
 // first one and num_retries more.
 func envoyTries(r *model.Route) int {
-	return max(r.Retry.NumRetries.Value, 0) + 1
+	return max(r.Envoy.NumRetries.Value, 0) + 1
 }
 
 // routeEqualsRequestTimeout: the route timeout equals the connection
 // manager's request_timeout.
 func routeEqualsRequestTimeout(r *model.Route) (Finding, bool) {
-	rq, total := r.Listener.RequestTimeout, r.Timeout
+	rq, total := r.Listener.RequestTimeout, r.Envoy.Timeout
 	if !rq.Valid() || rq.Value <= 0 || !total.Valid() || total.Value != rq.Value {
 		return Finding{}, false
 	}

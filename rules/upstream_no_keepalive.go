@@ -14,18 +14,12 @@ var UpstreamNoKeepalive = &Rule{
 	Summary:  "connections to the upstream are not pooled: every request opens a new connection",
 	Severity: model.Warning,
 	Tags:     []string{"nginx", "performance", "keepalive"},
+	Products: nginxFamily,
 	Check:    checkUpstreamNoKeepalive,
 }
 
-// poolingModules are the modules that can reuse a cached upstream
-// connection (they set u->keepalive); uwsgi and scgi never do.
-var poolingModules = map[string]bool{"proxy": true, "grpc": true, "memcached": true, "fastcgi": true}
-
 func checkUpstreamNoKeepalive(pass *Pass) {
 	for _, p := range pass.Model.Proxies {
-		if p.Product == model.Envoy {
-			continue
-		}
 		for _, u := range p.Upstreams {
 			if u.Implicit {
 				implicitUpstream(pass, u)
@@ -40,23 +34,23 @@ func checkUpstreamNoKeepalive(pass *Pass) {
 // never pools these (keepalive_module.c skips implicit upstreams).
 func implicitUpstream(pass *Pass, u *model.Upstream) {
 	for _, r := range u.Routes {
-		if !poolingModules[r.Pass.Module] {
+		if !r.Forward.CanPool {
 			continue
 		}
 		f := Finding{
-			Pos: r.Pass.Pos,
+			Pos: r.Forward.Pos,
 			Message: fmt.Sprintf("%s to %s has no upstream block, so nginx opens a new connection for every request. "+
-				"Addresses used directly are never pooled, on any nginx version.", r.Pass.Name, u.Name),
+				"Addresses used directly are never pooled, on any nginx version.", r.Forward.Name, u.Name),
 			Fix: fmt.Sprintf("declare \"upstream backend { server %s; }\" (nginx before 1.29.7 also needs \"keepalive 16;\" in it, "+
-				"proxy_http_version 1.1 and proxy_set_header Connection \"\") and use %s %s://backend", u.Servers[0].Raw, r.Pass.Name, schemeOr(r.Pass.Scheme, "http")),
+				"proxy_http_version 1.1 and proxy_set_header Connection \"\") and use %s %s://backend", u.Servers[0].Raw, r.Forward.Name, schemeOr(r.Forward.Scheme, "http")),
 		}
 		if u.Servers[0].Address.Unix != "" {
 			f.Severity = model.Note
 			f.Message = fmt.Sprintf("%s to %s has no upstream block, so nginx opens a new unix-socket connection for every request. "+
-				"Cheaper than TCP, but still never pooled.", r.Pass.Name, u.Name)
+				"Cheaper than TCP, but still never pooled.", r.Forward.Name, u.Name)
 		}
-		if r.Pass.Module == "grpc" || r.Pass.Module == "memcached" {
-			f.Fix = fmt.Sprintf("declare \"upstream backend { server %s; }\" (with \"keepalive 16;\" before nginx 1.29.7) and use %s to it", u.Servers[0].Raw, r.Pass.Name)
+		if r.Forward.Module == "grpc" || r.Forward.Module == "memcached" {
+			f.Fix = fmt.Sprintf("declare \"upstream backend { server %s; }\" (with \"keepalive 16;\" before nginx 1.29.7) and use %s to it", u.Servers[0].Raw, r.Forward.Name)
 		}
 		pass.Report(f)
 	}
@@ -75,41 +69,37 @@ func namedUpstream(pass *Pass, p *model.Proxy, u *model.Upstream) {
 	}
 	var pooling []*model.Route
 	for _, r := range u.Routes {
-		if poolingModules[r.Pass.Module] {
+		if r.Forward.CanPool {
 			pooling = append(pooling, r)
 		}
 	}
 	if len(pooling) == 0 {
-		if u.Keepalive.Explicit() && u.Keepalive.Value > 0 {
+		if u.PoolSize.Explicit() && u.PoolSize.Value > 0 {
 			pass.Report(Finding{
-				Pos: u.Keepalive.Pos,
+				Pos: u.PoolSize.Pos,
 				Message: fmt.Sprintf("keepalive in upstream %q is never used: it is reached only by %s, and uwsgi and scgi never reuse upstream connections.",
-					u.Name, u.Routes[0].Pass.Name),
-				Related: []Related{{Pos: u.Routes[0].Pass.Pos, Message: "reached by " + u.Routes[0].Pass.Name}},
+					u.Name, u.Routes[0].Forward.Name),
+				Related: []Related{{Pos: u.Routes[0].Forward.Pos, Message: "reached by " + u.Routes[0].Forward.Name}},
 				Fix:     "remove the keepalive directive, or talk to the backend over a protocol nginx pools (HTTP with proxy_pass, FastCGI with fastcgi_keep_conn on)",
 			})
 		}
 		return
 	}
-	if u.Keepalive.Value <= 0 {
+	if u.PoolSize.Value <= 0 {
 		f := Finding{
-			Related: []Related{{Pos: pooling[0].Pass.Pos, Message: "used by " + pooling[0].Pass.Name}},
+			Related: []Related{{Pos: pooling[0].Forward.Pos, Message: "used by " + pooling[0].Forward.Name}},
 			Fix:     fmt.Sprintf("add \"keepalive 16;\" to upstream %q", u.Name),
 		}
 		switch {
-		case u.Keepalive.Explicit():
-			f.Pos = u.Keepalive.Pos
+		case u.PoolSize.Explicit():
+			f.Pos = u.PoolSize.Pos
 			f.Message = fmt.Sprintf("keepalive 0 disables the connection pool of upstream %q, so every request opens a new connection.", u.Name)
-		case p.Target.Product == model.Angie:
-			f.Pos = u.Pos
-			f.Message = fmt.Sprintf("upstream %q has no keepalive directive, so every request opens a new connection. "+
-				"Angie did not adopt nginx 1.29.7's default pool.", u.Name)
 		default:
 			f.Pos = u.Pos
-			f.Message = fmt.Sprintf("upstream %q has no keepalive directive, so every request opens a new connection on %s. "+
-				"nginx pools upstream blocks by default only since 1.29.7.", u.Name, p.Target)
+			f.Message = fmt.Sprintf("upstream %q has no keepalive directive, so every request opens a new connection on %s. %s",
+				u.Name, p.Target, u.PoolSize.Note)
 		}
-		if !newProxyDefaults(p.Target) {
+		if v := pooling[0].Nginx.HTTPVersion; v.Default && v.Value == "1.0" {
 			f.Fix += ", with proxy_http_version 1.1 and proxy_set_header Connection \"\" where it is proxied to"
 		}
 		pass.Report(f)
@@ -122,22 +112,13 @@ func namedUpstream(pass *Pass, p *model.Proxy, u *model.Upstream) {
 	}
 }
 
-// newProxyDefaults reports whether the target sends HTTP/1.1 without a
-// Connection header by default (nginx 1.29.7, Angie 1.12.0).
-func newProxyDefaults(t model.Target) bool {
-	if t.Product == model.Angie {
-		return t.AtLeast(1, 12, 0)
-	}
-	return t.AtLeast(1, 29, 7)
-}
-
 // poolDefeated finds the setting that keeps a route from reusing its
 // upstream's pooled connections (semantics.md §D).
 func poolDefeated(p *model.Proxy, u *model.Upstream, r *model.Route) (Finding, bool) {
 	related := []Related{{Pos: u.Pos, Message: fmt.Sprintf("upstream %q keeps a pool", u.Name)}}
-	switch r.Pass.Module {
+	switch r.Forward.Module {
 	case "proxy":
-		if v := r.HTTPVersion; v.Valid() && v.Value == "1.0" {
+		if v := r.Nginx.HTTPVersion; v.Valid() && v.Value == "1.0" {
 			f := Finding{
 				Pos: v.Pos,
 				Message: fmt.Sprintf("%s defeats the keepalive pool of upstream %q: nginx never reuses a connection after an HTTP/1.0 request, so every request opens a new one.",
@@ -151,7 +132,7 @@ func poolDefeated(p *model.Proxy, u *model.Upstream, r *model.Route) (Finding, b
 			}
 			return f, true
 		}
-		if c := r.ConnectionHeader; c.Valid() && strings.EqualFold(c.Value, "close") {
+		if c := r.Nginx.ConnectionHeader; c.Valid() && strings.EqualFold(c.Value, "close") {
 			f := Finding{
 				Pos: c.Pos,
 				Message: fmt.Sprintf("proxy_set_header Connection close defeats the keepalive pool of upstream %q: the backend closes every connection after one request.",
@@ -166,7 +147,7 @@ func poolDefeated(p *model.Proxy, u *model.Upstream, r *model.Route) (Finding, b
 			}
 			return f, true
 		}
-		if c, plain := r.ConnectionHeader, r.ConnectionHeaderPlain; plain.Valid() && strings.EqualFold(plain.Value, "close") {
+		if c, plain := r.Nginx.ConnectionHeader, r.Nginx.ConnectionHeaderPlain; plain.Valid() && strings.EqualFold(plain.Value, "close") {
 			return Finding{
 				Pos: c.Pos,
 				Message: fmt.Sprintf("proxy_set_header Connection %s defeats the keepalive pool of upstream %q: %s sends \"Connection: close\" with every request that does not upgrade, so the backend closes the connection after it.",
@@ -176,7 +157,7 @@ func poolDefeated(p *model.Proxy, u *model.Upstream, r *model.Route) (Finding, b
 			}, true
 		}
 	case "fastcgi":
-		if k := r.KeepConn; k.Valid() && !k.Value {
+		if k := r.Nginx.KeepConn; k.Valid() && !k.Value {
 			f := Finding{
 				Pos: k.Pos,
 				Message: fmt.Sprintf("%s: nginx asks the FastCGI server to close the connection after each request, so the keepalive pool of upstream %q is never used.",

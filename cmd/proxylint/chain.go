@@ -109,9 +109,9 @@ func stepPositions(s chain.Step) []model.Pos {
 	out := []model.Pos{s.Waits.Pos, s.Retry.Pos, s.Idle.Pos, s.PoolIdle.Pos, s.Lifetime.Pos}
 	if s.Route != nil {
 		out = append(out, s.Route.Pos)
-		if s.Route.Pass != nil {
-			out = append(out, s.Route.Pass.Pos)
-			if u := s.Route.Pass.Upstream; u != nil {
+		if s.Route.Forward != nil {
+			out = append(out, s.Route.Forward.Pos)
+			if u := s.Route.Forward.Upstream; u != nil {
 				out = append(out, u.Pos)
 			}
 		}

@@ -35,6 +35,11 @@ const (
 	defaultNumRetries        = 1                // RetryPolicy.num_retries
 )
 
+// closedUnderRequest is what Envoy answers when the upstream closes a pooled
+// connection under a request (the router's local reply for an upstream
+// reset before the response headers, response flag UC).
+const closedUnderRequest = "503, \"upstream connect error or disconnect/reset before headers\""
+
 // builder turns the resources of one proxy into the common model.
 type builder struct {
 	file     string
@@ -82,7 +87,7 @@ func build(file string, target model.Target, c *collection) *model.Proxy {
 	}
 	// A connection manager on its own (a fragment of a listener).
 	for _, h := range c.hcms {
-		ln := &model.Listener{Proxy: p, Name: "http connection manager " + h.msg.GetStatPrefix(), Pos: b.pos(h.n)}
+		ln := &model.Listener{Select: FirstMatch, Proxy: p, Name: "http connection manager " + h.msg.GetStatPrefix(), Pos: b.pos(h.n)}
 		b.hcm(ln, h.msg, h.n, h.n)
 		p.Listeners = append(p.Listeners, ln)
 	}
@@ -100,6 +105,7 @@ func build(file string, target model.Target, c *collection) *model.Proxy {
 		}
 		used[rc.msg.GetName()] = true
 		ln := &model.Listener{
+			Select:      FirstMatch,
 			Proxy:       p,
 			Name:        fmt.Sprintf("route configuration %q (its listener is not in this file)", rc.msg.GetName()),
 			Pos:         b.pos(rc.n),
@@ -110,7 +116,7 @@ func build(file string, target model.Target, c *collection) *model.Proxy {
 	}
 	// Virtual hosts on their own (a fragment of a route configuration).
 	if len(c.vhosts) > 0 {
-		ln := &model.Listener{Proxy: p, Name: "virtual hosts (their listener is not in this file)", Pos: b.pos(c.vhosts[0].n)}
+		ln := &model.Listener{Select: FirstMatch, Proxy: p, Name: "virtual hosts (their listener is not in this file)", Pos: b.pos(c.vhosts[0].n)}
 		for _, vh := range c.vhosts {
 			b.virtualHost(ln, vh.msg, vh.n)
 		}
@@ -153,7 +159,7 @@ func (b *builder) uintSetting(block *node, name, level string, v *wrapperspb.UIn
 // ---- clusters ----
 
 func (b *builder) upstream(cl *clusterv3.Cluster, n *node) *model.Upstream {
-	u := &model.Upstream{Proxy: b.proxy, Name: cl.GetName(), Pos: b.pos(n)}
+	u := &model.Upstream{Proxy: b.proxy, Kind: "cluster", Name: cl.GetName(), Pos: b.pos(n), ClosedUnderRequest: closedUnderRequest}
 	u.ConnectTimeout = b.durSetting(n, "connect_timeout", "cluster", cl.GetConnectTimeout(), defaultConnectTimeout, n)
 
 	// The upstream HTTP protocol options: the typed extension options, or
@@ -178,12 +184,12 @@ func (b *builder) upstream(cl *clusterv3.Cluster, n *node) *model.Upstream {
 		opts = cl.GetCommonHttpProtocolOptions() //nolint:staticcheck // as above
 		optsNode = n.get("common_http_protocol_options")
 	}
-	u.IdleTimeout = b.durSetting(optsNode, "idle_timeout", level, opts.GetIdleTimeout(), defaultIdleTimeout, n)
-	u.MaxConnectionDuration = b.durSetting(optsNode, "max_connection_duration", level, opts.GetMaxConnectionDuration(), 0, n)
+	u.PoolIdle = b.durSetting(optsNode, "idle_timeout", level, opts.GetIdleTimeout(), defaultIdleTimeout, n)
+	u.PoolLifetime = b.durSetting(optsNode, "max_connection_duration", level, opts.GetMaxConnectionDuration(), 0, n)
 	if opts.GetMaxRequestsPerConnection() != nil {
-		u.MaxRequestsPerConnection = b.uintSetting(optsNode, "max_requests_per_connection", level, opts.GetMaxRequestsPerConnection(), 0, n)
+		u.PoolRequests = b.uintSetting(optsNode, "max_requests_per_connection", level, opts.GetMaxRequestsPerConnection(), 0, n)
 	} else {
-		u.MaxRequestsPerConnection = b.uintSetting(n, "max_requests_per_connection", level, cl.GetMaxRequestsPerConnection(), 0, n) //nolint:staticcheck // deprecated, still honoured
+		u.PoolRequests = b.uintSetting(n, "max_requests_per_connection", level, cl.GetMaxRequestsPerConnection(), 0, n) //nolint:staticcheck // deprecated, still honoured
 	}
 
 	// Servers: inline endpoints, or the EDS resource in the same file.
@@ -279,6 +285,7 @@ func (b *builder) listener(l *listenerv3.Listener, n *node) {
 				}
 			}
 			ln := &model.Listener{
+				Select:      FirstMatch,
 				Proxy:       b.proxy,
 				Name:        name,
 				Pos:         b.pos(fNode),
@@ -368,24 +375,28 @@ func (b *builder) route(ln *model.Listener, vh *routev3.VirtualHost, vhNode *nod
 	if raKey != nil {
 		block = raKey
 	}
-	rt.Pass = b.pass(ra, raNode, rt)
-	if rt.Pass != nil && rt.Pass.Upstream != nil {
-		rt.ConnectTimeout = rt.Pass.Upstream.ConnectTimeout
+	e := &model.EnvoyRoute{}
+	rt.Envoy = e
+	rt.Forward = b.forward(ra, raNode, rt)
+	if rt.Forward != nil && rt.Forward.Upstream != nil {
+		rt.ConnectTimeout = rt.Forward.Upstream.ConnectTimeout
 	}
-	rt.Timeout = b.durSetting(raNode, "timeout", "route", ra.GetTimeout(), defaultRouteTimeout, block)
+	e.Timeout = b.durSetting(raNode, "timeout", "route", ra.GetTimeout(), defaultRouteTimeout, block)
 	if ra.GetIdleTimeout() != nil {
-		rt.IdleTimeout = b.durSetting(raNode, "idle_timeout", "route", ra.GetIdleTimeout(), 0, block)
+		e.IdleTimeout = b.durSetting(raNode, "idle_timeout", "route", ra.GetIdleTimeout(), 0, block)
 	} else {
-		rt.IdleTimeout = ln.StreamIdleTimeout
+		e.IdleTimeout = ln.StreamIdleTimeout
 	}
 
 	// A route's retry policy replaces the virtual host's entirely.
 	switch {
 	case ra.GetRetryPolicy() != nil:
-		rt.Retry = b.retry(ra.GetRetryPolicy(), raNode, "route")
+		rt.Retry = b.retry(ra.GetRetryPolicy(), raNode, "route", e)
 	case vh.GetRetryPolicy() != nil:
-		rt.Retry = b.retry(vh.GetRetryPolicy(), vhNode, "virtual_host")
+		rt.Retry = b.retry(vh.GetRetryPolicy(), vhNode, "virtual_host", e)
 	}
+	rt.Stream = stream(b, r, n)
+	behaviour(rt)
 	ln.Routes = append(ln.Routes, rt)
 }
 
@@ -394,8 +405,8 @@ func isPrefix(m *routev3.RouteMatch) bool {
 	return ok
 }
 
-func (b *builder) pass(ra *routev3.RouteAction, n *node, rt *model.Route) *model.Pass {
-	p := &model.Pass{Module: "envoy"}
+func (b *builder) forward(ra *routev3.RouteAction, n *node, rt *model.Route) *model.Forward {
+	p := &model.Forward{Module: "envoy", CanPool: true}
 	switch {
 	case ra.GetCluster() != "":
 		key, _ := n.field("cluster")
@@ -439,7 +450,7 @@ func orNode(a, b *node) *node {
 	return b
 }
 
-func (b *builder) retry(rp *routev3.RetryPolicy, owner *node, level string) model.Retry {
+func (b *builder) retry(rp *routev3.RetryPolicy, owner *node, level string, e *model.EnvoyRoute) model.Retry {
 	key, n := owner.field("retry_policy")
 	block := orNode(key, owner)
 	name := fieldName(key, "retry_policy")
@@ -449,19 +460,31 @@ func (b *builder) retry(rp *routev3.RetryPolicy, owner *node, level string) mode
 		for _, t := range splitRetryOn(onNode) {
 			toks = append(toks, t.text)
 			if !KnownRetryOn(t.text, b.proxy.Target) {
-				r.Unknown = append(r.Unknown, model.Set(t.text, name+"."+onKey.value, level,
-					model.Pos{File: b.file, Line: t.line, Col: t.col}))
+				r.Unknown = append(r.Unknown, model.UnknownCondition{
+					Setting: model.Set(t.text, name+"."+onKey.value, level, model.Pos{File: b.file, Line: t.line, Col: t.col}),
+					Since:   retryOnTokens[t.text],
+					Known:   RetryOnTokens(),
+				})
 			}
+		}
+		left := 0
+		for _, t := range toks {
+			if KnownRetryOn(t, b.proxy.Target) {
+				left++
+			}
+		}
+		for i := range r.Unknown {
+			r.Unknown[i].Left = left
 		}
 		r.On = model.Set(toks, name+"."+onKey.value, level, b.pos(onKey))
 	} else {
 		r.On = model.Default([]string(nil), name+".retry_on", b.pos(block))
 	}
-	r.NumRetries = b.uintSetting(n, "num_retries", level, rp.GetNumRetries(), defaultNumRetries, block)
-	r.PerTryTimeout = b.durSetting(n, "per_try_timeout", level, rp.GetPerTryTimeout(), 0, block)
-	r.NumRetries.Name = qualify(name, r.NumRetries.Name)
-	r.PerTryTimeout.Name = qualify(name, r.PerTryTimeout.Name)
-	r.RetriableMethods = b.methods(rp.GetRetriableRequestHeaders(), n.get("retriable_request_headers"))
+	e.NumRetries = b.uintSetting(n, "num_retries", level, rp.GetNumRetries(), defaultNumRetries, block)
+	e.PerTryTimeout = b.durSetting(n, "per_try_timeout", level, rp.GetPerTryTimeout(), 0, block)
+	e.NumRetries.Name = qualify(name, e.NumRetries.Name)
+	e.PerTryTimeout.Name = qualify(name, e.PerTryTimeout.Name)
+	e.RetriableMethods = b.methods(rp.GetRetriableRequestHeaders(), n.get("retriable_request_headers"))
 	return r
 }
 

@@ -137,7 +137,7 @@ func TestRetryOnUnknownInModel(t *testing.T) {
 	if len(rt.Retry.Unknown) != 1 {
 		t.Fatalf("unknown %+v", rt.Retry.Unknown)
 	}
-	at(t, "unknown token", rt.Retry.Unknown[0], "gatway-error", 15, 45, false)
+	at(t, "unknown token", rt.Retry.Unknown[0].Setting, "gatway-error", 15, 45, false)
 	if rt.Retry.Unknown[0].Level != "virtual_host" {
 		t.Errorf("level %q", rt.Retry.Unknown[0].Level)
 	}

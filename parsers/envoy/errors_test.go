@@ -249,8 +249,8 @@ func TestSnakeAndCamelCaseSpellings(t *testing.T) {
 		at(t, name+" duration", l.MaxConnectionDuration, 60*time.Second, 12, colOf(src, 12, "max"), false)
 		at(t, name+" safe", l.H1SafeMaxConnectionDuration, true, 13, 11, false)
 		rt := l.Routes[0]
-		at(t, name+" num_retries", rt.Retry.NumRetries, 3, 20, colOf(src, 20, "num"), false)
-		at(t, name+" per_try", rt.Retry.PerTryTimeout, 2*time.Second, 20, colOf(src, 20, "per"), false)
+		at(t, name+" num_retries", rt.Envoy.NumRetries, 3, 20, colOf(src, 20, "num"), false)
+		at(t, name+" per_try", rt.Envoy.PerTryTimeout, 2*time.Second, 20, colOf(src, 20, "per"), false)
 	}
 }
 

@@ -119,19 +119,19 @@ func TestBootstrapModel(t *testing.T) {
 	if orders.Name != "route /api/orders" || orders.Pos.Line != 103 || orders.Match.Kind != model.MatchPrefix {
 		t.Errorf("route 0: %q at %v kind %q", orders.Name, orders.Pos, orders.Match.Kind)
 	}
-	at(t, "orders timeout", orders.Timeout, 10*time.Second, 107, 19, false)
-	at(t, "orders idle (from the HCM)", orders.IdleTimeout, 120*time.Second, 42, 11, false)
+	at(t, "orders timeout", orders.Envoy.Timeout, 10*time.Second, 107, 19, false)
+	at(t, "orders idle (from the HCM)", orders.Envoy.IdleTimeout, 120*time.Second, 42, 11, false)
 	at(t, "orders retry_on", onList(orders.Retry.On), "5xx,reset", 109, 21, false)
-	at(t, "orders num_retries", orders.Retry.NumRetries, 3, 110, 21, false)
-	at(t, "orders per_try", orders.Retry.PerTryTimeout, 3*time.Second, 111, 21, false)
-	if orders.Retry.On.Level != "route" || orders.Retry.NumRetries.Name != "retry_policy.num_retries" {
-		t.Errorf("retry level %q name %q", orders.Retry.On.Level, orders.Retry.NumRetries.Name)
+	at(t, "orders num_retries", orders.Envoy.NumRetries, 3, 110, 21, false)
+	at(t, "orders per_try", orders.Envoy.PerTryTimeout, 3*time.Second, 111, 21, false)
+	if orders.Retry.On.Level != "route" || orders.Envoy.NumRetries.Name != "retry_policy.num_retries" {
+		t.Errorf("retry level %q name %q", orders.Retry.On.Level, orders.Envoy.NumRetries.Name)
 	}
-	if !orders.Methods.Any || !orders.Retry.RetriableMethods.Any {
-		t.Errorf("orders methods %+v retriable %+v", orders.Methods, orders.Retry.RetriableMethods)
+	if !orders.Methods.Any || !orders.Envoy.RetriableMethods.Any {
+		t.Errorf("orders methods %+v retriable %+v", orders.Methods, orders.Envoy.RetriableMethods)
 	}
-	if orders.Pass == nil || orders.Pass.Module != "envoy" || orders.Pass.URL != "orders" || orders.Pass.Pos.Line != 106 || orders.Pass.Upstream == nil {
-		t.Fatalf("orders pass %+v", orders.Pass)
+	if orders.Forward == nil || orders.Forward.Module != "envoy" || orders.Forward.URL != "orders" || orders.Forward.Pos.Line != 106 || orders.Forward.Upstream == nil {
+		t.Fatalf("orders pass %+v", orders.Forward)
 	}
 	at(t, "orders connect timeout", orders.ConnectTimeout, 500*time.Millisecond, 173, 5, false)
 
@@ -139,30 +139,30 @@ func TestBootstrapModel(t *testing.T) {
 	if catalog.Methods.Any || strings.Join(catalog.Methods.Allowed, " ") != "GET HEAD" || catalog.Methods.Pos.Line != 118 {
 		t.Errorf("catalog methods %+v", catalog.Methods)
 	}
-	at(t, "catalog idle", catalog.IdleTimeout, 30*time.Second, 125, 19, false)
+	at(t, "catalog idle", catalog.Envoy.IdleTimeout, 30*time.Second, 125, 19, false)
 
 	search := routes[2]
-	at(t, "search timeout", search.Timeout, time.Duration(0), 134, 19, false)
-	at(t, "search num_retries", search.Retry.NumRetries, 5, 137, 21, false)
-	at(t, "search per_try (unset)", search.Retry.PerTryTimeout, time.Duration(0), 135, 19, true)
+	at(t, "search timeout", search.Envoy.Timeout, time.Duration(0), 134, 19, false)
+	at(t, "search num_retries", search.Envoy.NumRetries, 5, 137, 21, false)
+	at(t, "search per_try (unset)", search.Envoy.PerTryTimeout, time.Duration(0), 135, 19, true)
 
 	// A route without a retry policy takes the virtual host's whole.
 	api := routes[3]
 	at(t, "api retry_on", onList(api.Retry.On), "connect-failure,refused-stream", 100, 17, false)
-	at(t, "api num_retries", api.Retry.NumRetries, 2, 101, 17, false)
-	at(t, "api timeout (default)", api.Timeout, 15*time.Second, 140, 17, true)
+	at(t, "api num_retries", api.Envoy.NumRetries, 2, 101, 17, false)
+	at(t, "api timeout (default)", api.Envoy.Timeout, 15*time.Second, 140, 17, true)
 	if api.Retry.On.Level != "virtual_host" {
 		t.Errorf("api retry level %q", api.Retry.On.Level)
 	}
 
 	redirect := routes[4]
-	if redirect.Pass != nil || redirect.Match.Kind != model.MatchExact {
+	if redirect.Forward != nil || redirect.Match.Kind != model.MatchExact {
 		t.Errorf("redirect route %+v", redirect)
 	}
 	site := routes[5]
-	at(t, "site num_retries (default)", site.Retry.NumRetries, 1, 160, 19, true)
-	if site.Retry.RetriableMethods.Any || strings.Join(site.Retry.RetriableMethods.Allowed, " ") != "GET" {
-		t.Errorf("site retriable methods %+v", site.Retry.RetriableMethods)
+	at(t, "site num_retries (default)", site.Envoy.NumRetries, 1, 160, 19, true)
+	if site.Envoy.RetriableMethods.Any || strings.Join(site.Envoy.RetriableMethods.Allowed, " ") != "GET" {
+		t.Errorf("site retriable methods %+v", site.Envoy.RetriableMethods)
 	}
 
 	if len(p.Upstreams) != 3 {
@@ -172,19 +172,19 @@ func TestBootstrapModel(t *testing.T) {
 	if o.Name != "orders" || o.Pos.Line != 169 || o.Pos.Col != 5 || len(o.Routes) != 2 {
 		t.Errorf("orders upstream %q at %v with %d routes", o.Name, o.Pos, len(o.Routes))
 	}
-	at(t, "orders idle", o.IdleTimeout, 50*time.Second, 178, 11, false)
-	at(t, "orders max requests", o.MaxRequestsPerConnection, 1000, 179, 11, false)
-	at(t, "orders max duration (default)", o.MaxConnectionDuration, time.Duration(0), 169, 5, true)
+	at(t, "orders idle", o.PoolIdle, 50*time.Second, 178, 11, false)
+	at(t, "orders max requests", o.PoolRequests, 1000, 179, 11, false)
+	at(t, "orders max duration (default)", o.PoolLifetime, time.Duration(0), 169, 5, true)
 	if len(o.Servers) != 1 || o.Servers[0].Raw != "orders.internal:8000" || o.Servers[0].Literal || o.Servers[0].Pos.Line != 196 {
 		t.Errorf("orders servers %+v", o.Servers)
 	}
 	c := p.Upstreams[1]
-	at(t, "catalog idle (default)", c.IdleTimeout, time.Hour, 198, 5, true)
+	at(t, "catalog idle (default)", c.PoolIdle, time.Hour, 198, 5, true)
 	if len(c.Servers) != 2 || !c.Servers[1].Literal {
 		t.Errorf("catalog servers %+v", c.Servers)
 	}
 	s := p.Upstreams[2]
-	at(t, "static max duration", s.MaxConnectionDuration, 600*time.Second, 235, 11, false)
+	at(t, "static max duration", s.PoolLifetime, 600*time.Second, 235, 11, false)
 }
 
 // onList checks a list setting (retry_on) as its comma-joined text.

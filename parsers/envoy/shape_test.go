@@ -99,11 +99,11 @@ func TestConfigDumpResolvesRDS(t *testing.T) {
 		t.Fatalf("route config %q, %d routes", l.RouteConfig, len(l.Routes))
 	}
 	rt := l.Routes[0]
-	at(t, "timeout", rt.Timeout, 20*time.Second, lineOf(dumpJSON, `"20s"`), colOf(dumpJSON, lineOf(dumpJSON, `"20s"`), `"timeout"`), false)
-	if rt.Pass == nil || rt.Pass.Upstream == nil || rt.Pass.Upstream.Name != "svc" {
-		t.Fatalf("pass %+v", rt.Pass)
+	at(t, "timeout", rt.Envoy.Timeout, 20*time.Second, lineOf(dumpJSON, `"20s"`), colOf(dumpJSON, lineOf(dumpJSON, `"20s"`), `"timeout"`), false)
+	if rt.Forward == nil || rt.Forward.Upstream == nil || rt.Forward.Upstream.Name != "svc" {
+		t.Fatalf("pass %+v", rt.Forward)
 	}
-	u := rt.Pass.Upstream
+	u := rt.Forward.Upstream
 	if len(u.Servers) != 1 || u.Servers[0].Raw != "10.1.2.3:80" || !u.Servers[0].Literal {
 		t.Errorf("EDS servers %+v", u.Servers)
 	}

@@ -44,8 +44,8 @@ func upstreamOf(t *testing.T, m *model.Model) *model.Upstream {
 	require.Len(t, m.Proxies, 1)
 	routes := m.Proxies[0].Routes()
 	require.Len(t, routes, 1)
-	require.NotNil(t, routes[0].Pass)
-	return routes[0].Pass.Upstream
+	require.NotNil(t, routes[0].Forward)
+	return routes[0].Forward.Upstream
 }
 
 func TestFragmentThroughEntryPoint(t *testing.T) {
@@ -56,8 +56,8 @@ func TestFragmentThroughEntryPoint(t *testing.T) {
 	assert.Equal(t, filepath.Join(dir, "nginx.conf"), m.Proxies[0].Entry, "linted through nginx.conf")
 	var app *model.Upstream
 	for _, r := range m.Proxies[0].Routes() {
-		if r.Pass != nil {
-			app = r.Pass.Upstream
+		if r.Forward != nil {
+			app = r.Forward.Upstream
 		}
 	}
 	require.NotNil(t, app)

@@ -24,6 +24,11 @@ const (
 	defaultUpstreamRequests  = 1000
 )
 
+// closedUnderRequest is what nginx answers when the server closes a pooled
+// connection under a request (ngx_http_upstream.c: "upstream prematurely
+// closed connection", NGX_HTTP_UPSTREAM_FT_ERROR → 502).
+const closedUnderRequest = "502, \"upstream prematurely closed connection\""
+
 // Build turns a loaded configuration into the common model, resolving every
 // inherited and default value once. A fragment is read in the context its
 // top level implies (Config.Context).
@@ -77,6 +82,9 @@ func Build(cfg *Config, target model.Target) *model.Proxy {
 		b.route(l, loc, nil)
 	case "upstream":
 		b.upstream(newScope("upstream", nil, at, nil, top), "")
+	}
+	for _, r := range p.Routes() {
+		behaviour(r)
 	}
 	return p
 }
@@ -184,7 +192,7 @@ func (b *builder) http(s *scope) {
 }
 
 func (b *builder) upstream(s *scope, name string) *model.Upstream {
-	u := &model.Upstream{Proxy: b.proxy, Name: name, Pos: s.at}
+	u := &model.Upstream{Proxy: b.proxy, Kind: "upstream", Name: name, Pos: s.at, ClosedUnderRequest: closedUnderRequest}
 	for _, d := range s.all("server") {
 		if len(d.Args) == 0 {
 			continue
@@ -207,19 +215,27 @@ func (b *builder) upstream(s *scope, name string) *model.Upstream {
 	}
 	if d := s.last("keepalive"); d != nil && len(d.Args) > 0 {
 		n, _ := strconv.Atoi(d.Args[0].Value)
-		u.Keepalive = model.Set(n, "keepalive", "upstream", d.Pos)
+		u.PoolSize = model.Set(n, "keepalive", "upstream", d.Pos)
 		local := len(d.Args) > 1 && d.Args[1].Value == "local"
 		u.KeepaliveLocal = model.Set(local, "keepalive", "upstream", d.Pos)
 	} else if b.target.Product == model.Nginx && b.target.AtLeast(1, 29, 7) {
-		u.Keepalive = model.Default(defaultUpstreamKeepalive, "keepalive", s.at)
+		u.PoolSize = model.Default(defaultUpstreamKeepalive, "keepalive", s.at)
 		u.KeepaliveLocal = model.Default(true, "keepalive", s.at)
 	} else {
-		u.Keepalive = model.Default(0, "keepalive", s.at)
+		u.PoolSize = model.Default(0, "keepalive", s.at)
+		u.PoolSize.Note = "nginx pools upstream blocks by default only since 1.29.7."
+		if b.target.Product == model.Angie {
+			u.PoolSize.Note = "Angie did not adopt nginx 1.29.7's default pool."
+		}
 		u.KeepaliveLocal = model.Default(false, "keepalive", s.at)
 	}
-	u.KeepaliveTimeout = b.duration(s, "keepalive_timeout", defaultUpstreamIdle)
-	u.KeepaliveTime = b.duration(s, "keepalive_time", defaultKeepaliveTime)
-	u.KeepaliveRequests = b.integer(s, "keepalive_requests", defaultUpstreamRequests)
+	// The pool's own keepalive_timeout, keepalive_time and
+	// keepalive_requests: those at http or server level are about client
+	// connections and are never inherited by an upstream block
+	// (docs/semantics.md §D).
+	u.PoolIdle = b.duration(s, "keepalive_timeout", defaultUpstreamIdle)
+	u.PoolLifetime = b.duration(s, "keepalive_time", defaultKeepaliveTime)
+	u.PoolRequests = b.integer(s, "keepalive_requests", defaultUpstreamRequests)
 	if name != "" {
 		b.named[strings.ToLower(name)] = u
 	}
@@ -228,7 +244,7 @@ func (b *builder) upstream(s *scope, name string) *model.Upstream {
 }
 
 func (b *builder) server(s *scope) *model.Listener {
-	l := &model.Listener{Proxy: b.proxy, Pos: s.at, Name: "server"}
+	l := &model.Listener{Proxy: b.proxy, Pos: s.at, Name: "server", Select: SelectLocation}
 	for _, d := range s.all("listen") {
 		if len(d.Args) == 0 {
 			continue
@@ -307,16 +323,16 @@ func (b *builder) resolvePass(r *model.Route, s *scope, parent *model.Route) {
 	if d == nil {
 		// if and limit_except blocks use their location's pass
 		// (proxy_module.c merge: clcf->noname); nested locations do not.
-		if s.kind == "if" && parent != nil && parent.Pass != nil {
-			p := *parent.Pass
+		if s.kind == "if" && parent != nil && parent.Forward != nil {
+			p := *parent.Forward
 			p.Inherited = true
-			r.Pass = &p
+			r.Forward = &p
 		}
 		return
 	}
 	module := strings.TrimSuffix(d.Name, "_pass")
-	p := &model.Pass{Module: module, Name: d.Name, Pos: d.Pos}
-	r.Pass = p
+	p := &model.Forward{Module: module, Name: d.Name, Pos: d.Pos, CanPool: poolingModules[module]}
+	r.Forward = p
 	if len(d.Args) == 0 {
 		return
 	}
@@ -379,13 +395,13 @@ func (b *builder) resolvePass(r *model.Route, s *scope, parent *model.Route) {
 	key := strings.ToLower(addr.String())
 	u := b.implicit[key]
 	if u == nil {
-		u = &model.Upstream{Proxy: b.proxy, Name: addr.String(), Implicit: true, Pos: d.Pos}
+		u = &model.Upstream{Proxy: b.proxy, Kind: "upstream", Name: addr.String(), Implicit: true, Pos: d.Pos, ClosedUnderRequest: closedUnderRequest}
 		u.Servers = []model.Server{{Address: addr, Raw: hostport, Pos: d.Args[0].Pos, Literal: addr.Unix != "" || isLiteralHost(addr.Host)}}
-		u.Keepalive = model.Default(0, "keepalive", d.Pos)
+		u.PoolSize = model.Default(0, "keepalive", d.Pos)
 		u.KeepaliveLocal = model.Default(false, "keepalive", d.Pos)
-		u.KeepaliveTimeout = model.Default(defaultUpstreamIdle, "keepalive_timeout", d.Pos)
-		u.KeepaliveTime = model.Default(defaultKeepaliveTime, "keepalive_time", d.Pos)
-		u.KeepaliveRequests = model.Default(defaultUpstreamRequests, "keepalive_requests", d.Pos)
+		u.PoolIdle = model.Default(defaultUpstreamIdle, "keepalive_timeout", d.Pos)
+		u.PoolLifetime = model.Default(defaultKeepaliveTime, "keepalive_time", d.Pos)
+		u.PoolRequests = model.Default(defaultUpstreamRequests, "keepalive_requests", d.Pos)
 		b.implicit[key] = u
 		b.proxy.Upstreams = append(b.proxy.Upstreams, u)
 	}
@@ -487,16 +503,18 @@ func defaultPort(scheme string) int {
 // (proxy when the route does not proxy).
 func (b *builder) resolveSettings(r *model.Route, s *scope) {
 	m := "proxy"
-	if r.Pass != nil {
-		m = r.Pass.Module
+	if r.Forward != nil {
+		m = r.Forward.Module
 	}
+	n := &model.NginxRoute{}
+	r.Nginx = n
 	r.ConnectTimeout = b.duration(s, m+"_connect_timeout", defaultUpstreamTimeout)
-	r.SendTimeout = b.duration(s, m+"_send_timeout", defaultUpstreamTimeout)
-	r.ReadTimeout = b.duration(s, m+"_read_timeout", defaultUpstreamTimeout)
+	n.SendTimeout = b.duration(s, m+"_send_timeout", defaultUpstreamTimeout)
+	n.ReadTimeout = b.duration(s, m+"_read_timeout", defaultUpstreamTimeout)
 
 	r.Retry.On = b.flags(s, m+"_next_upstream", []string{"error", "timeout"})
-	r.Retry.Tries = b.integer(s, m+"_next_upstream_tries", 0)
-	r.Retry.Timeout = b.duration(s, m+"_next_upstream_timeout", 0)
+	n.Tries = b.integer(s, m+"_next_upstream_tries", 0)
+	n.NextTimeout = b.duration(s, m+"_next_upstream_timeout", 0)
 
 	switch m {
 	case "grpc", "memcached":
@@ -504,21 +522,21 @@ func (b *builder) resolveSettings(r *model.Route, s *scope) {
 		// for these modules (semantics.md §E).
 	default:
 		r.IgnoreClientAbort = b.boolean(s, m+"_ignore_client_abort", false)
-		r.RequestBuffering = b.boolean(s, m+"_request_buffering", true)
+		n.RequestBuffering = b.boolean(s, m+"_request_buffering", true)
 	}
 	if m == "grpc" {
-		r.RequestBuffering = model.Default(false, "grpc_pass", s.at)
+		n.RequestBuffering = model.Default(false, "grpc_pass", s.at)
 	}
 	if m == "proxy" {
-		r.HTTPVersion = b.httpVersion(s)
-		r.ConnectionHeader = b.connectionHeader(s)
-		r.ConnectionHeaderPlain = b.withoutUpgrade(r.ConnectionHeader.Value)
+		n.HTTPVersion = b.httpVersion(s)
+		n.ConnectionHeader = b.connectionHeader(s)
+		n.ConnectionHeaderPlain = b.withoutUpgrade(n.ConnectionHeader.Value)
 		if d, lvl := s.lookup("proxy_method"); d != nil && len(d.Args) > 0 {
-			r.UpstreamMethod = model.Set(strings.ToUpper(d.Args[0].Value), d.Name, lvl.kind, d.Pos)
+			n.UpstreamMethod = model.Set(strings.ToUpper(d.Args[0].Value), d.Name, lvl.kind, d.Pos)
 		}
 	}
 	if m == "fastcgi" {
-		r.KeepConn = b.boolean(s, "fastcgi_keep_conn", false)
+		n.KeepConn = b.boolean(s, "fastcgi_keep_conn", false)
 	}
 	r.AccessLogs = b.accessLogs(s)
 }

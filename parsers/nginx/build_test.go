@@ -67,9 +67,9 @@ http {
 }
 `)
 	a := route(t, p, "location /a/")
-	assert.Equal(t, 20*time.Second, a.ReadTimeout.Value)
-	assert.Equal(t, "server", a.ReadTimeout.Level)
-	assert.Equal(t, 6, a.ReadTimeout.Pos.Line)
+	assert.Equal(t, 20*time.Second, a.Nginx.ReadTimeout.Value)
+	assert.Equal(t, "server", a.Nginx.ReadTimeout.Level)
+	assert.Equal(t, 6, a.Nginx.ReadTimeout.Pos.Line)
 	assert.Equal(t, []string{"error", "timeout", "http_502"}, a.Retry.On.Value)
 	assert.Equal(t, "http", a.Retry.On.Level)
 
@@ -80,7 +80,7 @@ http {
 	assert.Equal(t, b, nested.Parent)
 
 	other := route(t, p, "location /")
-	assert.Equal(t, 30*time.Second, other.ReadTimeout.Value)
+	assert.Equal(t, 30*time.Second, other.Nginx.ReadTimeout.Value)
 	assert.Equal(t, 60*time.Second, other.ConnectTimeout.Value)
 	assert.True(t, other.ConnectTimeout.Default)
 	assert.Equal(t, "proxy_connect_timeout", other.ConnectTimeout.Name)
@@ -109,16 +109,16 @@ http {
 }
 `)
 	php := route(t, p, `location ~ \.php$`)
-	assert.Equal(t, "fastcgi", php.Pass.Module)
-	assert.Equal(t, 300*time.Second, php.ReadTimeout.Value)
-	assert.Equal(t, "fastcgi_read_timeout", php.ReadTimeout.Name)
-	assert.False(t, php.KeepConn.Value)
-	assert.True(t, php.KeepConn.Default)
+	assert.Equal(t, "fastcgi", php.Forward.Module)
+	assert.Equal(t, 300*time.Second, php.Nginx.ReadTimeout.Value)
+	assert.Equal(t, "fastcgi_read_timeout", php.Nginx.ReadTimeout.Name)
+	assert.False(t, php.Nginx.KeepConn.Value)
+	assert.True(t, php.Nginx.KeepConn.Default)
 
 	rpc := route(t, p, "location /rpc/")
-	assert.Equal(t, 2, rpc.Retry.Tries.Value)
+	assert.Equal(t, 2, rpc.Nginx.Tries.Value)
 	assert.False(t, rpc.IgnoreClientAbort.Valid(), "grpc has no *_ignore_client_abort")
-	assert.False(t, rpc.RequestBuffering.Value, "grpc never buffers request bodies")
+	assert.False(t, rpc.Nginx.RequestBuffering.Value, "grpc never buffers request bodies")
 	require.Len(t, p.Invalid, 1)
 	assert.Equal(t, "grpc_ignore_client_abort", p.Invalid[0].Name)
 	assert.Equal(t, 8, p.Invalid[0].Pos.Line)
@@ -146,11 +146,11 @@ http {
 	} {
 		p := build(t, tc.target, src)
 		inh := route(t, p, "location /inherits/")
-		assert.Equal(t, "", inh.ConnectionHeader.Value, tc.target)
-		assert.Equal(t, "http", inh.ConnectionHeader.Level, tc.target)
+		assert.Equal(t, "", inh.Nginx.ConnectionHeader.Value, tc.target)
+		assert.Equal(t, "http", inh.Nginx.ConnectionHeader.Level, tc.target)
 		own := route(t, p, "location /own/")
-		assert.Equal(t, tc.ownValue, own.ConnectionHeader.Value, tc.target)
-		assert.Equal(t, tc.ownDefault, own.ConnectionHeader.Default, tc.target)
+		assert.Equal(t, tc.ownValue, own.Nginx.ConnectionHeader.Value, tc.target)
+		assert.Equal(t, tc.ownDefault, own.Nginx.ConnectionHeader.Default, tc.target)
 	}
 }
 
@@ -183,10 +183,10 @@ http {
 			}
 		}
 		require.NotNil(t, u)
-		assert.Equal(t, c.keepalive, u.Keepalive.Value, c.target)
-		assert.True(t, u.Keepalive.Default, c.target)
+		assert.Equal(t, c.keepalive, u.PoolSize.Value, c.target)
+		assert.True(t, u.PoolSize.Default, c.target)
 		assert.Equal(t, c.keepalive > 0, u.KeepaliveLocal.Value, c.target)
-		assert.Equal(t, c.version, route(t, p, "location /").HTTPVersion.Value, c.target)
+		assert.Equal(t, c.version, route(t, p, "location /").Nginx.HTTPVersion.Value, c.target)
 	}
 }
 
@@ -208,10 +208,12 @@ http {
     upstream backend { server 10.0.0.1:80; server 10.0.0.2:80 backup; server 10.0.0.3:80 down; }
 }
 `)
-	named := func(name string) *model.Upstream { return route(t, p, name).Pass.Upstream }
+	named := func(name string) *model.Upstream { return route(t, p, name).Forward.Upstream }
 	assert.Equal(t, "backend", named("location /upper/").Name, "names match case-insensitively, before or after the upstream block")
 	assert.Equal(t, 3, len(named("location /upper/").Servers))
-	assert.Equal(t, 2, named("location /upper/").Peers())
+	peers, exact := named("location /upper/").Peers()
+	assert.Equal(t, 2, peers)
+	assert.True(t, exact)
 	assert.True(t, named("location /implicit/").Implicit)
 	assert.Same(t, named("location /implicit/"), named("location /implicit2/"), "one implicit upstream per address")
 	assert.Equal(t, "api.example.com:443", named("location /host/").Name)
@@ -220,7 +222,7 @@ http {
 	assert.Equal(t, "backend", named("location /set/").Name)
 	assert.True(t, named("location /set-port/").Implicit)
 	assert.Nil(t, named("location /dynamic/"))
-	assert.True(t, route(t, p, "location /dynamic/").Pass.Variable)
+	assert.True(t, route(t, p, "location /dynamic/").Forward.Variable)
 	assert.Equal(t, "backend", named("location /uri-var/").Name)
 	assert.Equal(t, "backend", named("location /fcgi/").Name)
 	assert.Len(t, named("location /upper/").Routes, 4)
@@ -252,7 +254,7 @@ http {
 	assert.Equal(t, "limit_except", a.Methods.Source)
 	v2 := route(t, p, "if ($arg_v2)")
 	assert.Equal(t, a, v2.Parent)
-	assert.Equal(t, "127.0.0.1:2", v2.Pass.Upstream.Name)
+	assert.Equal(t, "127.0.0.1:2", v2.Forward.Upstream.Name)
 	assert.Equal(t, []string{"GET", "HEAD"}, v2.Methods.Allowed, "an if block inherits its location's limit_except")
 	for _, r := range p.Routes() {
 		assert.NotEqual(t, "if ($arg_x)", r.Name, "an if without its own pass is not a route")
@@ -343,13 +345,13 @@ http {
     }
 }
 `)
-	a := route(t, p, "location /a/").ConnectionHeaderPlain
+	a := route(t, p, "location /a/").Nginx.ConnectionHeaderPlain
 	assert.Equal(t, "close", a.Value)
 	assert.Equal(t, 3, a.Pos.Line)
-	assert.Equal(t, "", route(t, p, "location /b/").ConnectionHeaderPlain.Value)
-	assert.True(t, route(t, p, "location /b/").ConnectionHeaderPlain.Valid())
-	assert.Equal(t, "close", route(t, p, "location /c/").ConnectionHeaderPlain.Value)
-	assert.False(t, route(t, p, "location /d/").ConnectionHeaderPlain.Valid(), "only maps on $http_upgrade are followed")
+	assert.Equal(t, "", route(t, p, "location /b/").Nginx.ConnectionHeaderPlain.Value)
+	assert.True(t, route(t, p, "location /b/").Nginx.ConnectionHeaderPlain.Valid())
+	assert.Equal(t, "close", route(t, p, "location /c/").Nginx.ConnectionHeaderPlain.Value)
+	assert.False(t, route(t, p, "location /d/").Nginx.ConnectionHeaderPlain.Valid(), "only maps on $http_upgrade are followed")
 }
 
 func TestFragmentContexts(t *testing.T) {

@@ -99,6 +99,15 @@ func (b *backend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s := &seen{ID: r.Header.Get("X-Request-Id"), Method: r.Method, RemotePort: port(r.RemoteAddr)}
 	b.update(func() { b.reqs = append(b.reqs, s) })
 
+	if r.URL.Query().Get("drop") != "" {
+		// Read the request, then close the connection without a
+		// response: what a backend that crashes mid-request does.
+		b.update(func() { s.Finished = true })
+		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+			_ = conn.Close()
+		}
+		return
+	}
 	status := http.StatusOK
 	if v := r.URL.Query().Get("status"); v != "" {
 		if n, err := strconv.Atoi(v); err == nil {

@@ -241,3 +241,40 @@ func TestHTTP502RetriesPOSTWithNonIdempotent(t *testing.T) {
 	wantStatus(t, r, http.StatusBadGateway)
 	wantHits(t, bes, "post-502-ni", 1, 1)
 }
+
+// "error" is not only a failed connect: a connection the server closes
+// after it read the request, before the response header, is an error too
+// ("upstream prematurely closed connection"). With non_idempotent, nginx
+// then sends a POST the first server already received to the next one.
+func TestErrorNonIdempotentReplaysPOSTClosedBeforeHeader(t *testing.T) {
+	t.Parallel()
+	url, bes := retrySetup(t, 2, `proxy_next_upstream error non_idempotent;`)
+	r := send(t, http.MethodPost, url+"/?drop=1", "post-dropped")
+	wantStatus(t, r, http.StatusBadGateway)
+	wantHits(t, bes, "post-dropped", 1, 1)
+}
+
+// Without non_idempotent, plain "error" still sends a PUT or DELETE that
+// the first server received and dropped to the next server.
+func TestErrorRetriesPUTAndDELETEClosedBeforeHeader(t *testing.T) {
+	t.Parallel()
+	for _, m := range []string{http.MethodPut, http.MethodDelete} {
+		// A fresh nginx per method: a failed try marks the server down
+		// for fail_timeout.
+		url, bes := retrySetup(t, 2, `proxy_next_upstream error;`)
+		id := strings.ToLower(m) + "-dropped"
+		r := send(t, m, url+"/?drop=1", id)
+		wantStatus(t, r, http.StatusBadGateway)
+		wantHits(t, bes, id, 1, 1)
+	}
+}
+
+// ... and a POST it does not: nginx passes a request on after it was sent
+// only for methods other than POST, PATCH and LOCK.
+func TestErrorDoesNotRetryPOSTClosedBeforeHeader(t *testing.T) {
+	t.Parallel()
+	url, bes := retrySetup(t, 2, `proxy_next_upstream error;`)
+	r := send(t, http.MethodPost, url+"/?drop=1", "post-dropped-once")
+	wantStatus(t, r, http.StatusBadGateway)
+	wantTotalHits(t, bes, "post-dropped-once", 1)
+}
