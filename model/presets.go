@@ -9,7 +9,7 @@ import (
 )
 
 // balancerPreset describes an external load balancer's documented defaults
-// (semantics.md §G).
+// (docs/semantics.md §G).
 type balancerPreset struct {
 	name   string
 	doc    string

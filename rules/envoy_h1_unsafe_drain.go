@@ -32,7 +32,7 @@ func checkEnvoyH1UnsafeDrain(pass *Pass) {
 
 // h1UnsafeDrain: the listener speaks HTTP/1 (codec AUTO or HTTP1), sets
 // max_connection_duration, and does not set
-// http1_safe_max_connection_duration (semantics.md §F).
+// http1_safe_max_connection_duration (docs/semantics.md §F).
 func h1UnsafeDrain(p *model.Proxy, l *model.Listener) (Finding, bool) {
 	codec, limit := l.Codec, l.MaxConnectionDuration
 	if !codec.Valid() || (codec.Value != "AUTO" && codec.Value != "HTTP1") {

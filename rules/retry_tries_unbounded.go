@@ -106,7 +106,7 @@ func triesWithoutTimeout(r *model.Route, n int, exact bool) (Finding, bool) {
 }
 
 // timeoutWithoutTries: a time budget but no count. The budget is checked
-// only when an attempt fails (semantics.md §C), so the last attempt runs
+// only when an attempt fails (docs/semantics.md §C), so the last attempt runs
 // its full length past it.
 func timeoutWithoutTries(r *model.Route, n int, exact bool) (Finding, bool) {
 	tries, budget := r.Nginx.Tries, r.Nginx.NextTimeout

@@ -12,7 +12,7 @@ import (
 const envoyMaxBackOff = 250 * time.Millisecond
 
 // envoyRetriesWithoutBudget: num_retries > 0 on a route whose timeout is 0.
-// The route timeout is the only bound on all tries together (semantics.md
+// The route timeout is the only bound on all tries together (docs/semantics.md
 // §A, §C); 0 disables it.
 func envoyRetriesWithoutBudget(r *model.Route) (Finding, bool) {
 	n, total, pt := r.Envoy.NumRetries, r.Envoy.Timeout, r.Envoy.PerTryTimeout

@@ -45,9 +45,10 @@ func checkTimeoutEqualAdjacent(pass *Pass) {
 				if f, ok := perTryNotShorter(r); ok {
 					pass.Report(f)
 				}
-				if f, ok := routeEqualsRequestTimeout(r); ok {
-					pass.Report(f)
-				}
+				// A route timeout equal to the connection manager's
+				// request_timeout does not race: request_timeout is
+				// disarmed once the request has been sent upstream, and
+				// the route timeout starts then (docs/semantics.md §0b).
 			}
 			w, ok := chain.Wait(r)
 			if !ok {
@@ -170,7 +171,7 @@ func equalToFront(r *model.Route, w model.Setting[time.Duration], front *model.H
 
 // retryBudgetEqualsRead: *_next_upstream_timeout equal to the read timeout
 // leaves no time for the retry after a timeout (the budget is checked only
-// when an attempt fails, from the start of the first; semantics.md §C).
+// when an attempt fails, from the start of the first; docs/semantics.md §C).
 func retryBudgetEqualsRead(r *model.Route) (Finding, bool) {
 	b, a := r.Budget, r.AttemptTimeout
 	if r.BudgetCutsAttempts || !b.Explicit() || b.Value == 0 || b.Value != a.Value || !r.Retry.Has("timeout") {

@@ -11,7 +11,7 @@ import (
 // above it. Envoy zeroes a per-try timeout that is not shorter than a
 // non-zero route timeout (router.cc, FilterUtility::finalTimeout), so the
 // first try takes the whole budget and a timed-out try is never retried
-// (semantics.md §C).
+// (docs/semantics.md §C).
 func perTryNotShorter(r *model.Route) (Finding, bool) {
 	pt, total := r.Envoy.PerTryTimeout, r.Envoy.Timeout
 	if !pt.Explicit() || pt.Value <= 0 || !total.Valid() || total.Value <= 0 || pt.Value < total.Value {
@@ -36,22 +36,4 @@ func perTryNotShorter(r *model.Route) (Finding, bool) {
 // first one and num_retries more.
 func envoyTries(r *model.Route) int {
 	return max(r.Envoy.NumRetries.Value, 0) + 1
-}
-
-// routeEqualsRequestTimeout: the route timeout equals the connection
-// manager's request_timeout.
-func routeEqualsRequestTimeout(r *model.Route) (Finding, bool) {
-	rq, total := r.Listener.RequestTimeout, r.Envoy.Timeout
-	if !rq.Valid() || rq.Value <= 0 || !total.Valid() || total.Value != rq.Value {
-		return Finding{}, false
-	}
-	return Finding{
-		Pos: total.Pos,
-		Message: fmt.Sprintf("the route timeout (%s) equals the HTTP connection manager's request_timeout (%s): "+
-			"the two give up after the same time, so a request that takes that long ends with 408 or 504 depending on "+
-			"which timer fires first, and neither the client nor the logs can tell a slow client from a slow upstream.",
-			durText(total), durText(rq)),
-		Related: relatedSetting(rq, total.Pos, "request_timeout of the connection manager: "+durText(rq)),
-		Fix:     "make them differ: the route timeout below request_timeout when the upstream is the one to bound, above it when slow uploads are",
-	}, true
 }

@@ -113,7 +113,7 @@ func namedUpstream(pass *Pass, p *model.Proxy, u *model.Upstream) {
 }
 
 // poolDefeated finds the setting that keeps a route from reusing its
-// upstream's pooled connections (semantics.md §D).
+// upstream's pooled connections (docs/semantics.md §D).
 func poolDefeated(p *model.Proxy, u *model.Upstream, r *model.Route) (Finding, bool) {
 	related := []Related{{Pos: u.Pos, Message: fmt.Sprintf("upstream %q keeps a pool", u.Name)}}
 	switch r.Forward.Module {

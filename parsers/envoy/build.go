@@ -163,7 +163,7 @@ func (b *builder) upstream(cl *clusterv3.Cluster, n *node) *model.Upstream {
 	u.ConnectTimeout = b.durSetting(n, "connect_timeout", "cluster", cl.GetConnectTimeout(), defaultConnectTimeout, n)
 
 	// The upstream HTTP protocol options: the typed extension options, or
-	// the deprecated cluster fields (semantics.md §D).
+	// the deprecated cluster fields (docs/semantics.md §D).
 	var opts *corev3.HttpProtocolOptions
 	var optsNode *node
 	tepo := n.get("typed_extension_protocol_options")

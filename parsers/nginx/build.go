@@ -14,7 +14,7 @@ import (
 // upstream, in the order proxylint reports them.
 var passModules = []string{"proxy", "grpc", "fastcgi", "uwsgi", "scgi", "memcached"}
 
-// Defaults nginx applies (semantics.md §A, §B, §C, §D).
+// Defaults nginx applies (docs/semantics.md §A, §B, §C, §D).
 const (
 	defaultUpstreamTimeout   = 60 * time.Second
 	defaultKeepaliveTimeout  = 75 * time.Second
@@ -90,7 +90,7 @@ func Build(cfg *Config, target model.Target) *model.Proxy {
 }
 
 // refused lists directives that look plausible but that nginx does not
-// have, with the reason (semantics.md §E).
+// have, with the reason (docs/semantics.md §E).
 var refused = map[string]string{
 	"grpc_ignore_client_abort":      "nginx has no grpc_ignore_client_abort: the gRPC module always cancels the upstream request when the client goes away",
 	"memcached_ignore_client_abort": "nginx has no memcached_ignore_client_abort: the memcached module always stops when the client goes away",
@@ -519,7 +519,7 @@ func (b *builder) resolveSettings(r *model.Route, s *scope) {
 	switch m {
 	case "grpc", "memcached":
 		// No such directive: nginx hard-codes ignore_client_abort to 0
-		// for these modules (semantics.md §E).
+		// for these modules (docs/semantics.md §E).
 	default:
 		r.IgnoreClientAbort = b.boolean(s, m+"_ignore_client_abort", false)
 		n.RequestBuffering = b.boolean(s, m+"_request_buffering", true)
