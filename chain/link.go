@@ -6,6 +6,7 @@
 package chain
 
 import (
+	"path/filepath"
 	"strings"
 
 	"github.com/proxylint/proxylint/model"
@@ -27,6 +28,37 @@ const (
 	// on its port, as a container's service name reaches it.
 	Together
 )
+
+// Analyze links the loaded proxies into request paths and places them
+// between the declared hops (client, balancers, backend; nil: none).
+// Files named together on the command line link by any address, files
+// close in the tree (neighbours) by addresses that name a listener exactly.
+func Analyze(proxies []*model.Proxy, declared *model.Chain) *model.Chain {
+	c := &model.Chain{Links: Link(proxies, func(a, b *model.Proxy) Relation {
+		switch {
+		case a.Named && b.Named:
+			return Together
+		case neighbours(a.Entry, b.Entry):
+			return Neighbours
+		}
+		return Unrelated
+	})}
+	if declared != nil {
+		c.Hops = declared.Hops
+	}
+	return c
+}
+
+// neighbours reports whether two configuration files are close enough in
+// the tree to be parts of one deployment (the same directory, or one
+// directly above the other), so that addresses naming a listener link them
+// without their being named together on the command line. A host name
+// links only configurations named together: in a tree of unrelated
+// examples, two files using port 8080 are not one path.
+func neighbours(a, b string) bool {
+	da, db := filepath.Dir(a), filepath.Dir(b)
+	return da == db || filepath.Dir(da) == db || filepath.Dir(db) == da
+}
 
 // Link finds every link between the routes and listeners of the proxies.
 // relate says how two different configurations are related; nil treats

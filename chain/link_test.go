@@ -30,7 +30,7 @@ func links(t *testing.T, files map[string]string, names ...string) []string {
 	for _, n := range names {
 		paths = append(paths, filepath.Join(dir, n))
 	}
-	m := load.Load(paths, load.Options{Target: model.Target{Product: model.Nginx}})
+	m := analyzed(paths, load.Options{Target: model.Target{Product: model.Nginx}})
 	for _, d := range m.Diagnostics {
 		require.Falsef(t, d.Fatal, "%s", d.Error())
 	}
@@ -139,7 +139,7 @@ func TestDescribe(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "edge.conf"), []byte(edge), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "inner.conf"), []byte(inner), 0o644))
-	m := load.Load([]string{filepath.Join(dir, "edge.conf"), filepath.Join(dir, "inner.conf")}, load.Options{Target: model.Target{Product: model.Nginx}})
+	m := analyzed([]string{filepath.Join(dir, "edge.conf"), filepath.Join(dir, "inner.conf")}, load.Options{Target: model.Target{Product: model.Nginx}})
 	alb, err := model.BalancerHop("aws-alb", "--behind", model.Pos{})
 	require.NoError(t, err)
 	be, err := model.BackendHop("uvicorn", "--backend", model.Pos{})
@@ -184,13 +184,13 @@ func TestDeploymentsLinkOnlyWhenRelated(t *testing.T) {
 	e := write("shop/edge/nginx.conf", edge)
 	i := write("blog/internal/nginx.conf", inner)
 	opts := load.Options{Target: model.Target{Product: model.Nginx}}
-	assert.Empty(t, load.Load([]string{root}, opts).Chain.Links, "unrelated directories")
-	assert.NotEmpty(t, load.Load([]string{e, i}, opts).Chain.Links, "named together")
+	assert.Empty(t, analyzed([]string{root}, opts).Chain.Links, "unrelated directories")
+	assert.NotEmpty(t, analyzed([]string{e, i}, opts).Chain.Links, "named together")
 
 	write("shop/internal/nginx.conf", inner)
-	assert.Empty(t, load.Load([]string{filepath.Join(root, "shop")}, opts).Chain.Links, "sibling directories")
+	assert.Empty(t, analyzed([]string{filepath.Join(root, "shop")}, opts).Chain.Links, "sibling directories")
 	require.NoError(t, os.Rename(filepath.Join(root, "shop/internal/nginx.conf"), filepath.Join(root, "shop/edge/inner.conf")))
-	assert.NotEmpty(t, load.Load([]string{filepath.Join(root, "shop")}, opts).Chain.Links, "the same directory")
+	assert.NotEmpty(t, analyzed([]string{filepath.Join(root, "shop")}, opts).Chain.Links, "the same directory")
 }
 
 func TestHostNameLinksOnlyConfigurationsNamedTogether(t *testing.T) {
@@ -202,7 +202,14 @@ func TestHostNameLinksOnlyConfigurationsNamedTogether(t *testing.T) {
 		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
 	}
 	opts := load.Options{Target: model.Target{Product: model.Nginx}}
-	assert.Empty(t, load.Load([]string{root}, opts).Chain.Links, "api:9000 is only a name in a directory walk")
-	m := load.Load([]string{filepath.Join(root, "deploy/edge/edge.conf"), filepath.Join(root, "deploy/api/api.conf")}, opts)
+	assert.Empty(t, analyzed([]string{root}, opts).Chain.Links, "api:9000 is only a name in a directory walk")
+	m := analyzed([]string{filepath.Join(root, "deploy/edge/edge.conf"), filepath.Join(root, "deploy/api/api.conf")}, opts)
 	assert.Len(t, m.Chain.Links, 1)
+}
+
+// analyzed loads paths and links them, as a run does.
+func analyzed(paths []string, opts load.Options) *model.Model {
+	m := load.Load(paths, opts)
+	m.Chain = chain.Analyze(m.Proxies, nil)
+	return m
 }

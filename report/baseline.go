@@ -42,7 +42,7 @@ func WriteBaseline(w io.Writer, in *Input) (int, error) {
 	fps := in.fingerprints()
 	doc := baselineDoc{Version: BaselineVersion, Tool: "proxylint", Findings: []baselineEntry{}}
 	for i, f := range in.Findings {
-		if f.Suppression != nil || !in.Hideable(f) {
+		if f.Suppression != nil || f.Fatal {
 			continue
 		}
 		doc.Findings = append(doc.Findings, baselineEntry{Fingerprint: fps[i], Rule: f.Rule, File: in.RelPath(f.Pos.File), Message: f.Message})
@@ -90,32 +90,18 @@ func ReadBaseline(r io.Reader) (*Baseline, error) {
 // Len is the number of findings the baseline knows.
 func (b *Baseline) Len() int { return len(b.known) }
 
+// Knows reports whether the baseline records a fingerprint.
+func (b *Baseline) Knows(fingerprint string) bool { return b.known[fingerprint] }
+
 // Apply drops the findings the baseline knows from in and counts them in
-// in.Known. Suppressed findings stay (reports show them as suppressed), and
-// so do findings about files that could not be loaded: they make the run
-// exit 2, and the reason must be visible.
+// in.Known (rules.HideKnown, on the fingerprints of the full run).
 func (b *Baseline) Apply(in *Input) {
 	fps := in.fingerprints()
-	keptF := in.Findings[:0:0]
-	keptP := fps[:0:0]
-	for i, f := range in.Findings {
-		if f.Suppression == nil && in.Hideable(f) && b.known[fps[i]] {
-			in.Known++
-			continue
-		}
-		keptF = append(keptF, f)
-		keptP = append(keptP, fps[i])
+	for i := range in.Findings {
+		in.Findings[i].Fingerprint = fps[i]
 	}
-	in.Findings, in.fps = keptF, keptP
-}
-
-// Hideable reports whether a baseline may hide f: every finding except the
-// fatal load problems.
-func (in *Input) Hideable(f rules.Finding) bool {
-	for _, d := range in.Diagnostics {
-		if d.Fatal && d.Code == f.Rule && d.Pos == f.Pos {
-			return false
-		}
-	}
-	return true
+	var n int
+	in.Findings, n = rules.HideKnown(in.Findings, b.Knows)
+	in.Known += n
+	in.fps = nil
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/proxylint/proxylint/bench/gen"
+	"github.com/proxylint/proxylint/chain"
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
 	"github.com/proxylint/proxylint/rules"
@@ -72,7 +73,9 @@ func benchGenModel(b *testing.B, n int) *model.Model {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return load.Load([]string{main}, load.Options{Target: model.Target{Product: model.Nginx}})
+	m := load.Load([]string{main}, load.Options{Target: model.Target{Product: model.Nginx}})
+	m.Chain = chain.Analyze(m.Proxies, nil)
+	return m
 }
 
 func benchCorpusModel(b *testing.B) *model.Model {
@@ -83,5 +86,7 @@ func benchCorpusModel(b *testing.B) *model.Model {
 	if err != nil {
 		b.Skipf("corpus not available: %v", err)
 	}
-	return load.Load([]string{dir}, load.Options{Target: model.Target{Product: model.Nginx}})
+	m := load.Load([]string{dir}, load.Options{Target: model.Target{Product: model.Nginx}})
+	m.Chain = chain.Analyze(m.Proxies, nil)
+	return m
 }

@@ -132,10 +132,35 @@ func Fingerprints(in *Input) []string {
 	return in.fingerprints()
 }
 
+// FingerprintsOf computes the fingerprints of findings in the given order,
+// quoting lines from files; dir is the directory paths are relative to.
+func FingerprintsOf(files []*model.File, dir string, fs []rules.Finding) []string {
+	in := &Input{Findings: fs, Files: files, Dir: dir}
+	return in.compute()
+}
+
 func (in *Input) fingerprints() []string {
 	if in.fps != nil && len(in.fps) == len(in.Findings) {
 		return in.fps
 	}
+	given := len(in.Findings) > 0
+	for _, f := range in.Findings {
+		given = given && f.Fingerprint != ""
+	}
+	if given {
+		// Fingerprinted by the pipeline, before a baseline left some out.
+		out := make([]string, len(in.Findings))
+		for i, f := range in.Findings {
+			out[i] = f.Fingerprint
+		}
+		in.fps = out
+		return out
+	}
+	in.fps = in.compute()
+	return in.fps
+}
+
+func (in *Input) compute() []string {
 	out := make([]string, len(in.Findings))
 	seen := map[string]int{}
 	for i, f := range in.Findings {
@@ -150,7 +175,6 @@ func (in *Input) fingerprints() []string {
 		_, _ = h.Write([]byte(key + "\x00" + strconv.Itoa(n)))
 		out[i] = hex.EncodeToString(h.Sum(nil))
 	}
-	in.fps = out
 	return out
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/proxylint/proxylint/bench/gen"
+	"github.com/proxylint/proxylint/chain"
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
 	"github.com/proxylint/proxylint/rules"
@@ -29,6 +30,7 @@ func BenchmarkRules(b *testing.B) {
 			b.Skipf("corpus not available: %v", err)
 		}
 		m := load.Load([]string{dir}, load.Options{Target: model.Target{Product: model.Nginx}})
+		m.Chain = chain.Analyze(m.Proxies, nil)
 		benchRun(b, m, &rules.Options{})
 	})
 }
@@ -74,6 +76,7 @@ func benchGenModel(b *testing.B, n int) *model.Model {
 		b.Fatal(err)
 	}
 	m := load.Load([]string{main}, load.Options{Target: model.Target{Product: model.Nginx}})
+	m.Chain = chain.Analyze(m.Proxies, nil)
 	for _, d := range m.Diagnostics {
 		if d.Fatal {
 			b.Fatalf("generated tree does not load: %v", d)

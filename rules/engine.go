@@ -26,6 +26,13 @@ type Finding struct {
 	Fix string
 	// Suppression is set when an inline comment suppresses the finding.
 	Suppression *Suppression
+	// Fatal marks a file that could not be loaded completely: the finding
+	// cannot be suppressed, demoted, hidden by a baseline or left out of
+	// scope, and the run exits 2.
+	Fatal bool
+	// Fingerprint identifies the finding across runs (set by the
+	// pipeline's fingerprint step; see report.Fingerprints).
+	Fingerprint string
 }
 
 // Related is a secondary position of a finding.
@@ -116,11 +123,15 @@ func (o *Options) Enabled(r *Rule) bool {
 	return !r.Off || o.Enable[r.ID]
 }
 
-// Run runs every enabled rule over the model, adds the loaders'
-// diagnostics as findings, marks the findings that inline comments
-// suppress (suppress.go), and returns the findings sorted by position,
-// then rule, then message, without duplicates.
+// Run checks the model and runs the steps after the rules with no scope and
+// no baseline: what a library user or a test wants.
 func Run(m *model.Model, opts *Options) []Finding {
+	return Process(m, opts, Check(m, opts), Steps{})
+}
+
+// Check turns the loaders' diagnostics into findings (a fatal diagnostic
+// into a Fatal finding) and runs every enabled rule over the model.
+func Check(m *model.Model, opts *Options) []Finding {
 	if opts == nil {
 		opts = &Options{}
 	}
@@ -131,22 +142,19 @@ func Run(m *model.Model, opts *Options) []Finding {
 		if r, ok := Lookup(d.Code); ok && !d.Fatal && !opts.Enabled(r) {
 			continue
 		}
-		out = append(out, Finding{Rule: d.Code, Severity: d.Severity, Message: d.Message, Pos: d.Pos})
+		out = append(out, Finding{Rule: d.Code, Severity: d.Severity, Message: d.Message, Pos: d.Pos, Fatal: d.Fatal})
 	}
 	for _, r := range All() {
 		if r.Check == nil || !opts.Enabled(r) {
 			continue
 		}
-		pass := &Pass{Rule: r, Model: forRule(m, r), Options: opts, report: func(f Finding) { out = append(out, f) }}
+		pass := &Pass{Rule: r, Model: forRule(m, r), Options: opts, report: func(f Finding) {
+			f.Fatal = false // only loaders can say a file was not read
+			out = append(out, f)
+		}}
 		r.Check(pass)
 	}
-	out = applySuppressions(m, opts, out)
-	for i := range out {
-		if s, ok := opts.Severity[out[i].Rule]; ok {
-			out[i].Severity = s
-		}
-	}
-	return Sort(out)
+	return out
 }
 
 // forRule is the model a rule checks: only the proxies of the products it

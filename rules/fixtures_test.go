@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/proxylint/proxylint/chain"
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
 	"github.com/proxylint/proxylint/rules"
@@ -150,11 +151,9 @@ func checkFixture(t *testing.T, paths ...string) {
 		header.Write(src)
 		header.WriteByte('\n')
 	}
-	opts, ruleOpts, chain := fixtureFlags(t, header.String())
+	opts, ruleOpts, declared := fixtureFlags(t, header.String())
 	m := load.Load(paths, opts)
-	if chain != nil {
-		m.Chain.Hops = chain.Hops
-	}
+	m.Chain = chain.Analyze(m.Proxies, declared)
 	findings := rules.Run(m, ruleOpts)
 
 	var wants []*want

@@ -115,17 +115,11 @@ func applySuppressions(m *model.Model, opts *Options, findings []Finding) []Find
 		return append(findings, extra...)
 	}
 
-	fatal := map[string]bool{}
-	for _, d := range m.Diagnostics {
-		if d.Fatal {
-			fatal[d.Code+"\x00"+d.Pos.String()] = true
-		}
-	}
 	for i := range findings {
 		f := &findings[i]
 		// A file that could not be loaded makes the run exit 2 whatever
 		// the comments say; hiding the reason would only confuse.
-		unsuppressible := fatal[f.Rule+"\x00"+f.Pos.String()]
+		unsuppressible := f.Fatal
 		for _, d := range byFile[f.Pos.File] {
 			if !d.whole && d.line != f.Pos.Line {
 				continue

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/proxylint/proxylint/chain"
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
 )
@@ -25,6 +26,7 @@ func TestNginxTreeLoads(t *testing.T) {
 		t.Errorf("sites: %d files, want 3", len(sites))
 	}
 	m := load.Load([]string{main}, load.Options{Target: model.Target{Product: model.Nginx}})
+	m.Chain = chain.Analyze(m.Proxies, nil)
 	for _, d := range m.Diagnostics {
 		t.Errorf("diagnostic: %s: %s", d.Pos, d.Message)
 	}
@@ -65,6 +67,7 @@ func TestOneFile(t *testing.T) {
 		t.Errorf("OneFile has %d lines, want about 30", n)
 	}
 	m := load.Load([]string{main}, load.Options{Target: model.Target{Product: model.Nginx}})
+	m.Chain = chain.Analyze(m.Proxies, nil)
 	for _, d := range m.Diagnostics {
 		t.Errorf("diagnostic: %s: %s", d.Pos, d.Message)
 	}
@@ -78,6 +81,7 @@ func TestEnvoyBootstrapLoads(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := load.Load([]string{path}, load.Options{Kind: load.KindEnvoy})
+	m.Chain = chain.Analyze(m.Proxies, nil)
 	for _, d := range m.Diagnostics {
 		t.Errorf("diagnostic: %s: %s", d.Pos, d.Message)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/proxylint/proxylint/bench/gen"
+	"github.com/proxylint/proxylint/chain"
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
 )
@@ -89,6 +90,7 @@ func BenchmarkLoad(b *testing.B) {
 			var m *model.Model
 			for b.Loop() {
 				m, _ = load.LoadScoped(in.paths, opts)
+				m.Chain = chain.Analyze(m.Proxies, nil)
 			}
 			var size int64
 			for _, f := range m.Files {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mattn/go-isatty"
 
+	"github.com/proxylint/proxylint/chain"
 	"github.com/proxylint/proxylint/cmd/proxylint/internal/config"
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
@@ -339,12 +340,12 @@ func cmdLint(args []string, stdout, stderr io.Writer, getenv func(string) string
 	if !ok {
 		return exitError
 	}
-
 	wd, _ := os.Getwd()
-	in := &report.Input{Findings: findings, Files: mdl.Files, Rules: rules.All(), Version: version, Dir: wd, Diagnostics: mdl.Diagnostics}
-	if code := applyBaseline(f, s, in, stderr); code != exitClean {
+	findings, known, code := applyBaseline(f, s, mdl, findings, wd, stderr)
+	if code != exitClean {
 		return code
 	}
+	in := &report.Input{Findings: findings, Known: known, Files: mdl.Files, Rules: rules.All(), Version: version, Dir: wd, Diagnostics: mdl.Diagnostics}
 
 	out := stdout
 	var file *os.File
@@ -375,12 +376,13 @@ func cmdLint(args []string, stdout, stderr io.Writer, getenv func(string) string
 		fmt.Fprintf(stderr, "proxylint: writing the report: %v\n", err)
 		return exitError
 	}
-	return exitCode(mdl, in.Findings, s.failOn)
+	return exitCode(in.Findings, s.failOn)
 }
 
 // analyze reads the configuration file, resolves the settings, loads the
-// paths with the declared hops and runs the rules. ok is false after a
-// usage or configuration error, which it has reported.
+// paths, links them into request paths with the declared hops, runs the
+// rules and the steps after them up to the baseline (applyBaseline). ok is
+// false after a usage or configuration error, which it has reported.
 func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *model.Model, []rules.Finding, bool) {
 	cfg, err := readConfig(f)
 	if err != nil {
@@ -392,74 +394,61 @@ func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *model.
 		fmt.Fprintf(stderr, "proxylint: %v\nRun \"proxylint --help\" for usage.\n", err)
 		return nil, nil, nil, false
 	}
-	chain, err := declaredChain(f, cfg)
+	declared, err := declaredChain(f, cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "proxylint: %v\nRun \"proxylint --help\" for usage.\n", err)
 		return nil, nil, nil, false
 	}
 	mdl, scope := load.LoadScoped(paths, s.load)
-	if chain != nil {
-		mdl.Chain.Hops = chain.Hops
+	mdl.Chain = chain.Analyze(mdl.Proxies, declared)
+	steps := rules.Steps{}
+	if scope != nil {
+		steps.InScope = scope.Contains
 	}
-	return s, mdl, inScope(rules.Run(mdl, s.rules), mdl, scope), true
+	return s, mdl, rules.Process(mdl, s.rules, rules.Check(mdl, s.rules), steps), true
 }
 
-// inScope keeps the findings that concern the files the run is about (see
-// load.Scope), and every finding about a file that could not be loaded.
-func inScope(findings []rules.Finding, m *model.Model, scope *load.Scope) []rules.Finding {
-	if scope == nil {
-		return findings
-	}
-	fatal := map[model.Pos]bool{}
-	for _, d := range m.Diagnostics {
-		if d.Fatal {
-			fatal[d.Pos] = true
-		}
-	}
-	out := findings[:0]
-	for _, f := range findings {
-		if scope.Contains(f.Pos.File) || fatal[f.Pos] {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-// applyBaseline writes the baseline (--write-baseline) or hides the
-// findings it knows (--baseline or baseline: in the configuration). A
-// freshly written baseline is applied at once, so the run reports what a
-// later run with it would: nothing new.
-func applyBaseline(f *lintFlags, s *settings, in *report.Input, stderr io.Writer) int {
+// applyBaseline writes the baseline (--write-baseline) and leaves out the
+// findings it knows (--baseline or baseline: in the configuration), by the
+// fingerprints of the whole run. A freshly written baseline is applied at
+// once, so the run reports what a later run with it would: nothing new.
+func applyBaseline(f *lintFlags, s *settings, mdl *model.Model, findings []rules.Finding, wd string, stderr io.Writer) ([]rules.Finding, int, int) {
 	path := s.baseline
 	if f.writeBaseline != "" {
 		path = f.writeBaseline
+	}
+	if path == "" {
+		return findings, 0, exitClean
+	}
+	for i, fp := range report.FingerprintsOf(mdl.Files, wd, findings) {
+		findings[i].Fingerprint = fp
+	}
+	if f.writeBaseline != "" {
 		var buf bytes.Buffer
+		in := &report.Input{Findings: findings, Files: mdl.Files, Dir: wd}
 		n, err := report.WriteBaseline(&buf, in)
 		if err == nil {
 			err = os.WriteFile(path, buf.Bytes(), 0o644)
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "proxylint: --write-baseline: %v\n", err)
-			return exitError
+			return nil, 0, exitError
 		}
 		fmt.Fprintf(stderr, "proxylint: recorded %d %s in %s\n", n, plural(n, "finding", "findings"), path)
-	}
-	if path == "" {
-		return exitClean
 	}
 	file, err := os.Open(path)
 	if err != nil {
 		fmt.Fprintf(stderr, "proxylint: baseline: %v (write one with --write-baseline %s)\n", err, path)
-		return exitError
+		return nil, 0, exitError
 	}
 	b, err := report.ReadBaseline(file)
 	_ = file.Close()
 	if err != nil {
 		fmt.Fprintf(stderr, "proxylint: baseline %s: %v\n", path, err)
-		return exitError
+		return nil, 0, exitError
 	}
-	b.Apply(in)
-	return exitClean
+	findings, known := rules.HideKnown(findings, b.Knows)
+	return findings, known, exitClean
 }
 
 func plural(n int, one, many string) string {
@@ -489,9 +478,9 @@ func useColor(f *lintFlags, out io.Writer, getenv func(string) string) bool {
 
 // exitCode: 2 when any input could not be loaded completely, else 1 when an
 // unsuppressed finding reaches the threshold, else 0.
-func exitCode(m *model.Model, findings []rules.Finding, threshold model.Severity) int {
-	for _, d := range m.Diagnostics {
-		if d.Fatal {
+func exitCode(findings []rules.Finding, threshold model.Severity) int {
+	for _, f := range findings {
+		if f.Fatal {
 			return exitError
 		}
 	}

@@ -16,7 +16,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/proxylint/proxylint/chain"
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/nginx"
 )
@@ -139,15 +138,9 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 			}
 		}
 	}
-	m.Chain = &model.Chain{Links: chain.Link(m.Proxies, func(a, b *model.Proxy) chain.Relation {
-		switch {
-		case named[a] && named[b]:
-			return chain.Together
-		case neighbours(a.Entry, b.Entry):
-			return chain.Neighbours
-		}
-		return chain.Unrelated
-	})}
+	for p, n := range named {
+		p.Named = n
+	}
 	return m, scope
 }
 
@@ -180,17 +173,6 @@ func loadOne(it item, opts Options, roots []string) Result {
 		return Result{Diagnostics: []model.Diagnostic{loadError(it.path, fmt.Sprintf("%s: %s configurations are not supported", it.path, it.kind))}}
 	}
 	return load(it.path, opts, roots)
-}
-
-// neighbours reports whether two configuration files are close enough in
-// the tree to be parts of one deployment (the same directory, or one
-// directly above the other), so that addresses naming a listener link them
-// without their being named together on the command line. A host name
-// links only configurations named together: in a tree of unrelated
-// examples, two files using port 8080 are not one path.
-func neighbours(a, b string) bool {
-	da, db := filepath.Dir(a), filepath.Dir(b)
-	return da == db || filepath.Dir(da) == db || filepath.Dir(db) == da
 }
 
 func loadError(path, msg string) model.Diagnostic {
