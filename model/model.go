@@ -178,7 +178,7 @@ type Proxy struct {
 	// Named is set when the entry file was named on the command line
 	// rather than found in a directory.
 	Named bool
-	Pos     Pos    // the start of the entry file
+	Pos   Pos // the start of the entry file
 	// Context is the block the entry file's top level belongs in: "main"
 	// for a whole configuration; for a fragment linted alone, the block its
 	// contents imply ("http", "server", "location", "upstream"), whose
