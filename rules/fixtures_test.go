@@ -22,8 +22,11 @@ import (
 // A "want" names a rule (and optionally a regular expression its message must
 // match) that must report on that line; several may follow one another. A
 // "proxylint-fixture:" comment sets flags for the file (--target ...).
-// Every rule runs over every fixture, and findings and wants must match
-// exactly, both ways.
+// A fixture in fixtures/RULE/ runs RULE and the rules its wants name, as
+// analysistest runs one analyzer: no line of a fixture is there to keep
+// another rule quiet. Findings (and the loaders' diagnostics) and wants
+// must match exactly, both ways. TestAllRulesOverFixtures runs every rule
+// over every fixture for crashes and counts.
 
 const fixturesDir = "../fixtures"
 
@@ -61,7 +64,7 @@ func TestFixtures(t *testing.T) {
 			n++
 			t.Run(d.Name()+"/"+f.Name(), func(t *testing.T) {
 				t.Parallel()
-				checkFixture(t, paths...)
+				checkFixture(t, d.Name(), paths...)
 			})
 		}
 	}
@@ -141,7 +144,7 @@ func configFiles(t *testing.T, dir string) []string {
 	return out
 }
 
-func checkFixture(t *testing.T, paths ...string) {
+func checkFixture(t *testing.T, rule string, paths ...string) {
 	var header strings.Builder
 	for _, p := range paths {
 		src, err := os.ReadFile(p)
@@ -154,8 +157,23 @@ func checkFixture(t *testing.T, paths ...string) {
 	opts, ruleOpts, declared := fixtureFlags(t, header.String())
 	m := load.Load(paths, opts)
 	m.Chain = chain.Analyze(m.Proxies, declared)
+	wants := fixtureWants(t, m)
+	run := map[string]bool{rule: true}
+	for _, w := range wants {
+		run[w.rule] = true
+	}
+	ruleOpts.Disable = map[string]bool{}
+	for _, r := range rules.All() {
+		if !run[r.ID] {
+			ruleOpts.Disable[r.ID] = true
+		}
+	}
 	findings := rules.Run(m, ruleOpts)
+	matchWants(t, findings, wants)
+}
 
+// fixtureWants reads the want comments of the loaded files.
+func fixtureWants(t *testing.T, m *model.Model) []*want {
 	var wants []*want
 	for _, f := range m.Files {
 		for _, c := range f.Comments {
@@ -176,7 +194,11 @@ func checkFixture(t *testing.T, paths ...string) {
 			}
 		}
 	}
+	return wants
+}
 
+// matchWants checks that findings and wants match exactly, both ways.
+func matchWants(t *testing.T, findings []rules.Finding, wants []*want) {
 	var unexpected []string
 	for _, f := range findings {
 		found := false
@@ -275,3 +297,55 @@ func fixtureFlags(t *testing.T, src string) (load.Options, *rules.Options, *mode
 	}
 	return opts, ro, chain
 }
+
+// TestAllRulesOverFixtures runs every rule over every fixture and, when it
+// is present, the shared corpus: nothing may crash, and the number of
+// findings per rule is logged (go test -v) so that a change in it shows.
+func TestAllRulesOverFixtures(t *testing.T) {
+	roots := []string{fixturesDir}
+	if _, err := os.Stat(corpusDir); err == nil {
+		roots = append(roots, corpusDir)
+	} else {
+		t.Logf("the shared corpus %s is absent: fixtures only", corpusDir)
+	}
+	counts := map[string]int{}
+	for _, root := range roots {
+		for _, kind := range []string{load.KindNginx, load.KindEnvoy} {
+			var files []string
+			_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+				if err != nil || d.IsDir() {
+					return nil
+				}
+				ext := filepath.Ext(p)
+				isEnvoy := ext == ".yaml" || ext == ".yml" || ext == ".json"
+				if (kind == load.KindEnvoy) != isEnvoy || strings.HasSuffix(p, ".md") || strings.HasSuffix(p, ".tsv") {
+					return nil
+				}
+				if root == corpusDir && !strings.Contains(p, "/"+kind+"/") {
+					return nil
+				}
+				files = append(files, p)
+				return nil
+			})
+			for _, f := range files {
+				m := load.Load([]string{f}, load.Options{Kind: kind, Target: model.Target{Product: model.Nginx}, IncludeRoots: []string{filepath.Dir(f)}})
+				m.Chain = chain.Analyze(m.Proxies, nil)
+				for _, fd := range rules.Run(m, &rules.Options{}) {
+					counts[fd.Rule]++
+				}
+			}
+		}
+	}
+	ids := make([]string, 0, len(counts))
+	for id := range counts {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		t.Logf("%-30s %d", id, counts[id])
+	}
+}
+
+// corpusDir holds real configurations from public projects, outside the
+// repository.
+const corpusDir = "../../shared/corpus"

@@ -12,14 +12,14 @@ func TestChainText(t *testing.T) {
 	code, out, errOut := runCLI(t, "../../fixtures/retry-amplification/layers", "chain", "--no-color",
 		"--client-timeout", "40s", "--behind", "aws-alb", "--backend", "uvicorn", "edge.conf", "internal.conf")
 	require.Equal(t, exitClean, code, errOut)
-	assert.Equal(t, `Path 1 of 1: edge.conf:14 location /api/
+	assert.Equal(t, `Path 1 of 1: edge.conf:12 location /api/
   HOP                                 WAITS  TRIES  KEEPS IDLE FROM FRONT  POOLS IDLE TO NEXT  POOL LIFETIME
   client                              40s    -      -                      -                   -
   balancer aws-alb                    60s    -      60s                    60s                 -
   nginx edge.conf location /api/      30s    2 !    [75s]                  [60s]               [1h]
   nginx internal.conf location /api/  20s    3      [75s]                  4s                  [1h]
   backend uvicorn                     -      -      5s                     -                   -
-  ! edge.conf:17: 2 hops retry the same request [retry-amplification]
+  ! edge.conf:15: 2 hops retry the same request [retry-amplification]
 `, out)
 }
 
@@ -48,7 +48,7 @@ func TestChainJSON(t *testing.T) {
 	assert.Equal(t, "nginx edge.conf location /", steps[0].Name)
 	require.NotNil(t, steps[0].PoolIdle)
 	assert.Equal(t, 90.0, steps[0].PoolIdle.Seconds)
-	assert.Equal(t, 10, steps[0].PoolIdle.Line)
+	assert.Equal(t, 8, steps[0].PoolIdle.Line)
 	require.Len(t, doc.Paths[0].Findings, 1)
 	assert.Equal(t, "keepalive-idle-race", doc.Paths[0].Findings[0].Rule)
 }
