@@ -4,6 +4,7 @@
 package report
 
 import (
+	"encoding"
 	"encoding/hex"
 	"hash/fnv"
 	"path/filepath"
@@ -37,6 +38,8 @@ type Input struct {
 	// norm caches each flagged line's text as fingerprints see it, so
 	// that many findings on one long line cost one pass over it.
 	norm map[model.Pos]string
+	// runes indexes the code points of long lines snippets are cut from.
+	runes map[model.Pos]*lineIndex
 	// fps caches Fingerprints, parallel to Findings.
 	fps []string
 }
@@ -145,15 +148,35 @@ func (in *Input) fingerprints() []string {
 	}
 	out := make([]string, len(in.Findings))
 	seen := map[string]int{}
+	// Many findings on one long line share its text: the key and the
+	// hash's state after it are made once per rule and line.
+	type lineKey struct {
+		rule, file string
+		line       int
+	}
+	type keyed struct {
+		key   string
+		state []byte
+	}
+	keys := map[lineKey]keyed{}
 	for i, f := range in.Findings {
-		text := in.normalLine(f.Pos.File, f.Pos.Line)
-		key := f.Rule + "\x00" + in.RelPath(f.Pos.File) + "\x00" + text
-		n := seen[key]
-		seen[key] = n + 1
-		// FNV-1a (128 bits): stable across runs and platforms, and
-		// identity, not secrecy, is what a fingerprint needs.
+		lk := lineKey{f.Rule, f.Pos.File, f.Pos.Line}
+		k, ok := keys[lk]
+		if !ok {
+			text := in.normalLine(f.Pos.File, f.Pos.Line)
+			k.key = f.Rule + "\x00" + in.RelPath(f.Pos.File) + "\x00" + text
+			// FNV-1a (128 bits): stable across runs and platforms,
+			// and identity, not secrecy, is what a fingerprint needs.
+			h := fnv.New128a()
+			_, _ = h.Write([]byte(k.key))
+			k.state, _ = h.(encoding.BinaryMarshaler).MarshalBinary()
+			keys[lk] = k
+		}
+		n := seen[k.key]
+		seen[k.key] = n + 1
 		h := fnv.New128a()
-		_, _ = h.Write([]byte(key + "\x00" + strconv.Itoa(n)))
+		_ = h.(encoding.BinaryUnmarshaler).UnmarshalBinary(k.state)
+		_, _ = h.Write([]byte("\x00" + strconv.Itoa(n)))
 		out[i] = hex.EncodeToString(h.Sum(nil))
 	}
 	in.fps = out
