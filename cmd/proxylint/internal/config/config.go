@@ -640,9 +640,12 @@ func (p *parser) hop(kind string, v *yaml.Node) (*model.Hop, error) {
 			return p.errorf(k, "%s: unknown key %q; the keys are %s", at, k.Value, keyList(fields))
 		}
 		dur := func() (model.Setting[time.Duration], error) {
-			d, err := model.ParseDuration(val.Value)
-			if err != nil || val.Kind != yaml.ScalarNode {
+			if val.Kind != yaml.ScalarNode {
 				return model.Setting[time.Duration]{}, p.errorf(val, "%s: %s: want a duration such as 30s", at, k.Value)
+			}
+			d, err := model.ParseDuration(val.Value)
+			if err != nil {
+				return model.Setting[time.Duration]{}, p.errorf(val, "%s: %s: %v", at, k.Value, err)
 			}
 			return model.Set(d, at+" "+k.Value, "chain", p.pos(val)), nil
 		}
