@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -32,16 +33,16 @@ func TestParseDuration(t *testing.T) {
 		{"-inf", "not a number of seconds"},
 		{"Infinity", "not a number of seconds"},
 		{"NaN", "not a number of seconds"},
-		{"-5", "negative"},
-		{"-0.5", "negative"},
-		{"-5s", "negative"},
-		{"-1h30m", "negative"},
+		{"-5", "out of range: negative"},
+		{"-0.5", "out of range: negative"},
+		{"-5s", "out of range: negative"},
+		{"-1h30m", "out of range: negative"},
 		{"1e300", "too long, at most 9223372036 seconds"},
-		{"1e400", "too long"},
-		{"-1e400", "negative"},
-		{"9223372037", "too long"},
-		{"2562048h", "too long"},
-		{"99999999999999999999s", "too long"},
+		{"1e400", "out of range: too long"},
+		{"-1e400", "out of range: negative"},
+		{"9223372037", "out of range: too long"},
+		{"2562048h", "out of range: too long"},
+		{"99999999999999999999s", "out of range: too long"},
 		{"abc", "want e.g. 30s"},
 		{"...", "want e.g. 30s"},
 		{"5 s", "want e.g. 30s"},
@@ -54,6 +55,9 @@ func TestParseDuration(t *testing.T) {
 		}
 		if !strings.Contains(err.Error(), c.why) || !strings.Contains(err.Error(), `"`+strings.TrimSpace(c.in)+`"`) {
 			t.Errorf("ParseDuration(%q): %v; want it to name the value and say %q", c.in, err, c.why)
+		}
+		if malformed := strings.HasPrefix(c.why, "want"); errors.Is(err, ErrDurationRange) == malformed {
+			t.Errorf("ParseDuration(%q): %v; ErrDurationRange wrapped: %v", c.in, err, !malformed)
 		}
 	}
 }

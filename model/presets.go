@@ -49,32 +49,37 @@ func BalancerPresets() []string {
 	return out
 }
 
+// ErrDurationRange is what ParseDuration's errors wrap when a duration is
+// well formed but not one a proxy can wait: negative, infinite, not a
+// number or too long.
+var ErrDurationRange = errors.New("out of range")
+
 // ParseDuration reads a duration as people write them on a command line or
 // in a configuration: Go's "1m30s", nginx's "90s" and "1h", or a bare number
 // of seconds. Negative durations, infinities, NaN and anything longer than
 // time.Duration holds (about 292 years) are refused.
 func ParseDuration(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
-	const want = "want e.g. 30s, 1m30s, 500ms or a number of seconds"
+	const want = "want e.g. 30s, 1m30s, 500ms"
 	if n, err := strconv.ParseFloat(s, 64); err == nil || errors.Is(err, strconv.ErrRange) {
 		switch {
 		case math.IsNaN(n) || math.IsInf(n, 0) && !errors.Is(err, strconv.ErrRange):
-			return 0, fmt.Errorf("bad duration %q: not a number of seconds (%s)", s, want)
+			return 0, fmt.Errorf("bad duration %q: %w: not a number of seconds (%s)", s, ErrDurationRange, want)
 		case n < 0:
-			return 0, fmt.Errorf("bad duration %q: negative (%s)", s, want)
+			return 0, fmt.Errorf("bad duration %q: %w: negative (%s)", s, ErrDurationRange, want)
 		case n*float64(time.Second) >= math.MaxInt64:
-			return 0, fmt.Errorf("bad duration %q: too long, at most %d seconds", s, int64(math.MaxInt64/time.Second))
+			return 0, fmt.Errorf("bad duration %q: %w: too long, at most %d seconds", s, ErrDurationRange, int64(math.MaxInt64/time.Second))
 		}
 		return time.Duration(n * float64(time.Second)), nil
 	}
 	d, err := time.ParseDuration(s)
 	switch {
 	case err != nil && strings.Contains(err.Error(), "invalid duration") && validUnits(s):
-		return 0, fmt.Errorf("bad duration %q: too long, at most %d seconds", s, int64(math.MaxInt64/time.Second))
+		return 0, fmt.Errorf("bad duration %q: %w: too long, at most %d seconds", s, ErrDurationRange, int64(math.MaxInt64/time.Second))
 	case err != nil:
 		return 0, fmt.Errorf("bad duration %q (%s)", s, want)
 	case d < 0:
-		return 0, fmt.Errorf("bad duration %q: negative (%s)", s, want)
+		return 0, fmt.Errorf("bad duration %q: %w: negative (%s)", s, ErrDurationRange, want)
 	}
 	return d, nil
 }

@@ -640,12 +640,12 @@ func (p *parser) hop(kind string, v *yaml.Node) (*model.Hop, error) {
 			return p.errorf(k, "%s: unknown key %q; the keys are %s", at, k.Value, keyList(fields))
 		}
 		dur := func() (model.Setting[time.Duration], error) {
-			if val.Kind != yaml.ScalarNode {
-				return model.Setting[time.Duration]{}, p.errorf(val, "%s: %s: want a duration such as 30s", at, k.Value)
-			}
 			d, err := model.ParseDuration(val.Value)
-			if err != nil {
+			if err != nil && errors.Is(err, model.ErrDurationRange) {
 				return model.Setting[time.Duration]{}, p.errorf(val, "%s: %s: %v", at, k.Value, err)
+			}
+			if err != nil || val.Kind != yaml.ScalarNode {
+				return model.Setting[time.Duration]{}, p.errorf(val, "%s: %s: want a duration such as 30s", at, k.Value)
 			}
 			return model.Set(d, at+" "+k.Value, "chain", p.pos(val)), nil
 		}
