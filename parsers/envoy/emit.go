@@ -157,6 +157,11 @@ func (e *emitter) knownKids(n *node, md protoreflect.MessageDescriptor, except s
 			n.drop(k)
 			continue
 		}
+		if why := negativeDuration(fieldByName(md, name), n.kids[k].val); why != "" {
+			e.errs = append(e.errs, schemaError{n: n.kids[k].val, msg: why})
+			n.drop(k)
+			continue
+		}
 		kept = append(kept, k)
 	}
 	return kept
