@@ -1,7 +1,9 @@
 package model
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -47,19 +49,54 @@ func BalancerPresets() []string {
 	return out
 }
 
+// ErrDurationRange is what ParseDuration's errors wrap when a duration is
+// well formed but not one a proxy can wait: negative, infinite, not a
+// number or too long.
+var ErrDurationRange = errors.New("out of range")
+
 // ParseDuration reads a duration as people write them on a command line or
 // in a configuration: Go's "1m30s", nginx's "90s" and "1h", or a bare number
-// of seconds.
+// of seconds. Negative durations, infinities, NaN and anything longer than
+// time.Duration holds (about 292 years) are refused.
 func ParseDuration(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
-	if n, err := strconv.ParseFloat(s, 64); err == nil && n >= 0 {
+	const want = "want e.g. 30s, 1m30s, 500ms"
+	if n, err := strconv.ParseFloat(s, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+		switch {
+		case math.IsNaN(n) || math.IsInf(n, 0) && !errors.Is(err, strconv.ErrRange):
+			return 0, fmt.Errorf("bad duration %q: %w: not a number of seconds (%s)", s, ErrDurationRange, want)
+		case n < 0:
+			return 0, fmt.Errorf("bad duration %q: %w: negative (%s)", s, ErrDurationRange, want)
+		case n*float64(time.Second) >= math.MaxInt64:
+			return 0, fmt.Errorf("bad duration %q: %w: too long, at most %d seconds", s, ErrDurationRange, int64(math.MaxInt64/time.Second))
+		}
 		return time.Duration(n * float64(time.Second)), nil
 	}
 	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return 0, fmt.Errorf("bad duration %q (want e.g. 30s, 1m30s, 500ms)", s)
+	switch {
+	case err != nil && strings.Contains(err.Error(), "invalid duration") && validUnits(s):
+		return 0, fmt.Errorf("bad duration %q: %w: too long, at most %d seconds", s, ErrDurationRange, int64(math.MaxInt64/time.Second))
+	case err != nil:
+		return 0, fmt.Errorf("bad duration %q (%s)", s, want)
+	case d < 0:
+		return 0, fmt.Errorf("bad duration %q: %w: negative (%s)", s, ErrDurationRange, want)
 	}
 	return d, nil
+}
+
+// validUnits reports whether s is written like a Go duration (digits,
+// points and units), so that time.ParseDuration refused it for its size.
+func validUnits(s string) bool {
+	s = strings.TrimPrefix(s, "+")
+	if !strings.ContainsAny(s, "0123456789") {
+		return false
+	}
+	for _, r := range s {
+		if !strings.ContainsRune("0123456789.nsuµmh", r) {
+			return false
+		}
+	}
+	return true
 }
 
 // ClientHop is the client at the front of the path, which gives up after

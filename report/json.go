@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"io"
+	"unicode/utf8"
 )
 
 // JSONVersion is the version of the JSON document's schema. It changes only
@@ -27,6 +28,7 @@ type jsonFinding struct {
 	Severity    string           `json:"severity"`
 	Message     string           `json:"message"`
 	File        string           `json:"file"`
+	FileBase64  []byte           `json:"file_base64,omitempty"`
 	Line        int              `json:"line"`
 	Column      int              `json:"column"`
 	EndLine     int              `json:"end_line,omitempty"`
@@ -38,16 +40,18 @@ type jsonFinding struct {
 }
 
 type jsonRelated struct {
-	File    string `json:"file,omitempty"`
-	Line    int    `json:"line,omitempty"`
-	Column  int    `json:"column,omitempty"`
-	Message string `json:"message"`
+	File       string `json:"file,omitempty"`
+	FileBase64 []byte `json:"file_base64,omitempty"`
+	Line       int    `json:"line,omitempty"`
+	Column     int    `json:"column,omitempty"`
+	Message    string `json:"message"`
 }
 
 type jsonSuppression struct {
-	File   string `json:"file"`
-	Line   int    `json:"line"`
-	Reason string `json:"reason"`
+	File       string `json:"file"`
+	FileBase64 []byte `json:"file_base64,omitempty"`
+	Line       int    `json:"line"`
+	Reason     string `json:"reason"`
 }
 
 type jsonSummary struct {
@@ -56,6 +60,16 @@ type jsonSummary struct {
 	Notes      int `json:"notes"`
 	Suppressed int `json:"suppressed"`
 	Known      int `json:"known"`
+}
+
+// rawName is the bytes of a file name that is not valid UTF-8, which a
+// JSON string cannot hold (the encoder writes U+FFFD for each invalid
+// byte); nil for every other name. encoding/json writes it in base64.
+func rawName(name string) []byte {
+	if utf8.ValidString(name) {
+		return nil
+	}
+	return []byte(name)
 }
 
 // JSON writes the findings as one JSON document (docs/json-format.md).
@@ -72,6 +86,7 @@ func JSON(w io.Writer, in *Input) error {
 			Severity:    f.Severity.String(),
 			Message:     f.Message,
 			File:        in.RelPath(f.Pos.File),
+			FileBase64:  rawName(in.RelPath(f.Pos.File)),
 			Line:        f.Pos.Line,
 			Column:      f.Pos.Col,
 			Fix:         f.Fix,
@@ -81,10 +96,10 @@ func JSON(w io.Writer, in *Input) error {
 			jf.EndLine, jf.EndColumn = f.End.Line, f.End.Col
 		}
 		for _, r := range f.Related {
-			jf.Related = append(jf.Related, jsonRelated{File: in.RelPath(r.Pos.File), Line: r.Pos.Line, Column: r.Pos.Col, Message: r.Message})
+			jf.Related = append(jf.Related, jsonRelated{File: in.RelPath(r.Pos.File), FileBase64: rawName(in.RelPath(r.Pos.File)), Line: r.Pos.Line, Column: r.Pos.Col, Message: r.Message})
 		}
 		if s := f.Suppression; s != nil {
-			jf.Suppressed = &jsonSuppression{File: in.RelPath(s.Pos.File), Line: s.Pos.Line, Reason: s.Reason}
+			jf.Suppressed = &jsonSuppression{File: in.RelPath(s.Pos.File), FileBase64: rawName(in.RelPath(s.Pos.File)), Line: s.Pos.Line, Reason: s.Reason}
 		}
 		doc.Findings = append(doc.Findings, jf)
 	}

@@ -4,7 +4,7 @@
 package report
 
 import (
-	"bytes"
+	"encoding"
 	"encoding/hex"
 	"hash/fnv"
 	"path/filepath"
@@ -33,27 +33,37 @@ type Input struct {
 	// could not be loaded) make SARIF's invocation unsuccessful.
 	Diagnostics []model.Diagnostic
 
-	sources map[string][]byte
+	sources map[string]string
 	lines   map[string][]int
+	// norm caches each flagged line's text as fingerprints see it, so
+	// that many findings on one long line cost one pass over it.
+	norm map[model.Pos]string
+	// runes indexes the code points of long lines snippets are cut from.
+	runes map[model.Pos]*lineIndex
 	// fps caches Fingerprints, parallel to Findings.
 	fps []string
 }
 
-func (in *Input) source(path string) []byte {
+// source is the text of a file, converted once so that lines are slices
+// of it rather than copies.
+func (in *Input) source(path string) (string, bool) {
 	if in.sources == nil {
-		in.sources = make(map[string][]byte, len(in.Files))
+		in.sources = make(map[string]string, len(in.Files))
 		for _, f := range in.Files {
-			in.sources[f.Path] = f.Source
+			if f.Source != nil {
+				in.sources[f.Path] = string(f.Source)
+			}
 		}
 	}
-	return in.sources[path]
+	src, ok := in.sources[path]
+	return src, ok
 }
 
 // Line returns line n (1-based) of file path without its line ending, and
 // whether the file and line are known.
 func (in *Input) Line(path string, n int) (string, bool) {
-	src := in.source(path)
-	if src == nil || n < 1 {
+	src, ok := in.source(path)
+	if !ok || n < 1 {
 		return "", false
 	}
 	starts := in.lineStarts(path, src)
@@ -61,15 +71,15 @@ func (in *Input) Line(path string, n int) (string, bool) {
 		return "", false
 	}
 	line := src[starts[n-1]:]
-	if j := bytes.IndexByte(line, '\n'); j >= 0 {
+	if j := strings.IndexByte(line, '\n'); j >= 0 {
 		line = line[:j]
 	}
-	return strings.TrimSuffix(string(line), "\r"), true
+	return strings.TrimSuffix(line, "\r"), true
 }
 
 // lineStarts indexes the offsets at which the lines of a file start, once
 // per file.
-func (in *Input) lineStarts(path string, src []byte) []int {
+func (in *Input) lineStarts(path string, src string) []int {
 	if in.lines == nil {
 		in.lines = map[string][]int{}
 	}
@@ -77,8 +87,8 @@ func (in *Input) lineStarts(path string, src []byte) []int {
 		return starts
 	}
 	starts := []int{0}
-	for i, c := range src {
-		if c == '\n' && i+1 < len(src) {
+	for i := 0; i < len(src); i++ {
+		if src[i] == '\n' && i+1 < len(src) {
 			starts = append(starts, i+1)
 		}
 	}
@@ -163,19 +173,54 @@ func (in *Input) fingerprints() []string {
 func (in *Input) compute() []string {
 	out := make([]string, len(in.Findings))
 	seen := map[string]int{}
+	// Many findings on one long line share its text: the key and the
+	// hash's state after it are made once per rule and line.
+	type lineKey struct {
+		rule, file string
+		line       int
+	}
+	type keyed struct {
+		key   string
+		state []byte
+	}
+	keys := map[lineKey]keyed{}
 	for i, f := range in.Findings {
-		text, _ := in.Line(f.Pos.File, f.Pos.Line)
-		text = strings.Join(strings.Fields(stripComment(text)), " ")
-		key := f.Rule + "\x00" + in.RelPath(f.Pos.File) + "\x00" + text
-		n := seen[key]
-		seen[key] = n + 1
-		// FNV-1a (128 bits): stable across runs and platforms, and
-		// identity, not secrecy, is what a fingerprint needs.
+		lk := lineKey{f.Rule, f.Pos.File, f.Pos.Line}
+		k, ok := keys[lk]
+		if !ok {
+			text := in.normalLine(f.Pos.File, f.Pos.Line)
+			k.key = f.Rule + "\x00" + in.RelPath(f.Pos.File) + "\x00" + text
+			// FNV-1a (128 bits): stable across runs and platforms,
+			// and identity, not secrecy, is what a fingerprint needs.
+			h := fnv.New128a()
+			_, _ = h.Write([]byte(k.key))
+			k.state, _ = h.(encoding.BinaryMarshaler).MarshalBinary()
+			keys[lk] = k
+		}
+		n := seen[k.key]
+		seen[k.key] = n + 1
 		h := fnv.New128a()
-		_, _ = h.Write([]byte(key + "\x00" + strconv.Itoa(n)))
+		_ = h.(encoding.BinaryUnmarshaler).UnmarshalBinary(k.state)
+		_, _ = h.Write([]byte("\x00" + strconv.Itoa(n)))
 		out[i] = hex.EncodeToString(h.Sum(nil))
 	}
 	return out
+}
+
+// normalLine is line n of path as fingerprints see it: without its
+// comment, blanks collapsed.
+func (in *Input) normalLine(path string, n int) string {
+	key := model.Pos{File: path, Line: n}
+	if text, ok := in.norm[key]; ok {
+		return text
+	}
+	text, _ := in.Line(path, n)
+	text = strings.Join(strings.Fields(stripComment(text)), " ")
+	if in.norm == nil {
+		in.norm = map[model.Pos]string{}
+	}
+	in.norm[key] = text
+	return text
 }
 
 // stripComment removes a trailing "#" comment from a line of nginx or YAML:

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/rules"
@@ -293,10 +294,16 @@ func (in *Input) sarifLocation(pos model.Pos) *sarifLocation {
 	return &sarifLocation{PhysicalLocation: &sarifPhysical{ArtifactLocation: art, Region: region}}
 }
 
+// maxSnippet bounds a snippet, in code points: a region's text longer
+// than that is cut. Without the bound, thousands of findings on one long
+// line (a minified file) would each copy the rest of the line.
+const maxSnippet = 120
+
 // snippet is the source text of a region on one line, so that viewers
 // without the checkout can show it: from the start column to the end
 // column, or to the end of the line when the region does not say (SARIF's
-// default). Regions over several lines get no snippet.
+// default), and at most maxSnippet code points. Regions over several lines
+// get no snippet.
 func (in *Input) snippet(pos model.Pos, reg sarifRegion) *sarifText {
 	if reg.EndLine != 0 && reg.EndLine != reg.StartLine {
 		return nil
@@ -305,16 +312,82 @@ func (in *Input) snippet(pos model.Pos, reg sarifRegion) *sarifText {
 	if !ok {
 		return nil
 	}
-	runes := []rune(line)
 	from := max(reg.StartColumn, 1) - 1
-	to := len(runes)
+	n := maxSnippet
 	if reg.EndColumn > 0 {
-		to = min(reg.EndColumn-1, to)
+		n = min(reg.EndColumn-1-from, n)
 	}
-	if from >= to {
+	if n <= 0 {
 		return nil
 	}
-	return &sarifText{Text: string(runes[from:to])}
+	start, ok := in.runeOffset(pos.File, reg.StartLine, line, from)
+	if !ok {
+		return nil
+	}
+	end := start
+	for k := 0; k < n && end < len(line); k++ {
+		_, size := utf8.DecodeRuneInString(line[end:])
+		end += size
+	}
+	if end == start {
+		return nil
+	}
+	return &sarifText{Text: line[start:end]}
+}
+
+// runeStride is how many code points apart lineIndex records offsets.
+const runeStride = 64
+
+// lineIndex finds code points in a line in constant time: the byte offset
+// of every runeStride-th code point, or nothing for an ASCII line, where
+// offsets are code points.
+type lineIndex struct {
+	ascii bool
+	marks []int
+}
+
+// runeOffset is the byte offset in line (line n of path) of code point i,
+// counting from 0, and false past its end.
+func (in *Input) runeOffset(path string, n int, line string, i int) (int, bool) {
+	key := model.Pos{File: path, Line: n}
+	ix, ok := in.runes[key]
+	if !ok {
+		ix = &lineIndex{ascii: true}
+		for j := 0; j < len(line); j++ {
+			if line[j] >= utf8.RuneSelf {
+				ix.ascii = false
+				break
+			}
+		}
+		if !ix.ascii {
+			k := 0
+			for off := range line {
+				if k%runeStride == 0 {
+					ix.marks = append(ix.marks, off)
+				}
+				k++
+			}
+		}
+		if in.runes == nil {
+			in.runes = map[model.Pos]*lineIndex{}
+		}
+		in.runes[key] = ix
+	}
+	if ix.ascii {
+		return i, i < len(line)
+	}
+	if i/runeStride >= len(ix.marks) {
+		return 0, false
+	}
+	off := ix.marks[i/runeStride]
+	for k := 0; k < i%runeStride; k++ {
+		if off >= len(line) {
+			return 0, false
+		}
+		_, size := utf8.DecodeRuneInString(line[off:])
+		off += size
+	}
+	return off, off < len(line)
 }
 
 func (in *Input) artifact(path string) sarifArtifact {

@@ -61,21 +61,24 @@ func Text(w io.Writer, in *Input, useColor bool) error {
 			continue
 		}
 		shown++
+		// Everything that comes from the files read is escaped, so
+		// that a file cannot forge a line, a terminal sequence or a
+		// workflow command.
 		fmt.Fprintf(bw, "%s %s %s %s\n",
-			p.pos.Sprint(in.posText(f.Pos)+":"),
+			p.pos.Sprint(Escape(in.posText(f.Pos))+":"),
 			p.severity(f.Severity).Sprint(f.Severity.String()+":"),
-			f.Message,
-			p.rule.Sprint("["+f.Rule+"]"))
+			Escape(f.Message),
+			p.rule.Sprint("["+Escape(f.Rule)+"]"))
 		in.quote(bw, p, f.Pos)
 		for _, r := range f.Related {
 			if r.Pos.IsValid() {
-				fmt.Fprintf(bw, "    %s %s %s\n", p.dim.Sprint("note:"), p.pos.Sprint(in.posText(r.Pos)+":"), r.Message)
+				fmt.Fprintf(bw, "    %s %s %s\n", p.dim.Sprint("note:"), p.pos.Sprint(Escape(in.posText(r.Pos))+":"), Escape(r.Message))
 			} else {
-				fmt.Fprintf(bw, "    %s %s\n", p.dim.Sprint("note:"), r.Message)
+				fmt.Fprintf(bw, "    %s %s\n", p.dim.Sprint("note:"), Escape(r.Message))
 			}
 		}
 		if f.Fix != "" {
-			fmt.Fprintf(bw, "    %s %s\n", p.fix.Sprint("fix:"), f.Fix)
+			fmt.Fprintf(bw, "    %s %s\n", p.fix.Sprint("fix:"), Escape(f.Fix))
 		}
 	}
 	c := Count(in.Findings)
@@ -91,28 +94,25 @@ func (in *Input) posText(p model.Pos) string {
 	return q.String()
 }
 
+// maxQuote is the longest line, in code points as printed, that a text
+// report quotes.
+const maxQuote = 200
+
 // quote prints the source line of pos with a caret under its column.
 func (in *Input) quote(w io.Writer, p palette, pos model.Pos) {
 	line, ok := in.Line(pos.File, pos.Line)
 	if !ok || pos.Col < 1 {
 		return
 	}
-	line = strings.ReplaceAll(line, "\t", "    ")
-	// Recount the column after tab expansion, in code points.
-	raw, _ := in.Line(pos.File, pos.Line)
-	col, n := 0, 0
-	for _, r := range raw {
-		if n >= pos.Col-1 {
-			break
-		}
-		if r == '\t' {
-			col += 4
-		} else {
-			col++
-		}
-		n++
+	// Long lines are not quoted; escaping only lengthens a line, so one
+	// too long already is not escaped to find out.
+	if len(line) > 4*maxQuote || utf8.RuneCountInString(line) > maxQuote {
+		return
 	}
-	if utf8.RuneCountInString(line) > 200 {
+	// Tabs become four blanks and control characters escapes; the caret
+	// goes under the same character of the line so written.
+	line, col := escape(line, "    ", pos.Col-1)
+	if utf8.RuneCountInString(line) > maxQuote {
 		return
 	}
 	num := fmt.Sprintf("%d", pos.Line)

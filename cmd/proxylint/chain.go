@@ -80,7 +80,7 @@ func cmdChain(args []string, stdout, stderr io.Writer, getenv func(string) strin
 	}
 	for _, d := range mdl.Diagnostics {
 		if d.Fatal {
-			fmt.Fprintf(stderr, "proxylint chain: %s\n", d.Error())
+			fmt.Fprintf(stderr, "proxylint chain: %s\n", report.Escape(d.Error()))
 			return exitError
 		}
 	}
@@ -179,7 +179,9 @@ func chainText(w io.Writer, in *report.Input, views []chain.Path, useColor bool)
 					tries += " !"
 				}
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", s.Name,
+			// Names come from the files read: escaped, they hold no
+			// tab, line break or terminal sequence.
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", report.Escape(s.Name),
 				mark(s.Waits), tries, mark(s.Idle), mark(s.PoolIdle), mark(s.Lifetime))
 		}
 		if err := tw.Flush(); err != nil {
@@ -191,7 +193,7 @@ func chainText(w io.Writer, in *report.Input, views []chain.Path, useColor bool)
 		}
 		fmt.Fprint(bw, table)
 		for _, f := range fs {
-			fmt.Fprintf(bw, "  %s %s: %s [%s]\n", warn.Sprint("!"), in.RelPath(f.Pos.File)+":"+strconv.Itoa(f.Pos.Line), firstSentence(f.Message), f.Rule)
+			fmt.Fprintf(bw, "  %s %s: %s [%s]\n", warn.Sprint("!"), report.Escape(in.RelPath(f.Pos.File))+":"+strconv.Itoa(f.Pos.Line), report.Escape(firstSentence(f.Message)), report.Escape(f.Rule))
 		}
 	}
 	return bw.Flush()
@@ -200,7 +202,7 @@ func chainText(w io.Writer, in *report.Input, views []chain.Path, useColor bool)
 func entryName(in *report.Input, v chain.Path) string {
 	for _, s := range v.Steps {
 		if s.Route != nil {
-			return fmt.Sprintf("%s:%d %s", in.RelPath(s.Route.Pos.File), s.Route.Pos.Line, s.Route.Name)
+			return fmt.Sprintf("%s:%d %s", report.Escape(in.RelPath(s.Route.Pos.File)), s.Route.Pos.Line, report.Escape(s.Route.Name))
 		}
 	}
 	return "?"

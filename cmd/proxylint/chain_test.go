@@ -94,3 +94,18 @@ http {
 	assert.Equal(t, exitFindings, code)
 	assert.NotContains(t, out, "longer than the client")
 }
+
+// A file's name and a location's path reach the chain table escaped: they
+// can neither start a line of their own nor hold a terminal sequence.
+func TestChainTextEscapesInput(t *testing.T) {
+	dir := t.TempDir()
+	name := "e\n::error::forged.conf"
+	writeFile(t, dir, name, "events {}\nhttp {\n  server {\n    listen 80;\n    location \"/a\x1b]0;title\x07\u202e\" {\n      proxy_pass http://127.0.0.1:8000;\n      proxy_read_timeout 30s;\n    }\n  }\n}\n")
+	code, out, errOut := runCLI(t, dir, "chain", "--no-color", name)
+	require.Equal(t, exitClean, code, errOut)
+	assert.Equal(t, `Path 1 of 1: e\n::error::forged.conf:5 location /a\x1b]0;title\x07\u202e
+  HOP                                                              WAITS  TRIES  KEEPS IDLE FROM FRONT  POOLS IDLE TO NEXT  POOL LIFETIME
+  nginx e\n::error::forged.conf location /a\x1b]0;title\x07\u202e  30s    1      [75s]                  -                   -
+  ! e\n::error::forged.conf:6: proxy_pass to 127.0.0.1:8000 has no upstream block, so nginx opens a new connection for every request. Addresses used directly are never pooled, on any nginx... [upstream-no-keepalive]
+`, out)
+}

@@ -386,17 +386,17 @@ func cmdLint(args []string, stdout, stderr io.Writer, getenv func(string) string
 func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *model.Model, []rules.Finding, bool) {
 	cfg, err := readConfig(f)
 	if err != nil {
-		fmt.Fprintf(stderr, "proxylint: %v\n", err)
+		fmt.Fprintf(stderr, "proxylint: %s\n", report.Escape(err.Error()))
 		return nil, nil, nil, false
 	}
 	s, err := resolve(f, cfg)
 	if err != nil {
-		fmt.Fprintf(stderr, "proxylint: %v\nRun \"proxylint --help\" for usage.\n", err)
+		fmt.Fprintf(stderr, "proxylint: %s\nRun \"proxylint --help\" for usage.\n", report.Escape(err.Error()))
 		return nil, nil, nil, false
 	}
 	declared, err := declaredChain(f, cfg)
 	if err != nil {
-		fmt.Fprintf(stderr, "proxylint: %v\nRun \"proxylint --help\" for usage.\n", err)
+		fmt.Fprintf(stderr, "proxylint: %s\nRun \"proxylint --help\" for usage.\n", report.Escape(err.Error()))
 		return nil, nil, nil, false
 	}
 	mdl, scope := load.LoadScoped(paths, s.load)

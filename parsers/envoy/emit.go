@@ -73,9 +73,29 @@ func newEmitter() *emitter {
 // JSON).
 func (e *emitter) emitRoot(n *node, md protoreflect.MessageDescriptor) []byte {
 	e.buf.Reset()
+	if want := emittedLines(n) + 16; cap(e.lines) < want {
+		// Sized once, not grown line by line: the line map is the
+		// reader's largest structure.
+		e.lines = make([]lineInfo, 1, want)
+	}
 	e.lines = e.lines[:1]
 	e.value(n, md, nil, lineInfo{}, true)
 	return e.buf.Bytes()
+}
+
+// emittedLines is about how many lines emitRoot writes for n: one per
+// scalar, an opening and a closing line per map or sequence.
+func emittedLines(n *node) int {
+	if n.kind == kScalar {
+		return 1
+	}
+	lines := 2
+	for _, k := range n.kids {
+		if !k.dropped {
+			lines += emittedLines(k.val)
+		}
+	}
+	return lines
 }
 
 func (e *emitter) newline(li lineInfo) int {
@@ -154,6 +174,11 @@ func (e *emitter) knownKids(n *node, md protoreflect.MessageDescriptor, except s
 		name := n.kids[k].key.value
 		if (except == "" || name != except) && fieldByName(md, name) == nil {
 			e.errs = append(e.errs, schemaError{n: n.kids[k].key, msg: unknownFieldMsg(md, name)})
+			n.drop(k)
+			continue
+		}
+		if why := negativeDuration(fieldByName(md, name), n.kids[k].val); why != "" {
+			e.errs = append(e.errs, schemaError{n: n.kids[k].val, msg: why})
 			n.drop(k)
 			continue
 		}

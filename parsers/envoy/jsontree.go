@@ -29,10 +29,41 @@ func parseJSON(src []byte) (*node, error) {
 type jsonParser struct {
 	src []byte
 	off int
+	// at is the position of offset at.off: positions are counted on from
+	// the last one asked for, so a document costs one pass however many
+	// nodes it has (a minified file is one long line).
+	at struct{ off, line, col int }
+}
+
+// pos is the 1-based line and the column, in code points, of the current
+// offset.
+func (p *jsonParser) pos() (int, int) {
+	if p.at.line == 0 || p.off < p.at.off {
+		p.at.off, p.at.line, p.at.col = 0, 1, 1
+	}
+	line, col := p.at.line, p.at.col
+	i, end := p.at.off, min(p.off, len(p.src))
+	for i < end {
+		switch c := p.src[i]; {
+		case c == '\n':
+			line, col = line+1, 1
+			i++
+		case c < utf8.RuneSelf:
+			col++
+			i++
+		default:
+			// As utf8.RuneCount counts: an invalid byte is one.
+			_, size := utf8.DecodeRune(p.src[i:end])
+			col++
+			i += size
+		}
+	}
+	p.at.off, p.at.line, p.at.col = i, line, col
+	return line, col
 }
 
 func (p *jsonParser) errorf(format string, args ...any) error {
-	line, col := lineCol(p.src, p.off)
+	line, col := p.pos()
 	return &posError{line: line, col: col, msg: "JSON: " + fmt.Sprintf(format, args...)}
 }
 
@@ -60,7 +91,7 @@ func (p *jsonParser) skip() {
 }
 
 func (p *jsonParser) newNode(k kind) *node {
-	line, col := lineCol(p.src, p.off)
+	line, col := p.pos()
 	return &node{kind: k, line: line, col: col, json: true}
 }
 

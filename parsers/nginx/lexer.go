@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/proxylint/proxylint/model"
 )
@@ -51,8 +52,9 @@ type lexer struct {
 	off      int
 	comments []model.Comment
 
-	// text is src as a string, made once: words, comments and Lua code
-	// are parts of it rather than copies of their own.
+	// text is src as a string, sharing its memory (src is never written
+	// to once read): words, comments and Lua code are parts of it rather
+	// than copies of their own.
 	text string
 
 	// bufStart and bufEnd are the offsets of the first byte and of the end
@@ -73,7 +75,7 @@ type lexer struct {
 }
 
 func newLexer(file string, src []byte) *lexer {
-	lx := &lexer{file: file, src: src, text: string(src), lineStarts: make([]int, 1, 1+bytes.Count(src, []byte{'\n'}))}
+	lx := &lexer{file: file, src: src, text: unsafe.String(unsafe.SliceData(src), len(src)), lineStarts: make([]int, 1, 1+bytes.Count(src, []byte{'\n'}))}
 	for i := 0; ; {
 		j := bytes.IndexByte(src[i:], '\n')
 		if j < 0 {

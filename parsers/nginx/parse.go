@@ -43,6 +43,9 @@ func (p *parser) newDirective() *Directive {
 // ParseFile parses one file without following includes. parent is the
 // block the file is read in ("" for a main configuration file).
 func ParseFile(path string, src []byte) (*File, error) {
+	// The parsed strings share the source's memory: the caller keeps its
+	// buffer to do with as it likes.
+	src = bytes.Clone(src)
 	f, _, err := parseFile(path, src, parentMain, 0, DefaultMaxDepth)
 	if err != nil {
 		return f, err
@@ -50,6 +53,8 @@ func ParseFile(path string, src []byte) (*File, error) {
 	return f, nil
 }
 
+// parseFile parses src, which must not change afterwards: the directives'
+// strings share its memory.
 func parseFile(path string, src []byte, parent string, depth, maxDepth int) (*File, []pendingInclude, *Error) {
 	p := &parser{lx: newLexer(path, src), maxDepth: maxDepth, expect: bytes.Count(src, []byte{';'}) + bytes.Count(src, []byte{'{'})}
 	f := &File{Path: path, Source: src}

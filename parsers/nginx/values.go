@@ -2,6 +2,7 @@ package nginx
 
 import (
 	"fmt"
+	"math"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -10,11 +11,17 @@ import (
 	"github.com/proxylint/proxylint/model"
 )
 
-// parseTime reads an nginx time value as ngx_parse_time does for
-// millisecond settings (every timeout proxylint reads): numbers with units
-// w, d, h, m, s, ms in strictly decreasing order ("1h30m", "2s 500ms"); a
-// trailing bare number is seconds. Years and months are refused, as nginx
-// refuses them for millisecond values.
+// parseTime reads an nginx time value as ngx_parse_time (src/core/
+// ngx_parse.c) does for millisecond settings, every timeout proxylint
+// reads: numbers with units w, d, h, m, s, ms in strictly decreasing order
+// ("1h30m", "2s 500ms"); a trailing bare number is seconds. Years and
+// months are refused, as nginx refuses them for millisecond values. Like
+// nginx it counts milliseconds in a signed 64-bit integer and refuses
+// what does not fit (nginx -t: "invalid value"): a number of more than
+// 2^63-1, a part larger than 2^63-1 ms divided by its unit, or a total
+// above 2^63-1 ms. A value nginx takes that time.Duration cannot hold
+// (above about 292 years) is read as the longest Duration, which is as
+// good as never.
 func parseTime(s string) (time.Duration, error) {
 	const (
 		stStart = iota
@@ -26,43 +33,45 @@ func parseTime(s string) (time.Duration, error) {
 		stMsec
 		stLast
 	)
+	const maxInt = math.MaxInt64 // NGX_MAX_INT_T_VALUE on 64-bit systems
 	bad := fmt.Errorf("invalid time %q", s)
-	var total, value time.Duration
+	var total, value int64
 	step, valid := stStart, false
 	for i := 0; i < len(s); {
 		c := s[i]
 		i++
 		if c >= '0' && c <= '9' {
-			if value > (1<<62)/10 {
+			d := int64(c - '0')
+			if value >= maxInt/10 && (value > maxInt/10 || d > maxInt%10) {
 				return 0, bad
 			}
-			value = value*10 + time.Duration(c-'0')
+			value = value*10 + d
 			valid = true
 			continue
 		}
 		var next int
-		var unit time.Duration
+		var secs int64 // the unit in seconds; 0 for milliseconds
 		switch c {
 		case 'w':
-			next, unit = stWeek, 7*24*time.Hour
+			next, secs = stWeek, 7*24*60*60
 		case 'd':
-			next, unit = stDay, 24*time.Hour
+			next, secs = stDay, 24*60*60
 		case 'h':
-			next, unit = stHour, time.Hour
+			next, secs = stHour, 60*60
 		case 'm':
 			if i < len(s) && s[i] == 's' {
 				i++
-				next, unit = stMsec, time.Millisecond
+				next = stMsec
 			} else {
-				next, unit = stMin, time.Minute
+				next, secs = stMin, 60
 			}
 		case 's':
-			next, unit = stSec, time.Second
+			next, secs = stSec, 1
 		case ' ':
 			if step >= stSec {
 				return 0, bad
 			}
-			next, unit = stLast, time.Second
+			next, secs = stLast, 1
 		default:
 			return 0, bad
 		}
@@ -70,10 +79,18 @@ func parseTime(s string) (time.Duration, error) {
 			return 0, bad
 		}
 		step = next
-		if unit > 0 && value > (1<<62)/unit {
+		limit, scale := int64(maxInt), int64(1)
+		if secs > 0 {
+			limit, scale = maxInt/secs/1000, secs*1000
+		}
+		if value > limit {
 			return 0, bad
 		}
-		total += value * unit
+		value *= scale
+		if total > maxInt-value {
+			return 0, bad
+		}
+		total += value
 		value = 0
 		for i < len(s) && s[i] == ' ' {
 			i++
@@ -82,10 +99,18 @@ func parseTime(s string) (time.Duration, error) {
 	if !valid {
 		return 0, bad
 	}
-	if value > (1<<62)/time.Second {
+	if value > maxInt/1000 {
 		return 0, bad
 	}
-	return total + value*time.Second, nil
+	value *= 1000
+	if total > maxInt-value {
+		return 0, bad
+	}
+	total += value
+	if total > math.MaxInt64/int64(time.Millisecond) {
+		return time.Duration(math.MaxInt64), nil
+	}
+	return time.Duration(total) * time.Millisecond, nil
 }
 
 // parseAddress reads host[:port], [v6]:port, *:port, port or unix:path as

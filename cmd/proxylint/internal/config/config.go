@@ -641,6 +641,9 @@ func (p *parser) hop(kind string, v *yaml.Node) (*model.Hop, error) {
 		}
 		dur := func() (model.Setting[time.Duration], error) {
 			d, err := model.ParseDuration(val.Value)
+			if err != nil && errors.Is(err, model.ErrDurationRange) {
+				return model.Setting[time.Duration]{}, p.errorf(val, "%s: %s: %v", at, k.Value, err)
+			}
 			if err != nil || val.Kind != yaml.ScalarNode {
 				return model.Setting[time.Duration]{}, p.errorf(val, "%s: %s: want a duration such as 30s", at, k.Value)
 			}
