@@ -56,6 +56,7 @@ type jsonSummary struct {
 	Notes      int `json:"notes"`
 	Suppressed int `json:"suppressed"`
 	Known      int `json:"known"`
+	Skipped    int `json:"skipped"`
 }
 
 // JSON writes the findings as one JSON document (docs/json-format.md).
@@ -89,7 +90,7 @@ func JSON(w io.Writer, in *Input) error {
 		doc.Findings = append(doc.Findings, jf)
 	}
 	c := Count(in.Findings)
-	doc.Summary = jsonSummary{Errors: c.Errors, Warnings: c.Warnings, Notes: c.Notes, Suppressed: c.Suppressed, Known: in.Known}
+	doc.Summary = jsonSummary{Errors: c.Errors, Warnings: c.Warnings, Notes: c.Notes, Suppressed: c.Suppressed, Known: in.Known, Skipped: in.Skipped}
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err

@@ -121,6 +121,7 @@ type lintFlags struct {
 	baseline        string
 	writeBaseline   string
 	help            bool
+	limits
 	// given holds the flags set on the command line, which beat the
 	// configuration file.
 	given map[string]bool
@@ -172,6 +173,7 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 	fs.StringVar(&f.writeBaseline, "write-baseline", "", "")
 	fs.BoolVar(&f.help, "help", false, "")
 	fs.BoolVar(&f.help, "h", false, "")
+	f.limits.register(fs)
 
 	var paths, tail []string
 	for i, a := range args {
@@ -212,6 +214,9 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 			return nil, nil, fmt.Errorf("%w: unknown rule %q (see proxylint rules)", errUsage, id)
 		}
 	}
+	if err := f.limits.check(); err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", errUsage, err)
+	}
 	if f.config != "" && f.noConfig {
 		return nil, nil, fmt.Errorf("%w: --config and --no-config contradict each other", errUsage)
 	}
@@ -229,6 +234,8 @@ type settings struct {
 	rules    *rules.Options
 	load     load.Options
 	baseline string
+	// skipped counts the files directory walks left out.
+	skipped int
 }
 
 // readConfig reads the configuration file that applies, or none.
@@ -318,6 +325,8 @@ func resolve(f *lintFlags, cfg *config.Config) (*settings, error) {
 		s.load.Exclude = append(s.load.Exclude, pat)
 	}
 
+	f.limits.apply(&s.load)
+
 	s.baseline = cfg.Baseline
 	if f.given["baseline"] {
 		s.baseline = f.baseline
@@ -341,7 +350,7 @@ func cmdLint(args []string, stdout, stderr io.Writer, getenv func(string) string
 	}
 
 	wd, _ := os.Getwd()
-	in := &report.Input{Findings: findings, Files: mdl.Files, Rules: rules.All(), Version: version, Dir: wd, Diagnostics: mdl.Diagnostics}
+	in := &report.Input{Findings: findings, Files: mdl.Files, Rules: rules.All(), Version: version, Dir: wd, Diagnostics: mdl.Diagnostics, Skipped: s.skipped}
 	if code := applyBaseline(f, s, in, stderr); code != exitClean {
 		return code
 	}
@@ -396,6 +405,12 @@ func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *model.
 	if err != nil {
 		fmt.Fprintf(stderr, "proxylint: %v\nRun \"proxylint --help\" for usage.\n", err)
 		return nil, nil, nil, false
+	}
+	s.load.OnSkip = func(path, reason string) {
+		s.skipped++
+		if f.verbose {
+			fmt.Fprintf(stderr, "proxylint: skipped %s: %s\n", path, reason)
+		}
 	}
 	mdl, scope := load.LoadScoped(paths, s.load)
 	if chain != nil {
