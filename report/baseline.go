@@ -109,11 +109,11 @@ func (b *Baseline) Apply(in *Input) {
 	in.Findings, in.fps = keptF, keptP
 }
 
-// Hideable reports whether a baseline may hide f: every finding except the
-// fatal load problems.
+// Hideable reports whether a baseline may hide f: every finding except
+// those saying that something was not read (rules.Unread).
 func (in *Input) Hideable(f rules.Finding) bool {
 	for _, d := range in.Diagnostics {
-		if d.Fatal && d.Code == f.Rule && d.Pos == f.Pos {
+		if rules.Unread(d) && d.Code == f.Rule && d.Pos == f.Pos {
 			return false
 		}
 	}

@@ -126,9 +126,9 @@ func Run(m *model.Model, opts *Options) []Finding {
 	}
 	var out []Finding
 	for _, d := range m.Diagnostics {
-		// A file that could not be loaded is always reported: the exit
-		// code says so, and the reason must be on screen.
-		if r, ok := Lookup(d.Code); ok && !d.Fatal && !opts.Enabled(r) {
+		// What was not read is always reported (Unread): the reason
+		// must be on screen.
+		if r, ok := Lookup(d.Code); ok && !Unread(d) && !opts.Enabled(r) {
 			continue
 		}
 		out = append(out, Finding{Rule: d.Code, Severity: d.Severity, Message: d.Message, Pos: d.Pos})
@@ -141,8 +141,10 @@ func Run(m *model.Model, opts *Options) []Finding {
 		r.Check(pass)
 	}
 	out = applySuppressions(m, opts, out)
+	unread := unreadFindings(m)
 	for i := range out {
-		if s, ok := opts.Severity[out[i].Rule]; ok {
+		// Raised, never lowered, when it says something was not read.
+		if s, ok := opts.Severity[out[i].Rule]; ok && (s > out[i].Severity || !unread[unreadKey(&out[i])]) {
 			out[i].Severity = s
 		}
 	}

@@ -115,17 +115,13 @@ func applySuppressions(m *model.Model, opts *Options, findings []Finding) []Find
 		return append(findings, extra...)
 	}
 
-	fatal := map[string]bool{}
-	for _, d := range m.Diagnostics {
-		if d.Fatal {
-			fatal[d.Code+"\x00"+d.Pos.String()] = true
-		}
-	}
+	unread := unreadFindings(m)
 	for i := range findings {
 		f := &findings[i]
-		// A file that could not be loaded makes the run exit 2 whatever
-		// the comments say; hiding the reason would only confuse.
-		unsuppressible := fatal[f.Rule+"\x00"+f.Pos.String()]
+		// What was not read was not linted: a comment must not hide
+		// that (a file that could not be loaded also makes the run exit
+		// 2 whatever the comments say).
+		unsuppressible := unread[unreadKey(f)]
 		for _, d := range byFile[f.Pos.File] {
 			if !d.whole && d.line != f.Pos.Line {
 				continue
