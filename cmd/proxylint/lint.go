@@ -236,6 +236,8 @@ type settings struct {
 	baseline string
 	// skipped counts the files directory walks left out.
 	skipped int
+	// configPath is the configuration file read, if any.
+	configPath string
 }
 
 // readConfig reads the configuration file that applies, or none.
@@ -351,36 +353,27 @@ func cmdLint(args []string, stdout, stderr io.Writer, getenv func(string) string
 
 	wd, _ := os.Getwd()
 	in := &report.Input{Findings: findings, Files: mdl.Files, Rules: rules.All(), Version: version, Dir: wd, Diagnostics: mdl.Diagnostics, Skipped: s.skipped}
-	if code := applyBaseline(f, s, in, stderr); code != exitClean {
+	if code := applyBaseline(f, s, paths, in, stderr); code != exitClean {
 		return code
 	}
 
-	out := stdout
-	var file *os.File
+	write := func(out io.Writer) error {
+		switch f.format {
+		case "json":
+			return report.JSON(out, in)
+		case "sarif":
+			return report.SARIF(out, in)
+		case "github":
+			return report.GitHub(out, in)
+		}
+		return report.Text(out, in, useColor(f, out, getenv))
+	}
 	if f.output != "" {
-		file, err = os.Create(f.output)
-		if err != nil {
+		if err := writeFileAtomic(f.output, inputs(paths, mdl, s), write); err != nil {
 			fmt.Fprintf(stderr, "proxylint: --output: %v\n", err)
 			return exitError
 		}
-		out = file
-	}
-	switch f.format {
-	case "json":
-		err = report.JSON(out, in)
-	case "sarif":
-		err = report.SARIF(out, in)
-	case "github":
-		err = report.GitHub(out, in)
-	default:
-		err = report.Text(out, in, useColor(f, out, getenv))
-	}
-	if file != nil {
-		if cerr := file.Close(); err == nil {
-			err = cerr
-		}
-	}
-	if err != nil {
+	} else if err := write(stdout); err != nil {
 		fmt.Fprintf(stderr, "proxylint: writing the report: %v\n", err)
 		return exitError
 	}
@@ -400,6 +393,9 @@ func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *model.
 	if err != nil {
 		fmt.Fprintf(stderr, "proxylint: %v\nRun \"proxylint --help\" for usage.\n", err)
 		return nil, nil, nil, false
+	}
+	if cfg != nil {
+		s.configPath = cfg.Path
 	}
 	chain, err := declaredChain(f, cfg)
 	if err != nil {
@@ -444,15 +440,16 @@ func inScope(findings []rules.Finding, m *model.Model, scope *load.Scope) []rule
 // findings it knows (--baseline or baseline: in the configuration). A
 // freshly written baseline is applied at once, so the run reports what a
 // later run with it would: nothing new.
-func applyBaseline(f *lintFlags, s *settings, in *report.Input, stderr io.Writer) int {
+func applyBaseline(f *lintFlags, s *settings, paths []string, in *report.Input, stderr io.Writer) int {
 	path := s.baseline
 	if f.writeBaseline != "" {
 		path = f.writeBaseline
-		var buf bytes.Buffer
-		n, err := report.WriteBaseline(&buf, in)
-		if err == nil {
-			err = os.WriteFile(path, buf.Bytes(), 0o644)
-		}
+		var n int
+		err := writeFileAtomic(path, inputs(paths, nil, s), func(w io.Writer) error {
+			var err error
+			n, err = report.WriteBaseline(w, in)
+			return err
+		})
 		if err != nil {
 			fmt.Fprintf(stderr, "proxylint: --write-baseline: %v\n", err)
 			return exitError
@@ -462,13 +459,12 @@ func applyBaseline(f *lintFlags, s *settings, in *report.Input, stderr io.Writer
 	if path == "" {
 		return exitClean
 	}
-	file, err := os.Open(path)
+	src, err := load.ReadRegular(path, s.load.MaxFileSize)
 	if err != nil {
-		fmt.Fprintf(stderr, "proxylint: baseline: %v (write one with --write-baseline %s)\n", err, path)
+		fmt.Fprintf(stderr, "proxylint: baseline: %s: %v (write one with --write-baseline %s)\n", path, unwrapPath(err), path)
 		return exitError
 	}
-	b, err := report.ReadBaseline(file)
-	_ = file.Close()
+	b, err := report.ReadBaseline(bytes.NewReader(src))
 	if err != nil {
 		fmt.Fprintf(stderr, "proxylint: baseline %s: %v\n", path, err)
 		return exitError
