@@ -79,3 +79,26 @@ func BenchmarkIncludeAmplification(b *testing.B) {
 		Load(main, Options{})
 	}
 }
+
+// A glob over a directory that exists but cannot be listed is an error,
+// not a pattern that matches nothing. As root every directory can be
+// read, so the directory here cannot be listed for another reason: it is
+// a link loop. (A path longer than PATH_MAX cannot be written in an
+// include: nginx reads at most 4096 bytes of a parameter.)
+func TestIncludeGlobOverUnlistableDirectory(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Symlink("loop-b", filepath.Join(dir, "loop-a")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("loop-a", filepath.Join(dir, "loop-b")); err != nil {
+		t.Fatal(err)
+	}
+	src := "events {}\nhttp {\n    include loop-a/*.conf;\n    include missing/*.conf;\n}\n"
+	main := filepath.Join(dir, "nginx.conf")
+	if err := os.WriteFile(main, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := loadWithin(t, main, Options{Roots: []string{"/"}})
+	expectDiagnostics(t, dir, cfg,
+		"error nginx.conf:3:13 include \"loop-a/*.conf\": cannot list directory "+filepath.Join(dir, "loop-a")+": too many levels of symbolic links")
+}

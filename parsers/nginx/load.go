@@ -331,6 +331,11 @@ func (l *loader) expand(name string, at model.Pos) ([]string, bool) {
 			continue
 		}
 		matches, err := l.glob(c)
+		var unlistable *errUnlistable
+		if errors.As(err, &unlistable) {
+			l.fatal(CodeInclude, at, fmt.Sprintf("include %q: %v", name, err))
+			return nil, false
+		}
 		if err != nil {
 			l.fatal(CodeInclude, at, fmt.Sprintf("include %q: bad pattern: %v", name, err))
 			return nil, false
@@ -386,10 +391,62 @@ func (l *loader) inRoots(real string) bool {
 // glob expands a pattern as glob(3) does for nginx: the matches sorted in
 // byte order (of the whole path), "[!...]" negates a class, "]" right after
 // "[" or "[!" is a member, and a "[" that opens no class is literal.
+//
+// filepath.Glob passes over directories it cannot read, as glob(3)
+// without GLOB_ERR does for nginx, which then reads nothing. A lint that
+// read nothing there must not pass, so the directory a pattern lists is
+// checked first: one that exists but cannot be listed is an error, not a
+// glob matching nothing.
 func expandGlob(pattern string) ([]string, error) {
-	matches, err := filepath.Glob(goPattern(pattern))
+	p := goPattern(pattern)
+	if _, err := filepath.Match(p, ""); err != nil {
+		return nil, err
+	}
+	if err := listable(staticDir(p)); err != nil {
+		return nil, err
+	}
+	matches, err := filepath.Glob(p)
 	sort.Strings(matches)
 	return matches, err
+}
+
+// errUnlistable marks a directory a glob cannot list.
+type errUnlistable struct {
+	dir string
+	err error
+}
+
+func (e *errUnlistable) Error() string {
+	return fmt.Sprintf("cannot list directory %s: %v", e.dir, unwrapPathError(e.err))
+}
+
+// staticDir is the directory part of a pattern before its first wildcard.
+func staticDir(p string) string {
+	i := strings.IndexAny(p, "*?[")
+	if i < 0 {
+		return filepath.Dir(p)
+	}
+	return filepath.Dir(p[:i] + "x")
+}
+
+// listable reports why dir, which exists, cannot be listed; nil when it
+// can or does not exist (a glob then matches nothing, as for nginx).
+func listable(dir string) error {
+	f, err := os.Open(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err == nil {
+		_, err = f.Readdirnames(1)
+		_ = f.Close()
+		if err == nil || errors.Is(err, io.EOF) || errors.Is(err, syscall.ENOTDIR) {
+			return nil
+		}
+	}
+	if errors.Is(err, syscall.ENOTDIR) {
+		return nil
+	}
+	return &errUnlistable{dir, err}
 }
 
 // goPattern translates a glob(3) pattern to filepath.Match syntax.
