@@ -45,6 +45,8 @@ Flags:
                            code scanning) or github (workflow commands
                            that annotate a pull request)
   --output FILE            write the report to FILE instead of stdout
+                           (through a temporary file renamed over it;
+                           never over a file the run reads)
   --no-color               no colour in text output (also: NO_COLOR set,
                            or stdout not a terminal)
   --fail-on LEVEL          exit 1 when a finding is at or above LEVEL:
@@ -82,15 +84,31 @@ Flags:
   --baseline FILE          report only findings not recorded in FILE
   --write-baseline FILE    record today's findings in FILE; later runs
                            with --baseline FILE report only new ones
+  --verbose                name each file a directory walk skips, and why
+                           (the summary counts them)
+  --max-file-size SIZE     read at most SIZE bytes of one file (default 64M;
+                           K, M, G are powers of 1024)
+  --max-total-size SIZE    read at most SIZE bytes in the run, and in what
+                           one nginx configuration expands to through its
+                           includes (default 256M)
+  --max-includes N         follow at most N inclusions in one nginx
+                           configuration, each counted (default 10000)
+  --max-paths N            follow at most N request paths from one entry
+                           route across linked hops (default 10000)
   -h, --help               this help
 
 Settings in .proxylint.yaml apply unless a flag says otherwise.
 
+Everything after "--" is a path, even when it starts with "-".
+
 Exit codes:
   0  no finding at or above --fail-on
   1  findings at or above --fail-on
-  2  could not lint: bad usage, a bad configuration file, or a file that
-     cannot be read or parsed
+  2  could not lint: bad usage, a bad configuration file, a named path or
+     directory entry that cannot be read or told apart (dangling link,
+     link loop, path too long), a file that is not a regular file (FIFO,
+     device), a file that cannot be parsed, a budget exceeded (--max-*),
+     or nothing to lint (no nginx or Envoy configuration found)
 
 Examples:
   proxylint /etc/nginx/nginx.conf --include-root /etc/nginx

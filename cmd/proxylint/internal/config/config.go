@@ -593,7 +593,9 @@ entry-points: []
 # "deploy/old/*.conf").
 exclude: []
 
-# Directories outside the linted tree that includes may read from.
+# Directories outside the linted tree that includes may read from. They
+# and the entry points must lie inside the repository; only
+# --include-root on the command line reaches beyond it.
 include-roots: []
 
 # Findings recorded with --write-baseline FILE are not reported again;
