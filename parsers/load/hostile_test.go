@@ -301,3 +301,51 @@ func TestRequestPathBudget(t *testing.T) {
 	}
 	assert.Equal(t, []string{"loop/nginx.conf:11:9: more than 23 request paths lead from location / through the loaded configurations (hops that proxy back to one another); only 23 were analysed (raise the limit with --max-paths)"}, got)
 }
+
+// Links are followed into the linted tree only: a committed link to a
+// directory or file elsewhere on the machine is skipped, and a named
+// directory below the working directory that links elsewhere is an error,
+// unless --include-root widens the tree.
+func TestSymlinksOutsideTheTree(t *testing.T) {
+	outside := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(outside, "secret.conf"), []byte(siteConf), 0o600))
+	dir := tree(t, map[string]string{"deploy/site.conf": siteConf})
+	require.NoError(t, os.Symlink(outside, filepath.Join(dir, "deploy/etc")))
+	require.NoError(t, os.Symlink(filepath.Join(outside, "secret.conf"), filepath.Join(dir, "deploy/secret.conf")))
+	require.NoError(t, os.Symlink(outside, filepath.Join(dir, "elsewhere")))
+	real, err := filepath.EvalSymlinks(outside)
+	require.NoError(t, err)
+
+	var skipped []string
+	m := Load([]string{"deploy"}, Options{OnSkip: func(p, why string) { skipped = append(skipped, p+": "+why) }})
+	assert.Empty(t, fatals(m))
+	assert.Equal(t, []string{"deploy/site.conf"}, files(t, dir, m))
+	assert.Equal(t, []string{
+		"deploy/etc: a symbolic link to " + real + ", outside the linted tree (widen it with --include-root)",
+		"deploy/secret.conf: a symbolic link to " + filepath.Join(real, "secret.conf") + ", outside the linted tree (widen it with --include-root)",
+	}, skipped)
+
+	m = Load([]string{"elsewhere"}, Options{})
+	assert.Equal(t, []string{"elsewhere: cannot read elsewhere: a symbolic link to " + real + ", outside the working directory; name " + real + " itself, or widen the tree with --include-root"}, fatals(m))
+
+	m = Load([]string{"elsewhere", "deploy"}, Options{IncludeRoots: []string{outside}})
+	assert.Empty(t, fatals(m))
+	// Each file once, whichever link reached it first.
+	assert.Equal(t, []string{"elsewhere/secret.conf", "deploy/site.conf"}, files(t, dir, m))
+}
+
+// /etc/nginx/sites-enabled named from anywhere: its links lead into
+// sites-available beside it.
+func TestSitesEnabledNamedFromElsewhere(t *testing.T) {
+	etc := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(etc, "nginx/sites-available"), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join(etc, "nginx/sites-enabled"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(etc, "nginx/sites-available/default"), []byte(siteConf), 0o644))
+	require.NoError(t, os.Symlink(filepath.Join(etc, "nginx/sites-available/default"), filepath.Join(etc, "nginx/sites-enabled/default")))
+	tree(t, map[string]string{})
+	enabled := filepath.Join(etc, "nginx/sites-enabled")
+	m := Load([]string{enabled}, Options{})
+	assert.Empty(t, fatals(m))
+	require.Len(t, m.Files, 1)
+	assert.Equal(t, filepath.Join(enabled, "default"), m.Files[0].Path)
+}

@@ -83,6 +83,24 @@ func fatal(diags []model.Diagnostic) bool {
 	return false
 }
 
+// realRoots are the real paths of the roots a named directory p may lead
+// into: the working directory, --include-root, and p itself unless it is
+// a symbolic link below the working directory (a committed link to /
+// named in a CI script).
+func realRoots(roots []string, p string) []string {
+	var out []string
+	lexicalInside := !filepath.IsAbs(p) && p != ".." && !strings.HasPrefix(filepath.Clean(p), ".."+string(filepath.Separator))
+	for _, r := range roots {
+		if lexicalInside && r == p {
+			continue
+		}
+		if real := realPath(r); real != "" {
+			out = append(out, real)
+		}
+	}
+	return out
+}
+
 // statError says why a named path cannot be read, naming the target of a
 // dangling symbolic link.
 func statError(p string, err error) string {
@@ -162,7 +180,11 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 			opts.skip(p, "excluded")
 			continue
 		}
-		files, diags := walk(p, opts.Exclude, opts.OnSkip)
+		if real := realPath(p); real != "" && !within(real, realRoots(roots, p)) {
+			m.Diagnostics = append(m.Diagnostics, loadError(p, fmt.Sprintf("cannot read %s: a symbolic link to %s, outside the working directory; name %s itself, or widen the tree with --include-root", p, real, real)))
+			continue
+		}
+		files, diags := walk(p, roots, opts.Exclude, opts.OnSkip)
 		m.Diagnostics = append(m.Diagnostics, diags...)
 		found := 0
 		for _, f := range files {

@@ -17,6 +17,8 @@ import (
 // into sites-available/; a deployment directory may itself be a link),
 // and never enters a directory twice, so a link cycle ends the descent.
 type walker struct {
+	// allowed are the real directories links may lead into.
+	allowed []string
 	exclude []string
 	skip    func(path, reason string)
 	files   []string
@@ -28,8 +30,22 @@ type walker struct {
 // directories and excluded paths. Entries it cannot read (a directory it
 // cannot list, a path too long, a link loop) are load errors: the run must
 // not call a tree clean that it did not read.
-func walk(dir string, exclude []string, skip func(path, reason string)) ([]string, []model.Diagnostic) {
+//
+// A symbolic link is followed only into the linted tree (roots: the working
+// directory, the named paths, --include-root), or into the directory that
+// holds dir when dir lies below the working directory or outside it, as
+// sites-enabled/ links into sites-available/ beside it: a committed link
+// to / must not make proxylint read, and print, the rest of the machine.
+func walk(dir string, roots, exclude []string, skip func(path, reason string)) ([]string, []model.Diagnostic) {
 	w := &walker{exclude: exclude, skip: skip, seen: map[string]string{}}
+	for _, r := range roots {
+		if real := realPath(r); real != "" {
+			w.allowed = append(w.allowed, real)
+		}
+	}
+	if real, wd := realPath(dir), realPath("."); real != "" && wd != "" && !within(wd, []string{real}) {
+		w.allowed = append(w.allowed, filepath.Dir(real))
+	}
 	if skip == nil {
 		w.skip = func(string, string) {}
 	}
@@ -70,6 +86,12 @@ func (w *walker) dir(dir string) {
 			w.fail(p, fmt.Sprintf("cannot read %s: %v", p, unwrap(err)))
 			continue
 		}
+		if e.Type()&fs.ModeSymlink != 0 {
+			if real := realPath(p); !within(real, w.allowed) {
+				w.skip(p, fmt.Sprintf("a symbolic link to %s, outside the linted tree (widen it with --include-root)", real))
+				continue
+			}
+		}
 		if fi.IsDir() {
 			switch {
 			case strings.HasPrefix(e.Name(), "."):
@@ -94,4 +116,15 @@ func (w *walker) dir(dir string) {
 
 func (w *walker) fail(path, msg string) {
 	w.diags = append(w.diags, loadError(path, msg))
+}
+
+// within reports whether the real path p lies in one of the real
+// directories dirs.
+func within(p string, dirs []string) bool {
+	for _, d := range dirs {
+		if p == d || d == string(filepath.Separator) || strings.HasPrefix(p, d+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
 }
