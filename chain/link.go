@@ -30,11 +30,13 @@ const (
 )
 
 // Analyze links the loaded proxies into request paths and places them
-// between the declared hops (client, balancers, backend; nil: none).
+// between the declared hops (client, balancers, backend; nil: none), and
+// reports the entry routes with more request paths than maxPaths (0: the
+// default) as fatal diagnostics, which the caller adds to the model's.
 // Files named together on the command line link by any address, files
 // close in the tree (neighbours) by addresses that name a listener exactly.
-func Analyze(proxies []*model.Proxy, declared *model.Chain) *model.Chain {
-	c := &model.Chain{Links: Link(proxies, func(a, b *model.Proxy) Relation {
+func Analyze(proxies []*model.Proxy, declared *model.Chain, maxPaths int) (*model.Chain, []model.Diagnostic) {
+	c := &model.Chain{MaxPaths: maxPaths, Links: Link(proxies, func(a, b *model.Proxy) Relation {
 		switch {
 		case a.Named && b.Named:
 			return Together
@@ -46,7 +48,7 @@ func Analyze(proxies []*model.Proxy, declared *model.Chain) *model.Chain {
 	if declared != nil {
 		c.Hops = declared.Hops
 	}
-	return c
+	return c, pathBudget(proxies, c)
 }
 
 // neighbours reports whether two configuration files are close enough in
@@ -242,4 +244,12 @@ func landingRoute(l *model.Listener, path string, known bool) *model.Route {
 		return nil
 	}
 	return l.Select(l, path, known)
+}
+
+// AnalyzeModel runs Analyze on a loaded model: it sets the model's chain
+// and adds the analysis' diagnostics to the loaders'.
+func AnalyzeModel(m *model.Model, declared *model.Chain, maxPaths int) {
+	c, ds := Analyze(m.Proxies, declared, maxPaths)
+	m.Chain = c
+	m.Diagnostics = append(m.Diagnostics, ds...)
 }

@@ -210,6 +210,6 @@ func TestHostNameLinksOnlyConfigurationsNamedTogether(t *testing.T) {
 // analyzed loads paths and links them, as a run does.
 func analyzed(paths []string, opts load.Options) *model.Model {
 	m := load.Load(paths, opts)
-	m.Chain = chain.Analyze(m.Proxies, nil)
+	chain.AnalyzeModel(m, nil, 0)
 	return m
 }

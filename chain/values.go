@@ -64,33 +64,6 @@ func Lifetime(r *model.Route) model.Setting[time.Duration] {
 	return r.Pool.Lifetime
 }
 
-// Paths lists the ways a request entering at route r continues through
-// loaded hops: each path starts with r and follows links to the route of
-// the next hop, up to a route with no further loaded hop.
-func Paths(c *model.Chain, r *model.Route) [][]*model.Route {
-	var out [][]*model.Route
-	var walk func(path []*model.Route)
-	walk = func(path []*model.Route) {
-		last := path[len(path)-1]
-		extended := false
-		seen := map[*model.Route]bool{}
-		for _, l := range c.Next(last) {
-			// Several servers of one upstream may reach the same route.
-			if l.To == nil || l.To.Forward == nil || contains(path, l.To) || seen[l.To] {
-				continue
-			}
-			seen[l.To] = true
-			extended = true
-			walk(append(append([]*model.Route{}, path...), l.To))
-		}
-		if !extended {
-			out = append(out, path)
-		}
-	}
-	walk([]*model.Route{r})
-	return out
-}
-
 func contains(rs []*model.Route, r *model.Route) bool {
 	for _, x := range rs {
 		if x == r {

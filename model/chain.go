@@ -22,6 +22,9 @@ const (
 type Chain struct {
 	Hops  []*Hop
 	Links []*Link
+	// MaxPaths bounds the request paths analysed from one entry route
+	// (0: the analysis' default).
+	MaxPaths int
 
 	// Indexes of Links, built on first use; Links must not change after
 	// Next or Reached was called.

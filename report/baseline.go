@@ -42,7 +42,7 @@ func WriteBaseline(w io.Writer, in *Input) (int, error) {
 	fps := in.fingerprints()
 	doc := baselineDoc{Version: BaselineVersion, Tool: "proxylint", Findings: []baselineEntry{}}
 	for i, f := range in.Findings {
-		if f.Suppression != nil || f.Fatal {
+		if f.Suppression != nil || f.Unread {
 			continue
 		}
 		doc.Findings = append(doc.Findings, baselineEntry{Fingerprint: fps[i], Rule: f.Rule, File: in.RelPath(f.Pos.File), Message: f.Message})

@@ -74,7 +74,7 @@ func benchGenModel(b *testing.B, n int) *model.Model {
 		b.Fatal(err)
 	}
 	m := load.Load([]string{main}, load.Options{Target: model.Target{Product: model.Nginx}})
-	m.Chain = chain.Analyze(m.Proxies, nil)
+	chain.AnalyzeModel(m, nil, 0)
 	return m
 }
 
@@ -87,6 +87,6 @@ func benchCorpusModel(b *testing.B) *model.Model {
 		b.Skipf("corpus not available: %v", err)
 	}
 	m := load.Load([]string{dir}, load.Options{Target: model.Target{Product: model.Nginx}})
-	m.Chain = chain.Analyze(m.Proxies, nil)
+	chain.AnalyzeModel(m, nil, 0)
 	return m
 }

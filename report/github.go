@@ -52,7 +52,7 @@ func GitHub(w io.Writer, in *Input) error {
 		}
 		fmt.Fprintf(bw, "::%s %s::%s\n", ghCommand(f.Severity), strings.Join(props, ","), ghData(msg))
 	}
-	fmt.Fprintln(bw, summary(Count(in.Findings), in.Known))
+	fmt.Fprintln(bw, summary(Count(in.Findings), in.Known, in.Skipped))
 	return bw.Flush()
 }
 

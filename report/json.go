@@ -60,6 +60,7 @@ type jsonSummary struct {
 	Notes      int `json:"notes"`
 	Suppressed int `json:"suppressed"`
 	Known      int `json:"known"`
+	Skipped    int `json:"skipped"`
 }
 
 // rawName is the bytes of a file name that is not valid UTF-8, which a
@@ -104,7 +105,7 @@ func JSON(w io.Writer, in *Input) error {
 		doc.Findings = append(doc.Findings, jf)
 	}
 	c := Count(in.Findings)
-	doc.Summary = jsonSummary{Errors: c.Errors, Warnings: c.Warnings, Notes: c.Notes, Suppressed: c.Suppressed, Known: in.Known}
+	doc.Summary = jsonSummary{Errors: c.Errors, Warnings: c.Warnings, Notes: c.Notes, Suppressed: c.Suppressed, Known: in.Known, Skipped: in.Skipped}
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err

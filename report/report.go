@@ -29,6 +29,9 @@ type Input struct {
 	Dir string
 	// Known counts findings hidden by a baseline.
 	Known int
+	// Skipped counts the files directory walks left out (not
+	// configurations, excluded, not regular files).
+	Skipped int
 	// Diagnostics are the loaders' problems; the fatal ones (a file that
 	// could not be loaded) make SARIF's invocation unsuccessful.
 	Diagnostics []model.Diagnostic
@@ -103,7 +106,7 @@ func (in *Input) RelPath(path string) string {
 		return path
 	}
 	if in.Dir != "" && filepath.IsAbs(path) {
-		if rel, err := filepath.Rel(in.Dir, path); err == nil && !strings.HasPrefix(rel, "..") {
+		if rel, err := filepath.Rel(in.Dir, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			path = rel
 		}
 	}

@@ -34,7 +34,7 @@ func testInput() *Input {
 	diag := model.Diagnostic{Code: "load-error", Severity: model.Error, Pos: model.Pos{File: "/work/absent.conf"}, Message: "cannot read absent.conf: no such file or directory", Fatal: true}
 	return &Input{
 		Findings: []rules.Finding{
-			{Rule: "load-error", Severity: model.Error, Pos: diag.Pos, Message: diag.Message, Fatal: true},
+			{Rule: "load-error", Severity: model.Error, Pos: diag.Pos, Message: diag.Message, Fatal: true, Unread: true},
 			{
 				Rule: "upstream-no-keepalive", Severity: model.Warning, Pos: model.Pos{File: file, Line: 5, Col: 13},
 				Message:     "proxy_pass to 127.0.0.1:8000 has no upstream block, so nginx opens a new connection for every request. More.",

@@ -82,8 +82,8 @@ func Text(w io.Writer, in *Input, useColor bool) error {
 		}
 	}
 	c := Count(in.Findings)
-	if shown > 0 || c.Suppressed > 0 || in.Known > 0 {
-		fmt.Fprintln(bw, summary(c, in.Known))
+	if shown > 0 || c.Suppressed > 0 || in.Known > 0 || in.Skipped > 0 {
+		fmt.Fprintln(bw, summary(c, in.Known, in.Skipped))
 	}
 	return bw.Flush()
 }
@@ -120,7 +120,7 @@ func (in *Input) quote(w io.Writer, p palette, pos model.Pos) {
 	fmt.Fprintf(w, "  %s %s %s%s\n", strings.Repeat(" ", len(num)), p.dim.Sprint("|"), strings.Repeat(" ", col), p.caret.Sprint("^"))
 }
 
-func summary(c Counts, known int) string {
+func summary(c Counts, known, skipped int) string {
 	parts := []string{}
 	add := func(n int, one, many string) {
 		switch n {
@@ -144,6 +144,12 @@ func summary(c Counts, known int) string {
 	}
 	if known > 0 {
 		extra = append(extra, fmt.Sprintf("%d known from the baseline", known))
+	}
+	switch {
+	case skipped == 1:
+		extra = append(extra, "1 file skipped")
+	case skipped > 1:
+		extra = append(extra, fmt.Sprintf("%d files skipped", skipped))
 	}
 	if len(extra) > 0 {
 		s += " (" + strings.Join(extra, ", ") + ")"

@@ -30,7 +30,7 @@ func BenchmarkRules(b *testing.B) {
 			b.Skipf("corpus not available: %v", err)
 		}
 		m := load.Load([]string{dir}, load.Options{Target: model.Target{Product: model.Nginx}})
-		m.Chain = chain.Analyze(m.Proxies, nil)
+		chain.AnalyzeModel(m, nil, 0)
 		benchRun(b, m, &rules.Options{})
 	})
 }
@@ -76,7 +76,7 @@ func benchGenModel(b *testing.B, n int) *model.Model {
 		b.Fatal(err)
 	}
 	m := load.Load([]string{main}, load.Options{Target: model.Target{Product: model.Nginx}})
-	m.Chain = chain.Analyze(m.Proxies, nil)
+	chain.AnalyzeModel(m, nil, 0)
 	for _, d := range m.Diagnostics {
 		if d.Fatal {
 			b.Fatalf("generated tree does not load: %v", d)

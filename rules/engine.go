@@ -30,6 +30,11 @@ type Finding struct {
 	// cannot be suppressed, demoted, hidden by a baseline or left out of
 	// scope, and the run exits 2.
 	Fatal bool
+	// Unread marks a finding that says part of a configuration was not
+	// read (a Fatal one, or an include not followed): what was not read
+	// was not linted, so it is never suppressed, hidden by a baseline,
+	// demoted, turned off or left out of scope.
+	Unread bool
 	// Fingerprint identifies the finding across runs (set by the
 	// pipeline's fingerprint step; see report.Fingerprints).
 	Fingerprint string
@@ -137,19 +142,19 @@ func Check(m *model.Model, opts *Options) []Finding {
 	}
 	var out []Finding
 	for _, d := range m.Diagnostics {
-		// A file that could not be loaded is always reported: the exit
-		// code says so, and the reason must be on screen.
-		if r, ok := Lookup(d.Code); ok && !d.Fatal && !opts.Enabled(r) {
+		// What was not read is always reported (Unread): the reason
+		// must be on screen.
+		if r, ok := Lookup(d.Code); ok && !Unread(d) && !opts.Enabled(r) {
 			continue
 		}
-		out = append(out, Finding{Rule: d.Code, Severity: d.Severity, Message: d.Message, Pos: d.Pos, Fatal: d.Fatal})
+		out = append(out, Finding{Rule: d.Code, Severity: d.Severity, Message: d.Message, Pos: d.Pos, Fatal: d.Fatal, Unread: Unread(d)})
 	}
 	for _, r := range All() {
 		if r.Check == nil || !opts.Enabled(r) {
 			continue
 		}
 		pass := &Pass{Rule: r, Model: forRule(m, r), Options: opts, report: func(f Finding) {
-			f.Fatal = false // only loaders can say a file was not read
+			f.Fatal, f.Unread = false, false // only loaders can say a file was not read
 			out = append(out, f)
 		}}
 		r.Check(pass)

@@ -156,7 +156,7 @@ func checkFixture(t *testing.T, rule string, paths ...string) {
 	}
 	opts, ruleOpts, declared := fixtureFlags(t, header.String())
 	m := load.Load(paths, opts)
-	m.Chain = chain.Analyze(m.Proxies, declared)
+	chain.AnalyzeModel(m, declared, 0)
 	wants := fixtureWants(t, m)
 	run := map[string]bool{rule: true}
 	for _, w := range wants {
@@ -329,7 +329,7 @@ func TestAllRulesOverFixtures(t *testing.T) {
 			})
 			for _, f := range files {
 				m := load.Load([]string{f}, load.Options{Kind: kind, Target: model.Target{Product: model.Nginx}, IncludeRoots: []string{filepath.Dir(f)}})
-				m.Chain = chain.Analyze(m.Proxies, nil)
+				chain.AnalyzeModel(m, nil, 0)
 				for _, fd := range rules.Run(m, &rules.Options{}) {
 					counts[fd.Rule]++
 				}

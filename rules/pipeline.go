@@ -6,9 +6,9 @@ import "github.com/proxylint/proxylint/model"
 //
 //	scope → suppressions → severity → sort → fingerprint → baseline
 //
-// Each step leaves Fatal findings as they are: a file that could not be
-// read is reported whatever the scope, the comments, the configuration or
-// the baseline say.
+// Each step leaves Unread findings as they are: what could not be read is
+// reported whatever the scope, the comments, the configuration or the
+// baseline say.
 
 // Steps configure the steps that depend on the run.
 type Steps struct {
@@ -56,17 +56,18 @@ func inScope(fs []Finding, keep func(string) bool) []Finding {
 	}
 	out := fs[:0]
 	for _, f := range fs {
-		if f.Fatal || keep(f.Pos.File) {
+		if f.Unread || keep(f.Pos.File) {
 			out = append(out, f)
 		}
 	}
 	return out
 }
 
-// applySeverity sets the severities the configuration asks for.
+// applySeverity sets the severities the configuration asks for; one that
+// says something was not read is raised, never lowered.
 func applySeverity(fs []Finding, severity map[string]model.Severity) []Finding {
 	for i := range fs {
-		if s, ok := severity[fs[i].Rule]; ok && !fs[i].Fatal {
+		if s, ok := severity[fs[i].Rule]; ok && (!fs[i].Unread || s > fs[i].Severity) {
 			fs[i].Severity = s
 		}
 	}
@@ -74,7 +75,7 @@ func applySeverity(fs []Finding, severity map[string]model.Severity) []Finding {
 }
 
 // HideKnown leaves out the findings whose fingerprint the baseline knows,
-// except suppressed ones (reports show them as such) and fatal ones, and
+// except suppressed ones (reports show them as such) and unread ones, and
 // says how many it left out.
 func HideKnown(fs []Finding, known func(string) bool) ([]Finding, int) {
 	if known == nil {
@@ -83,7 +84,7 @@ func HideKnown(fs []Finding, known func(string) bool) ([]Finding, int) {
 	out := fs[:0]
 	n := 0
 	for _, f := range fs {
-		if f.Fingerprint != "" && known(f.Fingerprint) && f.Suppression == nil && !f.Fatal {
+		if f.Fingerprint != "" && known(f.Fingerprint) && f.Suppression == nil && !f.Unread {
 			n++
 			continue
 		}

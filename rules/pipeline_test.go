@@ -17,7 +17,7 @@ func TestPipelineKeepsFatal(t *testing.T) {
 		Comments: []model.Comment{{Pos: pos, Text: " proxylint:ignore-file load-error,log-format-blind -- noise"}},
 	}}}
 	fs := []Finding{
-		{Rule: "load-error", Severity: model.Error, Pos: pos, Message: "cannot read inc.conf", Fatal: true},
+		{Rule: "load-error", Severity: model.Error, Pos: pos, Message: "cannot read inc.conf", Fatal: true, Unread: true},
 		{Rule: "log-format-blind", Severity: model.Note, Pos: pos, Message: "ordinary"},
 	}
 	opts := &Options{Severity: map[string]model.Severity{"load-error": model.Note}}
@@ -41,7 +41,7 @@ func TestPipelineKeepsFatal(t *testing.T) {
 	// In scope, the ordinary finding is suppressed by the comment and the
 	// fatal one is not.
 	fs = []Finding{
-		{Rule: "load-error", Severity: model.Error, Pos: pos, Message: "cannot read inc.conf", Fatal: true},
+		{Rule: "load-error", Severity: model.Error, Pos: pos, Message: "cannot read inc.conf", Fatal: true, Unread: true},
 		{Rule: "log-format-blind", Severity: model.Note, Pos: pos, Message: "ordinary"},
 	}
 	got = Process(m, opts, fs, Steps{})

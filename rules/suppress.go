@@ -119,7 +119,7 @@ func applySuppressions(m *model.Model, opts *Options, findings []Finding) []Find
 		f := &findings[i]
 		// A file that could not be loaded makes the run exit 2 whatever
 		// the comments say; hiding the reason would only confuse.
-		unsuppressible := f.Fatal
+		unsuppressible := f.Unread
 		for _, d := range byFile[f.Pos.File] {
 			if !d.whole && d.line != f.Pos.Line {
 				continue

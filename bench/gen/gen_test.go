@@ -26,7 +26,7 @@ func TestNginxTreeLoads(t *testing.T) {
 		t.Errorf("sites: %d files, want 3", len(sites))
 	}
 	m := load.Load([]string{main}, load.Options{Target: model.Target{Product: model.Nginx}})
-	m.Chain = chain.Analyze(m.Proxies, nil)
+	chain.AnalyzeModel(m, nil, 0)
 	for _, d := range m.Diagnostics {
 		t.Errorf("diagnostic: %s: %s", d.Pos, d.Message)
 	}
@@ -67,7 +67,7 @@ func TestOneFile(t *testing.T) {
 		t.Errorf("OneFile has %d lines, want about 30", n)
 	}
 	m := load.Load([]string{main}, load.Options{Target: model.Target{Product: model.Nginx}})
-	m.Chain = chain.Analyze(m.Proxies, nil)
+	chain.AnalyzeModel(m, nil, 0)
 	for _, d := range m.Diagnostics {
 		t.Errorf("diagnostic: %s: %s", d.Pos, d.Message)
 	}
@@ -81,7 +81,7 @@ func TestEnvoyBootstrapLoads(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := load.Load([]string{path}, load.Options{Kind: load.KindEnvoy})
-	m.Chain = chain.Analyze(m.Proxies, nil)
+	chain.AnalyzeModel(m, nil, 0)
 	for _, d := range m.Diagnostics {
 		t.Errorf("diagnostic: %s: %s", d.Pos, d.Message)
 	}

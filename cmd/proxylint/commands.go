@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 
 	"github.com/proxylint/proxylint/cmd/proxylint/internal/config"
@@ -113,9 +114,17 @@ func cmdInit(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, config.Template())
 		return exitClean
 	}
+	// A committed symbolic link must not make init write elsewhere.
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		fmt.Fprintf(stderr, "proxylint init: %s is a symbolic link; refusing to write through it\n", path)
+		return exitError
+	} else if err == nil && *force && !fi.Mode().IsRegular() {
+		fmt.Fprintf(stderr, "proxylint init: %s is not a regular file; refusing to overwrite it\n", path)
+		return exitError
+	}
 	mode := os.O_WRONLY | os.O_CREATE | os.O_EXCL
 	if *force {
-		mode = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+		mode = os.O_WRONLY | os.O_CREATE | os.O_TRUNC | syscall.O_NOFOLLOW
 	}
 	file, err := os.OpenFile(path, mode, 0o644)
 	if errors.Is(err, fs.ErrExist) {

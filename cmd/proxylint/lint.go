@@ -46,6 +46,8 @@ Flags:
                            code scanning) or github (workflow commands
                            that annotate a pull request)
   --output FILE            write the report to FILE instead of stdout
+                           (through a temporary file renamed over it;
+                           never over a file the run reads)
   --no-color               no colour in text output (also: NO_COLOR set,
                            or stdout not a terminal)
   --fail-on LEVEL          exit 1 when a finding is at or above LEVEL:
@@ -83,15 +85,31 @@ Flags:
   --baseline FILE          report only findings not recorded in FILE
   --write-baseline FILE    record today's findings in FILE; later runs
                            with --baseline FILE report only new ones
+  --verbose                name each file a directory walk skips, and why
+                           (the summary counts them)
+  --max-file-size SIZE     read at most SIZE bytes of one file (default 64M;
+                           K, M, G are powers of 1024)
+  --max-total-size SIZE    read at most SIZE bytes in the run, and in what
+                           one nginx configuration expands to through its
+                           includes (default 256M)
+  --max-includes N         follow at most N inclusions in one nginx
+                           configuration, each counted (default 10000)
+  --max-paths N            follow at most N request paths from one entry
+                           route across linked hops (default 10000)
   -h, --help               this help
 
 Settings in .proxylint.yaml apply unless a flag says otherwise.
 
+Everything after "--" is a path, even when it starts with "-".
+
 Exit codes:
   0  no finding at or above --fail-on
   1  findings at or above --fail-on
-  2  could not lint: bad usage, a bad configuration file, or a file that
-     cannot be read or parsed
+  2  could not lint: bad usage, a bad configuration file, a named path or
+     directory entry that cannot be read or told apart (dangling link,
+     link loop, path too long), a file that is not a regular file (FIFO,
+     device), a file that cannot be parsed, a budget exceeded (--max-*),
+     or nothing to lint (no nginx or Envoy configuration found)
 
 Examples:
   proxylint /etc/nginx/nginx.conf --include-root /etc/nginx
@@ -122,6 +140,7 @@ type lintFlags struct {
 	baseline        string
 	writeBaseline   string
 	help            bool
+	limits
 	// given holds the flags set on the command line, which beat the
 	// configuration file.
 	given map[string]bool
@@ -173,6 +192,7 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 	fs.StringVar(&f.writeBaseline, "write-baseline", "", "")
 	fs.BoolVar(&f.help, "help", false, "")
 	fs.BoolVar(&f.help, "h", false, "")
+	f.limits.register(fs)
 
 	var paths, tail []string
 	for i, a := range args {
@@ -213,6 +233,9 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 			return nil, nil, fmt.Errorf("%w: unknown rule %q (see proxylint rules)", errUsage, id)
 		}
 	}
+	if err := f.limits.check(); err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", errUsage, err)
+	}
 	if f.config != "" && f.noConfig {
 		return nil, nil, fmt.Errorf("%w: --config and --no-config contradict each other", errUsage)
 	}
@@ -230,6 +253,10 @@ type settings struct {
 	rules    *rules.Options
 	load     load.Options
 	baseline string
+	// skipped counts the files directory walks left out.
+	skipped int
+	// configPath is the configuration file read, if any.
+	configPath string
 }
 
 // readConfig reads the configuration file that applies, or none.
@@ -319,6 +346,8 @@ func resolve(f *lintFlags, cfg *config.Config) (*settings, error) {
 		s.load.Exclude = append(s.load.Exclude, pat)
 	}
 
+	f.limits.apply(&s.load)
+
 	s.baseline = cfg.Baseline
 	if f.given["baseline"] {
 		s.baseline = f.baseline
@@ -341,38 +370,29 @@ func cmdLint(args []string, stdout, stderr io.Writer, getenv func(string) string
 		return exitError
 	}
 	wd, _ := os.Getwd()
-	findings, known, code := applyBaseline(f, s, mdl, findings, wd, stderr)
+	findings, known, code := applyBaseline(f, s, paths, mdl, findings, wd, stderr)
 	if code != exitClean {
 		return code
 	}
-	in := &report.Input{Findings: findings, Known: known, Files: mdl.Files, Rules: rules.All(), Version: version, Dir: wd, Diagnostics: mdl.Diagnostics}
+	in := &report.Input{Findings: findings, Known: known, Files: mdl.Files, Rules: rules.All(), Version: version, Dir: wd, Diagnostics: mdl.Diagnostics, Skipped: s.skipped}
 
-	out := stdout
-	var file *os.File
+	write := func(out io.Writer) error {
+		switch f.format {
+		case "json":
+			return report.JSON(out, in)
+		case "sarif":
+			return report.SARIF(out, in)
+		case "github":
+			return report.GitHub(out, in)
+		}
+		return report.Text(out, in, useColor(f, out, getenv))
+	}
 	if f.output != "" {
-		file, err = os.Create(f.output)
-		if err != nil {
+		if err := writeFileAtomic(f.output, inputs(paths, mdl, s), write); err != nil {
 			fmt.Fprintf(stderr, "proxylint: --output: %v\n", err)
 			return exitError
 		}
-		out = file
-	}
-	switch f.format {
-	case "json":
-		err = report.JSON(out, in)
-	case "sarif":
-		err = report.SARIF(out, in)
-	case "github":
-		err = report.GitHub(out, in)
-	default:
-		err = report.Text(out, in, useColor(f, out, getenv))
-	}
-	if file != nil {
-		if cerr := file.Close(); err == nil {
-			err = cerr
-		}
-	}
-	if err != nil {
+	} else if err := write(stdout); err != nil {
 		fmt.Fprintf(stderr, "proxylint: writing the report: %v\n", err)
 		return exitError
 	}
@@ -394,13 +414,22 @@ func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *model.
 		fmt.Fprintf(stderr, "proxylint: %s\nRun \"proxylint --help\" for usage.\n", report.Escape(err.Error()))
 		return nil, nil, nil, false
 	}
+	if cfg != nil {
+		s.configPath = cfg.Path
+	}
 	declared, err := declaredChain(f, cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "proxylint: %s\nRun \"proxylint --help\" for usage.\n", report.Escape(err.Error()))
 		return nil, nil, nil, false
 	}
+	s.load.OnSkip = func(path, reason string) {
+		s.skipped++
+		if f.verbose {
+			fmt.Fprintf(stderr, "proxylint: skipped %s: %s\n", path, reason)
+		}
+	}
 	mdl, scope := load.LoadScoped(paths, s.load)
-	mdl.Chain = chain.Analyze(mdl.Proxies, declared)
+	chain.AnalyzeModel(mdl, declared, f.limits.maxPaths)
 	steps := rules.Steps{}
 	if scope != nil {
 		steps.InScope = scope.Contains
@@ -412,7 +441,7 @@ func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *model.
 // findings it knows (--baseline or baseline: in the configuration), by the
 // fingerprints of the whole run. A freshly written baseline is applied at
 // once, so the run reports what a later run with it would: nothing new.
-func applyBaseline(f *lintFlags, s *settings, mdl *model.Model, findings []rules.Finding, wd string, stderr io.Writer) ([]rules.Finding, int, int) {
+func applyBaseline(f *lintFlags, s *settings, paths []string, mdl *model.Model, findings []rules.Finding, wd string, stderr io.Writer) ([]rules.Finding, int, int) {
 	path := s.baseline
 	if f.writeBaseline != "" {
 		path = f.writeBaseline
@@ -424,25 +453,25 @@ func applyBaseline(f *lintFlags, s *settings, mdl *model.Model, findings []rules
 		findings[i].Fingerprint = fp
 	}
 	if f.writeBaseline != "" {
-		var buf bytes.Buffer
+		var n int
 		in := &report.Input{Findings: findings, Files: mdl.Files, Dir: wd}
-		n, err := report.WriteBaseline(&buf, in)
-		if err == nil {
-			err = os.WriteFile(path, buf.Bytes(), 0o644)
-		}
+		err := writeFileAtomic(path, inputs(paths, nil, s), func(w io.Writer) error {
+			var err error
+			n, err = report.WriteBaseline(w, in)
+			return err
+		})
 		if err != nil {
 			fmt.Fprintf(stderr, "proxylint: --write-baseline: %v\n", err)
 			return nil, 0, exitError
 		}
 		fmt.Fprintf(stderr, "proxylint: recorded %d %s in %s\n", n, plural(n, "finding", "findings"), path)
 	}
-	file, err := os.Open(path)
+	src, err := load.ReadRegular(path, s.load.MaxFileSize)
 	if err != nil {
-		fmt.Fprintf(stderr, "proxylint: baseline: %v (write one with --write-baseline %s)\n", err, path)
+		fmt.Fprintf(stderr, "proxylint: baseline: %s: %v (write one with --write-baseline %s)\n", path, unwrapPath(err), path)
 		return nil, 0, exitError
 	}
-	b, err := report.ReadBaseline(file)
-	_ = file.Close()
+	b, err := report.ReadBaseline(bytes.NewReader(src))
 	if err != nil {
 		fmt.Fprintf(stderr, "proxylint: baseline %s: %v\n", path, err)
 		return nil, 0, exitError

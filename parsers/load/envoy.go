@@ -1,6 +1,8 @@
 package load
 
 import (
+	"fmt"
+
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/envoy"
 )
@@ -11,7 +13,11 @@ func loadEnvoy(path string, opts Options, _ []string) Result {
 	if target.Product != model.Envoy {
 		target = model.Target{Product: model.Envoy}
 	}
-	r := envoy.Load(path, envoy.Options{Target: target})
+	src, err := ReadRegular(path, opts.MaxFileSize)
+	if err != nil {
+		return Result{Diagnostics: []model.Diagnostic{loadError(path, fmt.Sprintf("cannot read %s: %v", path, unwrap(err)))}}
+	}
+	r := envoy.LoadBytes(path, src, envoy.Options{Target: target})
 	res := Result{Proxies: r.Proxies, Diagnostics: r.Diagnostics}
 	if r.File != nil {
 		res.Files = append(res.Files, r.File)

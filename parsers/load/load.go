@@ -12,9 +12,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/nginx"
@@ -42,6 +42,72 @@ type Options struct {
 	// EntryPoints are main configuration files through which the files
 	// they include are linted when those are loaded (entry.go).
 	EntryPoints []string
+
+	// MaxFileSize bounds one file, MaxTotalSize what one run reads and
+	// what one nginx configuration expands to through its includes (each
+	// inclusion counted), MaxIncludes the include expansions of one nginx
+	// configuration; the Default* values when zero.
+	MaxFileSize, MaxTotalSize int64
+	MaxIncludes               int
+	// OnSkip, when set, hears of every file a directory walk leaves out,
+	// and why.
+	OnSkip func(path, reason string)
+}
+
+func (o *Options) skip(path, reason string) {
+	if o.OnSkip != nil {
+		o.OnSkip(path, reason)
+	}
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxFileSize <= 0 {
+		o.MaxFileSize = DefaultMaxFileSize
+	}
+	if o.MaxTotalSize <= 0 {
+		o.MaxTotalSize = DefaultMaxTotalSize
+	}
+	if o.MaxIncludes <= 0 {
+		o.MaxIncludes = DefaultMaxIncludes
+	}
+	return o
+}
+
+func fatal(diags []model.Diagnostic) bool {
+	for _, d := range diags {
+		if d.Fatal {
+			return true
+		}
+	}
+	return false
+}
+
+// realRoots are the real paths of the roots a named directory p may lead
+// into: the working directory, --include-root, and p itself unless it is
+// a symbolic link below the working directory (a committed link to /
+// named in a CI script).
+func realRoots(roots []string, p string) []string {
+	var out []string
+	lexicalInside := !filepath.IsAbs(p) && p != ".." && !strings.HasPrefix(filepath.Clean(p), ".."+string(filepath.Separator))
+	for _, r := range roots {
+		if lexicalInside && r == p {
+			continue
+		}
+		if real := realPath(r); real != "" {
+			out = append(out, real)
+		}
+	}
+	return out
+}
+
+// statError says why a named path cannot be read, naming the target of a
+// dangling symbolic link.
+func statError(p string, err error) string {
+	if fi, lerr := os.Lstat(p); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 && errors.Is(err, fs.ErrNotExist) {
+		target, _ := os.Readlink(p)
+		return fmt.Sprintf("cannot read %s: a symbolic link to %s, which does not exist", p, target)
+	}
+	return fmt.Sprintf("cannot read %s: %v", p, unwrap(err))
 }
 
 // loader loads one file of a kind into proxies and files of the model.
@@ -78,16 +144,26 @@ func Load(paths []string, opts Options) *model.Model {
 // an entry point that was not named itself (see entry.go).
 func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 	m := &model.Model{}
+	opts = opts.withDefaults()
 	roots := includeRoots(append(append([]string{}, paths...), opts.EntryPoints...), opts.IncludeRoots)
 	var items []item
+	namedExcluded := false
 	for _, p := range paths {
 		fi, err := os.Stat(p)
 		if err != nil {
-			m.Diagnostics = append(m.Diagnostics, loadError(p, fmt.Sprintf("cannot read %s: %v", p, unwrap(err))))
+			m.Diagnostics = append(m.Diagnostics, loadError(p, statError(p, err)))
 			continue
 		}
 		if !fi.IsDir() {
 			if excludedNamed(p, opts.Exclude) {
+				// A deliberate choice, as when a pre-commit hook names a
+				// changed file under vendor/: reported as skipped.
+				opts.skip(p, "excluded")
+				namedExcluded = true
+				continue
+			}
+			if !fi.Mode().IsRegular() {
+				m.Diagnostics = append(m.Diagnostics, loadError(p, fmt.Sprintf("cannot read %s: %v", p, regular(fi))))
 				continue
 			}
 			kind, err := detect(p, opts.Kind, true)
@@ -99,12 +175,35 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 			items = append(items, item{p, kind, real, true})
 			continue
 		}
-		for _, f := range walk(p, opts.Exclude) {
-			if kind, err := detect(f, opts.Kind, false); err == nil && kind != "" {
-				real := realPath(f)
-				items = append(items, item{f, kind, real, false})
+		if excluded(p, opts.Exclude) {
+			opts.skip(p, "excluded")
+			continue
+		}
+		if real := realPath(p); real != "" && !within(real, realRoots(roots, p)) {
+			m.Diagnostics = append(m.Diagnostics, loadError(p, fmt.Sprintf("cannot read %s: a symbolic link to %s, outside the working directory; name %s itself, or widen the tree with --include-root", p, real, real)))
+			continue
+		}
+		files, diags := walk(p, roots, opts.Exclude, opts.OnSkip)
+		m.Diagnostics = append(m.Diagnostics, diags...)
+		found := 0
+		for _, f := range files {
+			kind, err := detect(f, opts.Kind, false)
+			switch {
+			case err != nil:
+				m.Diagnostics = append(m.Diagnostics, loadError(f, err.Error()))
+			case kind == "":
+				opts.skip(f, "not an nginx or Envoy configuration")
+			default:
+				found++
+				items = append(items, item{f, kind, realPath(f), false})
 			}
 		}
+		if found == 0 && len(diags) == 0 {
+			m.Diagnostics = append(m.Diagnostics, loadError(p, fmt.Sprintf("no nginx or Envoy configuration found in %s", p)))
+		}
+	}
+	if len(items) == 0 && len(paths) > 0 && !namedExcluded && !fatal(m.Diagnostics) {
+		m.Diagnostics = append(m.Diagnostics, loadError(paths[0], fmt.Sprintf("no nginx or Envoy configuration found in %s", strings.Join(paths, ", "))))
 	}
 
 	results := loadAll(items, opts, roots)
@@ -146,16 +245,29 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 
 // loadAll reads the items in parallel, one file per available core; the
 // loaders share no state, and results keep the items' order.
+//
+// Once the files read reach opts.MaxTotalSize, the items not yet loaded
+// are load errors: the run stops reading instead of running out of memory.
 func loadAll(items []item, opts Options, roots []string) []Result {
 	results := make([]Result, len(items))
 	next := make(chan int)
 	var wg sync.WaitGroup
+	var total atomic.Int64
 	for range min(runtime.GOMAXPROCS(0), len(items)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
+				if n := total.Load(); n > opts.MaxTotalSize {
+					results[i] = Result{Diagnostics: []model.Diagnostic{loadError(items[i].path, fmt.Sprintf(
+						"%s was not read: the files read before it hold %d bytes, more than the %d allowed in one run (raise the limit with --max-total-size)",
+						items[i].path, n, opts.MaxTotalSize))}}
+					continue
+				}
 				results[i] = loadOne(items[i], opts, roots)
+				for _, f := range results[i].Files {
+					total.Add(int64(len(f.Source)))
+				}
 			}
 		}()
 	}
@@ -202,46 +314,6 @@ func includeRoots(paths, extra []string) []string {
 		}
 	}
 	return append(roots, extra...)
-}
-
-// walk lists the regular files under dir in lexical order, skipping hidden
-// directories and excluded paths.
-func walk(dir string, exclude []string) []string {
-	var out []string
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			// An unreadable entry is left out; the rest is still
-			// linted.
-			return skipUnreadable(d)
-		}
-		if excluded(p, exclude) {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() {
-			if p != dir && strings.HasPrefix(d.Name(), ".") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.Type().IsRegular() {
-			out = append(out, p)
-		}
-		return nil
-	})
-	sort.Strings(out)
-	return out
-}
-
-// skipUnreadable goes past an entry the walk could not read: a directory
-// is skipped whole.
-func skipUnreadable(d fs.DirEntry) error {
-	if d != nil && d.IsDir() {
-		return filepath.SkipDir
-	}
-	return nil
 }
 
 func excluded(p string, patterns []string) bool {
@@ -307,7 +379,7 @@ func detect(path, forced string, explicit bool) (string, error) {
 }
 
 func readHead(path string, n int) []byte {
-	f, err := os.Open(path)
+	f, err := OpenRegular(path)
 	if err != nil {
 		return nil
 	}

@@ -10,7 +10,10 @@ func loadNginx(path string, opts Options, roots []string) Result {
 	if target.Product != model.Nginx && target.Product != model.Angie {
 		target = model.Target{Product: model.Nginx}
 	}
-	cfg := nginx.Load(path, nginx.Options{Roots: roots})
+	cfg := nginx.Load(path, nginx.Options{
+		Roots: roots, MaxFileSize: opts.MaxFileSize,
+		MaxIncludes: opts.MaxIncludes, MaxIncludeBytes: opts.MaxTotalSize,
+	})
 	res := Result{Diagnostics: cfg.Diagnostics}
 	for i, f := range cfg.Files {
 		res.Files = append(res.Files, &model.File{Path: f.Path, Source: f.Source, Comments: f.Comments})

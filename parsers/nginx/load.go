@@ -34,7 +34,22 @@ type Options struct {
 	// MaxDepth bounds the nesting of blocks and includes (DefaultMaxDepth
 	// when zero).
 	MaxDepth int
+	// MaxFileSize bounds one file (DefaultMaxFileSize when zero).
+	MaxFileSize int64
+	// MaxIncludes bounds how many files include directives pull in, each
+	// inclusion counted, and MaxIncludeBytes the bytes parsed through
+	// them: a file included at every one of many include sites is parsed
+	// at each (DefaultMaxIncludes, DefaultMaxIncludeBytes when zero).
+	MaxIncludes     int
+	MaxIncludeBytes int64
 }
+
+// Default budgets of one configuration.
+const (
+	DefaultMaxFileSize     = 64 << 20
+	DefaultMaxIncludes     = 10000
+	DefaultMaxIncludeBytes = 256 << 20
+)
 
 // Config is a loaded configuration: the main file with its includes
 // expanded in place, every file read, and what went wrong.
@@ -61,6 +76,15 @@ func Load(path string, opts Options) *Config {
 	if opts.MaxDepth <= 0 {
 		opts.MaxDepth = DefaultMaxDepth
 	}
+	if opts.MaxFileSize <= 0 {
+		opts.MaxFileSize = DefaultMaxFileSize
+	}
+	if opts.MaxIncludes <= 0 {
+		opts.MaxIncludes = DefaultMaxIncludes
+	}
+	if opts.MaxIncludeBytes <= 0 {
+		opts.MaxIncludeBytes = DefaultMaxIncludeBytes
+	}
 	dir := filepath.Dir(path)
 	if opts.Prefix == "" {
 		opts.Prefix = dir
@@ -80,7 +104,7 @@ func Load(path string, opts Options) *Config {
 	}
 	real, err := realPath(path)
 	if err == nil {
-		err = regularFile(real)
+		err = regularFile(real, opts.MaxFileSize)
 	}
 	if err != nil {
 		l.fatal(CodeLoad, model.Pos{File: path}, fmt.Sprintf("cannot read %s: %v", path, unwrapPathError(err)))
@@ -112,6 +136,11 @@ type loader struct {
 	reads  map[string]fsResult[[]byte]
 	exists map[string]bool
 	globs  map[string]fsResult[[]string]
+
+	// includes and includeBytes count the files include directives
+	// pulled in and their bytes, against the budgets of Options.
+	includes     int
+	includeBytes int64
 }
 
 type fsResult[T any] struct {
@@ -130,8 +159,10 @@ func cached[T any](m map[string]fsResult[T], key string, f func(string) (T, erro
 }
 
 func (l *loader) realPath(p string) (string, error) { return cached(l.reals, p, realPath) }
-func (l *loader) read(real string) ([]byte, error)  { return cached(l.reads, real, readRegular) }
-func (l *loader) glob(p string) ([]string, error)   { return cached(l.globs, p, expandGlob) }
+func (l *loader) read(real string) ([]byte, error) {
+	return cached(l.reads, real, func(p string) ([]byte, error) { return readRegular(p, l.opts.MaxFileSize) })
+}
+func (l *loader) glob(p string) ([]string, error) { return cached(l.globs, p, expandGlob) }
 
 func (l *loader) exist(p string) bool {
 	e, ok := l.exists[p]
@@ -232,6 +263,9 @@ func (l *loader) include(p pendingInclude) {
 			l.fatal(CodeInclude, at, fmt.Sprintf("include cycle: %s", cycle))
 			continue
 		}
+		if !l.budget(real, at) {
+			return
+		}
 		l.open = append(l.open, real)
 		f, pending, perr := l.parse(path, real, p.parent, p.depth+1, at)
 		if f != nil {
@@ -243,6 +277,28 @@ func (l *loader) include(p pendingInclude) {
 			return
 		}
 	}
+}
+
+// budget counts one more inclusion of the file at real, and reports at the
+// include directive and stops the configuration when it exceeds the budget
+// on inclusions or on the bytes parsed through them: files that include
+// each other's neighbours several times over expand exponentially.
+func (l *loader) budget(real string, at model.Pos) bool {
+	src, _ := l.read(real)
+	l.includes++
+	l.includeBytes += int64(len(src))
+	var msg string
+	switch {
+	case l.includes > l.opts.MaxIncludes:
+		msg = fmt.Sprintf("more than %d files included (each inclusion counted); the configuration was not read further (raise the limit with --max-includes)", l.opts.MaxIncludes)
+	case l.includeBytes > l.opts.MaxIncludeBytes:
+		msg = fmt.Sprintf("includes expand to more than %d bytes (each inclusion counted); the configuration was not read further (raise the limit with --max-total-size)", l.opts.MaxIncludeBytes)
+	default:
+		return true
+	}
+	l.fatal(CodeInclude, at, msg)
+	l.cfg.Syntax = true
+	return false
 }
 
 // expand turns an include argument into the paths to read: a glob's sorted
@@ -275,6 +331,11 @@ func (l *loader) expand(name string, at model.Pos) ([]string, bool) {
 			continue
 		}
 		matches, err := l.glob(c)
+		var unlistable *errUnlistable
+		if errors.As(err, &unlistable) {
+			l.fatal(CodeInclude, at, fmt.Sprintf("include %q: %v", name, err))
+			return nil, false
+		}
 		if err != nil {
 			l.fatal(CodeInclude, at, fmt.Sprintf("include %q: bad pattern: %v", name, err))
 			return nil, false
@@ -330,10 +391,62 @@ func (l *loader) inRoots(real string) bool {
 // glob expands a pattern as glob(3) does for nginx: the matches sorted in
 // byte order (of the whole path), "[!...]" negates a class, "]" right after
 // "[" or "[!" is a member, and a "[" that opens no class is literal.
+//
+// filepath.Glob passes over directories it cannot read, as glob(3)
+// without GLOB_ERR does for nginx, which then reads nothing. A lint that
+// read nothing there must not pass, so the directory a pattern lists is
+// checked first: one that exists but cannot be listed is an error, not a
+// glob matching nothing.
 func expandGlob(pattern string) ([]string, error) {
-	matches, err := filepath.Glob(goPattern(pattern))
+	p := goPattern(pattern)
+	if _, err := filepath.Match(p, ""); err != nil {
+		return nil, err
+	}
+	if err := listable(staticDir(p)); err != nil {
+		return nil, err
+	}
+	matches, err := filepath.Glob(p)
 	sort.Strings(matches)
 	return matches, err
+}
+
+// errUnlistable marks a directory a glob cannot list.
+type errUnlistable struct {
+	dir string
+	err error
+}
+
+func (e *errUnlistable) Error() string {
+	return fmt.Sprintf("cannot list directory %s: %v", e.dir, unwrapPathError(e.err))
+}
+
+// staticDir is the directory part of a pattern before its first wildcard.
+func staticDir(p string) string {
+	i := strings.IndexAny(p, "*?[")
+	if i < 0 {
+		return filepath.Dir(p)
+	}
+	return filepath.Dir(p[:i] + "x")
+}
+
+// listable reports why dir, which exists, cannot be listed; nil when it
+// can or does not exist (a glob then matches nothing, as for nginx).
+func listable(dir string) error {
+	f, err := os.Open(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err == nil {
+		_, err = f.Readdirnames(1)
+		_ = f.Close()
+		if err == nil || errors.Is(err, io.EOF) || errors.Is(err, syscall.ENOTDIR) {
+			return nil
+		}
+	}
+	if errors.Is(err, syscall.ENOTDIR) {
+		return nil
+	}
+	return &errUnlistable{dir, err}
 }
 
 // goPattern translates a glob(3) pattern to filepath.Match syntax.
@@ -410,19 +523,19 @@ func realPath(p string) (string, error) {
 
 // regularFile refuses directories, FIFOs, devices and sockets: reading a
 // FIFO would hang, a device would never end.
-func regularFile(real string) error {
+func regularFile(real string, max int64) error {
 	fi, err := os.Stat(real)
 	if err != nil {
 		return unwrapPathError(err)
 	}
-	return checkRegular(fi)
+	return checkRegular(fi, max)
 }
 
-func checkRegular(fi fs.FileInfo) error {
+func checkRegular(fi fs.FileInfo, max int64) error {
 	switch m := fi.Mode(); {
 	case m.IsRegular():
-		if fi.Size() > maxFileSize {
-			return fmt.Errorf("file too large (%d bytes; at most %d are read)", fi.Size(), maxFileSize)
+		if fi.Size() > max {
+			return fmt.Errorf("file too large (%d bytes; at most %d are read, see --max-file-size)", fi.Size(), max)
 		}
 		return nil
 	case m.IsDir():
@@ -446,13 +559,10 @@ func fileType(m fs.FileMode) string {
 	return m.Type().String()
 }
 
-// maxFileSize bounds what is read of one configuration file.
-const maxFileSize = 256 << 20
-
 // readRegular reads a regular file. It opens the file without blocking and
 // checks what it opened, so that a FIFO put in place of a file after
 // regularFile looked at it cannot hang the loader.
-func readRegular(path string) ([]byte, error) {
+func readRegular(path string, max int64) ([]byte, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
@@ -462,7 +572,7 @@ func readRegular(path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkRegular(fi); err != nil {
+	if err := checkRegular(fi, max); err != nil {
 		return nil, err
 	}
 	src := make([]byte, 0, fi.Size()+1)
@@ -475,8 +585,8 @@ func readRegular(path string) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(src) > maxFileSize {
-			return nil, fmt.Errorf("file too large (more than %d bytes)", maxFileSize)
+		if int64(len(src)) > max {
+			return nil, fmt.Errorf("file too large (more than %d bytes, see --max-file-size)", max)
 		}
 		if len(src) == cap(src) {
 			src = append(src, 0)[:len(src)]

@@ -238,7 +238,7 @@ func TestLoadIncludeErrors(t *testing.T) {
 			t.Skipf("mkfifo: %v", err)
 		}
 		done := make(chan error, 1)
-		go func() { _, err := readRegular(p); done <- err }()
+		go func() { _, err := readRegular(p, DefaultMaxFileSize); done <- err }()
 		select {
 		case err := <-done:
 			if err == nil || !strings.Contains(err.Error(), "not a regular file") {

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -26,6 +27,7 @@ import (
 
 	"github.com/proxylint/proxylint/internal/suggest"
 	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/parsers/load"
 	"github.com/proxylint/proxylint/rules"
 )
 
@@ -82,13 +84,16 @@ func (e *Error) Error() string {
 }
 
 // Find looks for a configuration file in dir and its parents, up to the
-// root of the repository (the first directory holding .git) or of the file
-// system. It returns "" when there is none.
+// root of the repository (the nearest directory holding .git); outside a
+// repository only dir itself is looked at, so that a file planted in a
+// shared directory above (/tmp) never applies. It returns "" when there
+// is none.
 func Find(dir string) (string, error) {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
 		return "", err
 	}
+	top := repoTop(dir)
 	for {
 		for _, n := range Names {
 			p := filepath.Join(dir, n)
@@ -96,22 +101,53 @@ func Find(dir string) (string, error) {
 				return p, nil
 			}
 		}
-		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
-			return "", nil
-		}
 		parent := filepath.Dir(dir)
-		if parent == dir {
+		if top == "" || dir == top || parent == dir {
 			return "", nil
 		}
 		dir = parent
 	}
 }
 
-// Load reads and checks the configuration file at path.
-func Load(path string) (*Config, error) {
-	src, err := os.ReadFile(path)
+// repoTop is the nearest directory at or above dir (absolute) that holds
+// .git, or "".
+func repoTop(dir string) string {
+	for {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
+
+// Root is the directory that the paths a configuration file names must lie
+// in: the repository holding the working directory, or the working
+// directory when it is in none. Only the command line (--include-root)
+// reaches beyond it.
+func Root() (string, error) {
+	wd, err := os.Getwd()
 	if err != nil {
-		return nil, err
+		return "", err
+	}
+	if top := repoTop(wd); top != "" {
+		return top, nil
+	}
+	return wd, nil
+}
+
+// maxSize bounds a configuration file: it is a few lines of settings.
+const maxSize = 1 << 20
+
+// Load reads and checks the configuration file at path. It reads only a
+// regular file (a FIFO or a link to /dev/zero is refused).
+func Load(path string) (*Config, error) {
+	src, err := load.ReadRegular(path, maxSize)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, unwrapPath(err))
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -120,10 +156,24 @@ func Load(path string) (*Config, error) {
 	return Parse(path, filepath.Dir(abs), src)
 }
 
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
 // Parse checks the configuration src, read from file (for messages), whose
 // relative paths resolve against dir.
+//
+// The entry points and include roots it names must lie inside Root.
 func Parse(file, dir string, src []byte) (*Config, error) {
-	p := &parser{file: file, cfg: &Config{Path: file, Dir: dir}}
+	top, err := Root()
+	if err != nil {
+		return nil, err
+	}
+	p := &parser{file: file, cfg: &Config{Path: file, Dir: dir}, root: top}
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
@@ -152,6 +202,31 @@ func Parse(file, dir string, src []byte) (*Config, error) {
 type parser struct {
 	file string
 	cfg  *Config
+	root string // see Root
+}
+
+// inside reports whether path, symbolic links resolved as far as it
+// exists, lies in the root.
+func (p *parser) inside(path string) bool {
+	root := p.root
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	real := path
+	for q, rest := path, ""; ; {
+		if r, err := filepath.EvalSymlinks(q); err == nil {
+			real = filepath.Join(r, rest)
+			break
+		}
+		parent := filepath.Dir(q)
+		if parent == q {
+			break
+		}
+		rest = filepath.Join(filepath.Base(q), rest)
+		q = parent
+	}
+	rel, err := filepath.Rel(root, real)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 func (p *parser) errorf(n *yaml.Node, format string, args ...any) error {
@@ -262,6 +337,8 @@ func (p *parser) top(root *yaml.Node) error {
 					return p.errorf(v.Content[i], "entry-points: %s does not exist (paths are relative to %s)", s, p.rel())
 				case fi.IsDir():
 					return p.errorf(v.Content[i], "entry-points: %s is a directory; name the main configuration file, e.g. %s", s, filepath.ToSlash(filepath.Join(s, "nginx.conf")))
+				case !p.inside(abs):
+					return p.errorf(v.Content[i], "entry-points: %s is outside the repository (%s); a configuration file names files inside it", s, p.root)
 				}
 				p.cfg.EntryPoints = append(p.cfg.EntryPoints, abs)
 			}
@@ -282,7 +359,10 @@ func (p *parser) top(root *yaml.Node) error {
 			if err != nil {
 				return err
 			}
-			for _, s := range dirs {
+			for i, s := range dirs {
+				if !p.inside(p.abs(s)) {
+					return p.errorf(v.Content[i], "include-roots: %s is outside the repository (%s); only --include-root on the command line widens the tree beyond it", s, p.root)
+				}
 				p.cfg.IncludeRoots = append(p.cfg.IncludeRoots, p.abs(s))
 			}
 		case "baseline":
@@ -513,7 +593,9 @@ entry-points: []
 # "deploy/old/*.conf").
 exclude: []
 
-# Directories outside the linted tree that includes may read from.
+# Directories outside the linted tree that includes may read from. They
+# and the entry points must lie inside the repository; only
+# --include-root on the command line reaches beyond it.
 include-roots: []
 
 # Findings recorded with --write-baseline FILE are not reported again;

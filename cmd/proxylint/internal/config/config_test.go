@@ -30,10 +30,11 @@ write-locations:
   - '^/api/v[0-9]+/refunds'
 entry-points: [deploy/nginx.conf]
 exclude: ["*.bak", "vendor/", deploy/old/*.conf, "legacy/**"]
-include-roots: [/etc/nginx, shared]
+include-roots: [shared]
 baseline: .proxylint-baseline.json
 require-reason: true
 `
+	t.Chdir(dir) // the paths named must lie inside it (confine_test.go)
 	c, err := Parse(".proxylint.yaml", dir, []byte(src))
 	require.NoError(t, err)
 	assert.Equal(t, model.Target{Product: model.Nginx, Version: model.Version{Major: 1, Minor: 28}}, *c.Target)
@@ -45,7 +46,7 @@ require-reason: true
 	assert.True(t, c.WriteLocations[0].MatchString("/api/v2/refunds"))
 	assert.Equal(t, []string{filepath.Join(dir, "deploy", "nginx.conf")}, c.EntryPoints)
 	assert.Equal(t, []string{"*.bak", "vendor", filepath.ToSlash(dir) + "/deploy/old/*.conf", "legacy"}, c.Exclude)
-	assert.Equal(t, []string{"/etc/nginx", filepath.Join(dir, "shared")}, c.IncludeRoots)
+	assert.Equal(t, []string{filepath.Join(dir, "shared")}, c.IncludeRoots)
 	assert.Equal(t, filepath.Join(dir, ".proxylint-baseline.json"), c.Baseline)
 	assert.True(t, *c.RequireReason)
 }
