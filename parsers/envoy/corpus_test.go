@@ -11,8 +11,11 @@ import (
 )
 
 // corpusDir is the shared corpus of real-world configurations next to the
-// repository: ../shared/corpus from the repository root.
+// repository: ../shared/corpus from the repository root, or from the
+// directory above it when the repository is checked out one level deeper.
 const corpusDir = "../../../shared/corpus/envoy"
+
+var corpusDirs = []string{corpusDir, "../../../../shared/corpus/envoy"}
 
 // expectedFailures are the corpus files Envoy itself would refuse, each
 // with where the first error must be and what it must say. Every other
@@ -40,14 +43,17 @@ var expectedFailures = map[string]struct {
 
 func requireCorpus(t testing.TB) string {
 	t.Helper()
-	dir, err := filepath.Abs(corpusDir)
-	if err == nil {
-		_, err = os.Stat(dir)
+	var err error
+	for _, d := range corpusDirs {
+		var dir string
+		if dir, err = filepath.Abs(d); err == nil {
+			if _, err = os.Stat(dir); err == nil {
+				return dir
+			}
+		}
 	}
-	if err != nil {
-		t.Skipf("corpus not available (%s next to the repository): %v", corpusDir, err)
-	}
-	return dir
+	t.Skipf("corpus not available (%s next to the repository): %v", corpusDir, err)
+	return ""
 }
 
 func corpusFiles(t testing.TB) []string {
