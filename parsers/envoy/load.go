@@ -209,6 +209,7 @@ type loader struct {
 	file   string
 	target model.Target
 	diags  []model.Diagnostic
+	ext    extNotes
 }
 
 func (l *loader) pos(n *node) model.Pos {
@@ -216,6 +217,14 @@ func (l *loader) pos(n *node) model.Pos {
 		return model.Pos{File: l.file, Line: 1, Col: 1}
 	}
 	return model.Pos{File: l.file, Line: n.line, Col: n.col}
+}
+
+func errorAt(p model.Pos, msg string) model.Diagnostic {
+	return model.Diagnostic{Code: CodeInvalid, Severity: model.Error, Pos: p, Message: msg}
+}
+
+func noteAt(p model.Pos, msg string) model.Diagnostic {
+	return model.Diagnostic{Code: CodeUnknownExtension, Severity: model.Note, Pos: p, Message: msg}
 }
 
 func (l *loader) posErr(err error) {
@@ -241,10 +250,7 @@ func (l *loader) decode(r root) proto.Message {
 	m, probs, unknown := decode(r.n, r.mt)
 	l.report(CodeInvalid, probs)
 	for _, u := range unknown {
-		l.diags = append(l.diags, model.Diagnostic{
-			Code: CodeUnknownExtension, Severity: model.Note, Pos: l.pos(u.n),
-			Message: fmt.Sprintf("extension not understood: %s; its settings are kept but not checked", typeName(u.url)),
-		})
+		l.noteUnknown(u)
 	}
 	if m == nil {
 		return nil
