@@ -107,7 +107,7 @@ func TestOneNotePerUnknownExtension(t *testing.T) {
       - name: envoy.filters.network.http_connection_manager
         typed_config:
           "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager
-          stat_prefix: y
+          stat_prefix: y2
           http_filters:
 ` + filter + `          - name: envoy.filters.http.router
             typed_config:
