@@ -37,8 +37,6 @@ var expectedFailures = map[string]struct {
 		"an envsubst template: port_value: ${ENVOY_PORT} is a number only after substitution"},
 	"kumahq__kuma/pkg/plugins/policies/meshtimeout/plugin/testdata/http_outbound_cluster.golden.yaml": {5, 5, CodeInvalid, "upstream_protocol_options: one of",
 		"a test golden of part of a cluster: HttpProtocolOptions without the protocol selection Envoy requires"},
-	"istio__istio/istioctl/pkg/proxyconfig/testdata/config_dump.json": {162, 17, CodeInvalid, "load_balancing_weight: value must be greater than or equal to 1",
-		"a locality with load_balancing_weight 0, which Envoy's schema forbids (gte: 1)"},
 }
 
 func requireCorpus(t testing.TB) string {

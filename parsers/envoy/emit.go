@@ -59,6 +59,10 @@ type emitter struct {
 	lines   []lineInfo
 	errs    []schemaError
 	unknown []unknownType
+	// dump marks a resource of an admin config dump, and version the
+	// release that wrote it, if the dump says (see oldField).
+	dump    bool
+	version string
 }
 
 // typedStructURL is what an Any of an unknown type is rewritten to.
@@ -152,13 +156,32 @@ func (e *emitter) knownKids(n *node, md protoreflect.MessageDescriptor, except s
 	for _, k := range kids {
 		name := n.kids[k].key.value
 		if (except == "" || name != except) && fieldByName(md, name) == nil {
-			e.errs = append(e.errs, schemaError{n: n.kids[k].key, msg: unknownFieldMsg(md, name)})
+			if !e.oldField(md, name) {
+				e.errs = append(e.errs, schemaError{n: n.kids[k].key, msg: unknownFieldMsg(md, name)})
+			}
 			n.drop(k)
 			continue
 		}
 		kept = append(kept, k)
 	}
 	return kept
+}
+
+// oldField reports whether a field the schema lacks is one Envoy itself
+// wrote into a config dump. Envoy deletes a field by reserving its name
+// (the "reserved" statements of envoyproxy/data-plane-api's protos, which
+// go-control-plane's descriptors keep), so a reserved name in a dump is a
+// field of an older release. When the dump names the release that wrote
+// it, any field proxylint's schema lacks is taken as that release's.
+func (e *emitter) oldField(md protoreflect.MessageDescriptor, name string) bool {
+	if !e.dump {
+		return false
+	}
+	if e.version != "" {
+		return true
+	}
+	rn := md.ReservedNames()
+	return rn.Has(protoreflect.Name(name)) || rn.Has(protoreflect.Name(snake(name)))
 }
 
 // members writes the entries of map n, read as message md.
@@ -346,6 +369,9 @@ func valueMessage(fd protoreflect.FieldDescriptor) protoreflect.MessageDescripto
 // nearest field names.
 func unknownFieldMsg(md protoreflect.MessageDescriptor, name string) string {
 	msg := fmt.Sprintf("unknown field %q in %s", name, md.FullName())
+	if rn := md.ReservedNames(); rn.Has(protoreflect.Name(name)) || rn.Has(protoreflect.Name(snake(name))) {
+		return msg + ": a field Envoy has removed (its name is reserved in the API)"
+	}
 	if s := suggestField(md, name); s != "" {
 		msg += fmt.Sprintf("; did you mean %q?", s)
 	}

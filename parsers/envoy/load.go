@@ -119,7 +119,7 @@ func LoadBytes(path string, src []byte, opts Options) (res Result) {
 				groups[r.group] = c
 				order = append(order, r.group)
 			}
-			if m := l.decode(r); m != nil {
+			if m := l.decode(r); m != nil && !r.checkOnly {
 				c.add(m, r.n, r.dumped)
 			}
 		}
@@ -247,7 +247,11 @@ func (l *loader) report(code string, probs []problem) {
 // decode reads one root, validates it and everything inside its Anys, and
 // notes the extensions it could not read.
 func (l *loader) decode(r root) proto.Message {
-	m, probs, unknown := decode(r.n, r.mt)
+	m, probs, unknown := decodeRoot(r.n, r.mt, r.inDump, r.version)
+	if r.state {
+		// Envoy's runtime state in a config dump: read, not judged.
+		return m
+	}
 	l.report(CodeInvalid, probs)
 	for _, u := range unknown {
 		l.noteUnknown(u)
