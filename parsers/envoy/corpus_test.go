@@ -35,6 +35,8 @@ var expectedFailures = map[string]struct {
 		"Go-struct JSON of route configurations (oneof wrappers such as Action and PathSpecifier), not protobuf JSON"},
 	"open-telemetry__opentelemetry-demo/src/frontend-proxy/envoy.tmpl.yaml": {9, 23, CodeInvalid, `invalid value for uint32 field portValue: "${ENVOY_PORT}"`,
 		"an envsubst template: port_value: ${ENVOY_PORT} is a number only after substitution"},
+	"envoyproxy__gateway/internal/xds/bootstrap/testdata/merge/merge-user-bootstrap.out.yaml": {129, 5, CodeInvalid, "cluster manager: duplicate cluster 'prometheus_stats'",
+		"the merged bootstrap defines the static cluster prometheus_stats twice (entries at lines 49 and 119), which Envoy's cluster manager refuses"},
 	"kumahq__kuma/pkg/plugins/policies/meshtimeout/plugin/testdata/http_outbound_cluster.golden.yaml": {5, 5, CodeInvalid, "upstream_protocol_options: one of",
 		"a test golden of part of a cluster: HttpProtocolOptions without the protocol selection Envoy requires"},
 }

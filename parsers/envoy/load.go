@@ -109,6 +109,7 @@ func LoadBytes(path string, src []byte, opts Options) (res Result) {
 	res.File.Comments = comments(path, src)
 	groups := map[string]*collection{}
 	var order []string
+	var ds []decoded
 	for _, doc := range docs {
 		roots, probs := classify(doc)
 		l.report(CodeInvalid, probs)
@@ -119,11 +120,17 @@ func LoadBytes(path string, src []byte, opts Options) (res Result) {
 				groups[r.group] = c
 				order = append(order, r.group)
 			}
-			if m := l.decode(r); m != nil && !r.checkOnly {
+			m := l.decode(r)
+			if m == nil {
+				continue
+			}
+			ds = append(ds, decoded{r, m})
+			if !r.checkOnly {
 				c.add(m, r.n, r.dumped)
 			}
 		}
 	}
+	l.runChecks(ds)
 	for _, g := range order {
 		c := groups[g]
 		c.finish()
