@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -515,8 +514,6 @@ func yamlCppInt(s string) (int64, bool) {
 	}
 	return v, true
 }
-
-var jsonNumberRE = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$`)
 
 // writeString writes s as a JSON string.
 func writeString(b *bytes.Buffer, s string) {

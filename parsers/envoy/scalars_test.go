@@ -33,14 +33,14 @@ func TestYAMLBooleansAsEnvoyReadsThem(t *testing.T) {
 		want bool
 	}{{"yes", true}, {"Yes", true}, {"YES", true}, {"on", true}, {"ON", true}, {"y", true}, {"Y", true},
 		{"no", false}, {"Off", false}, {"n", false}, {"True", true}, {"FALSE", false}} {
-		c, probs := decodeCluster(t, "name: c\nrespect_dns_ttl: "+tc.text+"\n")
-		if len(probs) != 0 || c.GetRespectDnsTtl() != tc.want {
-			t.Errorf("respect_dns_ttl: %s: got %v %v, want %v", tc.text, c.GetRespectDnsTtl(), probs, tc.want)
+		c, probs := decodeCluster(t, "name: c\nignore_health_on_host_removal: "+tc.text+"\n")
+		if len(probs) != 0 || c.GetIgnoreHealthOnHostRemoval() != tc.want {
+			t.Errorf("ignore_health_on_host_removal: %s: got %v %v, want %v", tc.text, c.GetIgnoreHealthOnHostRemoval(), probs, tc.want)
 		}
 	}
 	// Mixed case is not a boolean but a string, which a bool field refuses.
-	_, probs := decodeCluster(t, "name: c\nrespect_dns_ttl: yES\n")
-	if want := []string{`2:18 respect_dns_ttl: invalid value for bool field respectDnsTtl: "yES"`}; strings.Join(probs, "|") != strings.Join(want, "|") {
+	_, probs := decodeCluster(t, "name: c\nignore_health_on_host_removal: yES\n")
+	if want := []string{`2:32 ignore_health_on_host_removal: invalid value for bool field ignoreHealthOnHostRemoval: "yES"`}; strings.Join(probs, "|") != strings.Join(want, "|") {
 		t.Errorf("yES: %q, want %q", probs, want)
 	}
 }

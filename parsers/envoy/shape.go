@@ -195,7 +195,7 @@ func (c *classifier) snapshot(n *node, group string) bool {
 	for _, k := range n.kids {
 		name := strings.ToLower(k.key.value)
 		if _, ok := snapshotKeys[name]; ok {
-			if k.val.kind != kSeq && !(k.val.kind == kMap && len(k.val.kids) == 0) {
+			if k.val.kind != kSeq && (k.val.kind != kMap || len(k.val.kids) != 0) {
 				return false
 			}
 			lists++
