@@ -84,10 +84,21 @@ func TestCorpus(t *testing.T) {
 	}
 	loads, failed := 0, 0
 	seen := map[string]bool{}
+	counts := map[string]int{}
 	for _, rel := range files {
 		r := Load(filepath.Join(dir, rel), Options{})
 		var errs []model.Diagnostic
+		noted := map[string]bool{}
 		for _, d := range r.Diagnostics {
+			counts[d.Code]++
+			if d.Code == CodeUnknownExtension {
+				// One note per extension type and file.
+				typ, _, _ := strings.Cut(d.Message, ";")
+				if noted[typ] {
+					t.Errorf("%s: %s noted twice", rel, typ)
+				}
+				noted[typ] = true
+			}
 			if !d.Pos.IsValid() || d.Pos.Col < 1 {
 				t.Errorf("%s: diagnostic without a position: %+v", rel, d)
 			}
@@ -128,5 +139,5 @@ func TestCorpus(t *testing.T) {
 			t.Errorf("expected failure %s is not in the corpus", rel)
 		}
 	}
-	t.Logf("%d files: %d load, %d fail as expected", len(files), loads, failed)
+	t.Logf("%d files: %d load, %d fail as expected; diagnostics by code: %v", len(files), loads, failed, counts)
 }

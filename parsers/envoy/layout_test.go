@@ -86,3 +86,12 @@ func TestBareResourceLists(t *testing.T) {
 	r = loadString(t, "cla.yaml", "cluster_name: a\nendpoints:\n- lb_endpoints: []\n")
 	wantExactly(t, r)
 }
+
+// An empty map where a list of resources is expected holds none.
+func TestSnapshotEmptyMaps(t *testing.T) {
+	r := loadString(t, "empty.yaml", "listeners: {}\nclusters:\n- name: a\n  connect_timeout: 1s\n")
+	wantExactly(t, r)
+	if p := onlyProxy(t, r); len(p.Listeners) != 0 || len(p.Upstreams) != 1 {
+		t.Errorf("listeners %d upstreams %d", len(p.Listeners), len(p.Upstreams))
+	}
+}

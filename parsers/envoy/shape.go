@@ -224,8 +224,8 @@ func (c *classifier) snapshot(n *node, group string) bool {
 	}
 	for _, k := range n.kids {
 		mt, ok := snapshotKeys[strings.ToLower(k.key.value)]
-		if !ok {
-			continue
+		if !ok || k.val.kind != kSeq {
+			continue // an empty map ({}) holds no resource
 		}
 		for _, it := range k.val.items() {
 			switch {
