@@ -130,6 +130,9 @@ func TestRetryOnUnknownInModel(t *testing.T) {
               routes:
               - match: {prefix: /}
                 route: {cluster: c}
+  clusters:
+  - name: c
+    connect_timeout: 1s
 `
 	r := loadString(t, "u.yaml", src)
 	wantClean(t, r)

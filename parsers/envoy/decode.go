@@ -27,7 +27,14 @@ type problem struct {
 // misspelled field and every bad value. decode returns nil when the
 // resource could not be read at all.
 func decode(n *node, mt protoreflect.MessageType) (proto.Message, []problem, []unknownType) {
+	return decodeRoot(n, mt, false, "")
+}
+
+// decodeRoot is decode for a resource of a config dump (dump), written by
+// Envoy version when it is known.
+func decodeRoot(n *node, mt protoreflect.MessageType, dump bool, version string) (proto.Message, []problem, []unknownType) {
 	e := newEmitter()
+	e.dump, e.version = dump, version
 	var probs []problem
 	for range maxDecodeErrors + 1 {
 		data := e.emitRoot(n, mt.Descriptor())

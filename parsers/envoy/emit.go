@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
-	yaml "go.yaml.in/yaml/v3"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
@@ -60,6 +58,10 @@ type emitter struct {
 	lines   []lineInfo
 	errs    []schemaError
 	unknown []unknownType
+	// dump marks a resource of an admin config dump, and version the
+	// release that wrote it, if the dump says (see oldField).
+	dump    bool
+	version string
 }
 
 // typedStructURL is what an Any of an unknown type is rewritten to.
@@ -116,7 +118,7 @@ func (e *emitter) value(n *node, md protoreflect.MessageDescriptor, fd protorefl
 	li.valCol = utf8.RuneCount(e.buf.Bytes()[start:]) + 1
 	switch n.kind {
 	case kScalar:
-		if fd != nil && fd.Kind() == protoreflect.EnumKind && n.tag == "str" {
+		if fd != nil && fd.Kind() == protoreflect.EnumKind && envoyString(n) {
 			// Envoy reads enum names case-insensitively.
 			writeString(&e.buf, enumName(fd.Enum(), n.value))
 		} else {
@@ -173,7 +175,9 @@ func (e *emitter) knownKids(n *node, md protoreflect.MessageDescriptor, except s
 	for _, k := range kids {
 		name := n.kids[k].key.value
 		if (except == "" || name != except) && fieldByName(md, name) == nil {
-			e.errs = append(e.errs, schemaError{n: n.kids[k].key, msg: unknownFieldMsg(md, name)})
+			if !e.oldField(md, name) {
+				e.errs = append(e.errs, schemaError{n: n.kids[k].key, msg: unknownFieldMsg(md, name)})
+			}
 			n.drop(k)
 			continue
 		}
@@ -185,6 +189,23 @@ func (e *emitter) knownKids(n *node, md protoreflect.MessageDescriptor, except s
 		kept = append(kept, k)
 	}
 	return kept
+}
+
+// oldField reports whether a field the schema lacks is one Envoy itself
+// wrote into a config dump. Envoy deletes a field by reserving its name
+// (the "reserved" statements of envoyproxy/data-plane-api's protos, which
+// go-control-plane's descriptors keep), so a reserved name in a dump is a
+// field of an older release. When the dump names the release that wrote
+// it, any field proxylint's schema lacks is taken as that release's.
+func (e *emitter) oldField(md protoreflect.MessageDescriptor, name string) bool {
+	if !e.dump {
+		return false
+	}
+	if e.version != "" {
+		return true
+	}
+	rn := md.ReservedNames()
+	return rn.Has(protoreflect.Name(name)) || rn.Has(protoreflect.Name(snake(name)))
 }
 
 // members writes the entries of map n, read as message md.
@@ -372,6 +393,9 @@ func valueMessage(fd protoreflect.FieldDescriptor) protoreflect.MessageDescripto
 // nearest field names.
 func unknownFieldMsg(md protoreflect.MessageDescriptor, name string) string {
 	msg := fmt.Sprintf("unknown field %q in %s", name, md.FullName())
+	if rn := md.ReservedNames(); rn.Has(protoreflect.Name(name)) || rn.Has(protoreflect.Name(snake(name))) {
+		return msg + ": a field Envoy has removed (its name is reserved in the API)"
+	}
 	if s := suggestField(md, name); s != "" {
 		msg += fmt.Sprintf("; did you mean %q?", s)
 	}
@@ -412,56 +436,109 @@ func suggestField(md protoreflect.MessageDescriptor, name string) string {
 	return ""
 }
 
-// scalarJSON writes a scalar the way Envoy's YAML reader types it under
-// YAML 1.2: quoted text is a string, true/false are booleans, numbers are
-// numbers, ~ and null are null, everything else is a string.
+// scalarJSON writes a scalar as Envoy's YAML reader types it. JSON input
+// keeps its own types. For YAML, Envoy converts the document to JSON with
+// parseYamlNode (envoyproxy/envoy source/common/protobuf/yaml_utility.cc:
+// 45-100), which does not follow a YAML schema:
+//   - a quoted or block scalar is a string (node.Tag() == "!", line 52);
+//   - ~, null and an empty value are null (YAML::NodeType::Null, line 48);
+//   - yaml-cpp's convert<bool> (jbeder/yaml-cpp src/convert.cpp) makes
+//     y, n, yes, no, true, false, on and off booleans, in lower case, upper
+//     case or capitalised (line 57);
+//   - yaml-cpp's convert<int64_t> (include/yaml-cpp/node/convert.h,
+//     YAML_DEFINE_CONVERT_STREAMABLE) reads the text with a C++ stream whose
+//     base is unset, so 0x10 is 16 and 010 is 8; a value within int32 is a
+//     number, a larger one its decimal string (lines 61-74);
+//   - everything else, floats included (1.0, 1e3, .inf), is the string as
+//     written (line 77), which protobuf's JSON reader then takes for a
+//     number field as a number and for a string field as text.
 func scalarJSON(n *node) string {
 	if n.json && (n.tag == "int" || n.tag == "float" || n.tag == "bool" || n.tag == "null") {
 		return n.value
 	}
-	if (n.tag == "int" || n.tag == "float") && jsonNumberRE.MatchString(n.value) {
-		return n.value // already a JSON number: keep the digits as written
+	if n.json || n.quoted {
+		return jsonString(n.value)
 	}
-	switch n.tag {
-	case "null":
+	if n.tag == "null" {
 		return "null"
-	case "bool":
-		var b bool
-		if err := yaml.Unmarshal([]byte(n.value), &b); err == nil {
-			return strconv.FormatBool(b)
-		}
-	case "int":
-		s := strings.ReplaceAll(n.value, "_", "")
-		if v, err := strconv.ParseInt(s, 0, 64); err == nil {
-			return strconv.FormatInt(v, 10)
-		}
-		if v, err := strconv.ParseUint(strings.TrimPrefix(s, "+"), 0, 64); err == nil {
-			return strconv.FormatUint(v, 10)
-		}
-		var v int64
-		if err := yaml.Unmarshal([]byte(n.value), &v); err == nil {
-			return strconv.FormatInt(v, 10)
-		}
-	case "float":
-		var v float64
-		if err := yaml.Unmarshal([]byte(n.value), &v); err == nil {
-			switch {
-			case math.IsInf(v, 1):
-				return `"Infinity"`
-			case math.IsInf(v, -1):
-				return `"-Infinity"`
-			case math.IsNaN(v):
-				return `"NaN"`
-			}
-			return strconv.FormatFloat(v, 'g', -1, 64)
-		}
 	}
+	if b, ok := yamlCppBool(n.value); ok {
+		return strconv.FormatBool(b)
+	}
+	if v, ok := yamlCppInt(n.value); ok {
+		if v >= math.MinInt32 && v <= math.MaxInt32 {
+			return strconv.FormatInt(v, 10)
+		}
+		return jsonString(strconv.FormatInt(v, 10))
+	}
+	return jsonString(n.value)
+}
+
+// envoyString reports whether Envoy reads the scalar n as a string.
+func envoyString(n *node) bool {
+	if n.json || n.quoted {
+		return n.tag == "str" || n.quoted
+	}
+	if n.tag == "null" {
+		return false
+	}
+	if _, ok := yamlCppBool(n.value); ok {
+		return false
+	}
+	_, ok := yamlCppInt(n.value)
+	return !ok
+}
+
+func jsonString(s string) string {
 	var b bytes.Buffer
-	writeString(&b, n.value)
+	writeString(&b, s)
 	return b.String()
 }
 
-var jsonNumberRE = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$`)
+// yamlCppBool reads s as yaml-cpp's convert<bool> does.
+func yamlCppBool(s string) (value, ok bool) {
+	if s == "" {
+		return false, false
+	}
+	// IsFlexibleCase: all lower case, or a capital followed by all lower
+	// or all upper case.
+	lower := strings.ToLower(s)
+	if s != lower && s != strings.ToUpper(s) && s[1:] != lower[1:] {
+		return false, false
+	}
+	if s != lower && (s[0] < 'A' || s[0] > 'Z') {
+		return false, false
+	}
+	switch lower {
+	case "y", "yes", "true", "on":
+		return true, true
+	case "n", "no", "false", "off":
+		return false, true
+	}
+	return false, false
+}
+
+// yamlCppInt reads s as yaml-cpp's convert<int64_t> does: an optional sign,
+// then decimal, 0x hexadecimal or 0 octal digits, and nothing else.
+func yamlCppInt(s string) (int64, bool) {
+	digits := strings.TrimLeft(s, "+-")
+	if len(s)-len(digits) > 1 || digits == "" {
+		return 0, false
+	}
+	// Go also reads 0b, 0o and digit separators, which a C++ stream
+	// does not.
+	if strings.ContainsAny(digits, "_") {
+		return 0, false
+	}
+	if len(digits) > 1 && digits[0] == '0' && strings.ContainsAny(digits[1:2], "bBoO") {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(s, 0, 64)
+	if err != nil {
+		return 0, false
+	}
+	return v, true
+}
 
 // writeString writes s as a JSON string.
 func writeString(b *bytes.Buffer, s string) {

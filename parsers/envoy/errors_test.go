@@ -232,6 +232,9 @@ func TestSnakeAndCamelCaseSpellings(t *testing.T) {
               routes:
               - match: {prefix: /}
                 route: {cluster: c, timeout: 0s, retry_policy: {retry_on: "5xx", num_retries: 3, per_try_timeout: 2s}}
+  clusters:
+  - name: c
+    connect_timeout: 1s
 `
 	camel := strings.NewReplacer(
 		"static_resources", "staticResources", "filter_chains", "filterChains", "typed_config", "typedConfig",

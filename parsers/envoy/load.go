@@ -109,6 +109,7 @@ func LoadBytes(path string, src []byte, opts Options) (res Result) {
 	res.File.Comments = comments(path, src)
 	groups := map[string]*collection{}
 	var order []string
+	var ds []decoded
 	for _, doc := range docs {
 		roots, probs := classify(doc)
 		l.report(CodeInvalid, probs)
@@ -119,11 +120,17 @@ func LoadBytes(path string, src []byte, opts Options) (res Result) {
 				groups[r.group] = c
 				order = append(order, r.group)
 			}
-			if m := l.decode(r); m != nil {
+			m := l.decode(r)
+			if m == nil {
+				continue
+			}
+			ds = append(ds, decoded{r, m})
+			if !r.checkOnly {
 				c.add(m, r.n, r.dumped)
 			}
 		}
 	}
+	l.runChecks(ds)
 	for _, g := range order {
 		c := groups[g]
 		c.finish()
@@ -209,6 +216,7 @@ type loader struct {
 	file   string
 	target model.Target
 	diags  []model.Diagnostic
+	ext    extNotes
 }
 
 func (l *loader) pos(n *node) model.Pos {
@@ -216,6 +224,14 @@ func (l *loader) pos(n *node) model.Pos {
 		return model.Pos{File: l.file, Line: 1, Col: 1}
 	}
 	return model.Pos{File: l.file, Line: n.line, Col: n.col}
+}
+
+func errorAt(p model.Pos, msg string) model.Diagnostic {
+	return model.Diagnostic{Code: CodeInvalid, Severity: model.Error, Pos: p, Message: msg}
+}
+
+func noteAt(p model.Pos, msg string) model.Diagnostic {
+	return model.Diagnostic{Code: CodeUnknownExtension, Severity: model.Note, Pos: p, Message: msg}
 }
 
 func (l *loader) posErr(err error) {
@@ -238,13 +254,14 @@ func (l *loader) report(code string, probs []problem) {
 // decode reads one root, validates it and everything inside its Anys, and
 // notes the extensions it could not read.
 func (l *loader) decode(r root) proto.Message {
-	m, probs, unknown := decode(r.n, r.mt)
+	m, probs, unknown := decodeRoot(r.n, r.mt, r.inDump, r.version)
+	if r.state {
+		// Envoy's runtime state in a config dump: read, not judged.
+		return m
+	}
 	l.report(CodeInvalid, probs)
 	for _, u := range unknown {
-		l.diags = append(l.diags, model.Diagnostic{
-			Code: CodeUnknownExtension, Severity: model.Note, Pos: l.pos(u.n),
-			Message: fmt.Sprintf("extension not understood: %s; its settings are kept but not checked", typeName(u.url)),
-		})
+		l.noteUnknown(u)
 	}
 	if m == nil {
 		return nil

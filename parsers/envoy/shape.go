@@ -1,6 +1,7 @@
 package envoy
 
 import (
+	"fmt"
 	"strings"
 
 	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
@@ -9,6 +10,7 @@ import (
 	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
+	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/anypb"
@@ -36,6 +38,20 @@ type root struct {
 	// dumped marks the bootstrap inside a config dump: its static
 	// resources appear again in the dump's listener and cluster sections.
 	dumped bool
+	// inDump marks a root read from an admin config dump: Envoy wrote it,
+	// so fields of the release that wrote it are accepted (see
+	// emitter.dump).
+	inDump bool
+	// state marks Envoy's runtime state in a config dump (the endpoints
+	// EDS or the cluster manager computed): read for the model, not judged.
+	state bool
+	// checkOnly marks a resource that is validated but not modelled: a
+	// listener or cluster still warming, which replaces the active one
+	// only once it is ready.
+	checkOnly bool
+	// version is the Envoy release that wrote the config dump, when the
+	// dump says.
+	version string
 }
 
 var (
@@ -77,43 +93,172 @@ var dumpEntryKeys = []string{"listener", "cluster", "route_config", "endpoint_co
 // read by their structure rather than decoded as admin messages: a dump is
 // Envoy's own output, so there are no typos to find in its wrapping, and
 // the resources inside are decoded and checked like any others.
+//
+// Only what a person or a control plane wrote is judged: the listeners,
+// clusters, route configurations and secrets, static or from xDS, active
+// or warming (envoy.admin.v3.ListenersConfigDump, ClustersConfigDump,
+// RoutesConfigDump, SecretsConfigDump in envoyproxy/data-plane-api
+// envoy/admin/v3/config_dump_shared.proto). Envoy's runtime state is read
+// but not judged: the endpoint sections (EndpointsConfigDump) are built by
+// the cluster manager from its host sets, with health and computed
+// weights; last_updated, error_state and client_status describe xDS
+// updates, not configuration, and are never decoded.
 func (c *classifier) dumpSection(n *node, group string) {
 	t := n.get("@type").str()
 	name := t[strings.LastIndexByte(t, '.')+1:]
-	resource := func(list, inner string) {
+	add := func(r *node, mt protoreflect.MessageType, state, checkOnly bool) {
+		if r != nil && r.kind == kMap {
+			c.roots = append(c.roots, root{n: r, mt: mt, group: group, inDump: true, state: state, checkOnly: checkOnly, version: c.version})
+		}
+	}
+	resource := func(list, inner string, state, checkOnly bool) {
 		for _, e := range n.get(list).items() {
-			if r := e.get(inner); r != nil && r.kind == kMap {
-				c.add(r, typeAny, group)
-			}
+			add(e.get(inner), typeAny, state, checkOnly)
 		}
 	}
 	switch name {
 	case "BootstrapConfigDump":
 		if b := n.get("bootstrap"); b != nil && b.kind == kMap {
-			c.roots = append(c.roots, root{n: b, mt: typeBootstrap, group: group, dumped: true})
+			c.roots = append(c.roots, root{n: b, mt: typeBootstrap, group: group, dumped: true, inDump: true, version: c.version})
 		}
 	case "ListenersConfigDump":
-		resource("static_listeners", "listener")
+		resource("static_listeners", "listener", false, false)
 		for _, e := range n.get("dynamic_listeners").items() {
 			// The active state serves traffic; a listener still warming
-			// up serves next.
-			for _, state := range []string{"active_state", "warming_state"} {
-				if r := e.get(state).get("listener"); r != nil && r.kind == kMap {
-					c.add(r, typeAny, group)
-					break
-				}
-			}
+			// up serves next, and one that only warms is modelled.
+			active := e.get("active_state").get("listener")
+			add(active, typeAny, false, false)
+			add(e.get("warming_state").get("listener"), typeAny, false, active != nil)
+			add(e.get("draining_state").get("listener"), typeAny, false, true)
 		}
 	case "ClustersConfigDump":
-		resource("static_clusters", "cluster")
-		resource("dynamic_active_clusters", "cluster")
+		resource("static_clusters", "cluster", false, false)
+		resource("dynamic_active_clusters", "cluster", false, false)
+		resource("dynamic_warming_clusters", "cluster", false, true)
 	case "RoutesConfigDump":
-		resource("static_route_configs", "route_config")
-		resource("dynamic_route_configs", "route_config")
+		resource("static_route_configs", "route_config", false, false)
+		resource("dynamic_route_configs", "route_config", false, false)
+	case "SecretsConfigDump":
+		resource("static_secrets", "secret", false, true)
+		resource("dynamic_active_secrets", "secret", false, true)
+		resource("dynamic_warming_secrets", "secret", false, true)
 	case "EndpointsConfigDump":
-		resource("static_endpoint_configs", "endpoint_config")
-		resource("dynamic_endpoint_configs", "endpoint_config")
+		resource("static_endpoint_configs", "endpoint_config", true, false)
+		resource("dynamic_endpoint_configs", "endpoint_config", true, false)
 	}
+}
+
+// dumpVersion is the Envoy release that wrote a config dump, from its
+// bootstrap's node (user_agent_build_version, or user_agent_version as
+// older releases fill it), or "".
+func dumpVersion(configs *node) string {
+	for _, it := range configs.items() {
+		if !strings.HasSuffix(it.get("@type").str(), ".BootstrapConfigDump") {
+			continue
+		}
+		node := it.get("bootstrap").get("node")
+		if v := node.get("user_agent_build_version").get("version"); v != nil {
+			return fmt.Sprintf("%s.%s.%s", num(v.get("major_number")), num(v.get("minor_number")), num(v.get("patch")))
+		}
+		if v := node.get("user_agent_version").str(); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func num(n *node) string {
+	if s := n.str(); s != "" {
+		return s
+	}
+	return "0"
+}
+
+// snapshotKeys are the resource lists of a snapshot, as go-control-plane's
+// caches and file-based xDS hold them, with the type each list holds when
+// its entries have no "@type"; a bare {listeners: [...]} or
+// {clusters: [...]} (static_resources without the wrapper) is one too.
+var snapshotKeys = map[string]protoreflect.MessageType{
+	"listeners": (&listenerv3.Listener{}).ProtoReflect().Type(),
+	"clusters":  (&clusterv3.Cluster{}).ProtoReflect().Type(),
+	"routes":    (&routev3.RouteConfiguration{}).ProtoReflect().Type(),
+	"endpoints": (&endpointv3.ClusterLoadAssignment{}).ProtoReflect().Type(),
+	"secrets":   (&tlsv3.Secret{}).ProtoReflect().Type(),
+}
+
+// snapshotExtras are keys a snapshot may carry besides its lists.
+var snapshotExtras = []string{"version", "version_info", "runtimes", "scoped_routes", "virtual_hosts", "extension_configs"}
+
+// snapshot reads a snapshot layout: a map of resource lists by kind.
+func (c *classifier) snapshot(n *node, group string) bool {
+	lists := 0
+	for _, k := range n.kids {
+		name := strings.ToLower(k.key.value)
+		if _, ok := snapshotKeys[name]; ok {
+			if k.val.kind != kSeq && (k.val.kind != kMap || len(k.val.kids) != 0) {
+				return false
+			}
+			lists++
+			continue
+		}
+		extra := false
+		for _, x := range snapshotExtras {
+			if k.key.value == x || k.key.value == jsonName(x) {
+				extra = true
+			}
+		}
+		if !extra {
+			return false
+		}
+	}
+	if lists == 0 {
+		return false
+	}
+	// {endpoints: [...]} alone is a ClusterLoadAssignment missing its
+	// cluster_name, unless the entries are assignments themselves.
+	if lists == 1 && n.get("endpoints") != nil {
+		first := n.get("endpoints").item(0)
+		if first == nil || (first.get("cluster_name") == nil && first.get("@type") == nil && first.get("resource") == nil) {
+			return false
+		}
+	}
+	for _, k := range n.kids {
+		mt, ok := snapshotKeys[strings.ToLower(k.key.value)]
+		if !ok || k.val.kind != kSeq {
+			continue // an empty map ({}) holds no resource
+		}
+		for _, it := range k.val.items() {
+			switch {
+			case it.kind != kMap:
+				c.probs = append(c.probs, problem{n: it, fatal: true, msg: "this " + strings.ToLower(k.key.value) + " entry is not a resource"})
+			case it.get("@type") != nil || wrapped(it) != nil:
+				c.resource(it, group)
+			default:
+				c.add(it, mt, group)
+			}
+		}
+	}
+	return true
+}
+
+// resourceWrapper is the type of the xDS Resource wrapper
+// (envoy.service.discovery.v3.Resource in envoyproxy/data-plane-api
+// envoy/service/discovery/v3/discovery.proto): {name, version, resource}.
+const resourceWrapper = "envoy.service.discovery.v3.Resource"
+
+// wrapped returns the resource inside an xDS Resource wrapper, or nil.
+func wrapped(n *node) *node {
+	r := n.get("resource")
+	if r == nil || r.kind != kMap || r.get("@type") == nil {
+		return nil
+	}
+	if t := n.get("@type"); t != nil && typeName(t.str()) != resourceWrapper {
+		return nil
+	}
+	if !onlyKeys(n, "@type", "name", "version", "resource", "aliases", "ttl", "cache_control", "metadata", "resource_name") {
+		return nil
+	}
+	return r
 }
 
 // bootstrapKeys are the fields that mark a bootstrap.
@@ -137,6 +282,8 @@ func classify(n *node) ([]root, []problem) {
 type classifier struct {
 	roots []root
 	probs []problem
+	// version is the Envoy release that wrote the config dump being read.
+	version string
 }
 
 func (c *classifier) add(n *node, mt protoreflect.MessageType, group string) {
@@ -167,6 +314,7 @@ func (c *classifier) visit(n *node, group string, depth int) bool {
 		return true
 	}
 	if cf := n.get("configs"); cf != nil && cf.kind == kSeq && n.get("@type") == nil {
+		c.version = dumpVersion(cf)
 		for _, it := range cf.items() {
 			c.dumpSection(it, group)
 		}
@@ -178,6 +326,9 @@ func (c *classifier) visit(n *node, group string, depth int) bool {
 				c.probs = append(c.probs, problem{n: it, fatal: true, msg: "this resource is not one proxylint recognises (add \"@type\")"})
 			}
 		}
+		return true
+	}
+	if c.snapshot(n, group) {
 		return true
 	}
 	if c.resource(n, group) {
@@ -231,6 +382,10 @@ func whole(n *node) bool {
 func (c *classifier) resource(n *node, group string) bool {
 	if n.kind != kMap {
 		return false
+	}
+	if r := wrapped(n); r != nil {
+		c.add(r, typeAny, group)
+		return true
 	}
 	if t := n.get("@type"); t != nil {
 		if strings.Contains(t.str(), "envoy.admin.") {

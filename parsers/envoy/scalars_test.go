@@ -1,0 +1,104 @@
+package envoy
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+)
+
+// decodeCluster reads src (one YAML cluster) as Envoy would, returning the
+// cluster and the problems as "line:col message".
+func decodeCluster(t *testing.T, src string) (*clusterv3.Cluster, []string) {
+	t.Helper()
+	docs, err := readTree("c.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, probs, _ := decode(docs[0], (&clusterv3.Cluster{}).ProtoReflect().Type())
+	var out []string
+	for _, p := range probs {
+		out = append(out, fmt.Sprintf("%d:%d %s", p.n.line, p.n.col, p.msg))
+	}
+	c, _ := m.(*clusterv3.Cluster)
+	return c, out
+}
+
+// Envoy's YAML reader takes yes/no/on/off/y/n as booleans in lower case,
+// UPPER case or Capitalised, wherever they stand.
+func TestYAMLBooleansAsEnvoyReadsThem(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{{"yes", true}, {"Yes", true}, {"YES", true}, {"on", true}, {"ON", true}, {"y", true}, {"Y", true},
+		{"no", false}, {"Off", false}, {"n", false}, {"True", true}, {"FALSE", false}} {
+		c, probs := decodeCluster(t, "name: c\nignore_health_on_host_removal: "+tc.text+"\n")
+		if len(probs) != 0 || c.GetIgnoreHealthOnHostRemoval() != tc.want {
+			t.Errorf("ignore_health_on_host_removal: %s: got %v %v, want %v", tc.text, c.GetIgnoreHealthOnHostRemoval(), probs, tc.want)
+		}
+	}
+	// Mixed case is not a boolean but a string, which a bool field refuses.
+	_, probs := decodeCluster(t, "name: c\nignore_health_on_host_removal: yES\n")
+	if want := []string{`2:32 ignore_health_on_host_removal: invalid value for bool field ignoreHealthOnHostRemoval: "yES"`}; strings.Join(probs, "|") != strings.Join(want, "|") {
+		t.Errorf("yES: %q, want %q", probs, want)
+	}
+}
+
+// The same words are booleans in a string field, which Envoy refuses; quoted
+// they are strings.
+func TestYAMLBooleanInStringField(t *testing.T) {
+	_, probs := decodeCluster(t, "name: on\n")
+	if want := "1:7 invalid value for string field name: true"; strings.Join(probs, "|") != want {
+		t.Errorf("got %q, want %q", probs, want)
+	}
+	c, probs := decodeCluster(t, "name: 'on'\n")
+	if len(probs) != 0 || c.GetName() != "on" {
+		t.Errorf("quoted: %q %v", c.GetName(), probs)
+	}
+	c, probs = decodeCluster(t, "name: |\n  yes\n")
+	if len(probs) != 0 || c.GetName() != "yes\n" {
+		t.Errorf("literal block: %q %v", c.GetName(), probs)
+	}
+}
+
+// Integers are read by a C++ stream with no base set: 0x is hexadecimal, a
+// leading 0 octal; Go's 0o, 0b and digit separators are not integers.
+func TestYAMLIntegersAsEnvoyReadsThem(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want uint32
+	}{{"0x50", 80}, {"0X50", 80}, {"0120", 80}, {"80", 80}, {"+80", 80}, {"4294967295", 4294967295}} {
+		c, probs := decodeCluster(t, "name: c\nper_connection_buffer_limit_bytes: "+tc.text+"\n")
+		if len(probs) != 0 || c.GetPerConnectionBufferLimitBytes().GetValue() != tc.want {
+			t.Errorf("%s: got %d %v, want %d", tc.text, c.GetPerConnectionBufferLimitBytes().GetValue(), probs, tc.want)
+		}
+	}
+	for _, text := range []string{"1_000", "0o17", "0b101", "08"} {
+		_, probs := decodeCluster(t, "name: c\nper_connection_buffer_limit_bytes: "+text+"\n")
+		want := fmt.Sprintf(`2:36 per_connection_buffer_limit_bytes: invalid value for uint32 field value: %q`, text)
+		if strings.Join(probs, "|") != want {
+			t.Errorf("%s: got %q, want %q", text, probs, want)
+		}
+	}
+}
+
+// Anything else unquoted is the text as written: a float-looking value is
+// a valid string, and a valid number where a number is expected.
+func TestYAMLFloatsAreStrings(t *testing.T) {
+	for _, text := range []string{"1.0", "1e3", "2.5.1"} {
+		c, probs := decodeCluster(t, "name: "+text+"\n")
+		if len(probs) != 0 || c.GetName() != text {
+			t.Errorf("name: %s: got %q %v", text, c.GetName(), probs)
+		}
+	}
+	c, probs := decodeCluster(t, "name: c\nper_connection_buffer_limit_bytes: 1.0\n")
+	if len(probs) != 0 || c.GetPerConnectionBufferLimitBytes().GetValue() != 1 {
+		t.Errorf("1.0 as uint32: %v %v", c.GetPerConnectionBufferLimitBytes(), probs)
+	}
+	// A plain integer is a number, which a string field refuses.
+	_, probs = decodeCluster(t, "name: 8080\n")
+	if want := "1:7 invalid value for string field name: 8080"; strings.Join(probs, "|") != want {
+		t.Errorf("got %q, want %q", probs, want)
+	}
+}

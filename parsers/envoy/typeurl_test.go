@@ -1,0 +1,138 @@
+package envoy
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// wantExactly checks the whole list of diagnostics, in order, each as
+// "line:col code message".
+func wantExactly(t *testing.T, r Result, want ...string) {
+	t.Helper()
+	got := diagStrings(r)
+	if !slices.Equal(got, want) {
+		t.Fatalf("diagnostics:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+}
+
+func listenerWith(hcmType, routerType string) string {
+	return `static_resources:
+  listeners:
+  - name: l
+    address: {socket_address: {address: 0.0.0.0, port_value: 80}}
+    filter_chains:
+    - filters:
+      - name: envoy.filters.network.http_connection_manager
+        typed_config:
+          "@type": type.googleapis.com/` + hcmType + `
+          stat_prefix: x
+          http_filters:
+          - name: envoy.filters.http.router
+            typed_config:
+              "@type": type.googleapis.com/` + routerType + `
+          route_config: {name: r}
+`
+}
+
+func TestRemovedV2TypeIsAnError(t *testing.T) {
+	r := loadString(t, "v2.yaml", listenerWith(
+		"envoy.config.filter.network.http_connection_manager.v2.HttpConnectionManager",
+		"envoy.extensions.filters.http.router.v3.Router"))
+	wantExactly(t, r,
+		`9:20 envoy-invalid envoy.config.filter.network.http_connection_manager.v2.HttpConnectionManager is a message of Envoy's v2 API, which Envoy no longer reads; did you mean "type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager"?`)
+	if !r.Diagnostics[0].Fatal {
+		t.Error("a removed type leaves its listener unread: the diagnostic must be fatal")
+	}
+}
+
+func TestV2TypeWithoutRecordedSuccessor(t *testing.T) {
+	// The v2 router has a v3 successor with the same message name.
+	r := loadString(t, "v2router.yaml", listenerWith(
+		"envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
+		"envoy.config.filter.http.router.v2.Router"))
+	wantExactly(t, r,
+		`14:24 envoy-invalid envoy.config.filter.http.router.v2.Router is a message of Envoy's v2 API, which Envoy no longer reads; did you mean "type.googleapis.com/envoy.extensions.filters.http.router.v3.Router"?`)
+}
+
+func TestMisspeltV3TypeIsAnError(t *testing.T) {
+	r := loadString(t, "typo.yaml", listenerWith(
+		"envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
+		"envoy.extensions.filters.http.router.v3.Routr"))
+	wantExactly(t, r,
+		`14:24 envoy-invalid unknown type envoy.extensions.filters.http.router.v3.Routr: no Envoy build reads it; did you mean "type.googleapis.com/envoy.extensions.filters.http.router.v3.Router"?`)
+}
+
+func TestActiveV2AndContribTypesAreNotes(t *testing.T) {
+	// fixed_heap v2alpha is still an active package; golang is a contrib
+	// extension: both are Envoy's own, only not linked here.
+	src := `overload_manager:
+  resource_monitors:
+  - name: envoy.resource_monitors.fixed_heap
+    typed_config:
+      "@type": type.googleapis.com/envoy.config.resource_monitor.fixed_heap.v2alpha.FixedHeapConfig
+      max_heap_size_bytes: 1073741824
+static_resources:
+  clusters:
+  - name: c
+    filters:
+    - name: golang
+      typed_config:
+        "@type": type.googleapis.com/envoy.extensions.filters.network.golang.v3alpha.Config
+`
+	r := loadString(t, "active.yaml", src)
+	wantExactly(t, r,
+		`5:16 envoy-unknown-extension extension not understood: envoy.config.resource_monitor.fixed_heap.v2alpha.FixedHeapConfig; its settings are kept but not checked`,
+		`13:18 envoy-unknown-extension extension not understood: envoy.extensions.filters.network.golang.v3alpha.Config; its settings are kept but not checked`)
+}
+
+func TestOneNotePerUnknownExtension(t *testing.T) {
+	filter := `          - name: my.filter
+            typed_config:
+              "@type": type.googleapis.com/acme.filters.Magic
+              anything: [1, 2]
+`
+	src := strings.Replace(listenerWith(
+		"envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
+		"envoy.extensions.filters.http.router.v3.Router"),
+		"          - name: envoy.filters.http.router\n", filter+filter+filter+"          - name: envoy.filters.http.router\n", 1)
+	src += `  - name: l2
+    address: {socket_address: {address: 0.0.0.0, port_value: 81}}
+    listener_filters:
+    - name: envoy.filters.listener.http_inspector
+      typed_config:
+        "@type": type.googleapis.com/envoy.extensions.filters.listener.http_inspector.v3.HttpInspector
+    filter_chains:
+    - filters:
+      - name: envoy.filters.network.http_connection_manager
+        typed_config:
+          "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager
+          stat_prefix: y2
+          http_filters:
+` + filter + `          - name: envoy.filters.http.router
+            typed_config:
+              "@type": type.googleapis.com/envoy.extensions.filters.http.router.v3.Router
+          route_config: {name: r2}
+`
+	r := loadString(t, "many.yaml", src)
+	wantExactly(t, r,
+		`14:24 envoy-unknown-extension extension not understood: acme.filters.Magic; its settings are kept but not checked (used 4 times, at lines 14, 18, 22, 43)`,
+		`33:18 envoy-unknown-extension extension not understood: envoy.extensions.filters.listener.http_inspector.v3.HttpInspector; its settings are kept but not checked`)
+}
+
+// The OpenTelemetry access logger is Envoy's, though its messages are not
+// in the generated list: a note, not a misspelling.
+func TestOpenTelemetryLoggerIsEnvoys(t *testing.T) {
+	src := `static_resources:
+  clusters:
+  - name: c
+    connect_timeout: 1s
+stats_sinks:
+- name: envoy.stat_sinks.open_telemetry
+  typed_config:
+    "@type": type.googleapis.com/envoy.extensions.stat_sinks.open_telemetry.v3.SinkConfig
+`
+	r := loadString(t, "otel.yaml", src)
+	wantExactly(t, r,
+		`8:14 envoy-unknown-extension extension not understood: envoy.extensions.stat_sinks.open_telemetry.v3.SinkConfig; its settings are kept but not checked`)
+}
