@@ -10,9 +10,7 @@ import (
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/anypb"
-	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/proxylint/proxylint/model"
 )
@@ -30,10 +28,6 @@ type decoded struct {
 
 // runChecks runs Envoy's checks on the roots of one file.
 func (l *loader) runChecks(ds []decoded) {
-	seen := map[model.Pos]bool{}
-	for _, d := range l.diags {
-		seen[d.Pos] = true
-	}
 	type named struct {
 		name string
 		n    *node
@@ -44,7 +38,6 @@ func (l *loader) runChecks(ds []decoded) {
 		if d.r.state || d.r.inDump {
 			continue
 		}
-		l.negativeDurations(d.m.ProtoReflect(), d.r.n, seen)
 		m := d.m
 		if a, ok := m.(*anypb.Any); ok {
 			inner, err := unpack(a)
@@ -283,83 +276,4 @@ func (l *loader) checkRouteClusters(rc *routev3.RouteConfiguration, n *node, clu
 			}
 		}
 	}
-}
-
-// negativeDurations reports every negative google.protobuf.Duration.
-// MessageUtil::validateDurationFields (envoyproxy/envoy
-// source/common/protobuf/utility.cc) visits every Duration of a
-// configuration, Anys included, and refuses a negative one through
-// validateDurationUnifiedNoThrow (the same file, lines 33-53: "Expected
-// positive duration", lines 42-44), behind the runtime guard
-// envoy.reloadable_features.strict_duration_validation, which is on by
-// default (source/common/runtime/runtime_features.cc, RUNTIME_GUARD). A
-// field whose schema already bounds it (gte: 0s) is reported once.
-func (l *loader) negativeDurations(m protoreflect.Message, n *node, seen map[model.Pos]bool) {
-	walkFields(m, n, func(v protoreflect.Message, key, val *node) {
-		d, ok := v.Interface().(*durationpb.Duration)
-		if !ok || (d.GetSeconds() >= 0 && d.GetNanos() >= 0) {
-			return
-		}
-		at := key
-		if at == nil {
-			at = val
-		}
-		p := l.pos(at)
-		if seen[p] {
-			return
-		}
-		seen[p] = true
-		l.diags = append(l.diags, errorAt(p, fmt.Sprintf("invalid duration %s: Envoy refuses negative durations (Expected positive duration)", val.str())))
-	})
-}
-
-// walkFields calls fn for every message value inside m (read from n), with
-// the key and value nodes it was read from, looking inside Anys.
-func walkFields(m protoreflect.Message, n *node, fn func(v protoreflect.Message, key, val *node)) {
-	if n == nil {
-		return
-	}
-	if a, ok := m.Interface().(*anypb.Any); ok {
-		if n.rewritten {
-			return
-		}
-		inner, err := unpack(a)
-		if err != nil {
-			return
-		}
-		walkFields(inner.ProtoReflect(), n, fn)
-		return
-	}
-	if rawJSON(m.Descriptor()) {
-		return
-	}
-	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		if valueMessage(fd) == nil {
-			return true
-		}
-		key, val := n.field(string(fd.Name()))
-		if val == nil {
-			return true
-		}
-		switch {
-		case fd.IsList():
-			items := val.items()
-			list := v.List()
-			for i := 0; i < list.Len() && i < len(items); i++ {
-				fn(list.Get(i).Message(), nil, items[i])
-				walkFields(list.Get(i).Message(), items[i], fn)
-			}
-		case fd.IsMap():
-			v.Map().Range(func(k protoreflect.MapKey, mv protoreflect.Value) bool {
-				kn, vn := val.field(k.String())
-				fn(mv.Message(), kn, vn)
-				walkFields(mv.Message(), vn, fn)
-				return true
-			})
-		default:
-			fn(v.Message(), key, val)
-			walkFields(v.Message(), val, fn)
-		}
-		return true
-	})
 }

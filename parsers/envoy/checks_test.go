@@ -108,14 +108,14 @@ func TestLastHTTPFilterMustBeTerminal(t *testing.T) {
 	wantExactly(t, r)
 }
 
-func TestNegativeDurations(t *testing.T) {
+func TestNegativeDurationsChecked(t *testing.T) {
 	src := bootstrapRoutes("{cluster: backend, timeout: -1s}", "          drain_timeout: -0.5s\n", "", "")
 	r := loadString(t, "neg.yaml", src)
 	wantExactly(t, r,
-		`22:43 envoy-invalid invalid duration -1s: Envoy refuses negative durations (Expected positive duration)`,
-		`11:11 envoy-invalid invalid duration -0.5s: Envoy refuses negative durations (Expected positive duration)`)
+		`11:26 envoy-invalid drain_timeout: negative duration "-0.5s"; Envoy refuses durations below zero (Expected positive duration)`,
+		`22:52 envoy-invalid timeout: negative duration "-1s"; Envoy refuses durations below zero (Expected positive duration)`)
 	// Where the schema bounds the field already, one error.
 	src = strings.Replace(bootstrapRoutes("{cluster: backend}", "", "", ""), "connect_timeout: 1s", "connect_timeout: -1s", 1)
 	r = loadString(t, "ct.yaml", src)
-	wantExactly(t, r, `24:5 envoy-invalid static_resources.clusters[0].connect_timeout: value must be greater than 0s`)
+	wantExactly(t, r, `24:22 envoy-invalid connect_timeout: negative duration "-1s"; Envoy refuses durations below zero (Expected positive duration)`)
 }
