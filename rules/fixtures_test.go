@@ -312,8 +312,11 @@ func TestAllRulesOverFixtures(t *testing.T) {
 	for _, root := range roots {
 		for _, kind := range []string{load.KindNginx, load.KindEnvoy} {
 			var files []string
-			_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-				if err != nil || d.IsDir() {
+			err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+				if err != nil {
+					return err
+				}
+				if d.IsDir() {
 					return nil
 				}
 				ext := filepath.Ext(p)
@@ -327,6 +330,9 @@ func TestAllRulesOverFixtures(t *testing.T) {
 				files = append(files, p)
 				return nil
 			})
+			if err != nil {
+				t.Fatal(err)
+			}
 			for _, f := range files {
 				m := load.Load([]string{f}, load.Options{Kind: kind, Target: model.Target{Product: model.Nginx}, IncludeRoots: []string{filepath.Dir(f)}})
 				chain.AnalyzeModel(m, nil, 0)
