@@ -183,7 +183,10 @@ func (b *builder) http(s *scope) {
 	b.named = map[string]*model.Upstream{}
 	for _, u := range s.children("upstream") {
 		if len(u.Args) == 1 {
-			b.upstream(newScope("upstream", u, u.Pos, s, u.Block), u.Args[0].Value)
+			// No parent: an upstream block inherits nothing. Its
+			// keepalive_timeout is the pool's own; the one at http
+			// level is about client connections (docs/semantics.md §0b).
+			b.upstream(newScope("upstream", u, u.Pos, nil, u.Block), u.Args[0].Value)
 		}
 	}
 	for _, srv := range s.children("server") {

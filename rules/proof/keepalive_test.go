@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // nginx 1.22 predates the 1.29.7 proxy defaults (HTTP/1.1 to upstreams and
@@ -118,4 +119,70 @@ upstream pool {
         proxy_set_header Connection close;
         proxy_pass http://pool;`)
 	wantConnectionPerRequest(t, ports, conns)
+}
+
+// The http-level keepalive_timeout is about client connections: an
+// upstream pool keeps its idle connections for the keepalive_timeout of
+// its own upstream{} block (60 s by default), not for the http one. With
+// "keepalive_timeout 1s" at http level, a pooled connection is still
+// reused two seconds later.
+func TestHTTPKeepaliveTimeoutDoesNotBoundThePool(t *testing.T) {
+	t.Parallel()
+	be := newBackend(t)
+	addr := freeAddr(t)
+	srv := startNginx(t, fmt.Sprintf(`
+keepalive_timeout 1s;
+upstream pool {
+    server %s;
+    keepalive 4;
+}
+server {
+    listen %s;
+    location / {
+        `+http11+`
+        proxy_pass http://pool;
+    }
+}
+`, be.Addr, addr), addr)
+	if r := send(t, http.MethodGet, srv.URL(), "before-idle"); r.Status != http.StatusOK {
+		t.Fatalf("status %d", r.Status)
+	}
+	time.Sleep(2 * time.Second)
+	if r := send(t, http.MethodGet, srv.URL(), "after-idle"); r.Status != http.StatusOK {
+		t.Fatalf("status %d", r.Status)
+	}
+	if conns := be.Conns(); len(conns) != 1 {
+		t.Errorf("the backend accepted %d connections, want 1: the pool must outlive the http-level keepalive_timeout", len(conns))
+	}
+}
+
+// ... while keepalive_timeout inside the upstream block does bound it.
+func TestUpstreamKeepaliveTimeoutBoundsThePool(t *testing.T) {
+	t.Parallel()
+	be := newBackend(t)
+	addr := freeAddr(t)
+	srv := startNginx(t, fmt.Sprintf(`
+upstream pool {
+    server %s;
+    keepalive 4;
+    keepalive_timeout 1s;
+}
+server {
+    listen %s;
+    location / {
+        `+http11+`
+        proxy_pass http://pool;
+    }
+}
+`, be.Addr, addr), addr)
+	if r := send(t, http.MethodGet, srv.URL(), "before-idle"); r.Status != http.StatusOK {
+		t.Fatalf("status %d", r.Status)
+	}
+	time.Sleep(2 * time.Second)
+	if r := send(t, http.MethodGet, srv.URL(), "after-idle"); r.Status != http.StatusOK {
+		t.Fatalf("status %d", r.Status)
+	}
+	if conns := be.Conns(); len(conns) != 2 {
+		t.Errorf("the backend accepted %d connections, want 2: the pool closes idle connections after the upstream's keepalive_timeout", len(conns))
+	}
 }
