@@ -484,7 +484,7 @@ func (b *builder) retry(rp *routev3.RetryPolicy, owner *node, level string, e *m
 	e.PerTryTimeout = b.durSetting(n, "per_try_timeout", level, rp.GetPerTryTimeout(), 0, block)
 	e.NumRetries.Name = qualify(name, e.NumRetries.Name)
 	e.PerTryTimeout.Name = qualify(name, e.PerTryTimeout.Name)
-	e.RetriableMethods = b.methods(rp.GetRetriableRequestHeaders(), n.get("retriable_request_headers"))
+	e.RetriableMethods = b.retriableMethods(rp.GetRetriableRequestHeaders(), n.get("retriable_request_headers"))
 	return r
 }
 
@@ -534,6 +534,46 @@ func (b *builder) methods(headers []*routev3.HeaderMatcher, n *node) model.Metho
 	}
 	if len(out.Allowed) == len(standardMethods) {
 		out.Any, out.Allowed = true, nil
+	}
+	return out
+}
+
+// retriableMethods is what retriable_request_headers narrow retries to.
+// Unlike a route's headers, which must all match, a request is retried
+// when any one of them matches (RetryStateImpl checks
+// retriable_request_headers with Http::HeaderUtility::matchHeaders in
+// "any" mode; Envoy's test PolicyLimitedByRequestHeaders in
+// test/common/router/retry_state_impl_test.cc retries a GET under matchers
+// for GET and HEAD; docs/semantics.md §0b). So a matcher on another header
+// lets every method through (the request need only carry that header),
+// and :method matchers add up.
+func (b *builder) retriableMethods(headers []*routev3.HeaderMatcher, n *node) model.Methods {
+	if len(headers) == 0 {
+		return model.Methods{Any: true}
+	}
+	allowed := map[string]bool{}
+	for _, h := range headers {
+		if h.GetName() != ":method" {
+			return model.Methods{Any: true}
+		}
+		match, known := headerMatcher(h)
+		if !known {
+			return model.Methods{Any: true}
+		}
+		for _, m := range standardMethods {
+			if match(m) {
+				allowed[m] = true
+			}
+		}
+	}
+	out := model.Methods{Pos: b.pos(n.item(0)), Source: "retriable_request_headers"}
+	for _, m := range standardMethods {
+		if allowed[m] {
+			out.Allowed = append(out.Allowed, m)
+		}
+	}
+	if len(out.Allowed) == len(standardMethods) {
+		return model.Methods{Any: true}
 	}
 	return out
 }
