@@ -68,55 +68,6 @@ func checkTimeoutEqualAdjacent(pass *Pass) {
 				pass.Report(f)
 			}
 		}
-		equalIdleTimeouts(pass, p, front)
-	}
-}
-
-// equalIdleTimeouts: a pool that keeps idle connections exactly as long as
-// the hop it connects to keeps them open (keepalive-idle-race also reports
-// it, as every pool that does not give up first).
-func equalIdleTimeouts(pass *Pass, p *model.Proxy, front *model.Hop) {
-	c := pass.Model.Chain
-	if front != nil {
-		for _, l := range p.Listeners {
-			pool, idle := front.PoolIdleTimeout, l.IdleTimeout
-			if c.Reached(l) || !pool.Valid() || !idle.Valid() || idle.Value == 0 || idle.Value != pool.Value {
-				continue
-			}
-			pass.Report(Finding{
-				Pos: idle.Pos,
-				Message: fmt.Sprintf("%s equals the %s that %s keeps idle connections to this proxy: both close them at the same moment, so a request the balancer sends on one can race the proxy's close.",
-					durText(idle), dur(pool.Value), declaredName(front, pool)),
-				Related: relatedSetting(pool, idle.Pos, "declared here"),
-				Fix:     fmt.Sprintf("%s %s (above the balancer's %s)", idle.Name, dur(pool.Value+20*time.Second), dur(pool.Value)),
-			})
-		}
-	}
-	backend := c.Backend()
-	for _, r := range p.Routes() {
-		idle, u, ok := chain.Pool(r)
-		if !ok {
-			continue
-		}
-		next := map[string]model.Setting[time.Duration]{}
-		for _, link := range c.Next(r) {
-			next[hopName(link.Listener, p)] = link.Listener.IdleTimeout
-		}
-		if len(next) == 0 && backend != nil {
-			next[declaredName(backend, backend.IdleTimeout)] = backend.IdleTimeout
-		}
-		for name, server := range next {
-			if !server.Valid() || server.Value == 0 || server.Value != idle.Value || (server.Default && idle.Default) {
-				continue
-			}
-			pass.Report(Finding{
-				Pos: idle.Pos,
-				Message: fmt.Sprintf("%s keeps idle connections for %s, exactly as long as %s keeps them open: both close them at the same moment, so reusing one races the close.",
-					upstreamName(u), dur(idle.Value), name),
-				Related: relatedSetting(server, idle.Pos, "closes idle connections after "+dur(server.Value)),
-				Fix:     fmt.Sprintf("%s %s, below the other side's %s", idle.Name, dur(shorter(server.Value)), dur(server.Value)),
-			})
-		}
 	}
 }
 
