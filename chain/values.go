@@ -14,8 +14,12 @@ import (
 // route timeout), else one attempt's timeout (nginx's read timeout of the
 // pass module). ok is false when the route has no limit (0) or does not
 // proxy.
+//
+// A route that carries long-lived streams (Stream) has no such deadline:
+// its timeouts bound the silence on a stream, which pings keep alive, so
+// ok is false for it too.
 func Wait(r *model.Route) (model.Setting[time.Duration], bool) {
-	if r == nil || r.Forward == nil {
+	if r == nil || r.Forward == nil || r.Stream.Value {
 		return model.Setting[time.Duration]{}, false
 	}
 	s := r.AttemptTimeout

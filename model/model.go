@@ -466,9 +466,9 @@ type Route struct {
 	Reexecutes []Reexecution
 	// Retry is the retry policy as written.
 	Retry Retry
-	// Stream is set when the route carries long-lived streams (a
-	// WebSocket upgrade, gRPC), where idle timeouts are not deadlines;
-	// invalid when unknown.
+	// Stream is set when the route carries long-lived streams (it passes
+	// WebSocket upgrades on), where a read or idle timeout bounds silence
+	// on the stream rather than a request; invalid when not known to.
 	Stream Setting[bool]
 	// Pool is the connection pool the route's requests reuse, nil when
 	// every request opens a new connection.
@@ -516,6 +516,9 @@ type NginxRoute struct {
 	// Upgrade header gets when ConnectionHeader is a variable that a map
 	// on $http_upgrade sets (the websocket idiom); Pos is the map entry.
 	ConnectionHeaderPlain Setting[string]
+	// UpgradeHeader is the Upgrade header sent upstream (invalid when
+	// none is set: nginx does not pass the client's on).
+	UpgradeHeader Setting[string]
 	// KeepConn is fastcgi_keep_conn.
 	KeepConn Setting[bool]
 	// RequestBuffering is *_request_buffering.

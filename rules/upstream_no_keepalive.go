@@ -34,7 +34,7 @@ func checkUpstreamNoKeepalive(pass *Pass) {
 // never pools these (keepalive_module.c skips implicit upstreams).
 func implicitUpstream(pass *Pass, u *model.Upstream) {
 	for _, r := range u.Routes {
-		if !r.Forward.CanPool {
+		if !r.Forward.CanPool || alwaysUpgrades(r) {
 			continue
 		}
 		f := Finding{
@@ -69,7 +69,7 @@ func namedUpstream(pass *Pass, p *model.Proxy, u *model.Upstream) {
 	}
 	var pooling []*model.Route
 	for _, r := range u.Routes {
-		if r.Forward.CanPool {
+		if r.Forward.CanPool && !alwaysUpgrades(r) {
 			pooling = append(pooling, r)
 		}
 	}
@@ -172,4 +172,12 @@ func poolDefeated(p *model.Proxy, u *model.Upstream, r *model.Route) (Finding, b
 		}
 	}
 	return Finding{}, false
+}
+
+// alwaysUpgrades reports whether every request through the route asks the
+// backend to upgrade (Connection: upgrade, not a map that sends close for
+// plain requests): an upgraded connection carries one stream and is never
+// pooled, so pooling does not apply (docs/semantics.md §D).
+func alwaysUpgrades(r *model.Route) bool {
+	return r.Stream.Value && r.Nginx != nil && strings.EqualFold(r.Nginx.ConnectionHeader.Value, "upgrade")
 }

@@ -79,18 +79,13 @@ func behaviour(r *model.Route) {
 	}
 }
 
-// stream: a route that upgrades to WebSocket, or matches gRPC requests,
-// carries long-lived streams.
+// stream: a route that upgrades to WebSocket carries long-lived streams.
 func stream(b *builder, r *routev3.Route, n *node) model.Setting[bool] {
 	for _, u := range r.GetRoute().GetUpgradeConfigs() {
 		if u.GetUpgradeType() == "websocket" && (u.GetEnabled() == nil || u.GetEnabled().GetValue()) {
 			key, _ := n.get("route").field("upgrade_configs")
 			return model.Set(true, fieldName(key, "upgrade_configs"), "route", b.pos(orNode(key, n)))
 		}
-	}
-	if r.GetMatch().GetGrpc() != nil {
-		key, _ := n.get("match").field("grpc")
-		return model.Set(true, fieldName(key, "grpc"), "route", b.pos(orNode(key, n)))
 	}
 	return model.Setting[bool]{}
 }

@@ -122,15 +122,19 @@ func pool(r *model.Route) *model.Pool {
 	return &model.Pool{Upstream: u, Size: u.PoolSize, Idle: u.PoolIdle, Lifetime: u.PoolLifetime}
 }
 
-// stream: gRPC, and the WebSocket idiom (a Connection header taken from a
-// map on $http_upgrade), carry long-lived streams.
+// stream: a location that passes WebSocket upgrades on: it sends an
+// Upgrade header and a Connection header of "upgrade" (or one a map on
+// $http_upgrade sets). Once upgraded, the connection carries a stream for
+// as long as both ends keep it, and proxy_read_timeout bounds the silence
+// between two frames (ngx_http_upstream.c, upgraded handlers).
 func stream(r *model.Route) model.Setting[bool] {
-	f := r.Forward
-	if f.Module == "grpc" {
-		return model.Set(true, f.Name, r.Kind, f.Pos)
+	n := r.Nginx
+	up, conn := n.UpgradeHeader, n.ConnectionHeader
+	if !up.Valid() || up.Value == "" || !conn.Valid() {
+		return model.Setting[bool]{}
 	}
-	if c := r.Nginx.ConnectionHeaderPlain; c.Valid() {
-		return model.Set(true, c.Name, "http", c.Pos)
+	if strings.EqualFold(conn.Value, "upgrade") || n.ConnectionHeaderPlain.Valid() {
+		return model.Set(true, up.Name+" Upgrade "+up.Value, up.Level, up.Pos)
 	}
 	return model.Setting[bool]{}
 }

@@ -534,6 +534,7 @@ func (b *builder) resolveSettings(r *model.Route, s *scope) {
 		n.HTTPVersion = b.httpVersion(s)
 		n.ConnectionHeader = b.connectionHeader(s)
 		n.ConnectionHeaderPlain = b.withoutUpgrade(n.ConnectionHeader.Value)
+		n.UpgradeHeader = b.upgradeHeader(s)
 		if d, lvl := s.lookup("proxy_method"); d != nil && len(d.Args) > 0 {
 			n.UpstreamMethod = model.Set(strings.ToUpper(d.Args[0].Value), d.Name, lvl.kind, d.Pos)
 		}
@@ -580,6 +581,20 @@ func (b *builder) connectionHeader(s *scope) model.Setting[string] {
 		return model.Default("", "proxy_set_header", s.at)
 	}
 	return model.Default("close", "proxy_set_header", s.at)
+}
+
+// upgradeHeader finds the Upgrade header sent upstream, from the innermost
+// level with any proxy_set_header; nginx sends none by default (hop-by-hop
+// headers are not passed on).
+func (b *builder) upgradeHeader(s *scope) model.Setting[string] {
+	ds, lvl := s.lookupArray("proxy_set_header")
+	for i := len(ds) - 1; i >= 0; i-- {
+		d := ds[i]
+		if len(d.Args) >= 2 && strings.EqualFold(d.Args[0].Value, "Upgrade") {
+			return model.Set(d.Args[1].Value, d.Name, lvl.kind, d.Pos)
+		}
+	}
+	return model.Setting[string]{}
 }
 
 // withoutUpgrade finds the value a "map $http_upgrade $v { ... }" gives
