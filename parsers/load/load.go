@@ -43,6 +43,8 @@ type Options struct {
 	// EntryPoints are main configuration files through which the files
 	// they include are linted when those are loaded (entry.go).
 	EntryPoints []string
+	// Stdin is standard input, linted where StdinPath is named (stdin.go).
+	Stdin *Stdin
 }
 
 // loader loads one file of a kind into proxies and files of the model.
@@ -64,6 +66,8 @@ func loaderFor(kind string) (loader, bool) {
 		return loadNginx, true
 	case KindEnvoy:
 		return loadEnvoy, true
+	case kindStdin:
+		return loadStdin, true
 	}
 	return nil, false
 }
@@ -82,6 +86,10 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 	roots := includeRoots(append(append([]string{}, paths...), opts.EntryPoints...), opts.IncludeRoots)
 	var items []item
 	for _, p := range paths {
+		if p == StdinPath {
+			items = append(items, item{opts.Stdin.name(), kindStdin, "", true})
+			continue
+		}
 		fi, err := os.Stat(p)
 		if err != nil {
 			m.Diagnostics = append(m.Diagnostics, loadError(p, fmt.Sprintf("cannot read %s: %v", p, unwrap(err))))
@@ -298,6 +306,9 @@ func detect(path, forced string, explicit bool) (string, error) {
 		return forced, nil
 	}
 	head := readHead(path, 64<<10)
+	if nginx.IsDump(head) {
+		return KindNginx, nil
+	}
 	base := strings.ToLower(filepath.Base(path))
 	ext := filepath.Ext(base)
 	switch {
