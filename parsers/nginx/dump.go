@@ -294,7 +294,7 @@ func LoadDump(name string, src []byte, opts Options) *Config {
 			Message: fmt.Sprintf("%s: %v", name, err),
 		}}}
 	}
-	opts.FS = &MemFS{Files: d.Files, Origin: "the nginx -T dump " + name}
+	opts.FS = &MemFS{Files: d.Files, Origin: "the nginx -T dump (" + name + ")"}
 	opts.Roots = []string{string(filepath.Separator)}
 	opts.Prefix = ""
 	return Load(d.Paths[0], opts)
