@@ -98,3 +98,19 @@ func (in *Input) srcRootURI() string {
 	}
 	return (&url.URL{Scheme: "file", Path: p}).String()
 }
+
+// numericVersion is the dotted numeric part of a version, as SARIF
+// viewers expect a tool's version ("0.2.0" of "0.2.0" or of the
+// pseudo-version "0.2.1-0.20261201120000-962ec51abcde"); "0.0.0" for a
+// build that has none, such as a commit built from a checkout.
+func numericVersion(v string) string {
+	core, _, _ := strings.Cut(strings.TrimPrefix(v, "v"), "+")
+	core, _, _ = strings.Cut(core, "-")
+	parts := strings.Split(core, ".")
+	for _, p := range parts {
+		if p == "" || strings.Trim(p, "0123456789") != "" {
+			return "0.0.0"
+		}
+	}
+	return core
+}

@@ -159,7 +159,7 @@ func SARIF(w io.Writer, in *Input) error {
 	index := map[string]int{}
 	driver := sarifDriver{
 		Name:            "proxylint",
-		Version:         in.Version,
+		Version:         numericVersion(in.Version),
 		SemanticVersion: semver(in.Version),
 		InformationURI:  InformationURI,
 		Rules:           make([]sarifRule, 0, len(in.Rules)),
