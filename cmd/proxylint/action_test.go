@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -145,6 +146,9 @@ func TestREADMEWorkflowsLint(t *testing.T) {
 		assert.Empty(t, lintWorkflow(t, root, "readme"+strconv.Itoa(i)+".yml", local), wf)
 	}
 	assert.True(t, sawAction, "README.md shows a workflow using the action")
+	// The workflow without the action writes SARIF and a report for the
+	// log in one run.
+	assert.Regexp(t, `run: proxylint --format sarif=proxylint\.sarif --format (text|github) `, strings.Join(wfs, "\n"))
 	assert.True(t, sawUpload, "README.md shows the upload to code scanning")
 }
 
@@ -188,7 +192,8 @@ func TestActionRunStep(t *testing.T) {
 		cmd.Stdout, cmd.Stderr = &stdout, &stdout
 		err := cmd.Run()
 		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
 			code = ee.ExitCode()
 		} else {
 			require.NoError(t, err)

@@ -92,7 +92,7 @@ func detectBytes(name string, data []byte, forced string) (string, error) {
 // loadDumpFile loads a file that holds an "nginx -T" dump; ok is false
 // for any other file.
 func loadDumpFile(path string, opts Options) (Result, bool) {
-	if !nginx.IsDump(readHead(path, 4<<10)) {
+	if !nginx.IsDump(readHead(path, 1<<10)) {
 		return Result{}, false
 	}
 	data, err := os.ReadFile(path)
