@@ -1,6 +1,9 @@
 package main
 
 import (
+	"archive/zip"
+	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -98,4 +101,67 @@ func TestDidYouMean(t *testing.T) {
 	assert.Equal(t, exitError, code)
 	assert.Contains(t, out, "cannot read absent")
 	require.NoError(t, os.Remove(filepath.Join(dir, "rulse")))
+}
+
+// TestGoInstallAtTagPrintsTag installs proxylint the way a user does,
+// "go install github.com/proxylint/proxylint/cmd/proxylint@v0.2.0", from a
+// module proxy on the disk that serves this checkout as v0.2.0 (and the
+// dependencies from the local module cache), and runs --version.
+func TestGoInstallAtTagPrintsTag(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	root, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	files, err := exec.Command("git", "-C", root, "ls-files", "-z").Output()
+	if err != nil {
+		t.Skipf("not a git checkout: %v", err)
+	}
+	env, err := exec.Command(goBin, "env", "GOMODCACHE").Output()
+	require.NoError(t, err)
+	download := filepath.Join(strings.TrimSpace(string(env)), "cache", "download")
+
+	const module, version = "github.com/proxylint/proxylint", "v0.2.0"
+	tmp := t.TempDir()
+	at := filepath.Join(tmp, "proxy", filepath.FromSlash(module), "@v")
+	require.NoError(t, os.MkdirAll(at, 0o755))
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, name := range strings.Split(strings.TrimRight(string(files), "\x00"), "\x00") {
+		src, err := os.ReadFile(filepath.Join(root, name))
+		if errors.Is(err, os.ErrNotExist) {
+			continue // deleted in the work tree
+		}
+		require.NoError(t, err)
+		w, err := zw.Create(module + "@" + version + "/" + name)
+		require.NoError(t, err)
+		_, err = w.Write(src)
+		require.NoError(t, err)
+	}
+	require.NoError(t, zw.Close())
+	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(at, version+".zip"), buf.Bytes(), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(at, version+".mod"), gomod, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(at, version+".info"), []byte(`{"Version":"`+version+`","Time":"2026-12-01T00:00:00Z"}`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(at, "list"), []byte(version+"\n"), 0o644))
+
+	// -trimpath keeps the build cache's keys free of the scratch module
+	// cache's location, so that a second run compiles nothing again; it
+	// does not change the version recorded.
+	gobin := filepath.Join(tmp, "bin")
+	install := exec.Command(goBin, "install", module+"/cmd/proxylint@"+version)
+	install.Dir = tmp
+	install.Env = append(os.Environ(),
+		"GOPROXY=file://"+filepath.ToSlash(filepath.Join(tmp, "proxy"))+",file://"+filepath.ToSlash(download),
+		"GOSUMDB=off", "GOFLAGS=-modcacherw -trimpath", "GOMODCACHE="+filepath.Join(tmp, "modcache"), "GOBIN="+gobin, "GOTOOLCHAIN=local")
+	out, err := install.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	got, err := exec.Command(filepath.Join(gobin, "proxylint"), "--version").Output()
+	require.NoError(t, err)
+	assert.Equal(t, "proxylint "+version+" ("+runtime.Version()+")\n", string(got))
 }
