@@ -24,7 +24,7 @@ func GitHub(w io.Writer, in *Input) error {
 		}
 		props := []string{}
 		if f.Pos.File != "" {
-			props = append(props, "file="+ghProperty(in.RelPath(f.Pos.File)))
+			props = append(props, "file="+ghProperty(in.rootPath(f.Pos.File)))
 			if f.Pos.Line >= 1 {
 				props = append(props, "line="+strconv.Itoa(f.Pos.Line))
 				if f.Pos.Col >= 1 {
@@ -42,7 +42,7 @@ func GitHub(w io.Writer, in *Input) error {
 		msg := f.Message
 		for _, r := range f.Related {
 			if r.Pos.IsValid() {
-				msg += "\n" + in.posText(r.Pos) + ": " + r.Message
+				msg += "\n" + in.rootPosText(r.Pos) + ": " + r.Message
 			} else {
 				msg += "\n" + r.Message
 			}

@@ -27,6 +27,9 @@ type Input struct {
 	// Dir is the working directory: file paths are reported relative to
 	// it where possible.
 	Dir string
+	// Root is the repository root: SARIF and GitHub output name files
+	// relative to it (formats.go); empty means Dir.
+	Root string
 	// Known counts findings hidden by a baseline.
 	Known int
 	// Skipped counts the files directory walks left out (not

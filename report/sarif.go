@@ -24,7 +24,7 @@ const (
 	sarifSchema  = "https://json.schemastore.org/sarif-2.1.0.json"
 	sarifVersion = "2.1.0"
 	// srcRoot is the base that relative artifact URIs resolve against:
-	// the directory proxylint ran in (the checkout, in CI).
+	// the repository root (the checkout, in CI).
 	srcRoot = "%SRCROOT%"
 	// fingerprintKey names proxylint's stable identity of a result in
 	// partialFingerprints.
@@ -47,6 +47,8 @@ type sarifRun struct {
 	Invocations []sarifInvocation `json:"invocations"`
 	Results     []sarifResult     `json:"results"`
 	ColumnKind  string            `json:"columnKind"`
+	// OriginalURIBaseIDs says where %SRCROOT% was: the repository root.
+	OriginalURIBaseIDs map[string]sarifArtifact `json:"originalUriBaseIds,omitempty"`
 }
 
 type sarifTool struct {
@@ -158,7 +160,7 @@ func SARIF(w io.Writer, in *Input) error {
 	index := map[string]int{}
 	driver := sarifDriver{
 		Name:            "proxylint",
-		Version:         in.Version,
+		Version:         numericVersion(in.Version),
 		SemanticVersion: semver(in.Version),
 		InformationURI:  InformationURI,
 		Rules:           make([]sarifRule, 0, len(in.Rules)),
@@ -171,6 +173,9 @@ func SARIF(w io.Writer, in *Input) error {
 		Tool:       sarifTool{Driver: driver},
 		Results:    make([]sarifResult, 0, len(in.Findings)),
 		ColumnKind: "unicodeCodePoints",
+	}
+	if uri := in.srcRootURI(); uri != "" {
+		run.OriginalURIBaseIDs = map[string]sarifArtifact{srcRoot: {URI: uri}}
 	}
 	inv := sarifInvocation{ExecutionSuccessful: true}
 	for _, d := range in.Diagnostics {
@@ -274,7 +279,7 @@ func sarifRuleOf(r *rules.Rule) sarifRule {
 }
 
 // sarifLocation is the physical location of pos: a URI relative to
-// %SRCROOT% for files below the working directory, an absolute file URI
+// %SRCROOT% for files below the repository root (Input.Root), an absolute file URI
 // for others, and a region that starts at line 1 or later. A position in
 // no file yields nil.
 func (in *Input) sarifLocation(pos model.Pos) *sarifLocation {
@@ -391,7 +396,7 @@ func (in *Input) runeOffset(path string, n int, line string, i int) (int, bool) 
 }
 
 func (in *Input) artifact(path string) sarifArtifact {
-	rel := in.RelPath(path)
+	rel := in.rootPath(path)
 	if !filepath.IsAbs(filepath.FromSlash(rel)) && !strings.HasPrefix(rel, "../") && rel != ".." {
 		return sarifArtifact{URI: (&url.URL{Path: rel}).String(), URIBaseID: srcRoot}
 	}

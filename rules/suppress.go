@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/proxylint/proxylint/internal/suggest"
 	"github.com/proxylint/proxylint/model"
 )
 
@@ -87,9 +88,13 @@ func applySuppressions(m *model.Model, opts *Options, findings []Finding) []Find
 			}
 			for _, id := range d.rules {
 				if _, ok := Lookup(id); !ok {
+					msg := fmt.Sprintf("%s names %q, which is not a rule. It suppresses nothing.", d.keyword(), id)
+					if near := nearestRuleID(id); near != "" {
+						msg = fmt.Sprintf("%s names %q, which is not a rule; did you mean %q? It suppresses nothing.", d.keyword(), id, near)
+					}
 					report(InvalidSuppression, Finding{
 						Pos:     c.Pos,
-						Message: fmt.Sprintf("%s names %q, which is not a rule. It suppresses nothing.", d.keyword(), id),
+						Message: msg,
 						Fix:     "correct the rule ID (\"proxylint rules\" lists them)",
 					})
 				}
@@ -172,6 +177,9 @@ func (d *ignoreDirective) covers(rule string) bool {
 // not a suppression, and a problem when it is one that cannot be read.
 func parseIgnore(c model.Comment) (*ignoreDirective, string) {
 	text := strings.TrimSpace(c.Text)
+	if fixed, ok := almostIgnore(text); ok {
+		return nil, fmt.Sprintf("%q is not a suppression proxylint reads; write \"# %s\". It suppresses nothing.", "# "+text, fixed)
+	}
 	if !strings.HasPrefix(text, ignoreKeyword) {
 		return nil, ""
 	}
@@ -250,4 +258,63 @@ func splitLines(src []byte) []string {
 		lines[i] = strings.TrimSuffix(l, "\r")
 	}
 	return lines
+}
+
+// ignoreWords are the directive words a suppression may have been meant
+// to use, with the keyword each means.
+var ignoreWords = map[string]string{
+	"ignore": ignoreKeyword, "ignore-line": ignoreKeyword, "ignore-next-line": ignoreKeyword,
+	"ignore-next": ignoreKeyword, "disable": ignoreKeyword, "disable-line": ignoreKeyword,
+	"disable-next-line": ignoreKeyword, "nolint": ignoreKeyword,
+	"ignore-file": ignoreFileKeyword, "ignorefile": ignoreFileKeyword, "disable-file": ignoreFileKeyword,
+}
+
+// almostIgnore recognises a comment that was meant as a suppression but is
+// not written as one ("proxylint: ignore X", "proxylint ignore X",
+// "proxylint:ignore-line X", "ProxyLint:Ignore X") and returns it
+// corrected. A comment in the right form, or one that merely mentions
+// proxylint, is not one.
+func almostIgnore(text string) (string, bool) {
+	const name = "proxylint"
+	if len(text) < len(name) || !strings.EqualFold(text[:len(name)], name) {
+		return "", false
+	}
+	i := len(name)
+	sep := i
+	for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
+		i++
+	}
+	if i < len(text) && text[i] == ':' {
+		i++
+	}
+	for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
+		i++
+	}
+	start := i
+	for i < len(text) && (text[i] == '-' || text[i] < unicode.MaxASCII && unicode.IsLetter(rune(text[i]))) {
+		i++
+	}
+	word := text[start:i]
+	keyword, ok := ignoreWords[strings.ToLower(word)]
+	if !ok || (i < len(text) && text[i] != ' ' && text[i] != '\t') {
+		return "", false
+	}
+	if text[:sep] == name && text[sep:start] == ":" && word == keyword[len(name)+1:] {
+		return "", false // the right form
+	}
+	rest := strings.TrimSpace(text[i:])
+	if rest == "" {
+		rest = "RULE -- reason"
+	}
+	return keyword + " " + rest, true
+}
+
+// nearestRuleID is the rule a misspelt ID in a suppression was probably
+// meant to name, or "".
+func nearestRuleID(id string) string {
+	var ids []string
+	for _, r := range All() {
+		ids = append(ids, r.ID)
+	}
+	return suggest.Nearest(strings.ToLower(id), ids, 3)
 }

@@ -34,7 +34,20 @@ Flags are those of a lint run (see proxylint --help); --format is text or
 json. The exit code is 0, or 2 when a file could not be loaded.
 `
 
-func cmdChain(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+// chainReport is what a chain report shows: the paths, and the findings
+// and sources they quote.
+type chainReport struct {
+	in    *report.Input
+	views []chain.Path
+}
+
+// chainFormats are the formats of proxylint chain.
+var chainFormats = report.Formats[chainReport]{
+	{Name: "text", Color: true, Write: func(w io.Writer, r chainReport, color bool) error { return chainText(w, r.in, r.views, color) }},
+	{Name: "json", Write: func(w io.Writer, r chainReport, _ bool) error { return chainJSON(w, r.in, r.views) }},
+}
+
+func cmdChain(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	f, paths, err := parseLintFlags(args)
 	if err != nil {
 		fmt.Fprintf(stderr, "proxylint chain: %v\nRun \"proxylint chain --help\" for usage.\n", strings.TrimPrefix(err.Error(), "usage: "))
@@ -44,38 +57,22 @@ func cmdChain(args []string, stdout, stderr io.Writer, getenv func(string) strin
 		fmt.Fprint(stdout, chainUsage)
 		return exitClean
 	}
-	if f.format != "text" && f.format != "json" {
-		fmt.Fprintf(stderr, "proxylint chain: --format %q: want text or json\n", f.format)
-		return exitError
+	for _, o := range f.outputs {
+		if _, ok := chainFormats.Lookup(o.format); !ok {
+			fmt.Fprintf(stderr, "proxylint chain: --format %q: want %s\n", o.format, strings.Join(chainFormats.Names(), " or "))
+			return exitError
+		}
 	}
-	_, mdl, findings, ok := analyze(f, paths, stderr)
+	f.stdin = stdin
+	s, mdl, findings, ok := analyze(f, paths, stderr)
 	if !ok {
 		return exitError
 	}
 	views := chain.Describe(mdl)
 	wd, _ := os.Getwd()
 	in := &report.Input{Findings: findings, Files: mdl.Files, Dir: wd}
-	out := stdout
-	var file *os.File
-	if f.output != "" {
-		if file, err = os.Create(f.output); err != nil {
-			fmt.Fprintf(stderr, "proxylint chain: --output: %v\n", err)
-			return exitError
-		}
-		out = file
-	}
-	if f.format == "json" {
-		err = chainJSON(out, in, views)
-	} else {
-		err = chainText(out, in, views, useColor(f, out, getenv))
-	}
-	if file != nil {
-		if cerr := file.Close(); err == nil {
-			err = cerr
-		}
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "proxylint chain: writing: %v\n", err)
+	if err := writeReports(chainFormats, f, chainReport{in, views}, inputs(paths, mdl, s), stdout, getenv); err != nil {
+		fmt.Fprintf(stderr, "proxylint chain: %v\n", err)
 		return exitError
 	}
 	for _, d := range mdl.Diagnostics {

@@ -14,11 +14,44 @@ import (
 	"text/tabwriter"
 
 	"github.com/proxylint/proxylint/cmd/proxylint/internal/config"
+	"github.com/proxylint/proxylint/internal/suggest"
 	"github.com/proxylint/proxylint/rules"
 )
 
-// version is the release; a build from a checkout adds its commit.
-const version = "0.1.0"
+// buildVersion is the version of this build, from the build information
+// the go command records: the module version for "go install
+// ...@v0.2.0", the commit for a build from a checkout, else "(devel)".
+func buildVersion() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(devel)"
+	}
+	return versionOf(info)
+}
+
+func versionOf(info *debug.BuildInfo) string {
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev, dirty string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "+dirty"
+			}
+		}
+	}
+	if rev == "" {
+		return "(devel)"
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	return rev + dirty
+}
 
 func cmdRules(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
@@ -44,6 +77,10 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 	}
 	r, ok := rules.Lookup(args[0])
 	if !ok {
+		if near := nearestRule(args[0]); near != "" {
+			fmt.Fprintf(stderr, "proxylint explain: unknown rule %q; did you mean %q?\n", args[0], near)
+			return exitError
+		}
 		fmt.Fprintf(stderr, "proxylint explain: unknown rule %q; the rules are:\n", args[0])
 		for _, r := range rules.All() {
 			fmt.Fprintf(stderr, "  %s\n", r.ID)
@@ -59,33 +96,8 @@ func cmdVersion(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "proxylint version: unexpected argument %q\n", args[0])
 		return exitError
 	}
-	fmt.Fprintf(stdout, "proxylint %s%s (%s)\n", version, commit(), runtime.Version())
+	fmt.Fprintf(stdout, "proxylint %s (%s)\n", buildVersion(), runtime.Version())
 	return exitClean
-}
-
-func commit() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return ""
-	}
-	var rev, dirty string
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				dirty = "+dirty"
-			}
-		}
-	}
-	if len(rev) > 12 {
-		rev = rev[:12]
-	}
-	if rev == "" {
-		return ""
-	}
-	return " " + rev + dirty
 }
 
 func cmdHelp(args []string, stdout, stderr io.Writer) int {
@@ -143,4 +155,13 @@ func cmdInit(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "proxylint: wrote %s; every setting in it is the default until you edit it\n", path)
 	return exitClean
+}
+
+// nearestRule is the rule ID a misspelt one was probably meant to be, or "".
+func nearestRule(id string) string {
+	ids := make([]string, 0, len(rules.All()))
+	for _, r := range rules.All() {
+		ids = append(ids, r.ID)
+	}
+	return suggest.Nearest(strings.ToLower(id), ids, 3)
 }

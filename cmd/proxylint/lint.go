@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/mattn/go-isatty"
@@ -25,7 +24,9 @@ import (
 const usageText = `proxylint: static analysis for nginx and Envoy configurations
 
 Usage:
-  proxylint [flags] PATH...      lint files or directories
+  proxylint [flags] PATH...      lint files or directories ("-" reads
+                                 standard input: a file, an nginx -T
+                                 dump or Envoy admin /config_dump output)
   proxylint rules                list the rules
   proxylint explain RULE         print a rule's documentation
   proxylint init [--force] [FILE]
@@ -34,7 +35,7 @@ Usage:
   proxylint chain [flags] PATH...
                                  show each request's path hop by hop:
                                  timeouts, retries, idle timeouts
-  proxylint version              print the version
+  proxylint version, --version   print the version
 
 PATH is a file or a directory. A directory is searched for nginx files
 (nginx.conf, *.conf, sites-*/, conf.d/) and Envoy files (*.yaml, *.yml,
@@ -42,12 +43,19 @@ PATH is a file or a directory. A directory is searched for nginx files
 an entry point named in .proxylint.yaml, is linted through it, in context.
 
 Flags:
-  --format FORMAT          text (default), json, sarif (SARIF 2.1.0 for
+  --format FORMAT[=FILE]   text (default), json, sarif (SARIF 2.1.0 for
                            code scanning) or github (workflow commands
-                           that annotate a pull request)
+                           that annotate a pull request); repeat with
+                           =FILE for several reports in one run:
+                           --format sarif=proxylint.sarif --format text
   --output FILE            write the report to FILE instead of stdout
                            (through a temporary file renamed over it;
                            never over a file the run reads)
+  --root DIR               the repository root SARIF and github paths are
+                           relative to (default: the directory above the
+                           working directory that holds .git)
+  --stdin-filename NAME    the name standard input ("-") goes by in
+                           positions and for finding .proxylint.yaml
   --no-color               no colour in text output (also: NO_COLOR set,
                            or stdout not a terminal)
   --fail-on LEVEL          exit 1 when a finding is at or above LEVEL:
@@ -114,13 +122,22 @@ Exit codes:
 Examples:
   proxylint /etc/nginx/nginx.conf --include-root /etc/nginx
   proxylint --target nginx:1.28 --format json deploy/nginx/
-  proxylint --format sarif --output proxylint.sarif .
+  proxylint --format sarif=proxylint.sarif --format text .
+  nginx -T | proxylint -
+  curl -s localhost:9901/config_dump | proxylint -
   proxylint explain retry-timeout-write
 `
 
 // lintFlags are the parsed command line of a lint run.
 type lintFlags struct {
-	format          string
+	format string
+	// outputs are the reports to write (--format NAME[=FILE] and
+	// --output), at least one; format is the first one's.
+	outputs         []output
+	formatArgs      []string
+	root            string
+	stdinFilename   string
+	stdin           io.Reader
 	output          string
 	noColor         bool
 	failOn          string
@@ -162,16 +179,15 @@ func (l listFlag) Set(s string) error {
 // errUsage marks command-line mistakes (exit code 2).
 var errUsage = errors.New("usage")
 
-// formats are the report formats.
-var formats = []string{"text", "json", "sarif", "github"}
-
 // parseLintFlags reads flags and paths in any order ("proxylint a.conf
 // --format json" works); everything after "--" is a path.
 func parseLintFlags(args []string) (*lintFlags, []string, error) {
 	f := &lintFlags{format: "text", failOn: "warning", target: "nginx", given: map[string]bool{}}
 	fs := flag.NewFlagSet("proxylint", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&f.format, "format", f.format, "")
+	fs.Var(appendFlag{&f.formatArgs}, "format", "")
+	fs.StringVar(&f.root, "root", "", "")
+	fs.StringVar(&f.stdinFilename, "stdin-filename", "", "")
 	fs.StringVar(&f.output, "output", "", "")
 	fs.BoolVar(&f.noColor, "no-color", false, "")
 	fs.StringVar(&f.failOn, "fail-on", f.failOn, "")
@@ -203,7 +219,7 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 	}
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, nil, fmt.Errorf("%w: %w", errUsage, err)
+			return nil, nil, fmt.Errorf("%w: %w", errUsage, flagError(fs, err))
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -217,8 +233,8 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 	if f.help {
 		return f, paths, nil
 	}
-	if !slices.Contains(formats, f.format) {
-		return nil, nil, fmt.Errorf("%w: --format %q: want %s", errUsage, f.format, strings.Join(formats, ", "))
+	if err := f.parseOutputs(report.LintFormats.Names()); err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", errUsage, err)
 	}
 	if _, err := model.ParseSeverity(f.failOn); err != nil {
 		return nil, nil, fmt.Errorf("%w: --fail-on: %w", errUsage, err)
@@ -230,6 +246,9 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 	}
 	for _, id := range append(append([]string{}, f.enable...), f.disable...) {
 		if _, ok := rules.Lookup(id); !ok {
+			if near := nearestRule(id); near != "" {
+				return nil, nil, fmt.Errorf("%w: unknown rule %q; did you mean %q?", errUsage, id, near)
+			}
 			return nil, nil, fmt.Errorf("%w: unknown rule %q (see proxylint rules)", errUsage, id)
 		}
 	}
@@ -241,6 +260,11 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 	}
 	if len(paths) == 0 {
 		return nil, nil, fmt.Errorf("%w: no paths to lint", errUsage)
+	}
+	if n := countStdin(paths); n > 1 {
+		return nil, nil, fmt.Errorf("%w: standard input (\"-\") named %d times", errUsage, n)
+	} else if n == 0 && f.stdinFilename != "" {
+		return nil, nil, fmt.Errorf("%w: --stdin-filename without \"-\" among the paths", errUsage)
 	}
 	return f, paths, nil
 }
@@ -270,7 +294,14 @@ func readConfig(f *lintFlags) (*config.Config, error) {
 		if err != nil {
 			return nil, err
 		}
-		if path, err = config.Find(wd); err != nil || path == "" {
+		from := wd
+		if f.stdinFilename != "" {
+			from = filepath.Dir(filepath.Join(wd, f.stdinFilename))
+			if filepath.IsAbs(f.stdinFilename) {
+				from = filepath.Dir(f.stdinFilename)
+			}
+		}
+		if path, err = config.Find(from); err != nil || path == "" {
 			return nil, err
 		}
 		if rel, err := filepath.Rel(wd, path); err == nil {
@@ -355,7 +386,7 @@ func resolve(f *lintFlags, cfg *config.Config) (*settings, error) {
 	return s, nil
 }
 
-func cmdLint(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	f, paths, err := parseLintFlags(args)
 	if err != nil {
 		fmt.Fprintf(stderr, "proxylint: %v\nRun \"proxylint --help\" for usage.\n", strings.TrimPrefix(err.Error(), "usage: "))
@@ -365,6 +396,7 @@ func cmdLint(args []string, stdout, stderr io.Writer, getenv func(string) string
 		fmt.Fprint(stdout, usageText)
 		return exitClean
 	}
+	f.stdin = stdin
 	s, mdl, findings, ok := analyze(f, paths, stderr)
 	if !ok {
 		return exitError
@@ -374,26 +406,11 @@ func cmdLint(args []string, stdout, stderr io.Writer, getenv func(string) string
 	if code != exitClean {
 		return code
 	}
-	in := &report.Input{Findings: findings, Known: known, Files: mdl.Files, Rules: rules.All(), Version: version, Dir: wd, Diagnostics: mdl.Diagnostics, Skipped: s.skipped}
+	in := &report.Input{Findings: findings, Known: known, Files: mdl.Files, Rules: rules.All(), Version: strings.TrimPrefix(buildVersion(), "v"),
+		Dir: wd, Root: repoRoot(f, wd), Diagnostics: mdl.Diagnostics, Skipped: s.skipped}
 
-	write := func(out io.Writer) error {
-		switch f.format {
-		case "json":
-			return report.JSON(out, in)
-		case "sarif":
-			return report.SARIF(out, in)
-		case "github":
-			return report.GitHub(out, in)
-		}
-		return report.Text(out, in, useColor(f, out, getenv))
-	}
-	if f.output != "" {
-		if err := writeFileAtomic(f.output, inputs(paths, mdl, s), write); err != nil {
-			fmt.Fprintf(stderr, "proxylint: --output: %v\n", err)
-			return exitError
-		}
-	} else if err := write(stdout); err != nil {
-		fmt.Fprintf(stderr, "proxylint: writing the report: %v\n", err)
+	if err := writeReports(report.LintFormats, f, in, inputs(paths, mdl, s), stdout, getenv); err != nil {
+		fmt.Fprintf(stderr, "proxylint: %v\n", err)
 		return exitError
 	}
 	return exitCode(in.Findings, s.failOn)
@@ -425,7 +442,13 @@ func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *model.
 	s.load.OnSkip = func(path, reason string) {
 		s.skipped++
 		if f.verbose {
-			fmt.Fprintf(stderr, "proxylint: skipped %s: %s\n", path, reason)
+			fmt.Fprintf(stderr, "proxylint: skipped %s: %s\n", path, report.Escape(reason))
+		}
+	}
+	if countStdin(paths) > 0 {
+		if s.load.Stdin, err = readStdin(f); err != nil {
+			fmt.Fprintf(stderr, "proxylint: %v\n", err)
+			return nil, nil, nil, false
 		}
 	}
 	mdl, scope := load.LoadScoped(paths, s.load)

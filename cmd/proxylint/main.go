@@ -6,12 +6,16 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
+	"strings"
+
+	"github.com/proxylint/proxylint/internal/suggest"
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, os.Getenv))
+	os.Exit(runIO(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
 }
 
 // Exit codes a pipeline can trust.
@@ -21,24 +25,49 @@ const (
 	exitError    = 2 // could not lint: bad usage, unreadable or unparsable input
 )
 
+// subcommands are the words that name a command rather than a path.
+var subcommands = []string{"rules", "explain", "version", "init", "chain", "help"}
+
 // run is the whole program with its environment passed in, so tests can
-// drive it in-process.
+// drive it in-process; it has no standard input.
 func run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	return runIO(args, nil, stdout, stderr, getenv)
+}
+
+// runIO is run with standard input, which "-" among the paths reads.
+func runIO(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	if len(args) > 0 {
 		switch args[0] {
 		case "rules":
 			return cmdRules(args[1:], stdout, stderr)
 		case "explain":
 			return cmdExplain(args[1:], stdout, stderr)
-		case "version":
+		case "version", "--version", "-version":
 			return cmdVersion(args[1:], stdout, stderr)
 		case "init":
 			return cmdInit(args[1:], stdout, stderr)
 		case "chain":
-			return cmdChain(args[1:], stdout, stderr, getenv)
+			return cmdChain(args[1:], stdin, stdout, stderr, getenv)
 		case "help":
 			return cmdHelp(args[1:], stdout, stderr)
 		}
+		if near := misspeltCommand(args[0]); near != "" {
+			fmt.Fprintf(stderr, "proxylint: unknown command %q; did you mean %q? (a path to lint must exist)\nRun \"proxylint --help\" for usage.\n", args[0], near)
+			return exitError
+		}
 	}
-	return cmdLint(args, stdout, stderr, getenv)
+	return cmdLint(args, stdin, stdout, stderr, getenv)
+}
+
+// misspeltCommand returns the subcommand that word, the first argument,
+// was probably meant to be: word is no flag and no existing path, and is
+// close to one subcommand. Otherwise "".
+func misspeltCommand(word string) string {
+	if word == "" || strings.HasPrefix(word, "-") || strings.ContainsAny(word, `/\.`) {
+		return ""
+	}
+	if _, err := os.Lstat(word); err == nil {
+		return ""
+	}
+	return suggest.Nearest(strings.ToLower(word), subcommands, 2)
 }

@@ -201,7 +201,7 @@ func TestRulesAndExplain(t *testing.T) {
 	assert.Contains(t, errOut, "unknown rule \"nope\"")
 	code, out, _ = runCLI(t, "", "version")
 	assert.Equal(t, exitClean, code)
-	assert.True(t, strings.HasPrefix(out, "proxylint "+version), out)
+	assert.True(t, strings.HasPrefix(out, "proxylint "+buildVersion()), out)
 }
 
 // TestHelpNamesEveryPreset keeps --help true to the presets the code has.

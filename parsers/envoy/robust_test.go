@@ -10,14 +10,16 @@ import (
 	"github.com/proxylint/proxylint/model"
 )
 
-// fast loads src and fails when it takes long: bad input must be refused
-// in milliseconds, not expanded.
+// fast loads src and fails when it takes far longer than expected (limit,
+// for a quiet machine) times a margin that only an expansion of the input,
+// never a slow machine, can exceed: bad input must be refused, not
+// expanded. Speed itself is measured by the benchmarks.
 func fast(t *testing.T, name, src string, limit time.Duration) Result {
 	t.Helper()
 	start := time.Now()
 	r := LoadBytes(name, []byte(src), Options{})
-	if el := time.Since(start); el > limit {
-		t.Errorf("%s took %v (limit %v)", name, el, limit)
+	if el := time.Since(start); el > 30*limit {
+		t.Errorf("%s took %v (more than 30 × %v)", name, el, limit)
 	}
 	return r
 }

@@ -52,6 +52,8 @@ type Options struct {
 	// OnSkip, when set, hears of every file a directory walk leaves out,
 	// and why.
 	OnSkip func(path, reason string)
+	// Stdin is standard input, linted where StdinPath is named (stdin.go).
+	Stdin *Stdin
 }
 
 func (o *Options) skip(path, reason string) {
@@ -129,6 +131,8 @@ func loaderFor(kind string) (loader, bool) {
 		return loadNginx, true
 	case KindEnvoy:
 		return loadEnvoy, true
+	case kindStdin:
+		return loadStdin, true
 	}
 	return nil, false
 }
@@ -149,6 +153,10 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 	var items []item
 	namedExcluded := false
 	for _, p := range paths {
+		if p == StdinPath {
+			items = append(items, item{opts.Stdin.name(), kindStdin, "", true})
+			continue
+		}
 		fi, err := os.Stat(p)
 		if err != nil {
 			m.Diagnostics = append(m.Diagnostics, loadError(p, statError(p, err)))
@@ -352,6 +360,9 @@ func detect(path, forced string, explicit bool) (string, error) {
 		return forced, nil
 	}
 	head := readHead(path, 64<<10)
+	if nginx.IsDump(head) {
+		return KindNginx, nil
+	}
 	base := strings.ToLower(filepath.Base(path))
 	ext := filepath.Ext(base)
 	switch {

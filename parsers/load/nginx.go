@@ -6,14 +6,28 @@ import (
 )
 
 func loadNginx(path string, opts Options, roots []string) Result {
+	if r, ok := loadDumpFile(path, opts); ok {
+		return r
+	}
+	cfg := nginx.Load(path, nginxOptions(opts, roots))
+	return nginxResult(cfg, opts)
+}
+
+// nginxOptions are the reader's options for a load: the tree includes may
+// read and the budgets.
+func nginxOptions(opts Options, roots []string) nginx.Options {
+	return nginx.Options{
+		Roots: roots, MaxFileSize: opts.MaxFileSize,
+		MaxIncludes: opts.MaxIncludes, MaxIncludeBytes: opts.MaxTotalSize,
+	}
+}
+
+// nginxResult turns a loaded nginx configuration into a loader's result.
+func nginxResult(cfg *nginx.Config, opts Options) Result {
 	target := opts.Target
 	if target.Product != model.Nginx && target.Product != model.Angie {
 		target = model.Target{Product: model.Nginx}
 	}
-	cfg := nginx.Load(path, nginx.Options{
-		Roots: roots, MaxFileSize: opts.MaxFileSize,
-		MaxIncludes: opts.MaxIncludes, MaxIncludeBytes: opts.MaxTotalSize,
-	})
 	res := Result{Diagnostics: cfg.Diagnostics}
 	for i, f := range cfg.Files {
 		res.Files = append(res.Files, &model.File{Path: f.Path, Source: f.Source, Comments: f.Comments})

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 )
 
@@ -113,11 +112,7 @@ func TestBrokenInput(t *testing.T) {
 				}
 			}
 			main := filepath.Join(dir, "nginx.conf")
-			start := time.Now()
 			cfg := loadWithin(t, main, Options{})
-			if d := time.Since(start); d > timeLimit(5*time.Second) {
-				t.Errorf("took %v", d)
-			}
 			fatal := fatalDiagnostics(cfg)
 			if len(fatal) == 0 {
 				t.Fatalf("loaded without a fatal error: %v", cfg.Diagnostics)
@@ -141,8 +136,8 @@ func TestBrokenInput(t *testing.T) {
 	}
 }
 
-// TestLoadLargeValidConfig checks that an 8 MB configuration loads, whole
-// and quickly.
+// TestLoadLargeValidConfig checks that an 8 MB configuration loads whole
+// (its speed is BenchmarkLoad*).
 func TestLoadLargeValidConfig(t *testing.T) {
 	t.Parallel()
 	big := bigConfig(8 << 20)
@@ -151,11 +146,7 @@ func TestLoadLargeValidConfig(t *testing.T) {
 	if err := os.WriteFile(path, big, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
 	cfg := loadWithin(t, path, Options{})
-	if d := time.Since(start); d > timeLimit(5*time.Second) {
-		t.Errorf("loading 8 MB took %v", d)
-	}
 	if len(cfg.Diagnostics) != 0 || cfg.Syntax || cfg.Context != "main" {
 		t.Fatalf("diagnostics %v, syntax %v, context %q", cfg.Diagnostics, cfg.Syntax, cfg.Context)
 	}

@@ -112,6 +112,12 @@ func fatalDiagnostics(cfg *Config) []model.Diagnostic {
 	return out
 }
 
+// watchdog is how long a test waits before it calls a load hung: far above
+// any load's duration even on a loaded machine, so it catches a hang or an
+// exponential blow-up, never a slow run (speed is measured by the
+// benchmarks).
+const watchdog = time.Minute
+
 // timeLimit scales a time limit for the race detector.
 func timeLimit(d time.Duration) time.Duration {
 	if raceDetector {

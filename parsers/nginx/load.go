@@ -42,6 +42,9 @@ type Options struct {
 	// at each (DefaultMaxIncludes, DefaultMaxIncludeBytes when zero).
 	MaxIncludes     int
 	MaxIncludeBytes int64
+	// FS is read instead of the operating system's file system when set
+	// (dump.go).
+	FS FS
 }
 
 // Default budgets of one configuration.
@@ -98,13 +101,13 @@ func Load(path string, opts Options) *Config {
 		exists: map[string]bool{}, globs: map[string]fsResult[[]string]{},
 	}
 	for _, r := range opts.Roots {
-		if real, err := realPath(r); err == nil {
+		if real, err := l.realPath(r); err == nil {
 			l.roots = append(l.roots, real)
 		}
 	}
-	real, err := realPath(path)
+	real, err := l.realPath(path)
 	if err == nil {
-		err = regularFile(real, opts.MaxFileSize)
+		err = l.regular(real)
 	}
 	if err != nil {
 		l.fatal(CodeLoad, model.Pos{File: path}, fmt.Sprintf("cannot read %s: %v", path, unwrapPathError(err)))
@@ -158,17 +161,14 @@ func cached[T any](m map[string]fsResult[T], key string, f func(string) (T, erro
 	return r.v, r.err
 }
 
-func (l *loader) realPath(p string) (string, error) { return cached(l.reals, p, realPath) }
-func (l *loader) read(real string) ([]byte, error) {
-	return cached(l.reads, real, func(p string) ([]byte, error) { return readRegular(p, l.opts.MaxFileSize) })
-}
-func (l *loader) glob(p string) ([]string, error) { return cached(l.globs, p, expandGlob) }
+func (l *loader) realPath(p string) (string, error) { return cached(l.reals, p, l.sys().RealPath) }
+func (l *loader) read(real string) ([]byte, error)  { return cached(l.reads, real, l.sys().ReadFile) }
+func (l *loader) glob(p string) ([]string, error)   { return cached(l.globs, p, l.sys().Glob) }
 
 func (l *loader) exist(p string) bool {
 	e, ok := l.exists[p]
 	if !ok {
-		_, err := os.Lstat(p)
-		e = err == nil
+		e = l.sys().Exists(p)
 		l.exists[p] = e
 	}
 	return e
@@ -360,7 +360,9 @@ func (l *loader) expand(name string, at model.Pos) ([]string, bool) {
 		})
 		return nil, false
 	}
-	l.fatal(CodeInclude, at, fmt.Sprintf("include %q: %s does not exist", name, candidates[0]))
+	if !l.lacks(name, candidates[0], at) {
+		l.fatal(CodeInclude, at, fmt.Sprintf("include %q: %s does not exist", name, candidates[0]))
+	}
 	return nil, false
 }
 

@@ -21,8 +21,8 @@ func loadWithin(t *testing.T, path string, opts Options) *Config {
 	select {
 	case cfg := <-done:
 		return cfg
-	case <-time.After(timeLimit(10 * time.Second)):
-		t.Fatalf("Load(%s) did not return within %v", path, timeLimit(10*time.Second))
+	case <-time.After(timeLimit(watchdog)):
+		t.Fatalf("Load(%s) did not return within %v", path, timeLimit(watchdog))
 		return nil
 	}
 }
@@ -244,7 +244,7 @@ func TestLoadIncludeErrors(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), "not a regular file") {
 				t.Errorf("readRegular(FIFO) = %v", err)
 			}
-		case <-time.After(timeLimit(5 * time.Second)):
+		case <-time.After(timeLimit(watchdog)):
 			t.Fatal("readRegular blocked on a FIFO")
 		}
 	})

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/proxylint/proxylint/internal/suggest"
+	"github.com/proxylint/proxylint/parsers/load"
+	"github.com/proxylint/proxylint/report"
+)
+
+// output is one report a run writes: a format, to a file or ("") to
+// standard output.
+type output struct{ format, file string }
+
+// appendFlag collects every value of a repeatable flag as given.
+type appendFlag struct{ vals *[]string }
+
+func (a appendFlag) String() string     { return "" }
+func (a appendFlag) Set(s string) error { *a.vals = append(*a.vals, s); return nil }
+
+// parseOutputs reads the --format NAME[=FILE] flags and --output: a
+// format without a file writes to --output, or to standard output. At
+// most one report goes to standard output, and each file gets one report.
+func (f *lintFlags) parseOutputs(names []string) error {
+	args := f.formatArgs
+	if len(args) == 0 {
+		args = []string{"text"}
+	}
+	f.outputs = nil
+	var toStdout string
+	byFile := map[string]string{}
+	for _, a := range args {
+		name, file, hasFile := strings.Cut(a, "=")
+		if !contains(names, name) {
+			if near := suggest.Nearest(strings.ToLower(name), names, 2); near != "" {
+				return fmt.Errorf("--format %q: did you mean %q? (want %s)", name, near, strings.Join(names, ", "))
+			}
+			return fmt.Errorf("--format %q: want %s", name, strings.Join(names, ", "))
+		}
+		if hasFile && file == "" {
+			return fmt.Errorf("--format %s=: name the file to write, as in --format %s=FILE", name, name)
+		}
+		if !hasFile {
+			file = f.output
+		}
+		switch {
+		case file == "" && toStdout != "":
+			return fmt.Errorf("--format %s and --format %s both write to standard output; give one a file with --format NAME=FILE", toStdout, name)
+		case file == "":
+			toStdout = name
+		case byFile[file] != "":
+			return fmt.Errorf("--format %s and --format %s both write to %s; give each its own file", byFile[file], name, file)
+		default:
+			byFile[file] = name
+		}
+		f.outputs = append(f.outputs, output{name, file})
+	}
+	f.format = f.outputs[0].format
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// writeReports writes every report the flags ask for, with the writers of
+// the registry: a file is written to a temporary file renamed over it, and
+// never over one of inputs, the files the run read.
+func writeReports[T any](formats report.Formats[T], f *lintFlags, in T, inputs []string, stdout io.Writer, getenv func(string) string) error {
+	for _, o := range f.outputs {
+		format, ok := formats.Lookup(o.format)
+		if !ok {
+			return fmt.Errorf("--format %q: want %s", o.format, strings.Join(formats.Names(), " or "))
+		}
+		if err := writeReport(format, o, f, in, inputs, stdout, getenv); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeReport[T any](format report.Format[T], o output, f *lintFlags, in T, inputs []string, stdout io.Writer, getenv func(string) string) error {
+	if o.file == "" {
+		if err := format.Write(stdout, in, format.Color && useColor(f, stdout, getenv)); err != nil {
+			return fmt.Errorf("writing the %s report: %w", o.format, err)
+		}
+		return nil
+	}
+	err := writeFileAtomic(o.file, inputs, func(w io.Writer) error {
+		return format.Write(w, in, false)
+	})
+	if err != nil {
+		return fmt.Errorf("--output: %w", err)
+	}
+	return nil
+}
+
+// flagError adds a "did you mean" to the flag package's message about an
+// unknown flag.
+func flagError(fs *flag.FlagSet, err error) error {
+	const undefined = "flag provided but not defined: -"
+	msg := err.Error()
+	if !strings.HasPrefix(msg, undefined) {
+		return err
+	}
+	name := strings.TrimLeft(strings.TrimPrefix(msg, undefined), "-")
+	var names []string
+	fs.VisitAll(func(fl *flag.Flag) {
+		if len(fl.Name) > 1 {
+			names = append(names, fl.Name)
+		}
+	})
+	if near := suggest.Nearest(name, names, 2); near != "" {
+		return fmt.Errorf("%w; did you mean --%s?", err, near)
+	}
+	return err
+}
+
+// countStdin counts the paths that name standard input.
+func countStdin(paths []string) int {
+	n := 0
+	for _, p := range paths {
+		if p == load.StdinPath {
+			n++
+		}
+	}
+	return n
+}
+
+// maxStdin bounds what is read from standard input.
+const maxStdin = 256 << 20
+
+// readStdin reads standard input whole, for "-" among the paths.
+func readStdin(f *lintFlags) (*load.Stdin, error) {
+	if f.stdin == nil {
+		return nil, errors.New("standard input (\"-\") cannot be read here")
+	}
+	data, err := io.ReadAll(io.LimitReader(f.stdin, maxStdin+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading standard input: %w", err)
+	}
+	if len(data) > maxStdin {
+		return nil, fmt.Errorf("standard input is too large (more than %d bytes)", maxStdin)
+	}
+	return &load.Stdin{Data: data, Name: f.stdinFilename}, nil
+}
+
+// repoRoot is the directory SARIF and GitHub paths are relative to:
+// --root, else the nearest directory at or above the working directory
+// that holds .git (a checkout's top level), else the working directory.
+func repoRoot(f *lintFlags, wd string) string {
+	if f.root != "" {
+		if abs, err := filepath.Abs(f.root); err == nil {
+			return abs
+		}
+		return f.root
+	}
+	for dir := wd; dir != ""; dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+			return dir
+		}
+		if dir == filepath.Dir(dir) {
+			break
+		}
+	}
+	return wd
+}
