@@ -293,7 +293,7 @@ func (x *fixer) replaceArg(s *statement, i int, text string) {
 // http block can be inserted: the first server block of the proxy, so that
 // every fix that adds to the http block adds at one place. nil when the
 // proxy has no server block whose surroundings are known.
-func (x *fixer) httpLevel(p *model.Proxy) (*model.File, int) {
+func (x *fixer) httpLevel(p *model.Proxy, r *model.Route) (*model.File, int) {
 	if x.failed || p == nil || len(p.Listeners) == 0 || (p.Context != "main" && p.Context != "http") {
 		x.fail()
 		return nil, 0
@@ -310,6 +310,24 @@ func (x *fixer) httpLevel(p *model.Proxy) (*model.File, int) {
 	}
 	rest := bytes.TrimLeft(f.Source[off+len("server"):], " \t\r\n")
 	if len(rest) == 0 || rest[0] != '{' {
+		x.fail()
+		return nil, 0
+	}
+	// The server block must be in the http block of this file, or at the
+	// top of the entry file of an http-level fragment.
+	in, at := openBlocks(f.Source[:off])
+	if !(len(in) == 1 && in[0] == "http") && !(len(in) == 0 && p.Context == "http" && f.Path == p.Entry) {
+		x.fail()
+		return nil, 0
+	}
+	// The route's own server must be in that http block.
+	rOff := f.Offset(r.Listener.Pos)
+	if r.Listener.Pos.File != f.Path || rOff < 0 {
+		x.fail()
+		return nil, 0
+	}
+	rIn, rAt := openBlocks(f.Source[:rOff])
+	if len(rIn) != len(in) || len(at) > 0 && rAt[0] != at[0] {
 		x.fail()
 		return nil, 0
 	}
@@ -533,7 +551,7 @@ func implicitUpstreamFix(pass *Pass, u *model.Upstream, r *model.Route) []Edit {
 	if fw.Module == "fastcgi" && !r.Nginx.KeepConn.Value {
 		inLocation = append(inLocation, "fastcgi_keep_conn on;")
 	}
-	f, at := x.httpLevel(p)
+	f, at := x.httpLevel(p, r)
 	block := []string{"upstream " + name + " {"}
 	unit := "    "
 	if f != nil {
@@ -665,7 +683,7 @@ const timingFormat = `'$remote_addr - $remote_user [$time_local] "$request" $sta
 // logFormatFix adds the missing variables to a log format: to the custom
 // format the log uses, or, for the built-in combined format, through a new
 // format "timing" that the access_log directive names, its path kept.
-func logFormatFix(pass *Pass, p *model.Proxy, l model.AccessLog, missing []string) []Edit {
+func logFormatFix(pass *Pass, p *model.Proxy, r *model.Route, l model.AccessLog, missing []string) []Edit {
 	x := newFixer(pass.Model)
 	if l.Format.Builtin {
 		if l.Format.Name != "combined" || x.anywhere("timing") {
@@ -682,7 +700,7 @@ func logFormatFix(pass *Pass, p *model.Proxy, l model.AccessLog, missing []strin
 		} else {
 			return nil
 		}
-		f, at := x.httpLevel(p)
+		f, at := x.httpLevel(p, r)
 		x.insertBefore(f, at, "log_format timing "+timingFormat+";", "")
 		return x.result()
 	}
@@ -822,6 +840,68 @@ func (x *fixer) ownHeaders(r *model.Route) bool {
 	return ownDirectives(block)["proxy_set_header"] != nil
 }
 
+// enclosing lists the names of the blocks open at the end of text,
+// outermost first.
+func enclosing(text []byte) []string {
+	names, _ := openBlocks(text)
+	return names
+}
+
+// openBlocks lists the names and the offsets of the "{" of the blocks
+// open at the end of text, outermost first.
+func openBlocks(text []byte) ([]string, []int) {
+	var stack, words []string
+	var at []int
+	for i := 0; i < len(text); {
+		c := text[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+			i++
+		case c == '#':
+			for i < len(text) && text[i] != '\n' {
+				i++
+			}
+		case c == '{':
+			name := ""
+			if len(words) > 0 {
+				name = words[0]
+			}
+			stack = append(stack, name)
+			at = append(at, i)
+			words = nil
+			i++
+		case c == '}':
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+				at = at[:len(at)-1]
+			}
+			words = nil
+			i++
+		case c == ';':
+			words = nil
+			i++
+		case c == '"' || c == '\'':
+			j := i + 1
+			for j < len(text) && text[j] != c {
+				if text[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			words = append(words, "")
+			i = j + 1
+		default:
+			j := i
+			for j < len(text) && !strings.ContainsRune(" \t\r\n;{}", rune(text[j])) {
+				j++
+			}
+			words = append(words, string(text[i:j]))
+			i = j
+		}
+	}
+	return stack, at
+}
+
 // ownDirectives lists the arguments of the simple directives directly in
 // the block whose text (from its name to its closing brace) is given, by
 // name.
@@ -913,7 +993,7 @@ func logFormatFixOf(pass *Pass, p *model.Proxy, r *model.Route, advice string) (
 		if r.AccessLogs.Default {
 			return "decide where the access log goes and log it with a format that has $request_time, $upstream_response_time and $upstream_status", nil
 		}
-		edits := logFormatFix(pass, p, l, missing)
+		edits := logFormatFix(pass, p, r, l, missing)
 		if l.Format.Builtin {
 			return withEdits(edits, "log to "+l.Path+" with format timing: the combined format with $request_time, $upstream_connect_time, $upstream_response_time and $upstream_status", advice)
 		}
@@ -933,7 +1013,8 @@ func h1SafeDrainFixOf(pass *Pass, p *model.Proxy, l *model.Listener, advice stri
 
 func nonIdempotentFixOf(pass *Pass, r *model.Route, advice string) (string, []Edit) {
 	on := r.Retry.On
-	if !on.Explicit() || r.Nginx == nil {
+	if !on.Explicit() || r.Nginx == nil || writeReason(pass, r) != "" {
+		// A location that writes is then reported for its other retries.
 		return advice, nil
 	}
 	return withEdits(removeArgFix(pass, on.Pos, on.Name, "non_idempotent"),
@@ -948,6 +1029,11 @@ func retryBoundFixOf[T any](pass *Pass, r *model.Route, s model.Setting[T], advi
 
 func retryBound(pass *Pass, r *model.Route, pos model.Pos, name string, explicit bool, advice string, add []string) (string, []Edit) {
 	if !explicit || r.Nginx == nil || r.Forward == nil {
+		return advice, nil
+	}
+	// Both bounds must hold after the fix: "tries 0" is no count at all.
+	addsTries := len(add) == 2 || add[0] == "tries"
+	if !addsTries && r.Nginx.Tries.Value == 0 {
 		return advice, nil
 	}
 	mod := r.Forward.Module
