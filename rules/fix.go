@@ -208,9 +208,6 @@ func (x *fixer) insertAfter(s *statement, lines ...string) {
 	for _, l := range lines {
 		text.WriteString(in + l + nl)
 	}
-	if at == len(src) && !strings.HasPrefix(text.String(), nl) {
-		// The last line had an ending; keep the file ending in one.
-	}
 	x.add(s.file, at, at, text.String())
 }
 
@@ -739,14 +736,6 @@ func removeArgFix(pass *Pass, pos model.Pos, name, arg string) []Edit {
 	return x.result()
 }
 
-// addNextToFix inserts a directive after the one named name at pos, at the
-// same level.
-func addNextToFix(pass *Pass, pos model.Pos, name string, line string) []Edit {
-	x := newFixer(pass.Model)
-	x.insertAfter(x.nginxStatement(pos, name), line)
-	return x.result()
-}
-
 var (
 	yamlKeyLine = regexp.MustCompile(`^([ \t]*)(?:- )?["']?(common_http_protocol_options|commonHttpProtocolOptions)["']?[ \t]*:[ \t]*(#.*)?\r?$`)
 	yamlBoolVal = regexp.MustCompile(`^["']?(http1_safe_max_connection_duration|http1SafeMaxConnectionDuration)["']?[ \t]*:[ \t]*(false)\b`)
@@ -838,13 +827,6 @@ func (x *fixer) ownHeaders(r *model.Route) bool {
 		return false
 	}
 	return ownDirectives(block)["proxy_set_header"] != nil
-}
-
-// enclosing lists the names of the blocks open at the end of text,
-// outermost first.
-func enclosing(text []byte) []string {
-	names, _ := openBlocks(text)
-	return names
 }
 
 // openBlocks lists the names and the offsets of the "{" of the blocks
