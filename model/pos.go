@@ -9,8 +9,10 @@
 package model
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 )
 
 // Pos is a position in a source file. Line and Col are 1-based; Col counts
@@ -97,3 +99,41 @@ type Diagnostic struct {
 }
 
 func (d Diagnostic) Error() string { return d.Pos.String() + ": " + d.Message }
+
+// Offset returns the byte offset in f.Source of position p (its Line and
+// Col; p.File is not checked), or -1 when p is not in the source. It is
+// the inverse of PosAt.
+func (f *File) Offset(p Pos) int {
+	if p.Line < 1 || p.Col < 1 {
+		return -1
+	}
+	src := f.Source
+	off := 0
+	for line := 1; line < p.Line; line++ {
+		j := bytes.IndexByte(src[off:], '\n')
+		if j < 0 {
+			return -1
+		}
+		off += j + 1
+	}
+	for col := 1; col < p.Col; col++ {
+		if off >= len(src) || src[off] == '\n' {
+			return -1
+		}
+		_, size := utf8.DecodeRune(src[off:])
+		off += size
+	}
+	if off > len(src) {
+		return -1
+	}
+	return off
+}
+
+// PosAt returns the position of byte offset off in f.Source, counting
+// columns as Pos does (code points, an invalid byte as one).
+func (f *File) PosAt(off int) Pos {
+	src := f.Source
+	off = max(0, min(off, len(src)))
+	start := bytes.LastIndexByte(src[:off], '\n') + 1
+	return Pos{File: f.Path, Line: bytes.Count(src[:start], []byte{'\n'}) + 1, Col: utf8.RuneCount(src[start:off]) + 1}
+}

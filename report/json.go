@@ -35,8 +35,23 @@ type jsonFinding struct {
 	EndColumn   int              `json:"end_column,omitempty"`
 	Related     []jsonRelated    `json:"related,omitempty"`
 	Fix         string           `json:"fix,omitempty"`
+	FixEdits    []jsonEdit       `json:"fix_edits,omitempty"`
 	Fingerprint string           `json:"fingerprint"`
 	Suppressed  *jsonSuppression `json:"suppressed,omitempty"`
+}
+
+// jsonEdit is one edit of a finding's fix: replace the bytes [start, end)
+// of the file (line and column as findings count them) with text.
+type jsonEdit struct {
+	File        string `json:"file"`
+	FileBase64  []byte `json:"file_base64,omitempty"`
+	Start       int    `json:"start"`
+	End         int    `json:"end"`
+	StartLine   int    `json:"start_line"`
+	StartColumn int    `json:"start_column"`
+	EndLine     int    `json:"end_line"`
+	EndColumn   int    `json:"end_column"`
+	Text        string `json:"text"`
 }
 
 type jsonRelated struct {
@@ -95,6 +110,11 @@ func JSON(w io.Writer, in *Input) error {
 		}
 		if f.End.IsValid() {
 			jf.EndLine, jf.EndColumn = f.End.Line, f.End.Col
+		}
+		for _, e := range f.Edits {
+			s, end, _ := in.editRange(e)
+			jf.FixEdits = append(jf.FixEdits, jsonEdit{File: in.RelPath(e.File), FileBase64: rawName(in.RelPath(e.File)), Start: e.Start, End: e.End,
+				StartLine: s.Line, StartColumn: s.Col, EndLine: end.Line, EndColumn: end.Col, Text: e.New})
 		}
 		for _, r := range f.Related {
 			jf.Related = append(jf.Related, jsonRelated{File: in.RelPath(r.Pos.File), FileBase64: rawName(in.RelPath(r.Pos.File)), Line: r.Pos.Line, Column: r.Pos.Col, Message: r.Message})

@@ -80,6 +80,19 @@ func Text(w io.Writer, in *Input, useColor bool) error {
 		if f.Fix != "" {
 			fmt.Fprintf(bw, "    %s %s\n", p.fix.Sprint("fix:"), Escape(f.Fix))
 		}
+		for _, e := range f.Edits {
+			before, after, ok := in.fixedLines(e)
+			if !ok {
+				continue
+			}
+			fmt.Fprintf(bw, "      %s\n", p.dim.Sprint(Escape(in.posText(in.filePos(e)))))
+			for _, l := range before {
+				fmt.Fprintf(bw, "      %s %s\n", p.dim.Sprint("-"), Escape(l))
+			}
+			for _, l := range after {
+				fmt.Fprintf(bw, "      %s %s\n", p.fix.Sprint("+"), Escape(l))
+			}
+		}
 	}
 	c := Count(in.Findings)
 	if shown > 0 || c.Suppressed > 0 || in.Known > 0 || in.Skipped > 0 {

@@ -28,6 +28,7 @@ func checkClientAbortIgnoredBroadly(pass *Pass) {
 				Pos:      inv.Pos,
 				Message:  fmt.Sprintf("%s: nginx -t fails with \"unknown directive\". %s.", inv.Name, inv.Value),
 				Fix:      "remove it; to let long gRPC calls finish, keep the client connected (or make the call idempotent and retry it)",
+				Edits:    removeDirectiveFix(pass, inv.Pos, inv.Name),
 			})
 		}
 		for _, r := range p.Routes() {

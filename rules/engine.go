@@ -22,8 +22,11 @@ type Finding struct {
 	// Related points at the other places involved: the line a value is
 	// inherited from, the other hop.
 	Related []Related
-	// Fix says how to repair the configuration.
+	// Fix says how to repair the configuration, in one line.
 	Fix string
+	// Edits make the repair, when a mechanical one is safe (rules/fix.go):
+	// applied together, they leave a configuration the proxy accepts.
+	Edits []Edit
 	// Suppression is set when an inline comment suppresses the finding.
 	Suppression *Suppression
 	// Fatal marks a file that could not be loaded completely: the finding

@@ -24,6 +24,7 @@ func checkEnvoyH1UnsafeDrain(pass *Pass) {
 	for _, p := range pass.Model.Proxies {
 		for _, l := range p.Listeners {
 			if f, ok := h1UnsafeDrain(p, l); ok {
+				f.Fix, f.Edits = h1SafeDrainFixOf(pass, p, l, f.Fix)
 				pass.Report(f)
 			}
 		}

@@ -30,6 +30,7 @@ func checkLogFormatBlind(pass *Pass) {
 				continue
 			}
 			if f, ok := blindLog(r, p.Context != "main"); ok {
+				f.Fix, f.Edits = logFormatFixOf(pass, p, r, f.Fix)
 				pass.Report(f)
 			}
 		}

@@ -34,6 +34,7 @@ func checkRetryTimeoutWrite(pass *Pass) {
 				continue
 			}
 			if f, ok := replaysWrites(r); ok {
+				f.Fix, f.Edits = nonIdempotentFixOf(pass, r, f.Fix)
 				pass.Report(f)
 			} else if f, ok := writeRetriedAfterSend(pass, r); ok {
 				pass.Report(f)

@@ -36,10 +36,13 @@ func checkRetryTriesUnbounded(pass *Pass) {
 				continue
 			}
 			if f, ok := triesWithoutTimeout(r, n, exact); ok {
+				f.Fix, f.Edits = retryBoundFixOf(pass, r, r.Nginx.Tries, f.Fix, "timeout")
 				pass.Report(f)
 			} else if f, ok := timeoutWithoutTries(r, n, exact); ok {
+				f.Fix, f.Edits = retryBoundFixOf(pass, r, r.Nginx.NextTimeout, f.Fix, "tries")
 				pass.Report(f)
 			} else if f, ok := implicitRetries(r, n, exact); ok {
+				f.Fix, f.Edits = retryBoundFixOf(pass, r, r.Retry.On, f.Fix, "tries", "timeout")
 				pass.Report(f)
 			}
 		}

@@ -52,6 +52,7 @@ func implicitUpstream(pass *Pass, u *model.Upstream) {
 		if r.Forward.Module == "grpc" || r.Forward.Module == "memcached" {
 			f.Fix = fmt.Sprintf("declare \"upstream backend { server %s; }\" (with \"keepalive 16;\" before nginx 1.29.7) and use %s to it", u.Servers[0].Raw, r.Forward.Name)
 		}
+		f.Fix, f.Edits = implicitUpstreamFixOf(pass, u, r, f.Fix)
 		pass.Report(f)
 	}
 }
@@ -102,11 +103,13 @@ func namedUpstream(pass *Pass, p *model.Proxy, u *model.Upstream) {
 		if v := pooling[0].Nginx.HTTPVersion; v.Default && v.Value == "1.0" {
 			f.Fix += ", with proxy_http_version 1.1 and proxy_set_header Connection \"\" where it is proxied to"
 		}
+		f.Edits = namedUpstreamFix(pass, u, pooling)
 		pass.Report(f)
 		return
 	}
 	for _, r := range pooling {
 		if f, ok := poolDefeated(p, u, r); ok {
+			f.Edits = poolDefeatedFix(pass, r)
 			pass.Report(f)
 		}
 	}

@@ -93,6 +93,11 @@ Flags:
   --baseline FILE          report only findings not recorded in FILE
   --write-baseline FILE    record today's findings in FILE; later runs
                            with --baseline FILE report only new ones
+  --diff                   print the fixes as a unified diff
+  --fix                    apply the fixes in place (each file replaced
+                           whole; never a file outside the named paths or
+                           changed since it was read), then lint again
+                           and report what remains
   --verbose                name each file a directory walk skips, and why
                            (the summary counts them)
   --max-file-size SIZE     read at most SIZE bytes of one file (default 64M;
@@ -157,6 +162,8 @@ type lintFlags struct {
 	baseline        string
 	writeBaseline   string
 	help            bool
+	// diff prints the fixes as a unified diff; fix applies them.
+	diff, fix bool
 	limits
 	// given holds the flags set on the command line, which beat the
 	// configuration file.
@@ -208,6 +215,8 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 	fs.StringVar(&f.writeBaseline, "write-baseline", "", "")
 	fs.BoolVar(&f.help, "help", false, "")
 	fs.BoolVar(&f.help, "h", false, "")
+	fs.BoolVar(&f.diff, "diff", false, "")
+	fs.BoolVar(&f.fix, "fix", false, "")
 	f.limits.register(fs)
 
 	var paths, tail []string
@@ -406,6 +415,37 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 	if code != exitClean {
 		return code
 	}
+	changed := false
+	if f.diff || f.fix {
+		files, set, err := fixFiles(mdl, findings)
+		if err != nil {
+			fmt.Fprintf(stderr, "proxylint: %v\n", err)
+			return exitError
+		}
+		if f.diff {
+			if err := writeDiff(stdout, files); err != nil {
+				return exitError
+			}
+			if len(files) > 0 {
+				return exitFindings
+			}
+			return exitClean
+		}
+		n, ok := applyFixes(files, paths, stderr)
+		fmt.Fprintf(stderr, "proxylint: fixed %d %s in %d %s\n", set.Applied, plural(set.Applied, "finding", "findings"), n, plural(n, "file", "files"))
+		if !ok {
+			return exitError
+		}
+		if s, mdl, findings, ok = analyze(f, paths, stderr); !ok {
+			return exitError
+		}
+		if findings, known, code = applyBaseline(f, s, paths, mdl, findings, wd, stderr); code != exitClean {
+			return code
+		}
+		// Like pre-commit's fixers: a run that changed files fails, and
+		// the next one, after "git add", passes.
+		changed = n > 0
+	}
 	in := &report.Input{Findings: findings, Known: known, Files: mdl.Files, Rules: rules.All(), Version: strings.TrimPrefix(buildVersion(), "v"),
 		Dir: wd, Root: repoRoot(f, wd), Diagnostics: mdl.Diagnostics, Skipped: s.skipped}
 
@@ -413,7 +453,10 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 		fmt.Fprintf(stderr, "proxylint: %v\n", err)
 		return exitError
 	}
-	return exitCode(in.Findings, s.failOn)
+	if c := exitCode(in.Findings, s.failOn); c != exitClean || !changed {
+		return c
+	}
+	return exitFindings
 }
 
 // analyze reads the configuration file, resolves the settings, loads the

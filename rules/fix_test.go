@@ -1,0 +1,336 @@
+package rules_test
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/proxylint/proxylint/chain"
+	"github.com/proxylint/proxylint/internal/nginxtest"
+	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/parsers/load"
+	"github.com/proxylint/proxylint/rules"
+)
+
+// TestApplyEdits: insertions at one place keep their order and come
+// before a replacement that starts there.
+func TestApplyEdits(t *testing.T) {
+	src := []byte("a b c;\n")
+	out, err := rules.ApplyEdits(src, []rules.Edit{
+		{Start: 2, End: 3, New: "B"},
+		{Start: 2, End: 2, New: "1"},
+		{Start: 2, End: 2, New: "2"},
+		{Start: 7, End: 7, New: "d;\n"},
+	})
+	if err != nil || string(out) != "a 12B c;\nd;\n" {
+		t.Fatalf("got %q, %v", out, err)
+	}
+	if _, err := rules.ApplyEdits(src, []rules.Edit{{Start: 0, End: 3}, {Start: 2, End: 4}}); err == nil {
+		t.Fatal("overlapping edits applied")
+	}
+}
+
+// TestSelectFixesSkipsOverlap: a finding whose edit overlaps one taken
+// is left out whole; an equal edit is taken once.
+func TestSelectFixesSkipsOverlap(t *testing.T) {
+	e1 := rules.Edit{File: "f", Start: 0, End: 3, New: "x"}
+	set := rules.SelectFixes([]rules.Finding{
+		{Edits: []rules.Edit{e1}},
+		{Edits: []rules.Edit{e1, {File: "f", Start: 9, End: 9, New: "y\n"}}},
+		{Edits: []rules.Edit{{File: "f", Start: 2, End: 5, New: "z"}, {File: "g", Start: 0, End: 0, New: "w\n"}}},
+	})
+	if set.Applied != 2 || set.Skipped != 1 || len(set.Edits["f"]) != 2 || len(set.Edits["g"]) != 0 {
+		t.Fatalf("got %+v", set)
+	}
+}
+
+// fixCase is a configuration copied to a scratch directory, where its
+// fixes are applied.
+type fixCase struct {
+	kind, entry, dir string
+	orig             map[string][]byte // path in the copy -> content
+}
+
+// TestFixesWork applies every fix offered on every fixture and every file
+// of the shared corpus, one finding at a time and then all together, and
+// checks the result: nginx -t accepts it when it accepted the input, a
+// second lint no longer reports the finding and reports nothing new, and
+// an Envoy configuration loads without a diagnostic.
+func TestFixesWork(t *testing.T) {
+	roots := []string{fixturesDir}
+	corpus := corpusDir
+	if _, err := os.Stat(corpus); err != nil {
+		corpus = "/work/shared/corpus"
+	}
+	if _, err := os.Stat(corpus); err == nil {
+		roots = append(roots, corpus)
+	} else {
+		t.Logf("the shared corpus %s is absent: fixtures only", corpus)
+	}
+	offered := map[string]int{}
+	for _, root := range roots {
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			ext := filepath.Ext(p)
+			kind := load.KindNginx
+			if ext == ".yaml" || ext == ".yml" || ext == ".json" {
+				kind = load.KindEnvoy
+			}
+			if ext == ".md" || ext == ".tsv" || ext == ".txt" || root == corpus && !strings.Contains(p, "/"+kind+"/") {
+				return nil
+			}
+			for rule, n := range checkFixes(t, kind, p) {
+				offered[rule] += n
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("%d configurations with fixes that nginx -t accepts, checked again after each fix", nginxChecked)
+	for rule, n := range offered {
+		t.Logf("%-30s %d fixes", rule, n)
+	}
+	for _, id := range []string{"upstream-no-keepalive", "log-format-blind", "envoy-h1-unsafe-drain", "retry-timeout-write", "retry-tries-unbounded", "client-abort-ignored-broadly"} {
+		if offered[id] == 0 {
+			t.Errorf("no fix of %s was offered on the fixtures", id)
+		}
+	}
+}
+
+// copyCase copies the directory of a configuration file to a scratch
+// directory.
+func copyCase(t *testing.T, kind, path string) *fixCase {
+	dir := t.TempDir()
+	src := filepath.Dir(path)
+	c := &fixCase{kind: kind, dir: dir, entry: filepath.Join(dir, filepath.Base(path)), orig: map[string][]byte{}}
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if err := copyTree(filepath.Join(src, e.Name()), filepath.Join(dir, e.Name()), c.orig); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c
+}
+
+func copyTree(from, to string, orig map[string][]byte) error {
+	fi, err := os.Lstat(from)
+	if err != nil {
+		return err
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return nil // links are not part of the copied configuration
+	}
+	if fi.IsDir() {
+		if err := os.MkdirAll(to, 0o755); err != nil {
+			return err
+		}
+		entries, err := os.ReadDir(from)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if err := copyTree(filepath.Join(from, e.Name()), filepath.Join(to, e.Name()), orig); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > 1<<20 {
+		return nil
+	}
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	orig[to] = b
+	return os.WriteFile(to, b, 0o644)
+}
+
+func (c *fixCase) restore(t *testing.T) {
+	for p, b := range c.orig {
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func (c *fixCase) lint() (*model.Model, []rules.Finding) {
+	m := load.Load([]string{c.entry}, load.Options{Kind: c.kind, Target: model.Target{Product: model.Nginx}, IncludeRoots: []string{c.dir}})
+	chain.AnalyzeModel(m, nil, 0)
+	return m, rules.Run(m, &rules.Options{})
+}
+
+// apply writes the edits of the set into the copy, and returns a function
+// that maps a position before the edits to one after them.
+func (c *fixCase) apply(t *testing.T, m *model.Model, set rules.FixSet) func(model.Pos) model.Pos {
+	shifted := map[string]*model.File{}
+	for path, edits := range set.Edits {
+		var f *model.File
+		for _, mf := range m.Files {
+			if mf.Path == path {
+				f = mf
+			}
+		}
+		out, err := rules.ApplyEdits(f.Source, edits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		shifted[path] = f
+	}
+	return func(p model.Pos) model.Pos {
+		f := shifted[p.File]
+		if f == nil {
+			return p
+		}
+		off := f.Offset(p)
+		delta := 0
+		for _, e := range set.Edits[p.File] {
+			if e.End <= off {
+				delta += len(e.New) - (e.End - e.Start)
+			}
+		}
+		nf := &model.File{Path: p.File}
+		nf.Source, _ = os.ReadFile(p.File)
+		return nf.PosAt(off + delta)
+	}
+}
+
+var nginxChecked int
+
+type key struct {
+	rule string
+	pos  model.Pos
+}
+
+// checkFixes checks the fixes offered on one configuration and counts
+// them by rule.
+func checkFixes(t *testing.T, kind, path string) map[string]int {
+	offered := map[string]int{}
+	c := copyCase(t, kind, path)
+	m, findings := c.lint()
+	var fixable []rules.Finding
+	for _, f := range findings {
+		if len(f.Edits) > 0 {
+			fixable = append(fixable, f)
+		}
+	}
+	if len(fixable) == 0 {
+		return offered
+	}
+	before := c.accepts(t, m)
+	if before && kind == load.KindNginx {
+		nginxChecked++
+	}
+	name := strings.TrimPrefix(path, "../../")
+	check := func(what string, fixed []rules.Finding) {
+		set := rules.SelectFixes(fixed)
+		move := c.apply(t, m, set)
+		defer c.restore(t)
+		m2, again := c.lint()
+		if before && !c.accepts(t, m2) {
+			t.Errorf("%s: %s: nginx -t refuses the result", name, what)
+			c.dump(t, set)
+		}
+		if kind == load.KindEnvoy {
+			known := map[string]bool{}
+			for _, d := range m.Diagnostics {
+				known[d.Code] = true
+			}
+			for _, d := range m2.Diagnostics {
+				if d.Fatal || d.Code == "envoy-invalid" || !known[d.Code] {
+					t.Errorf("%s: %s: the result does not load: [%s] %s", name, what, d.Code, d.Message)
+				}
+			}
+		}
+		was := map[key]bool{}
+		for _, f := range findings {
+			was[key{f.Rule, move(f.Pos)}] = true
+		}
+		gone := map[key]bool{}
+		for _, f := range fixed {
+			gone[key{f.Rule, move(f.Pos)}] = true
+		}
+		for _, f := range again {
+			k := key{f.Rule, f.Pos}
+			switch {
+			case gone[k] && set.Skipped == 0:
+				t.Errorf("%s: %s: still reported after its fix: %s: %s", name, what, f.Pos, f.Message)
+			case !was[k]:
+				t.Errorf("%s: %s: new after the fix: %s: [%s] %s", name, what, f.Pos, f.Rule, f.Message)
+			}
+		}
+	}
+	for _, f := range fixable {
+		offered[f.Rule]++
+		check(fmt.Sprintf("fix of %s at %s", f.Rule, f.Pos), []rules.Finding{f})
+	}
+	check("all fixes", fixable)
+	return offered
+}
+
+func (c *fixCase) dump(t *testing.T, set rules.FixSet) {
+	for p := range set.Edits {
+		b, _ := os.ReadFile(p)
+		t.Logf("%s:\n%s", p, b)
+	}
+}
+
+// accepts runs nginx -t on the copy (in its context, with the modules its
+// text names); Envoy configurations are accepted when they load.
+func (c *fixCase) accepts(t *testing.T, m *model.Model) bool {
+	if c.kind == load.KindEnvoy {
+		return len(m.Diagnostics) == 0
+	}
+	if len(m.Proxies) == 0 {
+		return false
+	}
+	var modules []string
+	for word, mods := range map[string][]string{"lua": nginxtest.LuaModules, "stream": {nginxtest.StreamModule}} {
+		for _, f := range m.Files {
+			if bytes.Contains(f.Source, []byte(word)) {
+				modules = append(modules, mods...)
+				break
+			}
+		}
+	}
+	opts := []nginxtest.Option{nginxtest.WithModules(modules...), nginxtest.Isolated()}
+	include := "include " + c.entry + ";\n"
+	var conf string
+	switch m.Proxies[0].Context {
+	case "main":
+		if bytes.Contains(c.orig[c.entry], []byte("pid ")) {
+			opts = append(opts, nginxtest.OmitPIDFlag())
+		}
+		conf = include
+		if !bytes.Contains(c.orig[c.entry], []byte("events")) {
+			conf += "events {}\n"
+		}
+	case "http":
+		conf = "events {}\nhttp {\n" + include + "}\n"
+	case "server":
+		conf = "events {}\nhttp {\nserver {\n" + include + "}\n}\n"
+	case "location":
+		conf = "events {}\nhttp {\nserver {\nlocation / {\n" + include + "}\n}\n}\n"
+	default:
+		return false
+	}
+	wrapper := filepath.Join(c.dir, ".proxylint-wrapper")
+	if err := os.WriteFile(wrapper, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return nginxtest.CheckFile(t, wrapper, opts...).OK
+}
