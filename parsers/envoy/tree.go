@@ -195,8 +195,18 @@ func newLimits(size int) *limits {
 	return &limits{budget: minNodeBudget + nodesPerByte*size}
 }
 
-// parseYAML reads every document of src into trees.
-func parseYAML(src []byte) (docs []*node, err error) {
+// parseYAML reads every document of src into trees: most configurations
+// through the fast reader of the common block style, the rest through the
+// general YAML reader.
+func parseYAML(src []byte) ([]*node, error) {
+	if n, ok := parseYAMLFast(src); ok {
+		return []*node{n}, nil
+	}
+	return parseYAMLGeneral(src)
+}
+
+// parseYAMLGeneral reads every document of src with the YAML reader.
+func parseYAMLGeneral(src []byte) (docs []*node, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			docs, err = nil, &posError{line: 1, col: 1, msg: fmt.Sprintf("the YAML reader failed: %v", r)}
