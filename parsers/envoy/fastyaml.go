@@ -20,7 +20,7 @@ func parseYAMLFast(src []byte) (doc *node, ok bool) {
 			return nil, false
 		}
 	}
-	p := &fastParser{src: src, lim: newLimits(len(src))}
+	p := &fastParser{src: src, text: string(src), lim: newLimits(len(src))}
 	p.nextLine()
 	if p.eof {
 		return nil, false
@@ -36,6 +36,8 @@ func parseYAMLFast(src []byte) (doc *node, ok bool) {
 // src[ls:le], its content starting at column ind (0-based).
 type fastParser struct {
 	src    []byte
+	text   string // src as one string, which the scalars' values share
+	slab   []node // nodes are allocated from here, many at a time
 	lim    *limits
 	ls, le int // current line: start and end (at '\n' or len)
 	lineNo int // 1-based number of the current line
@@ -91,7 +93,13 @@ func (p *fastParser) newNode(k kind, col, depth int) *node {
 	if depth > maxDepth || p.lim.used > p.lim.budget {
 		p.fail = true
 	}
-	return &node{kind: k, line: p.lineNo, col: col + 1}
+	if len(p.slab) == 0 {
+		p.slab = make([]node, 256)
+	}
+	n := &p.slab[0]
+	p.slab = p.slab[1:]
+	n.kind, n.line, n.col = k, p.lineNo, col+1
+	return n
 }
 
 // block reads the block collection whose first line is the current line,
@@ -272,7 +280,7 @@ func (p *fastParser) key(i, depth int) *node {
 	for e > i && p.src[e-1] == ' ' {
 		e--
 	}
-	text := string(p.src[i:e])
+	text := p.text[i:e]
 	if text == "<<" || e-i > 1024 {
 		p.fail = true
 		return nil
@@ -336,7 +344,7 @@ func (p *fastParser) rest(i int) {
 // plain makes a plain scalar of src[i:e].
 func (p *fastParser) plain(i, e, depth int) *node {
 	n := p.newNode(kScalar, i-p.ls, depth)
-	n.value = string(p.src[i:e])
+	n.value = p.text[i:e]
 	n.tag = scalarTag(&yaml.Node{Kind: yaml.ScalarNode, Value: n.value})
 	return n
 }
@@ -375,7 +383,7 @@ func (p *fastParser) quoted(i, depth int) (n *node, end int) {
 		}
 		n.value = string(b)
 	} else {
-		n.value = string(p.src[i+1 : j])
+		n.value = p.text[i+1 : j]
 	}
 	n.quoted = true
 	n.tag = "str"
