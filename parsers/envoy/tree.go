@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -235,14 +236,14 @@ func parseYAMLGeneral(src []byte) (docs []*node, err error) {
 	return docs, nil
 }
 
-var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): (.*)$`) })
 
 // yamlError turns the YAML reader's error into a positioned one. The
 // reader gives lines but no columns; errors without a line (control
 // characters, bad encodings) are placed where the offending byte is.
 func yamlError(err error, src []byte) error {
 	msg := err.Error()
-	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+	if m := yamlLineRE().FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
 		return &posError{line: line, col: firstCol(src, line), msg: "YAML: " + m[2]}
 	}
