@@ -484,7 +484,9 @@ func (p *fastParser) flowScalar(i, depth int, isKey bool) (*node, int) {
 	if c := p.src[i]; c == '"' || c == '\'' {
 		return p.quoted(i, depth)
 	}
-	if !plainStart(p.src, i, p.le) {
+	// In a flow collection "?" and ":" are indicators even before a
+	// non-blank: left to the general reader.
+	if !plainStart(p.src, i, p.le) || p.src[i] == ':' || p.src[i] == '?' {
 		p.fail = true
 		return nil, 0
 	}
