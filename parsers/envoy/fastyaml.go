@@ -118,7 +118,7 @@ func (p *fastParser) sequence(ind, depth int) *node {
 	n.kids = make([]kid, 0, 4)
 	for !p.fail && !p.eof && p.ind == ind {
 		c := p.ls + ind
-		if p.src[c] != '-' || !(c+1 == p.le || p.src[c+1] == ' ') {
+		if p.src[c] != '-' || (c+1 != p.le && p.src[c+1] != ' ') {
 			break
 		}
 		i := c + 1
