@@ -87,7 +87,7 @@ func moduleRoot() (string, error) {
 	}
 }
 
-// build compiles proxylint and the programs it runs into dir: from the
+// build compiles proxylint into dir: from the
 // working tree at root, or, when rev is set, from that commit alone (git
 // archive), so that uncommitted changes do not leak into the numbers.
 func build(root, dir, rev string, log io.Writer) (string, error) {
@@ -107,8 +107,8 @@ func build(root, dir, rev string, log io.Writer) (string, error) {
 	} else {
 		fmt.Fprintf(log, "building proxylint from the working tree %s\n", root)
 	}
-	// Every command of the module.
-	cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "./cmd/...")
+	// One program: Envoy is read in-process.
+	cmd := exec.Command("go", "build", "-o", out, "./cmd/proxylint")
 	cmd.Dir = src
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Run(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
@@ -68,7 +69,9 @@ func decodeRoot(n *node, mt protoreflect.MessageType, dump bool, version string)
 	return nil, probs, e.unknown
 }
 
-var protoErrRE = regexp.MustCompile(`\(line (\d+):(\d+)\):\s*`)
+// protoErrRE is compiled on first use: nothing is done at start-up for
+// runs that meet no error.
+var protoErrRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\(line (\d+):(\d+)\):\s*`) })
 
 // splitProtoError takes protojson's "proto: (line L:C): message" apart.
 // protojson randomly puts a non-breaking space after "proto:" so that
@@ -78,7 +81,7 @@ func splitProtoError(err error) (line, col int, text string) {
 	s = strings.TrimPrefix(s, "proto:")
 	s = strings.TrimLeft(s, " \u00a0")
 	s = strings.TrimPrefix(s, "syntax error ")
-	if m := protoErrRE.FindStringSubmatchIndex(s); m != nil {
+	if m := protoErrRE().FindStringSubmatchIndex(s); m != nil {
 		line, _ = strconv.Atoi(s[m[2]:m[3]])
 		col, _ = strconv.Atoi(s[m[4]:m[5]])
 		s = s[:m[0]] + s[m[1]:]

@@ -83,6 +83,7 @@ func LoadBytes(path string, src []byte, opts Options) (res Result) {
 	if len(src) <= gcFreeInput {
 		defer pauseGC()()
 	}
+	defer rememberUnpacked()()
 	defer func() {
 		// No input may crash the run: whatever went wrong is reported at
 		// the top of the file, and the other files are still linted.

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -195,8 +196,18 @@ func newLimits(size int) *limits {
 	return &limits{budget: minNodeBudget + nodesPerByte*size}
 }
 
-// parseYAML reads every document of src into trees.
-func parseYAML(src []byte) (docs []*node, err error) {
+// parseYAML reads every document of src into trees: most configurations
+// through the fast reader of the common block style, the rest through the
+// general YAML reader.
+func parseYAML(src []byte) ([]*node, error) {
+	if n, ok := parseYAMLFast(src); ok {
+		return []*node{n}, nil
+	}
+	return parseYAMLGeneral(src)
+}
+
+// parseYAMLGeneral reads every document of src with the YAML reader.
+func parseYAMLGeneral(src []byte) (docs []*node, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			docs, err = nil, &posError{line: 1, col: 1, msg: fmt.Sprintf("the YAML reader failed: %v", r)}
@@ -225,14 +236,14 @@ func parseYAML(src []byte) (docs []*node, err error) {
 	return docs, nil
 }
 
-var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): (.*)$`) })
 
 // yamlError turns the YAML reader's error into a positioned one. The
 // reader gives lines but no columns; errors without a line (control
 // characters, bad encodings) are placed where the offending byte is.
 func yamlError(err error, src []byte) error {
 	msg := err.Error()
-	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+	if m := yamlLineRE().FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
 		return &posError{line: line, col: firstCol(src, line), msg: "YAML: " + m[2]}
 	}

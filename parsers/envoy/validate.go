@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -212,8 +213,57 @@ func joinPath(path, name string) string {
 // unpack decodes the message an Any holds. proto3 has no required fields,
 // so the check for them is skipped: it costs time on the first decode of
 // every message type.
+//
+// While a load runs, each Any is decoded once: validation, Envoy's checks
+// and the model builder all read the same Anys, and the messages they hold
+// are only read.
 func unpack(a *anypb.Any) (proto.Message, error) {
-	return anypb.UnmarshalNew(a, proto.UnmarshalOptions{AllowPartial: true})
+	unpacked.Lock()
+	if unpacked.m != nil {
+		if r, ok := unpacked.m[a]; ok {
+			unpacked.Unlock()
+			return r.m, r.err
+		}
+	}
+	unpacked.Unlock()
+	m, err := anypb.UnmarshalNew(a, proto.UnmarshalOptions{AllowPartial: true})
+	unpacked.Lock()
+	if unpacked.m != nil {
+		unpacked.m[a] = unpackResult{m, err}
+	}
+	unpacked.Unlock()
+	return m, err
+}
+
+type unpackResult struct {
+	m   proto.Message
+	err error
+}
+
+// unpacked holds the decoded Anys while any load runs.
+var unpacked struct {
+	sync.Mutex
+	loads int
+	m     map[*anypb.Any]unpackResult
+}
+
+// rememberUnpacked keeps decoded Anys until the load ends; the function it
+// returns ends it, and forgets them when no other load runs.
+func rememberUnpacked() func() {
+	unpacked.Lock()
+	if unpacked.loads == 0 {
+		unpacked.m = map[*anypb.Any]unpackResult{}
+	}
+	unpacked.loads++
+	unpacked.Unlock()
+	return func() {
+		unpacked.Lock()
+		unpacked.loads--
+		if unpacked.loads == 0 {
+			unpacked.m = nil
+		}
+		unpacked.Unlock()
+	}
 }
 
 // anyVisitor is called for every Any inside a message, with the message it

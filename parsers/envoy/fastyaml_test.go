@@ -1,0 +1,183 @@
+package envoy
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/proxylint/proxylint/bench/gen"
+)
+
+// sameAsGeneral checks that when the fast reader accepts src, it builds
+// exactly the tree the general YAML reader builds, and reports whether it
+// accepted it.
+func sameAsGeneral(t testing.TB, name string, src []byte) bool {
+	t.Helper()
+	fast, ok := parseYAMLFast(src)
+	if !ok {
+		return false
+	}
+	docs, err := parseYAMLGeneral(src)
+	if err != nil {
+		t.Fatalf("%s: the fast reader accepted what the YAML reader refuses: %v\n%s", name, err, src)
+	}
+	if len(docs) != 1 {
+		t.Fatalf("%s: the fast reader read one document, the YAML reader %d", name, len(docs))
+	}
+	if !reflect.DeepEqual(fast, docs[0]) {
+		t.Fatalf("%s: trees differ\nfast:    %s\ngeneral: %s\n%s", name, dumpTree(fast), dumpTree(docs[0]), src)
+	}
+	return true
+}
+
+func dumpTree(n *node) string {
+	var b strings.Builder
+	var walk func(n *node, depth int)
+	walk = func(n *node, depth int) {
+		if n == nil {
+			b.WriteString("<nil>\n")
+			return
+		}
+		b.WriteString(strings.Repeat("  ", depth))
+		b.WriteString(strings.Join([]string{string("?msq"[n.kind]), n.value, n.tag, string(rune('0' + n.style)), itoa(n.line), itoa(n.col)}, "|"))
+		b.WriteString("\n")
+		for _, k := range n.kids {
+			if k.key != nil {
+				walk(k.key, depth+1)
+			}
+			walk(k.val, depth+2)
+		}
+	}
+	walk(n, 0)
+	return b.String()
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+// fastYAMLCases are small documents on both sides of what the fast reader
+// takes.
+var fastYAMLCases = []string{
+	"a: b\n",
+	"a: 1\nb: 2.5\nc: true\nd: null\ne: ~\nf: -1\ng: 0x1F\nh: .inf\ni: 1e3\nj: on\nk: 'x'\nl: \"y\"\n",
+	"a:\n  b: c\n  d:\n  - 1\n  - 2\ne: f\n",
+	"a:\n- b: 1\n  c: 2\n- d\n- [1, 2, \"x\"]\n- {k: v, q: 'w'}\n",
+	"  a: b\n  c: d\n",
+	"- a\n- b: c\n  d: e\n",
+	"# comment\na: b # trailing\n\n  # indented comment\nc: 'd' # c\n",
+	"a: { b: { c: [ d, e ] }, f: [] , g: {} }\n",
+	"a: http://x:80/y\nb: ::1\nc: a#b\nd: -x\ne: ?y\nf: :z\n",
+	"a: b: c\n",
+	"a: b\n  c\n",
+	"a:\n  b\nc: d\n",
+	"a: &x 1\nb: *x\n",
+	"<<: {a: b}\n",
+	"a: b\na: c\n",
+	"a: !!str 1\n",
+	"a: |\n  x\n",
+	"a: >\n  x\n",
+	"a:\nb: c\n",
+	"---\na: b\n",
+	"a: b\n---\nc: d\n",
+	"a: [b,\n  c]\n",
+	"a: \"x\\ty\"\n",
+	"a: \"\\\"q\\\" \\\\ \\/ \\n \\r\"\n",
+	"a: \"\\x41 \\u00e9\"\n",
+	"a: 'it''s'\n",
+	"a:\tb\n",
+	"a: b\r\n",
+	"a: café\n",
+	"- - a\n",
+	"-\n  a: b\n",
+	"a: [b, ]\n",
+	"a: [b c, d]\n",
+	"a: {b: c, b: d}\n",
+	"a: {b}\n",
+	"a: [b: c]\n",
+	"a: [{b: c}, [d]]\n",
+	"\"a\": b\n'c': d\n",
+	"\"a\" : b\n",
+	"a : b\n",
+	"a: b\n c: d\n",
+	"a:\n    b: c\n  d: e\n",
+	"a:\n  - b\n  -  c\n",
+	"a: - b\n",
+	"a: [b]c\n",
+	"a: 'b' c\n",
+	"a b: c d\n",
+	"a: b #c\n#d\n",
+	"a: '#b'\n",
+	"a: b,c\n",
+	"a: @b\n",
+	"a: `b\n",
+	"a: %b\n",
+	"% a\n",
+	"...\n",
+	"a:  \n  b: c\n",
+	"key: [a, {b: [c, {d: e}]}]\n",
+	"[a, b]\n",
+	"{a: b}\n",
+	"scalar\n",
+	"",
+	"# only a comment\n",
+	"a: 0o17\nb: 017\nc: 1_000\nd: .5\ne: +1\nf: 1.\ng: TRUE\nh: True\ni: Null\nj: NULL\nk: yes\nl: .NaN\nm: -.Inf\n",
+}
+
+func TestFastYAMLMatchesTheYAMLReader(t *testing.T) {
+	accepted := 0
+	for i, c := range fastYAMLCases {
+		if sameAsGeneral(t, "case "+itoa(i), []byte(c)) {
+			accepted++
+		}
+	}
+	if accepted < 20 {
+		t.Errorf("the fast reader took %d of %d cases; it should take the plain ones", accepted, len(fastYAMLCases))
+	}
+	src, err := os.ReadFile("testdata/bootstrap.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameAsGeneral(t, "testdata/bootstrap.yaml", src) {
+		t.Error("the fast reader refused testdata/bootstrap.yaml")
+	}
+	b := gen.EnvoyBootstrap{Listeners: 3, RoutesPerListener: 7, Clusters: 5}.YAML()
+	if !sameAsGeneral(t, "bench/gen bootstrap", b) {
+		t.Error("the fast reader refused the generated bootstrap")
+	}
+}
+
+// TestFastYAMLCorpus compares the two readers on every YAML file of the
+// shared corpus.
+func TestFastYAMLCorpus(t *testing.T) {
+	dir := requireCorpus(t)
+	n, fast := 0, 0
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || (!strings.HasSuffix(p, ".yaml") && !strings.HasSuffix(p, ".yml")) {
+			return err
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		n++
+		if sameAsGeneral(t, p, src) {
+			fast++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the fast reader took %d of %d YAML files", fast, n)
+}
+
+func FuzzFastYAML(f *testing.F) {
+	for _, c := range fastYAMLCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		sameAsGeneral(t, "fuzz", src)
+	})
+}
