@@ -61,8 +61,7 @@ func blindLog(r *model.Route, fragment bool) (Finding, bool) {
 		}
 		f := Finding{
 			Pos: l.Pos,
-			Message: fmt.Sprintf("%s has no %s: a client that gave up (499) cannot be told from a slow or failing backend.",
-				what, quoteList(missing)),
+			Message: fmt.Sprintf("%s has no %s: %s.", what, quoteList(missing), blindness(missing)),
 			Fix: `log_format timing '$remote_addr "$request" $status $request_time ' '$upstream_addr $upstream_status $upstream_response_time $upstream_connect_time'; access_log /var/log/nginx/access.log timing;`,
 		}
 		if l.Format.Pos.IsValid() {
@@ -94,4 +93,31 @@ func hasVariable(text, name string) bool {
 
 func isVarChar(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// blindness says what a log without the missing variables cannot tell,
+// from the variables actually missing.
+func blindness(missing []string) string {
+	has := func(v string) bool {
+		for _, m := range missing {
+			if m == v {
+				return true
+			}
+		}
+		return false
+	}
+	if has("$request_time") && has("$upstream_response_time") {
+		return "a client that gave up (499) cannot be told from a slow or failing backend"
+	}
+	var out []string
+	if has("$request_time") {
+		out = append(out, "how long each client waited is not logged")
+	}
+	if has("$upstream_response_time") {
+		out = append(out, "time spent waiting for the backend cannot be told from time spent on the client")
+	}
+	if has("$upstream_status") {
+		out = append(out, "what the backend answered is not logged, so a 502 or 504 from nginx cannot be told from one the backend sent, nor a retried attempt from the one that answered")
+	}
+	return strings.Join(out, "; ")
 }
