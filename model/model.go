@@ -584,6 +584,10 @@ type Server struct {
 	// Literal is set when the address is an IP literal or a unix socket,
 	// so it is one peer; a host name may resolve to several.
 	Literal bool
+	// Addresses is how many peers the server makes when that is known
+	// without asking DNS: 1 for a literal, 2 for localhost as the usual
+	// hosts file lists it (::1 and 127.0.0.1); 0 when only DNS can tell.
+	Addresses int
 	Backup  bool
 	Down    bool
 	Pos     Pos
@@ -599,8 +603,13 @@ func (u *Upstream) Peers() (n int, exact bool) {
 		if s.Down {
 			continue
 		}
-		n++
-		if !s.Literal {
+		switch {
+		case s.Addresses > 0:
+			n += s.Addresses
+		case s.Literal:
+			n++
+		default:
+			n++
 			exact = false
 		}
 	}

@@ -460,6 +460,17 @@ func implicitUpstreamFix(pass *Pass, u *model.Upstream, r *model.Route) []Edit {
 	if fw.Variable || fw.Inherited || len(u.Servers) != 1 || len(u.Routes) == 0 {
 		return nil
 	}
+	if srv := u.Servers[0]; !srv.Literal && srv.Addresses > 1 {
+		// localhost: an upstream of both its addresses retries each
+		// request on the other; which one the backend listens on is the
+		// user's to say.
+		return nil
+	}
+	if n := r.Nginx; n != nil && (strings.EqualFold(n.ConnectionHeader.Value, "close") || strings.EqualFold(n.ConnectionHeaderPlain.Value, "close")) {
+		// The location's Connection header would still defeat the new
+		// pool; poolDefeated's advice comes first.
+		return nil
+	}
 	switch fw.Module {
 	case "proxy", "fastcgi", "memcached":
 	default:

@@ -27,7 +27,7 @@ func checkRetryTriesUnbounded(pass *Pass) {
 				}
 				continue
 			}
-			if r.Forward == nil || r.Forward.Upstream == nil || len(r.Retry.On.Value) == 0 {
+			if r.Forward == nil || r.Forward.Upstream == nil || len(r.Retry.On.Value) == 0 || r.Retry.Has("off") || !retriesFailures(r) {
 				continue
 			}
 			n, exact := r.Forward.Upstream.Peers()
@@ -49,27 +49,82 @@ func checkRetryTriesUnbounded(pass *Pass) {
 	}
 }
 
-// attempt is the longest one try can take: connect + send + read.
-func attempt(r *model.Route) time.Duration {
-	return r.ConnectTimeout.Value + r.Nginx.SendTimeout.Value + r.Nginx.ReadTimeout.Value
+// osConnectLimit is how long a connect can wait at most whatever
+// *_connect_timeout says: nginx's documentation notes that it "cannot
+// usually exceed 75 seconds", the operating system's own limit on an
+// unanswered SYN (docs/semantics.md §A).
+const osConnectLimit = 75 * time.Second
+
+// connectTime is the connect timeout that can actually elapse.
+func connectTime(r *model.Route) time.Duration {
+	return min(r.ConnectTimeout.Value, osConnectLimit)
 }
 
-// worstCase renders "3 × (60s connect + 60s send + 60s read) = 540s; 180s
-// when the servers accept the connection and then hang".
+// attempt is the longest one try can take: connect + send + read.
+func attempt(r *model.Route) time.Duration {
+	return connectTime(r) + r.Nginx.SendTimeout.Value + r.Nginx.ReadTimeout.Value
+}
+
+// connectText renders the connect part of a worst case: "60s connect", or
+// "75s connect (the operating system's limit; proxy_connect_timeout 120s)".
+func connectText(r *model.Route) string {
+	if r.ConnectTimeout.Value > osConnectLimit {
+		return fmt.Sprintf("%s connect (the operating system's limit; %s)", dur(osConnectLimit), durText(r.ConnectTimeout))
+	}
+	return dur(r.ConnectTimeout.Value) + " connect"
+}
+
+// worstCase renders "3 × (60s connect + 60s send + 60s read) = 540s, or
+// 180s when the servers accept the connection and then hang", saying which
+// methods a hang passes on when nginx keeps some back.
 func worstCase(r *model.Route, tries int) string {
-	return fmt.Sprintf("%d × (%s connect + %s send + %s read) = %s, or %s when the servers accept the connection and then hang",
-		tries, dur(r.ConnectTimeout.Value), dur(r.Nginx.SendTimeout.Value), dur(r.Nginx.ReadTimeout.Value),
-		dur(time.Duration(tries)*attempt(r)), dur(time.Duration(tries)*r.Nginx.ReadTimeout.Value))
+	out := fmt.Sprintf("%d × (%s + %s send + %s read) = %s",
+		tries, connectText(r), dur(r.Nginx.SendTimeout.Value), dur(r.Nginx.ReadTimeout.Value),
+		dur(time.Duration(tries)*attempt(r)))
+	hang, methods := hangPassedOn(r)
+	if !hang {
+		return out + " (a server that accepts the connection and then hangs is not passed on: the retries do not include timeout)"
+	}
+	out += fmt.Sprintf(", or %s when the servers accept the connection and then hang", dur(time.Duration(tries)*r.Nginx.ReadTimeout.Value))
+	if len(methods.Except) > 0 {
+		out += fmt.Sprintf(" (for every method but %s, which nginx does not pass on once sent)", quoteList(methods.Except))
+	}
+	return out
+}
+
+// hangPassedOn reports whether a read timeout passes the request on, and
+// for which methods.
+func hangPassedOn(r *model.Route) (bool, model.Methods) {
+	for _, x := range r.Reexecutes {
+		if x.Timeout {
+			return true, x.Methods
+		}
+	}
+	return false, model.Methods{}
+}
+
+// retriesFailures reports whether a next server is tried when one fails to
+// connect or answer (error, timeout); with only response conditions
+// (http_404, http_503) every attempt ends with an answer, whose time the
+// rule cannot bound.
+func retriesFailures(r *model.Route) bool {
+	return r.Retry.Has("error") || r.Retry.Has("timeout")
 }
 
 // serversText says "upstream "api" (3 servers)".
 func serversText(u *model.Upstream, n int, exact bool) string {
-	return fmt.Sprintf("%s (%s)", upstreamName(u), countServers(n, exact))
+	return fmt.Sprintf("%s (%s)", upstreamName(u), countServers(u, n, exact))
 }
 
-// countServers says "3 servers", or "1 server or more" when a host name may
-// resolve to several addresses.
-func countServers(n int, exact bool) string {
+// countServers says "3 servers", "1 server or more" when a host name may
+// resolve to several addresses, or "2 addresses (localhost is ::1 and
+// 127.0.0.1)" when the loader knows a name's addresses.
+func countServers(u *model.Upstream, n int, exact bool) string {
+	for _, s := range u.Servers {
+		if !s.Literal && s.Addresses > 1 && len(u.Servers) == 1 {
+			return fmt.Sprintf("%d addresses (%s is ::1 and 127.0.0.1 in the usual /etc/hosts, and nginx makes a peer of each)", n, s.Address.Host)
+		}
+	}
 	more := ""
 	if !exact {
 		more = " or more"
@@ -123,9 +178,9 @@ func timeoutWithoutTries(r *model.Route, n int, exact bool) (Finding, bool) {
 	return Finding{
 		Pos: budget.Pos,
 		Message: fmt.Sprintf("%s bounds retries by time but not by count: every server of %s may be tried, "+
-			"and the budget is checked only when an attempt fails, so an attempt started just before %s still runs up to %s (%s connect + %s send + %s read): up to %s in all.",
+			"and the budget is checked only when an attempt fails, so an attempt started just before %s still runs up to %s (%s + %s send + %s read): up to %s in all.",
 			durText(budget), serversText(r.Forward.Upstream, n, exact), dur(budget.Value), dur(attempt(r)),
-			dur(r.ConnectTimeout.Value), dur(r.Nginx.SendTimeout.Value), dur(r.Nginx.ReadTimeout.Value), dur(worst)),
+			connectText(r), dur(r.Nginx.SendTimeout.Value), dur(r.Nginx.ReadTimeout.Value), dur(worst)),
 		Related: routeRelated(r, budget.Pos),
 		Fix:     fmt.Sprintf("add %s_next_upstream_tries (e.g. 2) next to %s", r.Forward.Module, budget.Name),
 	}, true
@@ -147,7 +202,7 @@ func implicitRetries(r *model.Route, n int, exact bool) (Finding, bool) {
 	return Finding{
 		Pos: pos,
 		Message: fmt.Sprintf("%s has %s and %s retries a timed-out request on the next one, with neither %s_next_upstream_tries nor %s_next_upstream_timeout: one request can take up to %s.",
-			upstreamName(r.Forward.Upstream), countServers(n, exact), settingText(on, strings.Join(on.Value, " ")), r.Forward.Module, r.Forward.Module, worstCase(r, n)),
+			upstreamName(r.Forward.Upstream), countServers(r.Forward.Upstream, n, exact), settingText(on, strings.Join(on.Value, " ")), r.Forward.Module, r.Forward.Module, worstCase(r, n)),
 		Related: implicitRelated(r, pos),
 		Fix: fmt.Sprintf("bound the retries: %s_next_upstream_tries 2; and %s_next_upstream_timeout %s;",
 			r.Forward.Module, r.Forward.Module, dur(min(attempt(r), 2*r.Nginx.ReadTimeout.Value))),

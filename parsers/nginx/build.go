@@ -24,6 +24,22 @@ const (
 	defaultUpstreamRequests  = 1000
 )
 
+// knownAddresses is how many peers nginx makes of a server address without
+// DNS: one for an IP literal or a unix socket; two for localhost, which the
+// usual /etc/hosts (Debian's, Ubuntu's, Alpine's) lists as ::1 and
+// 127.0.0.1, and which nginx resolves at start-up into one peer per
+// address (ngx_http_upstream_round_robin.c; docs/semantics.md §0b). 0 when
+// only DNS can tell.
+func knownAddresses(a model.Address) int {
+	switch {
+	case a.Unix != "" || isLiteralHost(a.Host):
+		return 1
+	case strings.EqualFold(a.Host, "localhost"):
+		return 2
+	}
+	return 0
+}
+
 // closedUnderRequest is what nginx answers when the server closes a pooled
 // connection under a request (ngx_http_upstream.c: "upstream prematurely
 // closed connection", NGX_HTTP_UPSTREAM_FT_ERROR → 502).
@@ -205,7 +221,7 @@ func (b *builder) upstream(s *scope, name string) *model.Upstream {
 			continue
 		}
 		addr.Pos = d.Args[0].Pos
-		srv := model.Server{Address: addr, Raw: d.Args[0].Value, Pos: d.Pos, Literal: addr.Unix != "" || isLiteralHost(addr.Host)}
+		srv := model.Server{Address: addr, Raw: d.Args[0].Value, Pos: d.Pos, Literal: addr.Unix != "" || isLiteralHost(addr.Host), Addresses: knownAddresses(addr)}
 		for _, a := range d.Args[1:] {
 			switch a.Value {
 			case "backup":
@@ -399,7 +415,7 @@ func (b *builder) resolvePass(r *model.Route, s *scope, parent *model.Route) {
 	u := b.implicit[key]
 	if u == nil {
 		u = &model.Upstream{Proxy: b.proxy, Kind: "upstream", Name: addr.String(), Implicit: true, Pos: d.Pos, ClosedUnderRequest: closedUnderRequest}
-		u.Servers = []model.Server{{Address: addr, Raw: hostport, Pos: d.Args[0].Pos, Literal: addr.Unix != "" || isLiteralHost(addr.Host)}}
+		u.Servers = []model.Server{{Address: addr, Raw: hostport, Pos: d.Args[0].Pos, Literal: addr.Unix != "" || isLiteralHost(addr.Host), Addresses: knownAddresses(addr)}}
 		u.PoolSize = model.Default(0, "keepalive", d.Pos)
 		u.KeepaliveLocal = model.Default(false, "keepalive", d.Pos)
 		u.PoolIdle = model.Default(defaultUpstreamIdle, "keepalive_timeout", d.Pos)
