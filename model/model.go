@@ -588,9 +588,9 @@ type Server struct {
 	// without asking DNS: 1 for a literal, 2 for localhost as the usual
 	// hosts file lists it (::1 and 127.0.0.1); 0 when only DNS can tell.
 	Addresses int
-	Backup  bool
-	Down    bool
-	Pos     Pos
+	Backup    bool
+	Down      bool
+	Pos       Pos
 }
 
 // Peers counts the servers that can take a request (not down), primary and

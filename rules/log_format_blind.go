@@ -60,9 +60,9 @@ func blindLog(r *model.Route, fragment bool) (Finding, bool) {
 			}
 		}
 		f := Finding{
-			Pos: l.Pos,
+			Pos:     l.Pos,
 			Message: fmt.Sprintf("%s has no %s: %s.", what, quoteList(missing), blindness(missing)),
-			Fix: `log_format timing '$remote_addr "$request" $status $request_time ' '$upstream_addr $upstream_status $upstream_response_time $upstream_connect_time'; access_log /var/log/nginx/access.log timing;`,
+			Fix:     `log_format timing '$remote_addr "$request" $status $request_time ' '$upstream_addr $upstream_status $upstream_response_time $upstream_connect_time'; access_log /var/log/nginx/access.log timing;`,
 		}
 		if l.Format.Pos.IsValid() {
 			f.Related = []Related{{Pos: l.Format.Pos, Message: fmt.Sprintf("log_format %s", l.Format.Name)}}
