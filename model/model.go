@@ -125,47 +125,88 @@ func ParseVersion(s string) (Version, error) {
 	return Version{n[0], n[1], n[2]}, nil
 }
 
-// Target says which proxy and release a configuration is for, because
+// Target says which proxy and releases a configuration is for, because
 // defaults differ between releases (nginx 1.29.7 pools named upstreams by
-// default; Angie does not).
+// default; Angie does not). It is one release (Version), every release
+// from Min to the newest (Version zero, Min set: what proxylint assumes
+// when none is named, so that a finding holds on whatever release runs the
+// configuration), or the newest release (both zero).
 type Target struct {
 	Product Product
-	Version Version // zero: the newest release
+	Version Version
+	Min     Version
 }
 
-// AtLeast reports whether the target is the given release or newer. The
-// newest-release placeholder is newer than everything.
+// Oldest releases still shipped, assumed when no release is named: nginx
+// 1.18 is what Ubuntu 22.04 LTS ships (Debian 12 ships 1.22, RHEL 9 1.20);
+// every Angie release is 1.x. Envoy is taken from its releases, not from
+// distributions, and defaults to the newest.
+var shippedSince = map[Product]Version{Nginx: {1, 18, 0}, Angie: {1, 0, 0}}
+
+// DefaultTarget is the target assumed for a product when none is named.
+func DefaultTarget(p Product) Target {
+	return Target{Product: p, Min: shippedSince[p]}
+}
+
+// IsRange reports whether the target stands for several releases.
+func (t Target) IsRange() bool { return t.Version.IsZero() && !t.Min.IsZero() }
+
+// AtLeast reports whether every release the target stands for is the given
+// release or newer. The newest-release placeholder is newer than
+// everything.
 func (t Target) AtLeast(major, minor, patch int) bool {
-	if t.Version.IsZero() {
+	v := t.Version
+	if v.IsZero() {
+		v = t.Min
+	}
+	if v.IsZero() {
 		return true
 	}
-	return !t.Version.Less(Version{major, minor, patch})
+	return !v.Less(Version{major, minor, patch})
 }
 
 func (t Target) String() string {
-	if t.Version.IsZero() {
-		return string(t.Product)
+	switch {
+	case !t.Version.IsZero():
+		return string(t.Product) + ":" + t.Version.String()
+	case !t.Min.IsZero():
+		return string(t.Product) + " " + t.Min.String() + " or newer"
 	}
-	return string(t.Product) + ":" + t.Version.String()
+	return string(t.Product) + " (newest)"
 }
 
-// ParseTarget reads "nginx", "nginx:1.28", "nginx:1.29.7", "angie",
-// "angie:1.12" or "envoy".
+// Releases names the releases of the target older than since, for a
+// message about a default that changed in since: "nginx:1.28", or "nginx
+// before 1.29.7" for a range.
+func (t Target) Releases(since Version) string {
+	if t.IsRange() {
+		return fmt.Sprintf("%s before %s", t.Product, since)
+	}
+	return t.String()
+}
+
+// ParseTarget reads "nginx" (every release still shipped), "nginx:1.28",
+// "nginx:1.29.7", "nginx:newest", "angie", "angie:1.12", "envoy" (the
+// newest) or "envoy:1.31".
 func ParseTarget(s string) (Target, error) {
 	name, ver, _ := strings.Cut(s, ":")
 	var t Target
 	switch Product(name) {
 	case Nginx, Angie, Envoy:
-		t.Product = Product(name)
+		t = DefaultTarget(Product(name))
 	default:
-		return t, fmt.Errorf("unknown target %q (want nginx[:X.Y[.Z]], angie[:X.Y] or envoy)", s)
+		return t, fmt.Errorf("unknown target %q (want nginx[:X.Y[.Z]|:newest], angie[:X.Y] or envoy[:X.Y])", s)
 	}
-	if ver != "" {
+	switch ver {
+	case "":
+	case "newest":
+		t.Min = Version{}
+	default:
 		v, err := ParseVersion(ver)
 		if err != nil {
 			return t, fmt.Errorf("target %q: %w", s, err)
 		}
-		t.Version = v
+		t.Version, t.Min = v, Version{}
 	}
 	return t, nil
 }
@@ -178,6 +219,10 @@ type Proxy struct {
 	// Named is set when the entry file was named on the command line
 	// rather than found in a directory.
 	Named bool
+	// UpstreamsPoolByDefault is set when every release of the target keeps
+	// a pool of idle connections for an upstream block without a
+	// keepalive directive (nginx 1.29.7).
+	UpstreamsPoolByDefault bool
 	Pos   Pos // the start of the entry file
 	// Context is the block the entry file's top level belongs in: "main"
 	// for a whole configuration; for a fragment linted alone, the block its

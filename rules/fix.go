@@ -362,11 +362,6 @@ func (x *fixer) anywhere(w string) bool {
 
 // ---- the fixes of the rules ----
 
-// nginxKeepsPool reports whether nginx on the target pools named upstream
-// blocks and speaks HTTP/1.1 upstream without being told.
-func nginxKeepsPool(t model.Target) bool {
-	return t.Product == model.Nginx && t.AtLeast(1, 29, 7)
-}
 
 // backendIdle is the idle timeout of the declared backend, when one is
 // declared: a pool must keep idle connections for less.
@@ -385,7 +380,7 @@ func backendIdle(m *model.Model) (time.Duration, bool) {
 // the target, below the idle timeout of the declared backend.
 func poolLines(m *model.Model, p *model.Proxy, idle model.Setting[time.Duration]) []string {
 	var lines []string
-	if !nginxKeepsPool(p.Target) {
+	if !p.UpstreamsPoolByDefault {
 		lines = append(lines, "keepalive 16;")
 	}
 	if b, ok := backendIdle(m); ok && (!idle.Valid() || idle.Value >= b) {
@@ -549,7 +544,7 @@ func implicitUpstreamFix(pass *Pass, u *model.Upstream, r *model.Route) []Edit {
 			}
 			inLocation = append(inLocation, fmt.Sprintf("proxy_ssl_name %s;", host))
 		}
-		if !nginxKeepsPool(p.Target) {
+		if !p.UpstreamsPoolByDefault {
 			if v := r.Nginx.HTTPVersion; v.Value != "1.1" {
 				inLocation = append(inLocation, "proxy_http_version 1.1;")
 			}

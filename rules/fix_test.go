@@ -166,7 +166,7 @@ func (c *fixCase) restore(t *testing.T) {
 }
 
 func (c *fixCase) lint() (*model.Model, []rules.Finding) {
-	m := load.Load([]string{c.entry}, load.Options{Kind: c.kind, Target: model.Target{Product: model.Nginx}, IncludeRoots: []string{c.dir}})
+	m := load.Load([]string{c.entry}, load.Options{Kind: c.kind, Targets: []model.Target{model.Target{Product: model.Nginx}}, IncludeRoots: []string{c.dir}})
 	chain.AnalyzeModel(m, nil, 0)
 	return m, rules.Run(m, &rules.Options{})
 }

@@ -240,7 +240,7 @@ func matchWants(t *testing.T, findings []rules.Finding, wants []*want) {
 // target, the kind, and the hops declared in front (client first, then the
 // balancers in the order given, as the command line builds them).
 func fixtureFlags(t *testing.T, src string) (load.Options, *rules.Options, *model.Chain) {
-	opts := load.Options{Target: model.Target{Product: model.Nginx}}
+	opts := load.Options{}
 	ro := &rules.Options{}
 	var client, backend *model.Hop
 	var balancers []*model.Hop
@@ -258,7 +258,7 @@ func fixtureFlags(t *testing.T, src string) (load.Options, *rules.Options, *mode
 				if err != nil {
 					t.Fatal(err)
 				}
-				opts.Target = tg
+				opts.Targets = []model.Target{tg}
 			case "--kind":
 				opts.Kind = val
 			case "--client-timeout":
@@ -334,7 +334,7 @@ func TestAllRulesOverFixtures(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, f := range files {
-				m := load.Load([]string{f}, load.Options{Kind: kind, Target: model.Target{Product: model.Nginx}, IncludeRoots: []string{filepath.Dir(f)}})
+				m := load.Load([]string{f}, load.Options{Kind: kind, Targets: []model.Target{model.Target{Product: model.Nginx}}, IncludeRoots: []string{filepath.Dir(f)}})
 				chain.AnalyzeModel(m, nil, 0)
 				for _, fd := range rules.Run(m, &rules.Options{}) {
 					counts[fd.Rule]++

@@ -97,8 +97,8 @@ func namedUpstream(pass *Pass, p *model.Proxy, u *model.Upstream) {
 			f.Message = fmt.Sprintf("keepalive 0 disables the connection pool of upstream %q, so every request opens a new connection.", u.Name)
 		default:
 			f.Pos = u.Pos
-			f.Message = fmt.Sprintf("upstream %q has no keepalive directive, so every request opens a new connection on %s. %s",
-				u.Name, p.Target, u.PoolSize.Note)
+			f.Message = fmt.Sprintf("upstream %q has no keepalive directive, so every request opens a new connection %s",
+				u.Name, u.PoolSize.Note)
 		}
 		if v := pooling[0].Nginx.HTTPVersion; v.Default && v.Value == "1.0" {
 			f.Fix += ", with proxy_http_version 1.1 and proxy_set_header Connection \"\" where it is proxied to"
@@ -130,8 +130,8 @@ func poolDefeated(p *model.Proxy, u *model.Upstream, r *model.Route) (Finding, b
 				Fix:     "set proxy_http_version 1.1 and proxy_set_header Connection \"\" in this location (or at server or http level)",
 			}
 			if v.Default {
-				f.Message = fmt.Sprintf("proxy_http_version defaults to 1.0 on %s, which defeats the keepalive pool of upstream %q: nginx never reuses a connection after an HTTP/1.0 request.",
-					p.Target, u.Name)
+				f.Message = fmt.Sprintf("proxy_http_version defaults to 1.0 %s, which defeats the keepalive pool of upstream %q: nginx never reuses a connection after an HTTP/1.0 request.",
+					v.Note, u.Name)
 			}
 			return f, true
 		}
@@ -144,8 +144,8 @@ func poolDefeated(p *model.Proxy, u *model.Upstream, r *model.Route) (Finding, b
 				Fix:     "set proxy_set_header Connection \"\" (for websockets, map $http_upgrade to \"upgrade\" or \"\", not \"close\")",
 			}
 			if c.Default {
-				f.Message = fmt.Sprintf("nginx sends \"Connection: close\" upstream by default on %s, which defeats the keepalive pool of upstream %q: the backend closes every connection after one request.",
-					p.Target, u.Name)
+				f.Message = fmt.Sprintf("nginx sends \"Connection: close\" upstream by default %s, which defeats the keepalive pool of upstream %q: the backend closes every connection after one request.",
+					c.Note, u.Name)
 				f.Fix = "add proxy_set_header Connection \"\" (and proxy_http_version 1.1) in this location or at server or http level"
 			}
 			return f, true

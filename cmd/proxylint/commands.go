@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/proxylint/proxylint/cmd/proxylint/internal/config"
 	"github.com/proxylint/proxylint/internal/suggest"
+	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/rules"
 )
 
@@ -123,7 +125,7 @@ func cmdInit(args []string, stdout, stderr io.Writer) int {
 		path = flags.Arg(0)
 	}
 	if path == "-" {
-		fmt.Fprint(stdout, config.Template())
+		fmt.Fprint(stdout, config.Template(pathTarget()))
 		return exitClean
 	}
 	// A committed symbolic link must not make init write elsewhere.
@@ -144,7 +146,7 @@ func cmdInit(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	if err == nil {
-		_, err = io.WriteString(file, config.Template())
+		_, err = io.WriteString(file, config.Template(pathTarget()))
 		if cerr := file.Close(); err == nil {
 			err = cerr
 		}
@@ -164,4 +166,43 @@ func nearestRule(id string) string {
 		ids = append(ids, r.ID)
 	}
 	return suggest.Nearest(strings.ToLower(id), ids, 3)
+}
+
+// pathTarget is the target of the nginx on PATH ("nginx:1.22" from "nginx
+// version: nginx/1.22.1"), or "nginx" when there is none: proxylint init
+// writes what the machine it runs on has.
+func pathTarget() string {
+	bin, err := exec.LookPath("nginx")
+	if err != nil {
+		return "nginx"
+	}
+	out, err := exec.Command(bin, "-v").CombinedOutput()
+	if err != nil {
+		return "nginx"
+	}
+	return targetOfVersion(string(out))
+}
+
+// targetOfVersion reads "nginx version: nginx/1.22.1" (or
+// "Angie/1.11.3") into "nginx:1.22"; "nginx" when it cannot.
+func targetOfVersion(out string) string {
+	for _, prod := range []string{"nginx", "Angie"} {
+		i := strings.Index(out, prod+"/")
+		if i < 0 {
+			continue
+		}
+		ver := out[i+len(prod)+1:]
+		if j := strings.IndexAny(ver, " \n\r("); j >= 0 {
+			ver = ver[:j]
+		}
+		parts := strings.Split(ver, ".")
+		if len(parts) < 2 {
+			continue
+		}
+		t := strings.ToLower(prod) + ":" + parts[0] + "." + parts[1]
+		if _, err := model.ParseTarget(t); err == nil {
+			return t
+		}
+	}
+	return "nginx"
 }

@@ -62,9 +62,12 @@ Flags:
                            error, warning or note (default warning)
   --enable RULE[,RULE]     turn rules on (repeatable)
   --disable RULE[,RULE]    turn rules off (repeatable)
-  --target TARGET          the proxy the configuration is for, because
-                           defaults differ: nginx (the newest, default),
-                           nginx:1.28, nginx:1.29.7, angie, angie:1.11
+  --target TARGET          the proxy release the configurations are for,
+                           because defaults differ; repeat for one per
+                           product: nginx (default: every release from
+                           1.18, what distributions ship), nginx:1.28,
+                           nginx:newest, angie, angie:1.11, envoy (default:
+                           the newest), envoy:1.31
   --kind nginx|envoy       read every file as this kind (default: detect)
   --include-root DIR       also follow includes into DIR (repeatable);
                            by default includes are read only inside the
@@ -148,7 +151,7 @@ type lintFlags struct {
 	failOn          string
 	enable          []string
 	disable         []string
-	target          string
+	targets         []string
 	kind            string
 	includeRoots    []string
 	exclude         []string
@@ -189,7 +192,7 @@ var errUsage = errors.New("usage")
 // parseLintFlags reads flags and paths in any order ("proxylint a.conf
 // --format json" works); everything after "--" is a path.
 func parseLintFlags(args []string) (*lintFlags, []string, error) {
-	f := &lintFlags{format: "text", failOn: "warning", target: "nginx", given: map[string]bool{}}
+	f := &lintFlags{format: "text", failOn: "warning", given: map[string]bool{}}
 	fs := flag.NewFlagSet("proxylint", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Var(appendFlag{&f.formatArgs}, "format", "")
@@ -200,7 +203,7 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 	fs.StringVar(&f.failOn, "fail-on", f.failOn, "")
 	fs.Var(listFlag{&f.enable}, "enable", "")
 	fs.Var(listFlag{&f.disable}, "disable", "")
-	fs.StringVar(&f.target, "target", f.target, "")
+	fs.Var(listFlag{&f.targets}, "target", "")
 	fs.StringVar(&f.kind, "kind", "", "")
 	fs.Var(listFlag{&f.includeRoots}, "include-root", "")
 	fs.Var(listFlag{&f.exclude}, "exclude", "")
@@ -281,7 +284,7 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 // settings are what a run does: the command line over the configuration
 // file over the defaults.
 type settings struct {
-	target   model.Target
+	targets  []model.Target
 	failOn   model.Severity
 	rules    *rules.Options
 	load     load.Options
@@ -332,15 +335,33 @@ func resolve(f *lintFlags, cfg *config.Config) (*settings, error) {
 	}
 	s := &settings{rules: &rules.Options{}}
 
-	target := cfg.Target
-	if f.given["target"] || target == nil {
-		t, err := model.ParseTarget(f.target)
+	// Targets: the configuration file's, each replaced by a --target of
+	// the same product family; one per family.
+	family := func(p model.Product) model.Product {
+		if p == model.Angie {
+			return model.Nginx
+		}
+		return p
+	}
+	s.targets = append(s.targets, cfg.Targets...)
+	given := map[model.Product]bool{}
+	for _, v := range f.targets {
+		t, err := model.ParseTarget(v)
 		if err != nil {
 			return nil, fmt.Errorf("--target: %w", err)
 		}
-		target = &t
+		if given[family(t.Product)] {
+			return nil, fmt.Errorf("--target %s: a second target for %s configurations", v, family(t.Product))
+		}
+		given[family(t.Product)] = true
+		kept := s.targets[:0]
+		for _, c := range s.targets {
+			if family(c.Product) != family(t.Product) {
+				kept = append(kept, c)
+			}
+		}
+		s.targets = append(kept, t)
 	}
-	s.target = *target
 
 	s.failOn, _ = model.ParseSeverity(f.failOn)
 	if cfg.FailOn != nil && !f.given["fail-on"] {
@@ -373,7 +394,7 @@ func resolve(f *lintFlags, cfg *config.Config) (*settings, error) {
 	wd, _ := os.Getwd()
 	s.load = load.Options{
 		Kind:         f.kind,
-		Target:       s.target,
+		Targets:      s.targets,
 		IncludeRoots: append(append([]string{}, f.includeRoots...), cfg.IncludeRoots...),
 		Exclude:      append([]string{}, cfg.Exclude...),
 		EntryPoints:  cfg.EntryPoints,

@@ -97,7 +97,7 @@ func LoadBytes(path string, src []byte, opts Options) (res Result) {
 	}()
 	target := opts.Target
 	if target.Product != model.Envoy {
-		target = model.Target{Product: model.Envoy}
+		target = model.DefaultTarget(model.Envoy)
 	}
 	l := &loader{file: path, target: target}
 	docs, err := readTree(path, src)

@@ -31,8 +31,10 @@ type Options struct {
 	// Kind forces every file to be read as "nginx" or "envoy"; empty
 	// detects it per file.
 	Kind string
-	// Target is the proxy release the configurations are for.
-	Target model.Target
+	// Targets are the releases the configurations are for, one per
+	// product at most (nginx or angie, envoy); a product not named gets
+	// model.DefaultTarget.
+	Targets []model.Target
 	// IncludeRoots widen the tree includes may read from, beyond the
 	// working directory and the directories of the named paths.
 	IncludeRoots []string
@@ -110,6 +112,19 @@ func statError(p string, err error) string {
 		return fmt.Sprintf("cannot read %s: a symbolic link to %s, which does not exist", p, target)
 	}
 	return fmt.Sprintf("cannot read %s: %v", p, unwrap(err))
+}
+
+// target is the release configurations of the first of products are read
+// for: the one named in Targets, else the first product's default.
+func (o Options) target(products ...model.Product) model.Target {
+	for _, t := range o.Targets {
+		for _, p := range products {
+			if t.Product == p {
+				return t
+			}
+		}
+	}
+	return model.DefaultTarget(products[0])
 }
 
 // loader loads one file of a kind into proxies and files of the model.

@@ -24,10 +24,7 @@ func nginxOptions(opts Options, roots []string) nginx.Options {
 
 // nginxResult turns a loaded nginx configuration into a loader's result.
 func nginxResult(cfg *nginx.Config, opts Options) Result {
-	target := opts.Target
-	if target.Product != model.Nginx && target.Product != model.Angie {
-		target = model.Target{Product: model.Nginx}
-	}
+	target := opts.target(model.Nginx, model.Angie)
 	res := Result{Diagnostics: cfg.Diagnostics}
 	for i, f := range cfg.Files {
 		res.Files = append(res.Files, &model.File{Path: f.Path, Source: f.Source, Comments: f.Comments})

@@ -53,10 +53,7 @@ func loadStdin(_ string, opts Options, roots []string) Result {
 		return Result{Diagnostics: []model.Diagnostic{loadError(name, err.Error())}}
 	}
 	if kind == KindEnvoy {
-		target := opts.Target
-		if target.Product != model.Envoy {
-			target = model.Target{Product: model.Envoy}
-		}
+		target := opts.target(model.Envoy)
 		r := envoy.LoadBytes(name, data, envoy.Options{Target: target})
 		res := Result{Proxies: r.Proxies, Diagnostics: r.Diagnostics}
 		if r.File != nil {

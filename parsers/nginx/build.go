@@ -50,6 +50,7 @@ const closedUnderRequest = "502, \"upstream prematurely closed connection\""
 // top level implies (Config.Context).
 func Build(cfg *Config, target model.Target) *model.Proxy {
 	p := &model.Proxy{Product: target.Product, Target: target}
+	p.UpstreamsPoolByDefault = target.Product == model.Nginx && target.AtLeast(1, 29, 7)
 	if cfg.Main == nil {
 		return p
 	}
@@ -237,14 +238,14 @@ func (b *builder) upstream(s *scope, name string) *model.Upstream {
 		u.PoolSize = model.Set(n, "keepalive", "upstream", d.Pos)
 		local := len(d.Args) > 1 && d.Args[1].Value == "local"
 		u.KeepaliveLocal = model.Set(local, "keepalive", "upstream", d.Pos)
-	} else if b.target.Product == model.Nginx && b.target.AtLeast(1, 29, 7) {
+	} else if b.poolsByDefault() {
 		u.PoolSize = model.Default(defaultUpstreamKeepalive, "keepalive", s.at)
 		u.KeepaliveLocal = model.Default(true, "keepalive", s.at)
 	} else {
 		u.PoolSize = model.Default(0, "keepalive", s.at)
-		u.PoolSize.Note = "nginx pools upstream blocks by default only since 1.29.7."
+		u.PoolSize.Note = "on " + b.target.Releases(model.Version{Major: 1, Minor: 29, Patch: 7}) + ": nginx pools upstream blocks by default only since 1.29.7."
 		if b.target.Product == model.Angie {
-			u.PoolSize.Note = "Angie did not adopt nginx 1.29.7's default pool."
+			u.PoolSize.Note = "on " + b.target.String() + ": Angie did not adopt nginx 1.29.7's default pool."
 		}
 		u.KeepaliveLocal = model.Default(false, "keepalive", s.at)
 	}
@@ -561,6 +562,21 @@ func (b *builder) resolveSettings(r *model.Route, s *scope) {
 	r.AccessLogs = b.accessLogs(s)
 }
 
+// poolsByDefault reports whether every release of the target keeps a pool
+// for an upstream block without keepalive (nginx 1.29.7; not Angie).
+func (b *builder) poolsByDefault() bool {
+	return b.target.Product == model.Nginx && b.target.AtLeast(1, 29, 7)
+}
+
+// oldDefaultsNote says on which releases of the target the proxy defaults
+// before nginx 1.29.7 (Angie 1.12.0) hold: "on nginx before 1.29.7".
+func (b *builder) oldDefaultsNote() string {
+	if b.target.Product == model.Angie {
+		return "on " + b.target.Releases(model.Version{Major: 1, Minor: 12})
+	}
+	return "on " + b.target.Releases(model.Version{Major: 1, Minor: 29, Patch: 7})
+}
+
 // newDefaults reports whether the target has nginx 1.29.7's proxy defaults
 // (HTTP/1.1, no Connection header), which Angie adopted in 1.12.0.
 func (b *builder) newDefaults() bool {
@@ -579,7 +595,9 @@ func (b *builder) httpVersion(s *scope) model.Setting[string] {
 	if b.newDefaults() {
 		return model.Default("1.1", "proxy_http_version", s.at)
 	}
-	return model.Default("1.0", "proxy_http_version", s.at)
+	d := model.Default("1.0", "proxy_http_version", s.at)
+	d.Note = b.oldDefaultsNote()
+	return d
 }
 
 // connectionHeader finds the Connection header sent upstream: from the
@@ -596,7 +614,9 @@ func (b *builder) connectionHeader(s *scope) model.Setting[string] {
 	if b.newDefaults() {
 		return model.Default("", "proxy_set_header", s.at)
 	}
-	return model.Default("close", "proxy_set_header", s.at)
+	d := model.Default("close", "proxy_set_header", s.at)
+	d.Note = b.oldDefaultsNote()
+	return d
 }
 
 // upgradeHeader finds the Upgrade header sent upstream, from the innermost

@@ -41,7 +41,9 @@ type Config struct {
 	// relative paths in it are resolved.
 	Path, Dir string
 
-	Target *model.Target
+	// Targets are the releases named by target: (one, or a list with one
+	// per product); nil when the file names none.
+	Targets []model.Target
 	FailOn *model.Severity
 
 	// Enable and Disable list rule IDs; Severity overrides rules'
@@ -295,15 +297,30 @@ func (p *parser) top(root *yaml.Node) error {
 	return p.pairs(root, "the configuration", func(k, v *yaml.Node) error {
 		switch k.Value {
 		case "target":
-			s, err := p.str(k, v)
-			if err != nil {
-				return err
+			items := []*yaml.Node{v}
+			if v.Kind == yaml.SequenceNode {
+				items = v.Content
 			}
-			t, err := model.ParseTarget(s)
-			if err != nil {
-				return p.errorf(v, "target: %v", err)
+			seen := map[model.Product]bool{}
+			for _, it := range items {
+				s, err := p.str(k, it)
+				if err != nil {
+					return err
+				}
+				t, err := model.ParseTarget(s)
+				if err != nil {
+					return p.errorf(it, "target: %v", err)
+				}
+				fam := t.Product
+				if fam == model.Angie {
+					fam = model.Nginx
+				}
+				if seen[fam] {
+					return p.errorf(it, "target: %s: a second target for %s configurations", s, fam)
+				}
+				seen[fam] = true
+				p.cfg.Targets = append(p.cfg.Targets, t)
 			}
-			p.cfg.Target = &t
 		case "fail-on":
 			sev, err := p.severity(k, v)
 			if err != nil {
@@ -541,7 +558,10 @@ func nearest(id string) string {
 // Template is the commented configuration "proxylint init" writes: every
 // key with its default, so that reading it changes nothing until a line is
 // edited.
-func Template() string {
+//
+// target is the value of its target key: "nginx" (every release still
+// shipped) unless proxylint init found the release of the nginx on PATH.
+func Template(target string) string {
 	var b strings.Builder
 	b.WriteString(`# proxylint configuration (https://github.com/proxylint/proxylint#configuration).
 # proxylint finds this file by walking up from the working directory to the
@@ -549,10 +569,11 @@ func Template() string {
 # Command-line flags beat what this file says. Relative paths are relative
 # to this file's directory.
 
-# The proxy and release the configurations are written for, because
-# defaults differ: nginx (the newest release), nginx:1.28, nginx:1.29.7,
-# angie, angie:1.11, envoy.
-target: nginx
+# The proxies and releases the configurations are written for, because
+# defaults differ: nginx (every release from 1.18, what distributions
+# ship), nginx:1.28, nginx:newest, angie, angie:1.11, envoy (the newest),
+# envoy:1.31; a list names one per product: [nginx:1.24, envoy:1.33].
+target: ` + target + `
 
 # Exit with code 1 when a finding is at or above this severity: error,
 # warning or note.

@@ -37,7 +37,7 @@ require-reason: true
 	t.Chdir(dir) // the paths named must lie inside it (confine_test.go)
 	c, err := Parse(".proxylint.yaml", dir, []byte(src))
 	require.NoError(t, err)
-	assert.Equal(t, model.Target{Product: model.Nginx, Version: model.Version{Major: 1, Minor: 28}}, *c.Target)
+	assert.Equal(t, []model.Target{{Product: model.Nginx, Version: model.Version{Major: 1, Minor: 28}}}, c.Targets)
 	assert.Equal(t, model.Error, *c.FailOn)
 	assert.Equal(t, []string{"upstream-no-keepalive"}, c.Enable)
 	assert.Equal(t, []string{"unused-suppression"}, c.Disable)
@@ -55,7 +55,7 @@ func TestParseEmpty(t *testing.T) {
 	for _, src := range []string{"", "# only a comment\n", "---\n"} {
 		c, err := Parse(".proxylint.yaml", "/x", []byte(src))
 		require.NoError(t, err, "%q", src)
-		assert.Nil(t, c.Target)
+		assert.Nil(t, c.Targets)
 		assert.Nil(t, c.FailOn)
 	}
 }
@@ -64,7 +64,7 @@ func TestParseEmpty(t *testing.T) {
 func TestErrorsHavePositions(t *testing.T) {
 	cases := []struct{ src, want string }{
 		{"targte: nginx\n", `.proxylint.yaml:1:1: unknown key "targte"; the keys are baseline, chain, entry-points, exclude, fail-on, include-roots, require-reason, rules, target, write-locations`},
-		{"target: apache\n", `.proxylint.yaml:1:9: target: unknown target "apache" (want nginx[:X.Y[.Z]], angie[:X.Y] or envoy)`},
+		{"target: apache\n", `.proxylint.yaml:1:9: target: unknown target "apache" (want nginx[:X.Y[.Z]|:newest], angie[:X.Y] or envoy[:X.Y])`},
 		{"target: nginx:1.x\n", `.proxylint.yaml:1:9: target: target "nginx:1.x": bad version "1.x" (want MAJOR[.MINOR[.PATCH]])`},
 		{"fail-on: fatal\n", `.proxylint.yaml:1:10: fail-on: unknown severity "fatal" (want error, warning or note)`},
 		{"rules:\n  disable: [upstream-no-keep-alive]\n", `.proxylint.yaml:2:13: unknown rule "upstream-no-keep-alive"; did you mean "upstream-no-keepalive"?`},
@@ -104,9 +104,9 @@ func TestErrorsHavePositions(t *testing.T) {
 }
 
 func TestTemplateIsTheDefault(t *testing.T) {
-	c, err := Parse(".proxylint.yaml", t.TempDir(), []byte(Template()))
+	c, err := Parse(".proxylint.yaml", t.TempDir(), []byte(Template("nginx")))
 	require.NoError(t, err)
-	assert.Equal(t, model.Target{Product: model.Nginx}, *c.Target)
+	assert.Equal(t, []model.Target{model.DefaultTarget(model.Nginx)}, c.Targets)
 	assert.Equal(t, model.Warning, *c.FailOn)
 	assert.Empty(t, c.Enable)
 	assert.Empty(t, c.Disable)
@@ -117,7 +117,7 @@ func TestTemplateIsTheDefault(t *testing.T) {
 	assert.Empty(t, c.Baseline)
 	assert.False(t, *c.RequireReason)
 	assert.Empty(t, c.Chain)
-	assert.Contains(t, Template(), "#   upstream-no-keepalive (warning): ")
+	assert.Contains(t, Template("nginx"), "#   upstream-no-keepalive (warning): ")
 }
 
 func TestChain(t *testing.T) {
