@@ -223,7 +223,7 @@ type Proxy struct {
 	// a pool of idle connections for an upstream block without a
 	// keepalive directive (nginx 1.29.7).
 	UpstreamsPoolByDefault bool
-	Pos   Pos // the start of the entry file
+	Pos                    Pos // the start of the entry file
 	// Context is the block the entry file's top level belongs in: "main"
 	// for a whole configuration; for a fragment linted alone, the block its
 	// contents imply ("http", "server", "location", "upstream"), whose

@@ -362,7 +362,6 @@ func (x *fixer) anywhere(w string) bool {
 
 // ---- the fixes of the rules ----
 
-
 // backendIdle is the idle timeout of the declared backend, when one is
 // declared: a pool must keep idle connections for less.
 func backendIdle(m *model.Model) (time.Duration, bool) {

@@ -44,7 +44,7 @@ type Config struct {
 	// Targets are the releases named by target: (one, or a list with one
 	// per product); nil when the file names none.
 	Targets []model.Target
-	FailOn *model.Severity
+	FailOn  *model.Severity
 
 	// Enable and Disable list rule IDs; Severity overrides rules'
 	// default severities.
