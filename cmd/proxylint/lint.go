@@ -337,6 +337,7 @@ func resolve(f *lintFlags, cfg *config.Config) (*settings, error) {
 		IncludeRoots: append(append([]string{}, f.includeRoots...), cfg.IncludeRoots...),
 		Exclude:      append([]string{}, cfg.Exclude...),
 		EntryPoints:  cfg.EntryPoints,
+		Directives:   cfg.Directives,
 	}
 	for _, e := range f.exclude {
 		pat, err := config.ExcludePattern(e, wd)

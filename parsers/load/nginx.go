@@ -14,6 +14,9 @@ func loadNginx(path string, opts Options, roots []string) Result {
 		Roots: roots, MaxFileSize: opts.MaxFileSize,
 		MaxIncludes: opts.MaxIncludes, MaxIncludeBytes: opts.MaxTotalSize,
 	})
+	// What nginx -t refuses beyond its reader: unknown directives,
+	// contexts, argument counts and values.
+	cfg.Check(target, opts.Directives)
 	res := Result{Diagnostics: cfg.Diagnostics}
 	for i, f := range cfg.Files {
 		res.Files = append(res.Files, &model.File{Path: f.Path, Source: f.Source, Comments: f.Comments})

@@ -382,7 +382,8 @@ func TestFragmentContexts(t *testing.T) {
 
 func TestDirectiveListIsSorted(t *testing.T) {
 	for i := 1; i < len(knownDirectiveList); i++ {
-		require.Less(t, knownDirectiveList[i-1].name, knownDirectiveList[i].name)
+		// A name declared by several modules has one entry each, side by side.
+		require.LessOrEqual(t, knownDirectiveList[i-1].name, knownDirectiveList[i].name)
 	}
 	spec, ok := lookupDirective("proxy_pass")
 	require.True(t, ok)
