@@ -81,6 +81,9 @@ type checker struct {
 	stop    model.Pos
 	stopped bool
 	diags   []model.Diagnostic
+	// Scratch lists of declarations, reused from directive to directive
+	// (a child block is checked once they are no longer needed).
+	bufActive, bufHere, bufFit []directiveEntry
 }
 
 // Check reports, as nginx-syntax errors, the directives nginx -t refuses
@@ -152,7 +155,7 @@ type blockScope struct {
 // block checks the directives of one block, whose context is one of ctxs,
 // with the files included in it.
 func (ch *checker) block(dirs []*Directive, ctxs context, location *Directive) {
-	sc := &blockScope{location: location, seen: map[string]bool{}}
+	sc := &blockScope{location: location}
 	ch.directives(dirs, ctxs, sc)
 }
 
@@ -212,7 +215,7 @@ func (ch *checker) directive(d *Directive, ctxs context, sc *blockScope) {
 		return
 	}
 	decls := declarations(d.Name)
-	var active []directiveEntry
+	active := ch.bufActive[:0]
 	for _, e := range decls {
 		if ch.active(e) {
 			active = append(active, e)
@@ -225,7 +228,8 @@ func (ch *checker) directive(d *Directive, ctxs context, sc *blockScope) {
 		ch.report(d, model.Pos{}, ch.unknown(d.Name, decls))
 		return
 	}
-	var here []directiveEntry
+	ch.bufActive = active
+	here := ch.bufHere[:0]
 	for _, e := range active {
 		if e.spec.contexts&(ctxs|ctxAny) != 0 {
 			here = append(here, e)
@@ -244,7 +248,8 @@ func (ch *checker) directive(d *Directive, ctxs context, sc *blockScope) {
 	if !term.IsValid() {
 		return
 	}
-	var fit []directiveEntry
+	ch.bufHere = here
+	fit := ch.bufFit[:0]
 	for _, e := range here {
 		if argsFit(e.spec.args, len(d.Args)) {
 			fit = append(fit, e)
@@ -254,6 +259,7 @@ func (ch *checker) directive(d *Directive, ctxs context, sc *blockScope) {
 		ch.report(d, model.Pos{}, fmt.Sprintf("invalid number of arguments in %q directive", d.Name))
 		return
 	}
+	ch.bufFit = fit
 	// Where the context is uncertain (the top of a fragment), declarations
 	// that read values differently leave the values unchecked.
 	same := true
@@ -263,23 +269,22 @@ func (ch *checker) directive(d *Directive, ctxs context, sc *blockScope) {
 	if same && !ch.value(d, fit[0], ctxs, sc) {
 		return
 	}
-	for _, inc := range d.Included {
-		ch.directives(inc.Directives, ctxs, sc)
-	}
-	if d.Block == nil {
-		return
-	}
 	var child context
-	for _, b := range blockContexts {
-		if b.name == d.Name {
-			for _, e := range here {
-				if e.spec.blockIn&ctxs&b.parent != 0 {
-					child |= b.child
+	if d.Block != nil {
+		for _, b := range blockContexts {
+			if b.name == d.Name {
+				for _, e := range here {
+					if e.spec.blockIn&ctxs&b.parent != 0 {
+						child |= b.child
+					}
 				}
 			}
 		}
 	}
-	if child == 0 {
+	for _, inc := range d.Included {
+		ch.directives(inc.Directives, ctxs, sc)
+	}
+	if d.Block == nil || child == 0 {
 		return // the contents are the module's data
 	}
 	loc := sc.location
@@ -367,6 +372,9 @@ func (ch *checker) value(d *Directive, e directiveEntry, ctxs context, sc *block
 		if sc.seen[d.Name] {
 			ch.report(d, model.Pos{}, fmt.Sprintf("%q directive is duplicate", d.Name))
 			return false
+		}
+		if sc.seen == nil {
+			sc.seen = map[string]bool{}
 		}
 		sc.seen[d.Name] = true
 	}

@@ -67,8 +67,8 @@ var checkCases = []struct {
 	{"proxy_pass with variables in a regex location", "events {}\nhttp {\n  server {\n    location ~ ^/a {\n      proxy_pass http://127.0.0.1:1$request_uri;\n    }\n  }\n}\n", ""},
 	{"listen port out of range", "events {}\nhttp {\n  server {\n    listen 99999;\n  }\n}\n",
 		`4: invalid port in "99999" of the "listen" directive`},
-	{"listen parameter", "events {}\nhttp {\n  server {\n    listen 8080 defualt_server;\n  }\n}\n",
-		`4: invalid parameter "defualt_server"`},
+	{"listen parameter", "events {}\nhttp {\n  server {\n    listen 8080 default_srv;\n  }\n}\n",
+		`4: invalid parameter "default_srv"`},
 	{"main directive inside http", "events {}\nhttp {\n  worker_processes 2;\n}\n",
 		`3: "worker_processes" directive is not allowed here`},
 	{"lua blocks and limit_except", "events {}\nhttp {\n  server {\n    location / {\n      limit_except GET { deny all; }\n      content_by_lua_block { ngx.say(\"}\") }\n    }\n  }\n}\n", ""},
@@ -190,4 +190,20 @@ func TestCheckIncludedFile(t *testing.T) {
 	assert.Equal(t, "a.conf", filepath.Base(fatal[0].Pos.File))
 	assert.Equal(t, 5, fatal[0].Pos.Line)
 	assert.Equal(t, `"proxy_connect_timeout" directive is duplicate`, fatal[0].Message)
+}
+
+// BenchmarkCheck measures the check alone on an 8 MB configuration.
+func BenchmarkCheck(b *testing.B) {
+	dir := writeFiles(b, map[string]string{"nginx.conf": string(bigConfig(8 << 20))})
+	cfg := Load(filepath.Join(dir, "nginx.conf"), Options{})
+	require.False(b, cfg.Syntax)
+	b.ResetTimer()
+	for b.Loop() {
+		c := *cfg
+		c.Diagnostics = nil
+		c.Check(model.Target{Product: model.Nginx}, nil)
+		if c.Syntax {
+			b.Fatal(c.Diagnostics)
+		}
+	}
 }
