@@ -465,6 +465,11 @@ func (ch *checker) special(d *Directive, ctxs context, sc *blockScope) bool {
 			ch.report(d, d.Args[0].Pos, fmt.Sprintf("invalid value %q in \"keepalive\" directive", v))
 			return false
 		}
+	case "worker_connections":
+		if v := d.Args[0].Value; !validNumber(v) {
+			ch.report(d, d.Args[0].Pos, fmt.Sprintf("invalid number %q in \"worker_connections\" directive", v))
+			return false
+		}
 	case "proxy_pass":
 		if ctxs&(ctxHTTPLocation|ctxHTTPLocationIf|ctxHTTPLimitExcept) == 0 {
 			return true

@@ -58,7 +58,7 @@ var fragmentContexts = map[string]context{
 // checkedNginx matches the errors of nginx's command handling that the
 // loader's check (check.go) reproduces: past the reader, nginx -t refuses
 // these for the file alone, whatever the machine.
-var checkedNginx = regexp.MustCompile(`^unknown directive "|directive is not allowed here$|^invalid number of arguments in "|^"[a-z_0-9]+" directive invalid value$|^invalid value "[^"]*" in "[a-z_0-9]+" directive|^"[a-z_0-9]+" directive is duplicate$|^invalid port in "|^"proxy_pass" cannot have URI part|^invalid parameter "|^invalid value "`)
+var checkedNginx = regexp.MustCompile(`^unknown directive "|directive is not allowed here$|^invalid number of arguments in "|^"[a-z_0-9]+" directive invalid value$|^invalid value "[^"]*" in "[a-z_0-9]+" directive|^"[a-z_0-9]+" directive is duplicate$|^invalid port in "|^"proxy_pass" cannot have URI part|^invalid parameter "|^invalid value "|^invalid number "`)
 
 // checkedByUs reports whether nginx's error is one the check must agree
 // with. An unknown directive that the tables know for the target comes
@@ -67,11 +67,24 @@ func checkedByUs(d nginxtest.Diagnostic, cfg *Config) bool {
 	if !checkedNginx.MatchString(d.Message) {
 		return false
 	}
-	// "invalid parameter" is ours for listen only (the upstream server
-	// parameters of NGINX Plus, say, are not).
-	if strings.HasPrefix(d.Message, "invalid parameter") {
+	// The handlers' own "invalid ..." messages are ours only for the
+	// directives the check reads values of (the upstream server parameters
+	// of NGINX Plus, say, are not).
+	if strings.HasPrefix(d.Message, "invalid ") && !strings.HasPrefix(d.Message, "invalid number of arguments") {
 		at := stoppedAt(cfg, d)
-		return at != nil && at.Name == "listen"
+		if at == nil {
+			return false
+		}
+		switch at.Name {
+		case "listen", "keepalive", "worker_connections", "proxy_pass":
+			return true
+		}
+		for _, e := range declarations(at.Name) {
+			if e.spec.kind != kindOther {
+				return true
+			}
+		}
+		return false
 	}
 	if m := regexp.MustCompile(`^unknown directive "([^"]+)"`).FindStringSubmatch(d.Message); m != nil {
 		ch := &checker{target: diffTarget, release: releaseOf(1, 22, 1)}
