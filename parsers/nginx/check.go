@@ -465,6 +465,17 @@ func (ch *checker) special(d *Directive, ctxs context, sc *blockScope) bool {
 			ch.report(d, d.Args[0].Pos, fmt.Sprintf("invalid value %q in \"keepalive\" directive", v))
 			return false
 		}
+	case "keepalive_timeout":
+		// ngx_http_core_keepalive: a time, then the Keep-Alive header's
+		// time in seconds.
+		if _, err := parseTime(d.Args[0].Value); err != nil {
+			ch.report(d, d.Args[0].Pos, fmt.Sprintf("%q directive invalid value %q: not a time (units ms, s, m, h, d, w, as in \"30s\" or \"1m30s\")", d.Name, d.Args[0].Value))
+			return false
+		}
+		if len(d.Args) > 1 && !validSeconds(d.Args[1].Value) {
+			ch.report(d, d.Args[1].Pos, fmt.Sprintf("%q directive invalid value %q: not a time in seconds (units s, m, h, d, w, M, y, as in \"30s\" or \"1h\")", d.Name, d.Args[1].Value))
+			return false
+		}
 	case "worker_connections":
 		if v := d.Args[0].Value; !validNumber(v) {
 			ch.report(d, d.Args[0].Pos, fmt.Sprintf("invalid number %q in \"worker_connections\" directive", v))

@@ -77,6 +77,8 @@ var checkCases = []struct {
 		`5: invalid value "error" in "proxy_next_upstream" directive, it must be "on" or "off"`},
 	{"events number", "events {\n  worker_connections many;\n}\n",
 		`2: invalid number "many" in "worker_connections" directive`},
+	{"keepalive_timeout of http", "events {}\nhttp {\n  keepalive_timeout 75s 1x;\n}\n",
+		`3: "keepalive_timeout" directive invalid value "1x": not a time in seconds (units s, m, h, d, w, M, y, as in "30s" or "1h")`},
 	{"seconds refuse milliseconds", "events {}\nhttp {\n  ssl_session_timeout 500ms;\n}\n",
 		`3: "ssl_session_timeout" directive invalid value "500ms": not a time in seconds (units s, m, h, d, w, M, y, as in "30s" or "1h")`},
 	{"offset in capitals", "events {}\nhttp {\n  client_max_body_size 1G;\n}\n", ""},

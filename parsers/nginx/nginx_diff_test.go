@@ -76,7 +76,7 @@ func checkedByUs(d nginxtest.Diagnostic, cfg *Config) bool {
 			return false
 		}
 		switch at.Name {
-		case "listen", "keepalive", "worker_connections", "proxy_pass":
+		case "listen", "keepalive", "keepalive_timeout", "worker_connections", "proxy_pass":
 			return true
 		}
 		for _, e := range declarations(at.Name) {
@@ -817,5 +817,158 @@ func compareWithNginx(t *testing.T, f corpusFile, stats *diffStats) {
 			return
 		}
 		src = next
+	}
+}
+
+// checkedBlocks are the blocks whose directives the mutations pick from:
+// blocks of a context of their own, whose contents nginx looks up.
+var checkedBlocks = map[string]bool{
+	"events": true, "http": true, "stream": true, "server": true, "location": true,
+	"upstream": true, "if": true, "limit_except": true,
+}
+
+// maxMutated bounds the directives mutated in one file.
+const maxMutated = 4
+
+// mutations returns, for one file, versions of src that nginx must refuse
+// for a reason the check covers: the name of each of the first directives
+// of a generic handler misspelt, and its value made invalid. Each comes with
+// the line nginx must stop at.
+func mutations(src []byte, cfg *Config) []struct {
+	what string
+	src  []byte
+	line int
+} {
+	var picks []*Directive
+	seen := map[string]bool{}
+	var walk func([]*Directive)
+	walk = func(dirs []*Directive) {
+		for _, d := range dirs {
+			if len(picks) == maxMutated {
+				return
+			}
+			if len(d.Args) == 1 && d.End.Line == d.Pos.Line && d.Args[0].Quote == 0 && !seen[d.Name] {
+				for _, e := range declarations(d.Name) {
+					if e.spec.kind != kindOther && e.spec.module == "" && e.spec.until == 0 && !seen[d.Name] {
+						picks = append(picks, d)
+						seen[d.Name] = true
+					}
+				}
+			}
+			if checkedBlocks[d.Name] {
+				walk(d.Block)
+			}
+		}
+	}
+	walk(cfg.Main.Directives)
+	var out []struct {
+		what string
+		src  []byte
+		line int
+	}
+	replace := func(at model.Pos, old, with string) []byte {
+		off := offsetOf(src, at)
+		if off < 0 || !bytes.HasPrefix(src[off:], []byte(old)) {
+			return nil
+		}
+		return append(append(append([]byte{}, src[:off]...), with...), src[off+len(old):]...)
+	}
+	for _, pick := range picks {
+		if m := replace(pick.Pos, pick.Name, pick.Name+"x"); m != nil {
+			out = append(out, struct {
+				what string
+				src  []byte
+				line int
+			}{"misspelt " + pick.Name, m, pick.Pos.Line})
+		}
+		if m := replace(pick.Args[0].Pos, pick.Args[0].Raw, "1zz"); m != nil {
+			out = append(out, struct {
+				what string
+				src  []byte
+				line int
+			}{"invalid value of " + pick.Name, m, pick.Pos.Line})
+		}
+	}
+	return out
+}
+
+// TestMutationsMatchNginx breaks every corpus file nginx accepts in the
+// ways the check covers and requires that nginx and the check refuse the
+// result at the same line.
+func TestMutationsMatchNginx(t *testing.T) {
+	t.Parallel()
+	files := corpusFiles(t)
+	nginxtest.Require(t)
+	var mu sync.Mutex
+	compared := 0
+	sem := make(chan struct{}, 2*runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for _, f := range files {
+		if _, excluded := nginxExclusions[f.Name]; excluded {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			t.Run(f.Name, func(t *testing.T) {
+				dir := filepath.Dir(f.Path)
+				mirror := mirrorDir(t, dir)
+				path := filepath.Join(mirror, filepath.Base(f.Path))
+				src, err := os.ReadFile(f.Path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				opts := Options{Roots: []string{mirror, dir}}
+				cfg := loadChecked(f.Path, f.Context, Options{Roots: []string{dir}})
+				if cfg.Syntax || len(fatalDiagnostics(cfg)) > 0 {
+					return
+				}
+				for _, m := range mutations(src, cfg) {
+					if err := os.Remove(path); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(path, m.src, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					read := loadChecked(path, f.Context, opts)
+					content := confinePaths(m.src, read)
+					tempPaths := f.Context != "main"
+					if !tempPaths {
+						if with := withTempPaths(content, read); with != nil {
+							content, tempPaths = with, true
+						}
+					}
+					if err := os.WriteFile(path, content, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					run := runNginx(t, path, f.Context, read, !tempPaths || writesOutside(read))
+					ours, syntax := firstFatal(read)
+					switch {
+					case run.ok:
+						t.Errorf("%s: nginx accepts", m.what)
+					case !checkedByUs(run.first, read):
+						// The machine stops nginx first (a user, a
+						// certificate): nothing to compare.
+						continue
+					case !syntax:
+						t.Errorf("%s: nginx refuses (%s), we accept", m.what, run.first)
+					case ours.Pos.Line != run.first.Line || realFile(ours.Pos.File) != realFile(run.first.File):
+						t.Errorf("%s: lines differ:\nnginx: %s\n   we: %s", m.what, run.first, ours)
+					case run.first.Line != m.line:
+						t.Errorf("%s: nginx stops at line %d, not at the mutation (%d): %s", m.what, run.first.Line, m.line, run.first)
+					default:
+						mu.Lock()
+						compared++
+						mu.Unlock()
+					}
+				}
+			})
+		}()
+	}
+	wg.Wait()
+	t.Logf("%d mutations refused by both at the same line", compared)
+	if compared == 0 {
+		t.Error("no mutation was compared")
 	}
 }
