@@ -231,3 +231,47 @@ func BenchmarkCheck(b *testing.B) {
 		}
 	}
 }
+
+// TestTableFacts: what the generated table must know, from nginx's history
+// and from the third-party modules.
+func TestTableFacts(t *testing.T) {
+	find := func(name string, ctx context) []directiveEntry {
+		var out []directiveEntry
+		for _, e := range declarations(name) {
+			if e.spec.contexts&ctx != 0 {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+	ssl := find("ssl", ctxHTTPServer)
+	require.Len(t, ssl, 1)
+	assert.Equal(t, releaseOf(1, 25, 1), ssl[0].spec.until)
+	http2 := find("http2", ctxHTTPServer)
+	require.Len(t, http2, 1)
+	assert.Equal(t, releaseOf(1, 25, 1), http2[0].spec.since)
+	assert.Equal(t, kindFlag, http2[0].spec.kind)
+	prt := find("proxy_read_timeout", ctxHTTPLocation)
+	require.Len(t, prt, 1)
+	assert.Equal(t, kindMsec, prt[0].spec.kind)
+	assert.Equal(t, arg1, prt[0].spec.args)
+	pnu := find("proxy_next_upstream", ctxHTTPLocation)
+	require.Len(t, pnu, 1)
+	assert.Equal(t, kindBitmask, pnu[0].spec.kind)
+	assert.Contains(t, pnu[0].spec.words, "http_429@1.11.13")
+	assert.NotContains(t, pnu[0].spec.words, "denied")
+	for name, module := range map[string]string{
+		"content_by_lua_block": "lua", "preread_by_lua_block": "stream-lua", "js_import": "njs",
+		"more_set_headers": "headers-more", "brotli_static": "brotli", "geoip2": "geoip2",
+		"vhost_traffic_status_zone": "vts", "passenger_enabled": "passenger", "nchan_publisher": "nchan",
+		"MainRule": "naxsi", "modsecurity_rules_file": "modsecurity", "application": "rtmp",
+	} {
+		decls := declarations(name)
+		require.NotEmpty(t, decls, name)
+		found := false
+		for _, e := range decls {
+			found = found || e.spec.module == module
+		}
+		assert.True(t, found, "%s from %s", name, module)
+	}
+}
