@@ -30,7 +30,7 @@ func links(t *testing.T, files map[string]string, names ...string) []string {
 	for _, n := range names {
 		paths = append(paths, filepath.Join(dir, n))
 	}
-	m := analyzed(paths, load.Options{Targets: []model.Target{model.Target{Product: model.Nginx}}})
+	m := analyzed(paths, load.Options{Targets: []model.Target{{Product: model.Nginx}}})
 	for _, d := range m.Diagnostics {
 		require.Falsef(t, d.Fatal, "%s", d.Error())
 	}
@@ -139,7 +139,7 @@ func TestDescribe(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "edge.conf"), []byte(edge), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "inner.conf"), []byte(inner), 0o644))
-	m := analyzed([]string{filepath.Join(dir, "edge.conf"), filepath.Join(dir, "inner.conf")}, load.Options{Targets: []model.Target{model.Target{Product: model.Nginx}}})
+	m := analyzed([]string{filepath.Join(dir, "edge.conf"), filepath.Join(dir, "inner.conf")}, load.Options{Targets: []model.Target{{Product: model.Nginx}}})
 	alb, err := model.BalancerHop("aws-alb", "--behind", model.Pos{})
 	require.NoError(t, err)
 	be, err := model.BackendHop("uvicorn", "--backend", model.Pos{})
@@ -183,7 +183,7 @@ func TestDeploymentsLinkOnlyWhenRelated(t *testing.T) {
 	}
 	e := write("shop/edge/nginx.conf", edge)
 	i := write("blog/internal/nginx.conf", inner)
-	opts := load.Options{Targets: []model.Target{model.Target{Product: model.Nginx}}}
+	opts := load.Options{Targets: []model.Target{{Product: model.Nginx}}}
 	assert.Empty(t, analyzed([]string{root}, opts).Chain.Links, "unrelated directories")
 	assert.NotEmpty(t, analyzed([]string{e, i}, opts).Chain.Links, "named together")
 
@@ -201,7 +201,7 @@ func TestHostNameLinksOnlyConfigurationsNamedTogether(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
 	}
-	opts := load.Options{Targets: []model.Target{model.Target{Product: model.Nginx}}}
+	opts := load.Options{Targets: []model.Target{{Product: model.Nginx}}}
 	assert.Empty(t, analyzed([]string{root}, opts).Chain.Links, "api:9000 is only a name in a directory walk")
 	m := analyzed([]string{filepath.Join(root, "deploy/edge/edge.conf"), filepath.Join(root, "deploy/api/api.conf")}, opts)
 	assert.Len(t, m.Chain.Links, 1)

@@ -231,10 +231,6 @@ type Proxy struct {
 	Context   string
 	Listeners []*Listener
 	Upstreams []*Upstream
-	// Invalid lists settings the proxy refuses that the loader recognised
-	// (for example nginx's nonexistent grpc_ignore_client_abort); Value
-	// says why.
-	Invalid []Setting[string]
 }
 
 // Routes lists every route of every listener, in configuration order.

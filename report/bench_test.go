@@ -73,7 +73,7 @@ func benchGenModel(b *testing.B, n int) *model.Model {
 	if err != nil {
 		b.Fatal(err)
 	}
-	m := load.Load([]string{main}, load.Options{Targets: []model.Target{model.Target{Product: model.Nginx}}})
+	m := load.Load([]string{main}, load.Options{Targets: []model.Target{{Product: model.Nginx}}})
 	chain.AnalyzeModel(m, nil, 0)
 	return m
 }
@@ -86,7 +86,7 @@ func benchCorpusModel(b *testing.B) *model.Model {
 	if err != nil {
 		b.Skipf("corpus not available: %v", err)
 	}
-	m := load.Load([]string{dir}, load.Options{Targets: []model.Target{model.Target{Product: model.Nginx}}})
+	m := load.Load([]string{dir}, load.Options{Targets: []model.Target{{Product: model.Nginx}}})
 	chain.AnalyzeModel(m, nil, 0)
 	return m
 }

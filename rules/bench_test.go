@@ -29,7 +29,7 @@ func BenchmarkRules(b *testing.B) {
 		if err != nil {
 			b.Skipf("corpus not available: %v", err)
 		}
-		m := load.Load([]string{dir}, load.Options{Targets: []model.Target{model.Target{Product: model.Nginx}}})
+		m := load.Load([]string{dir}, load.Options{Targets: []model.Target{{Product: model.Nginx}}})
 		chain.AnalyzeModel(m, nil, 0)
 		benchRun(b, m, &rules.Options{})
 	})
@@ -75,7 +75,7 @@ func benchGenModel(b *testing.B, n int) *model.Model {
 	if err != nil {
 		b.Fatal(err)
 	}
-	m := load.Load([]string{main}, load.Options{Targets: []model.Target{model.Target{Product: model.Nginx}}})
+	m := load.Load([]string{main}, load.Options{Targets: []model.Target{{Product: model.Nginx}}})
 	chain.AnalyzeModel(m, nil, 0)
 	for _, d := range m.Diagnostics {
 		if d.Fatal {

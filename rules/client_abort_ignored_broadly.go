@@ -19,18 +19,6 @@ var ClientAbortIgnoredBroadly = &Rule{
 
 func checkClientAbortIgnoredBroadly(pass *Pass) {
 	for _, p := range pass.Model.Proxies {
-		for _, inv := range p.Invalid {
-			if inv.Name != "grpc_ignore_client_abort" && inv.Name != "memcached_ignore_client_abort" {
-				continue
-			}
-			pass.Report(Finding{
-				Severity: model.Error,
-				Pos:      inv.Pos,
-				Message:  fmt.Sprintf("%s: nginx -t fails with \"unknown directive\". %s.", inv.Name, inv.Value),
-				Fix:      "remove it; to let long gRPC calls finish, keep the client connected (or make the call idempotent and retry it)",
-				Edits:    removeDirectiveFix(pass, inv.Pos, inv.Name),
-			})
-		}
 		for _, r := range p.Routes() {
 			ica := r.IgnoreClientAbort
 			if r.Forward == nil || !ica.Explicit() || !ica.Value || (ica.Level != "http" && ica.Level != "server") {

@@ -235,27 +235,6 @@ func (x *fixer) insertBefore(f *model.File, off int, lines ...string) {
 	x.add(f, at, at, text.String())
 }
 
-// removeStatement deletes a directive: its whole line when nothing else is
-// on it, else the directive and the blanks after it.
-func (x *fixer) removeStatement(s *statement) {
-	if s == nil || x.failed {
-		return
-	}
-	src := s.file.Source
-	start, end := s.tokens[0].start, s.end
-	rest := end
-	for rest < len(src) && (src[rest] == ' ' || src[rest] == '\t' || src[rest] == '\r') {
-		rest++
-	}
-	if startsLine(src, start) && (rest == len(src) || src[rest] == '\n') {
-		start = lineStart(src, start)
-		end = min(rest+1, len(src))
-	} else {
-		end = rest
-	}
-	x.add(s.file, start, end, "")
-}
-
 // removeArg deletes the argument of s whose value is v, with the blanks
 // before it; the directive must keep another argument.
 func (x *fixer) removeArg(s *statement, v string) {
@@ -726,13 +705,6 @@ func logFormatFix(pass *Pass, p *model.Proxy, r *model.Route, l model.AccessLog,
 	}
 	last := s.tokens[len(s.tokens)-1]
 	x.add(s.file, last.end, last.end, " ' "+strings.Join(add, " ")+"'")
-	return x.result()
-}
-
-// removeDirectiveFix deletes the directive named name at pos.
-func removeDirectiveFix(pass *Pass, pos model.Pos, name string) []Edit {
-	x := newFixer(pass.Model)
-	x.removeStatement(x.nginxStatement(pos, name))
 	return x.result()
 }
 

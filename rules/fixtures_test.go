@@ -334,7 +334,7 @@ func TestAllRulesOverFixtures(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, f := range files {
-				m := load.Load([]string{f}, load.Options{Kind: kind, Targets: []model.Target{model.Target{Product: model.Nginx}}, IncludeRoots: []string{filepath.Dir(f)}})
+				m := load.Load([]string{f}, load.Options{Kind: kind, Targets: []model.Target{{Product: model.Nginx}}, IncludeRoots: []string{filepath.Dir(f)}})
 				chain.AnalyzeModel(m, nil, 0)
 				for _, fd := range rules.Run(m, &rules.Options{}) {
 					counts[fd.Rule]++

@@ -26,7 +26,7 @@ func lintFiles(t *testing.T, opts *rules.Options, files ...string) []rules.Findi
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		require.NoError(t, os.WriteFile(p, []byte(files[i+1]), 0o644))
 	}
-	m := load.Load([]string{filepath.Join(dir, files[0])}, load.Options{Targets: []model.Target{model.Target{Product: model.Nginx}}, IncludeRoots: []string{dir}})
+	m := load.Load([]string{filepath.Join(dir, files[0])}, load.Options{Targets: []model.Target{{Product: model.Nginx}}, IncludeRoots: []string{dir}})
 	chain.AnalyzeModel(m, nil, 0)
 	return rules.Run(m, opts)
 }

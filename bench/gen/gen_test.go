@@ -25,7 +25,7 @@ func TestNginxTreeLoads(t *testing.T) {
 	if len(sites) != 3 {
 		t.Errorf("sites: %d files, want 3", len(sites))
 	}
-	m := load.Load([]string{main}, load.Options{Targets: []model.Target{model.Target{Product: model.Nginx}}})
+	m := load.Load([]string{main}, load.Options{Targets: []model.Target{{Product: model.Nginx}}})
 	chain.AnalyzeModel(m, nil, 0)
 	for _, d := range m.Diagnostics {
 		t.Errorf("diagnostic: %s: %s", d.Pos, d.Message)
@@ -66,7 +66,7 @@ func TestOneFile(t *testing.T) {
 	if n := strings.Count(OneFile, "\n"); n < 25 || n > 40 {
 		t.Errorf("OneFile has %d lines, want about 30", n)
 	}
-	m := load.Load([]string{main}, load.Options{Targets: []model.Target{model.Target{Product: model.Nginx}}})
+	m := load.Load([]string{main}, load.Options{Targets: []model.Target{{Product: model.Nginx}}})
 	chain.AnalyzeModel(m, nil, 0)
 	for _, d := range m.Diagnostics {
 		t.Errorf("diagnostic: %s: %s", d.Pos, d.Message)

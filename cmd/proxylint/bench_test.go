@@ -85,7 +85,7 @@ func BenchmarkLint(b *testing.B) {
 func BenchmarkLoad(b *testing.B) {
 	for _, in := range benchInputs(b) {
 		b.Run(in.name, func(b *testing.B) {
-			opts := load.Options{Targets: []model.Target{model.Target{Product: model.Nginx}}, IncludeRoots: []string{in.root}}
+			opts := load.Options{Targets: []model.Target{{Product: model.Nginx}}, IncludeRoots: []string{in.root}}
 			b.ReportAllocs()
 			var m *model.Model
 			for b.Loop() {

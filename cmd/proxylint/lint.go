@@ -354,13 +354,14 @@ func resolve(f *lintFlags, cfg *config.Config) (*settings, error) {
 			return nil, fmt.Errorf("--target %s: a second target for %s configurations", v, family(t.Product))
 		}
 		given[family(t.Product)] = true
-		kept := s.targets[:0]
+		var kept []model.Target
 		for _, c := range s.targets {
 			if family(c.Product) != family(t.Product) {
 				kept = append(kept, c)
 			}
 		}
-		s.targets = append(kept, t)
+		kept = append(kept, t)
+		s.targets = kept
 	}
 
 	s.failOn, _ = model.ParseSeverity(f.failOn)
@@ -398,6 +399,7 @@ func resolve(f *lintFlags, cfg *config.Config) (*settings, error) {
 		IncludeRoots: append(append([]string{}, f.includeRoots...), cfg.IncludeRoots...),
 		Exclude:      append([]string{}, cfg.Exclude...),
 		EntryPoints:  cfg.EntryPoints,
+		Directives:   cfg.Directives,
 	}
 	for _, e := range f.exclude {
 		pat, err := config.ExcludePattern(e, wd)

@@ -44,6 +44,9 @@ type Options struct {
 	// EntryPoints are main configuration files through which the files
 	// they include are linted when those are loaded (entry.go).
 	EntryPoints []string
+	// Directives declares the directives of nginx modules proxylint's
+	// tables do not know.
+	Directives []nginx.CustomDirective
 
 	// MaxFileSize bounds one file, MaxTotalSize what one run reads and
 	// what one nginx configuration expands to through its includes (each

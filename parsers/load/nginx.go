@@ -25,6 +25,9 @@ func nginxOptions(opts Options, roots []string) nginx.Options {
 // nginxResult turns a loaded nginx configuration into a loader's result.
 func nginxResult(cfg *nginx.Config, opts Options) Result {
 	target := opts.target(model.Nginx, model.Angie)
+	// What nginx -t refuses beyond its reader: unknown directives,
+	// contexts, argument counts and values.
+	cfg.Check(target, opts.Directives)
 	res := Result{Diagnostics: cfg.Diagnostics}
 	for i, f := range cfg.Files {
 		res.Files = append(res.Files, &model.File{Path: f.Path, Source: f.Source, Comments: f.Comments})

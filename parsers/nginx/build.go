@@ -77,7 +77,6 @@ func Build(cfg *Config, target model.Target) *model.Proxy {
 	}
 	top := cfg.Main.Directives
 	at := p.Pos
-	p.Invalid = invalidDirectives(top, nil)
 	switch cfg.Context {
 	case "main":
 		main := newScope("main", nil, at, nil, top)
@@ -104,28 +103,6 @@ func Build(cfg *Config, target model.Target) *model.Proxy {
 		behaviour(r)
 	}
 	return p
-}
-
-// refused lists directives that look plausible but that nginx does not
-// have, with the reason (docs/semantics.md §E).
-var refused = map[string]string{
-	"grpc_ignore_client_abort":      "nginx has no grpc_ignore_client_abort: the gRPC module always cancels the upstream request when the client goes away",
-	"memcached_ignore_client_abort": "nginx has no memcached_ignore_client_abort: the memcached module always stops when the client goes away",
-}
-
-// invalidDirectives finds refused directives anywhere in the tree,
-// included files too.
-func invalidDirectives(dirs []*Directive, out []model.Setting[string]) []model.Setting[string] {
-	for _, d := range dirs {
-		if why, ok := refused[d.Name]; ok {
-			out = append(out, model.Set(why, d.Name, "", d.Pos))
-		}
-		out = invalidDirectives(d.Block, out)
-		for _, f := range d.Included {
-			out = invalidDirectives(f.Directives, out)
-		}
-	}
-	return out
 }
 
 // InferContext says which block a fragment's top level belongs in: "main"

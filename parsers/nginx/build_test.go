@@ -104,7 +104,7 @@ http {
     grpc_next_upstream_tries 2;
     server {
         location ~ \.php$ { fastcgi_pass 127.0.0.1:9000; }
-        location /rpc/ { grpc_pass grpc://127.0.0.1:50051; grpc_ignore_client_abort on; }
+        location /rpc/ { grpc_pass grpc://127.0.0.1:50051; }
     }
 }
 `)
@@ -119,9 +119,6 @@ http {
 	assert.Equal(t, 2, rpc.Nginx.Tries.Value)
 	assert.False(t, rpc.IgnoreClientAbort.Valid(), "grpc has no *_ignore_client_abort")
 	assert.False(t, rpc.Nginx.RequestBuffering.Value, "grpc never buffers request bodies")
-	require.Len(t, p.Invalid, 1)
-	assert.Equal(t, "grpc_ignore_client_abort", p.Invalid[0].Name)
-	assert.Equal(t, 8, p.Invalid[0].Pos.Line)
 }
 
 func TestProxySetHeaderIsInheritedOnlyByLevelsWithoutIt(t *testing.T) {
@@ -140,9 +137,12 @@ http {
 		ownDefault       bool
 	}{
 		{"nginx:1.28", "close", true},
-		{"nginx", "", true},
+		{"nginx:newest", "", true},
+		// Every release still shipped: the old default holds on some.
+		{"nginx", "close", true},
 		{"angie:1.11", "close", true},
-		{"angie", "", true},
+		{"angie:1.12", "", true},
+		{"angie", "close", true},
 	} {
 		p := build(t, tc.target, src)
 		inh := route(t, p, "location /inherits/")
@@ -166,12 +166,16 @@ http {
 		keepalive int
 		version   string
 	}{
-		{"nginx", 32, "1.1"},
+		{"nginx:newest", 32, "1.1"},
+		// Every release still shipped, 1.18 and newer: the defaults of
+		// the oldest are what holds on all of them.
+		{"nginx", 0, "1.0"},
 		{"nginx:1.30", 32, "1.1"},
 		{"nginx:1.29.7", 32, "1.1"},
 		{"nginx:1.29.6", 0, "1.0"},
 		{"nginx:1.28", 0, "1.0"},
-		{"angie", 0, "1.1"},
+		{"angie:1.12", 0, "1.1"},
+		{"angie", 0, "1.0"},
 		{"angie:1.11", 0, "1.0"},
 	}
 	for _, c := range cases {
@@ -382,7 +386,8 @@ func TestFragmentContexts(t *testing.T) {
 
 func TestDirectiveListIsSorted(t *testing.T) {
 	for i := 1; i < len(knownDirectiveList); i++ {
-		require.Less(t, knownDirectiveList[i-1].name, knownDirectiveList[i].name)
+		// A name declared by several modules has one entry each, side by side.
+		require.LessOrEqual(t, knownDirectiveList[i-1].name, knownDirectiveList[i].name)
 	}
 	spec, ok := lookupDirective("proxy_pass")
 	require.True(t, ok)

@@ -1,8 +1,14 @@
 package nginx
 
-import "sort"
+import (
+	"fmt"
+	"sort"
+)
 
-//go:generate sh -c "go run ./internal/gendirectives -src $NGINX_SRC/src -version $NGINX_VERSION -o directives_gen.go"
+// The table is generated from nginx's git repository (every release from
+// 1.0.0 on) and the repositories of the third-party modules people run:
+//
+//go:generate sh -c "go run ./internal/gendirectives -nginx $NGINX_GIT -from 1.0.0 -module lua=$LUA_GIT -module stream-lua=$STREAM_LUA_GIT -module njs=$NJS_GIT -module headers-more=$HEADERS_MORE_GIT -module brotli=$BROTLI_GIT -module geoip2=$GEOIP2_GIT -module vts=$VTS_GIT -module passenger=$PASSENGER_GIT -module nchan=$NCHAN_GIT -module naxsi=$NAXSI_GIT -module modsecurity=$MODSECURITY_GIT -module rtmp=$RTMP_GIT -o directives_gen.go"
 
 // context is a bit set of the configuration contexts nginx allows a
 // directive in (NGX_MAIN_CONF, NGX_HTTP_LOC_CONF, ...).
@@ -23,14 +29,74 @@ const (
 	ctxStreamUpstream
 	ctxMail
 	ctxMailServer
+	ctxRTMP
+	ctxRTMPServer
+	ctxRTMPApp
+	ctxRTMPRecorder
 	ctxAny
 )
+
+// argCount is the set of argument counts nginx allows (NGX_CONF_NOARGS,
+// NGX_CONF_TAKE1 ... NGX_CONF_1MORE of ngx_conf_file.h).
+type argCount uint16
+
+const (
+	argNone argCount = 1 << iota
+	arg1
+	arg2
+	arg3
+	arg4
+	arg5
+	arg6
+	arg7
+	argFlag
+	argAny
+	arg1More
+	arg2More
+)
+
+// valueKind says how nginx reads a directive's value: the generic
+// ngx_conf_set_*_slot handlers. kindOther is a handler of its own.
+type valueKind uint8
+
+const (
+	kindOther valueKind = iota
+	kindFlag
+	kindMsec
+	kindSec
+	kindSize
+	kindOff
+	kindNum
+	kindEnum
+	kindBitmask
+)
+
+// release is an nginx version as major*1e6 + minor*1e3 + patch.
+type release uint32
+
+func releaseOf(major, minor, patch int) release {
+	return release(major*1_000_000 + minor*1_000 + patch)
+}
+
+func (r release) String() string {
+	return fmt.Sprintf("%d.%d.%d", r/1_000_000, r/1_000%1_000, r%1_000)
+}
 
 // directiveSpec is what nginx declares about a directive: where it is
 // allowed, and in which of those places it takes a block.
 type directiveSpec struct {
 	contexts context
 	blockIn  context
+	args     argCount
+	kind     valueKind
+	// words are the values of an enum or bit mask, space separated; a
+	// word added after the directive reads "word@1.9.13".
+	words string
+	// since and until bound the nginx releases that have this
+	// declaration (0: all the table knows); module names the third-party
+	// module that declares it ("" for nginx).
+	since, until release
+	module       string
 }
 
 type directiveEntry struct {
@@ -38,14 +104,27 @@ type directiveEntry struct {
 	spec directiveSpec
 }
 
-// lookupDirective finds what nginx declares about directive name.
-func lookupDirective(name string) (directiveSpec, bool) {
+// declarations returns every declaration of directive name.
+func declarations(name string) []directiveEntry {
 	list := knownDirectiveList[:]
 	i := sort.Search(len(list), func(i int) bool { return list[i].name >= name })
-	if i < len(list) && list[i].name == name {
-		return list[i].spec, true
+	j := i
+	for j < len(list) && list[j].name == name {
+		j++
 	}
-	return directiveSpec{}, false
+	return list[i:j]
+}
+
+// lookupDirective finds where directive name is allowed and where it takes
+// a block, over all its declarations.
+func lookupDirective(name string) (directiveSpec, bool) {
+	var spec directiveSpec
+	decls := declarations(name)
+	for _, d := range decls {
+		spec.contexts |= d.spec.contexts
+		spec.blockIn |= d.spec.blockIn
+	}
+	return spec, len(decls) > 0
 }
 
 // handlerBlocks are the blocks whose contents nginx hands to a custom

@@ -28,6 +28,7 @@ import (
 	"github.com/proxylint/proxylint/internal/suggest"
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
+	"github.com/proxylint/proxylint/parsers/nginx"
 	"github.com/proxylint/proxylint/rules"
 )
 
@@ -71,6 +72,8 @@ type Config struct {
 	// client, the load balancers (outermost first) and the backend, with
 	// the positions of their values in this file.
 	Chain []*model.Hop
+	// Directives declares directives of private nginx modules.
+	Directives []nginx.CustomDirective
 }
 
 // Error is a problem in a configuration file, with its position.
@@ -259,6 +262,7 @@ var topKeys = map[string]string{
 	"baseline":        "the baseline file",
 	"require-reason":  "whether suppressions need a reason",
 	"chain":           "the hops around the configurations (client, balancers, backend)",
+	"directives":      "directives of private nginx modules (name, contexts, args)",
 }
 
 func keyList(m map[string]string) string {
@@ -396,6 +400,8 @@ func (p *parser) top(root *yaml.Node) error {
 			p.cfg.RequireReason = &b
 		case "chain":
 			return p.chain(v)
+		case "directives":
+			return p.directives(v)
 		default:
 			return p.errorf(k, "unknown key %q; the keys are %s", k.Value, keyList(topKeys))
 		}
