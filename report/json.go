@@ -14,6 +14,7 @@ const JSONVersion = 1
 type jsonDoc struct {
 	Version  int           `json:"version"`
 	Tool     jsonTool      `json:"tool"`
+	Targets  []string      `json:"targets,omitempty"`
 	Findings []jsonFinding `json:"findings"`
 	Summary  jsonSummary   `json:"summary"`
 }
@@ -92,6 +93,7 @@ func rawName(name string) []byte {
 func JSON(w io.Writer, in *Input) error {
 	fps := Fingerprints(in)
 	doc := jsonDoc{
+		Targets:  in.Targets,
 		Version:  JSONVersion,
 		Tool:     jsonTool{Name: "proxylint", Version: in.Version},
 		Findings: make([]jsonFinding, 0, len(in.Findings)),

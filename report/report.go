@@ -30,6 +30,9 @@ type Input struct {
 	// Root is the repository root: SARIF and GitHub output name files
 	// relative to it (formats.go); empty means Dir.
 	Root string
+	// Targets name the releases the configurations were linted for, one
+	// per product linted ("nginx 1.18 or newer").
+	Targets []string
 	// Known counts findings hidden by a baseline.
 	Known int
 	// Skipped counts the files directory walks left out (not

@@ -93,8 +93,14 @@ type sarifRuleProperty struct {
 }
 
 type sarifInvocation struct {
-	ExecutionSuccessful        bool                `json:"executionSuccessful"`
-	ToolExecutionNotifications []sarifNotification `json:"toolExecutionNotifications,omitempty"`
+	ExecutionSuccessful        bool                  `json:"executionSuccessful"`
+	ToolExecutionNotifications []sarifNotification   `json:"toolExecutionNotifications,omitempty"`
+	Properties                 *sarifInvocationProps `json:"properties,omitempty"`
+}
+
+// sarifInvocationProps says which releases the run linted for.
+type sarifInvocationProps struct {
+	Targets []string `json:"targets"`
 }
 
 type sarifNotification struct {
@@ -178,6 +184,9 @@ func SARIF(w io.Writer, in *Input) error {
 		run.OriginalURIBaseIDs = map[string]sarifArtifact{srcRoot: {URI: uri}}
 	}
 	inv := sarifInvocation{ExecutionSuccessful: true}
+	if len(in.Targets) > 0 {
+		inv.Properties = &sarifInvocationProps{Targets: in.Targets}
+	}
 	for _, d := range in.Diagnostics {
 		if !d.Fatal {
 			continue

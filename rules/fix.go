@@ -439,7 +439,7 @@ func implicitUpstreamFix(pass *Pass, u *model.Upstream, r *model.Route) []Edit {
 		// user's to say.
 		return nil
 	}
-	if n := r.Nginx; n != nil && (strings.EqualFold(n.ConnectionHeader.Value, "close") || strings.EqualFold(n.ConnectionHeaderPlain.Value, "close")) {
+	if n := r.Nginx; n != nil && ((n.ConnectionHeader.Explicit() && strings.EqualFold(n.ConnectionHeader.Value, "close")) || strings.EqualFold(n.ConnectionHeaderPlain.Value, "close")) {
 		// The location's Connection header would still defeat the new
 		// pool; poolDefeated's advice comes first.
 		return nil

@@ -9,7 +9,7 @@ import (
 )
 
 func TestChainText(t *testing.T) {
-	code, out, errOut := runCLI(t, "../../fixtures/retry-amplification/layers", "chain", "--no-color",
+	code, out, errOut := runCLI(t, "../../fixtures/retry-amplification/layers", "chain", "--no-color", "--target", "nginx:newest",
 		"--client-timeout", "40s", "--behind", "aws-alb", "--backend", "uvicorn", "edge.conf", "internal.conf")
 	require.Equal(t, exitClean, code, errOut)
 	assert.Equal(t, `Path 1 of 1: edge.conf:12 location /api/
@@ -24,7 +24,7 @@ func TestChainText(t *testing.T) {
 }
 
 func TestChainJSON(t *testing.T) {
-	code, out, _ := runCLI(t, "../../fixtures/keepalive-idle-race/layers", "chain", "--format", "json", "edge.conf", "internal.conf")
+	code, out, _ := runCLI(t, "../../fixtures/keepalive-idle-race/layers", "chain", "--format", "json", "--target", "nginx:newest", "edge.conf", "internal.conf")
 	require.Equal(t, exitClean, code)
 	var doc struct {
 		Version int `json:"version"`
@@ -71,6 +71,7 @@ func TestChainFromConfigFile(t *testing.T) {
   - client: 30s
   - balancer: aws-alb
   - backend: node
+target: nginx:newest
 `)
 	writeFile(t, dir, "nginx.conf", `events {}
 http {

@@ -470,7 +470,7 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 		changed = n > 0
 	}
 	in := &report.Input{Findings: findings, Known: known, Files: mdl.Files, Rules: rules.All(), Version: strings.TrimPrefix(buildVersion(), "v"),
-		Dir: wd, Root: repoRoot(f, wd), Diagnostics: mdl.Diagnostics, Skipped: s.skipped}
+		Dir: wd, Root: repoRoot(f, wd), Diagnostics: mdl.Diagnostics, Skipped: s.skipped, Targets: targetsUsed(mdl)}
 
 	if err := writeReports(report.LintFormats, f, in, inputs(paths, mdl, s), stdout, getenv); err != nil {
 		fmt.Fprintf(stderr, "proxylint: %v\n", err)
@@ -664,4 +664,18 @@ func declaredChain(f *lintFlags, cfg *config.Config) (*model.Chain, error) {
 		return nil, nil
 	}
 	return &model.Chain{Hops: hops}, nil
+}
+
+// targetsUsed names the releases the linted configurations were read for,
+// once each, in the order the proxies were loaded.
+func targetsUsed(m *model.Model) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range m.Proxies {
+		if t := p.Target.String(); !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
 }
