@@ -7,16 +7,17 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/parsers/envoy"
 	"github.com/proxylint/proxylint/parsers/nginx"
 )
 
@@ -120,6 +121,8 @@ type Result struct {
 	Diagnostics []model.Diagnostic
 	// Includes lists the real paths of the files this one pulled in.
 	Includes []string
+	// template marks an nginx file that is a template (nginx.Config).
+	template bool
 }
 
 // loaderFor returns the loader of a kind.
@@ -166,7 +169,7 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 				m.Diagnostics = append(m.Diagnostics, loadError(p, fmt.Sprintf("cannot read %s: %v", p, regular(fi))))
 				continue
 			}
-			kind, err := detect(p, opts.Kind, true)
+			kind, err := detect(p, opts.Kind, true, opts.MaxFileSize)
 			if err != nil {
 				m.Diagnostics = append(m.Diagnostics, loadError(p, err.Error()))
 				continue
@@ -187,7 +190,7 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 		m.Diagnostics = append(m.Diagnostics, diags...)
 		found := 0
 		for _, f := range files {
-			kind, err := detect(f, opts.Kind, false)
+			kind, err := detect(f, opts.Kind, false, opts.MaxFileSize)
 			switch {
 			case err != nil:
 				m.Diagnostics = append(m.Diagnostics, loadError(f, err.Error()))
@@ -284,7 +287,11 @@ func loadOne(it item, opts Options, roots []string) Result {
 	if !ok {
 		return Result{Diagnostics: []model.Diagnostic{loadError(it.path, fmt.Sprintf("%s: %s configurations are not supported", it.path, it.kind))}}
 	}
-	return load(it.path, opts, roots)
+	r := load(it.path, opts, roots)
+	if !it.explicit {
+		walkedTemplate(&r)
+	}
+	return r
 }
 
 func loadError(path, msg string) model.Diagnostic {
@@ -338,45 +345,43 @@ func excluded(p string, patterns []string) bool {
 	return false
 }
 
-// nginxDirs are directory names that hold nginx configuration fragments.
-var nginxDirs = map[string]bool{
-	"nginx": true, "conf.d": true, "sites-available": true, "sites-enabled": true,
-	"snippets": true, "http.d": true, "stream.d": true, "vhosts.d": true, "servers": true, "locations": true,
-}
-
-// detect tells the kind of a file: forced, by name, or by content. For a
-// file named explicitly an unknown kind is an error; for one found in a
-// directory it is "" (not a configuration).
-func detect(path, forced string, explicit bool) (string, error) {
+// detect tells the kind of a file: forced, or by its structure (a
+// parsed first statement nginx accepts, a YAML or JSON document of an
+// Envoy shape), never by words in it; the name only says which to try
+// first. For a file named explicitly an unknown kind is an error, except
+// that a *.conf or nginx.conf that is not Envoy is read as nginx, so that
+// its syntax error is reported where it stands; for one found in a
+// directory it is "" (not a configuration, skipped).
+func detect(path, forced string, explicit bool, maxSize int64) (string, error) {
 	if forced != "" {
 		return forced, nil
 	}
-	head := readHead(path, 64<<10)
 	base := strings.ToLower(filepath.Base(path))
 	ext := filepath.Ext(base)
-	switch {
-	case ext == ".yaml" || ext == ".yml" || ext == ".json":
-		if looksEnvoy(head) {
-			return KindEnvoy, nil
-		}
-	case base == "nginx.conf" || ext == ".nginx" || ext == ".vhost":
+	envoyFirst := ext == ".yaml" || ext == ".yml" || ext == ".json"
+	head := readHead(path, headSize)
+	isEnvoy := func() bool { return looksEnvoy(path, head, maxSize) }
+	if envoyFirst && isEnvoy() {
+		return KindEnvoy, nil
+	}
+	nginxName := base == "nginx.conf" || ext == ".conf" || ext == ".nginx" || ext == ".vhost"
+	if looksNginx(head, nginxName) {
 		return KindNginx, nil
-	case ext == ".conf" || nginxDirs[filepath.Base(filepath.Dir(path))] || ext == "":
-		if looksNginx(head) {
-			return KindNginx, nil
-		}
+	}
+	if !envoyFirst && isEnvoy() {
+		return KindEnvoy, nil
 	}
 	if explicit {
-		if looksNginx(head) || (ext == ".conf" && !looksEnvoy(head)) {
+		if nginxName {
 			return KindNginx, nil
-		}
-		if looksEnvoy(head) {
-			return KindEnvoy, nil
 		}
 		return "", fmt.Errorf("%s: cannot tell whether this is an nginx or an Envoy configuration; name the kind with --kind nginx or --kind envoy", path)
 	}
 	return "", nil
 }
+
+// headSize is how much of a file detection reads.
+const headSize = 64 << 10
 
 func readHead(path string, n int) []byte {
 	f, err := OpenRegular(path)
@@ -385,51 +390,31 @@ func readHead(path string, n int) []byte {
 	}
 	defer func() { _ = f.Close() }()
 	buf := make([]byte, n)
-	k, _ := f.Read(buf)
+	k, _ := io.ReadFull(f, buf)
 	return buf[:k]
 }
 
 // looksNginx reports whether the start of a file reads as nginx
-// directives: its first statement names a directive nginx knows.
-func looksNginx(head []byte) bool {
-	if bytes.IndexByte(head, 0) >= 0 {
-		return false
-	}
-	return nginx.LooksLikeConfig(head)
+// directives (nginx.Detect); one whose name does not say it is nginx
+// (sites-available/default, a script in /etc) must parse throughout.
+func looksNginx(head []byte, nginxName bool) bool {
+	return nginx.Detect(head) && (nginxName || nginx.Parses(head, headSize))
 }
 
-// envoyMarkers are words only Envoy configurations use: bootstrap and
-// config dump sections, type URLs and filter names, and the fields of the
-// xDS resources and fragments (a connection manager, a virtual host) a
-// file may hold alone, snake_case or camelCase.
-var envoyMarkers = [][]byte{
-	[]byte("static_resources"), []byte("staticResources"), []byte("dynamic_resources"), []byte("dynamicResources"),
-	[]byte("type.googleapis.com/envoy."), []byte("envoy.extensions."), []byte("envoy.filters."),
-	[]byte("http_connection_manager"), []byte("socket_address"), []byte("socketAddress"),
-	[]byte("virtual_hosts"), []byte("virtualHosts"), []byte("filter_chains"), []byte("filterChains"),
-	[]byte("load_assignment"), []byte("loadAssignment"), []byte("connect_timeout"), []byte("connectTimeout"),
-	[]byte("stat_prefix"), []byte("statPrefix"), []byte("retry_policy"), []byte("retryPolicy"),
-}
-
-// A Kubernetes object (an EnvoyFilter, a ConfigMap) may quote Envoy
-// configuration but is not one: it has apiVersion and kind at its top.
-var (
-	yamlAPIVersion = regexp.MustCompile(`(?m)^apiVersion\s*:`)
-	yamlKind       = regexp.MustCompile(`(?m)^kind\s*:`)
-	jsonAPIVersion = regexp.MustCompile(`"apiVersion"\s*:`)
-	jsonKind       = regexp.MustCompile(`"kind"\s*:`)
-)
-
-func looksEnvoy(head []byte) bool {
-	if bytes.IndexByte(head, 0) >= 0 ||
-		(yamlAPIVersion.Match(head) && yamlKind.Match(head)) ||
-		(jsonAPIVersion.Match(head) && jsonKind.Match(head)) {
+// looksEnvoy reports whether the file parses as a YAML or JSON document of
+// an Envoy shape (envoy.Detect), reading the whole file when its start
+// fills the head.
+func looksEnvoy(path string, head []byte, maxSize int64) bool {
+	if bytes.IndexByte(head, 0) >= 0 || len(bytes.TrimSpace(head)) == 0 {
 		return false
 	}
-	for _, m := range envoyMarkers {
-		if bytes.Contains(head, m) {
-			return true
+	src := head
+	if len(head) == headSize {
+		all, err := ReadRegular(path, maxSize)
+		if err != nil {
+			return false
 		}
+		src = all
 	}
-	return false
+	return envoy.Detect(path, src)
 }

@@ -14,7 +14,7 @@ func loadNginx(path string, opts Options, roots []string) Result {
 		Roots: roots, MaxFileSize: opts.MaxFileSize,
 		MaxIncludes: opts.MaxIncludes, MaxIncludeBytes: opts.MaxTotalSize,
 	})
-	res := Result{Diagnostics: cfg.Diagnostics}
+	res := Result{Diagnostics: cfg.Diagnostics, template: cfg.Template}
 	for i, f := range cfg.Files {
 		res.Files = append(res.Files, &model.File{Path: f.Path, Source: f.Source, Comments: f.Comments})
 		if i > 0 && f.Real != "" {
@@ -25,4 +25,21 @@ func loadNginx(path string, opts Options, roots []string) Result {
 		res.Proxies = append(res.Proxies, nginx.Build(cfg, target))
 	}
 	return res
+}
+
+// walkedTemplate turns the error that says a file is a template into a
+// note when the file was found in a directory rather than named: a
+// repository keeps templates beside the configurations rendered from them,
+// and the walk reports each once, lints nothing in it, and goes on.
+func walkedTemplate(r *Result) {
+	if !r.template {
+		return
+	}
+	for i, d := range r.Diagnostics {
+		if d.Code == nginx.CodeSyntax && d.Fatal {
+			d.Severity, d.Fatal = model.Note, false
+			d.Message += "; it was not linted"
+			r.Diagnostics[i] = d
+		}
+	}
 }

@@ -64,6 +64,9 @@ type Config struct {
 	// Syntax is set when a file could not be parsed: the tree is then
 	// incomplete and must not be linted.
 	Syntax bool
+	// Template is set when a file read is a template of a configuration
+	// rather than one (detect.go): one diagnostic says so.
+	Template bool
 }
 
 // Fragment reports whether the main file is a piece of a configuration
@@ -193,9 +196,22 @@ func (l *loader) parse(path, real, parent string, depth int, from model.Pos) (*F
 		l.fatal(CodeInclude, pos, fmt.Sprintf("cannot read %s: %v", path, unwrapPathError(err)))
 		return nil, nil, nil
 	}
+	if off, what := templateSyntax(src); off >= 0 {
+		l.cfg.Files = append(l.cfg.Files, &File{Path: path, Real: real, Source: src})
+		l.template(newLexer(path, src).pos(off), what)
+		return nil, nil, nil
+	}
 	f, pending, perr := parseFile(path, src, parent, depth, l.opts.MaxDepth)
 	f.Real = real
 	l.cfg.Files = append(l.cfg.Files, f)
+	if d, i, ok := envTemplate(f.Directives); ok {
+		pos := d.Pos
+		if i >= 0 {
+			pos = d.Args[i].Pos
+		}
+		l.template(pos, "${NAME} placeholders where nginx reads no variables")
+		return nil, nil, nil
+	}
 	return f, pending, perr
 }
 
