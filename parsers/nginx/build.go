@@ -41,12 +41,7 @@ func Build(cfg *Config, target model.Target) *model.Proxy {
 	p.Context = cfg.Context
 	p.Pos = model.Pos{File: cfg.Main.Path, Line: 1, Col: 1}
 	b := &builder{proxy: p, target: target, comments: map[string][]model.Comment{}, sources: map[string][]byte{}, implicit: map[string]*model.Upstream{}}
-	b.complete = !cfg.Fragment()
-	for _, d := range cfg.Diagnostics {
-		if d.Code == CodeInclude {
-			b.complete = false
-		}
-	}
+	b.complete = !cfg.Fragment() && !cfg.UpstreamsUnread()
 	for _, f := range cfg.Files {
 		if f == nil {
 			continue
