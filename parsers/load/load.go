@@ -50,6 +50,9 @@ type Options struct {
 	// configuration; the Default* values when zero.
 	MaxFileSize, MaxTotalSize int64
 	MaxIncludes               int
+	// prefix is the directory relative includes resolve from; empty for
+	// the main file's directory.
+	prefix string
 	// OnSkip, when set, hears of every file a directory walk leaves out,
 	// and why.
 	OnSkip func(path, reason string)
@@ -121,8 +124,9 @@ type Result struct {
 	Diagnostics []model.Diagnostic
 	// Includes lists the real paths of the files this one pulled in.
 	Includes []string
-	// template marks an nginx file that is a template (nginx.Config).
-	template bool
+	// template marks an nginx file that is a template (nginx.Config);
+	// fragment one that is not a whole configuration.
+	template, fragment bool
 }
 
 // loaderFor returns the loader of a kind.
@@ -216,7 +220,26 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 			included[inc] = true
 		}
 	}
-	items, results, scope := withEntryPoints(items, results, included, opts, roots)
+	found, dirs, prefixes := discoverEntryPoints(items, results, included, opts, roots)
+	for i, main := range prefixes {
+		o := opts
+		o.prefix = filepath.Dir(main)
+		results[i] = loadNginx(items[i].path, o, append(append([]string{}, roots...), o.prefix))
+		results[i].Diagnostics = append(results[i].Diagnostics, prefixNote(items[i].path, main))
+		for _, inc := range results[i].Includes {
+			included[inc] = true
+		}
+	}
+	epOpts := opts
+	epOpts.EntryPoints = append(append([]string{}, opts.EntryPoints...), found...)
+	items, results, scope := withEntryPoints(items, results, included, epOpts, append(roots, dirs...))
+	for _, ep := range found {
+		for _, it := range items {
+			if scope != nil && scope.through[it.real] == realPath(ep) {
+				m.Diagnostics = append(m.Diagnostics, throughNote(it.path, ep))
+			}
+		}
+	}
 	seenFile := map[string]bool{}
 	seenEntry := map[string]bool{}
 	named := map[*model.Proxy]bool{}

@@ -11,10 +11,10 @@ func loadNginx(path string, opts Options, roots []string) Result {
 		target = model.Target{Product: model.Nginx}
 	}
 	cfg := nginx.Load(path, nginx.Options{
-		Roots: roots, MaxFileSize: opts.MaxFileSize,
+		Roots: roots, Prefix: opts.prefix, MaxFileSize: opts.MaxFileSize,
 		MaxIncludes: opts.MaxIncludes, MaxIncludeBytes: opts.MaxTotalSize,
 	})
-	res := Result{Diagnostics: cfg.Diagnostics, template: cfg.Template}
+	res := Result{Diagnostics: cfg.Diagnostics, template: cfg.Template, fragment: cfg.Main != nil && cfg.Fragment()}
 	for i, f := range cfg.Files {
 		res.Files = append(res.Files, &model.File{Path: f.Path, Source: f.Source, Comments: f.Comments})
 		if i > 0 && f.Real != "" {
