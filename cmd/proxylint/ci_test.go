@@ -375,7 +375,6 @@ location /static/ {
 func TestEntryPoints(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.Mkdir(filepath.Join(dir, ".git"), 0o755))
-	writeFile(t, dir, "deploy/nginx.conf", entryNginx)
 	writeFile(t, dir, "deploy/conf.d/app.conf", appFragment)
 	base := only("upstream-no-keepalive", "nginx-syntax", "nginx-include")
 
@@ -384,8 +383,16 @@ func TestEntryPoints(t *testing.T) {
 	assert.Equal(t, exitFindings, code)
 	assert.Contains(t, out, "deploy/conf.d/app.conf:6:5: warning: proxy_pass to 127.0.0.1:8080")
 	assert.NotContains(t, out, "not allowed")
-	assert.NotContains(t, out, "deploy/nginx.conf")
 	assert.NotContains(t, out, "app.conf:3:", "alone, nobody knows that app is a pooled upstream block")
+
+	// With the nginx.conf that includes it in the repository, it is found
+	// and the fragment linted through it; its own findings are not reported.
+	writeFile(t, dir, "deploy/nginx.conf", entryNginx)
+	code, out, _ = runCLI(t, dir, args(base, "--no-color", "deploy/conf.d/app.conf")...)
+	assert.Equal(t, exitFindings, code)
+	assert.Contains(t, out, "deploy/conf.d/app.conf:3:5: warning: proxy_http_version 1.0 defeats the keepalive pool of upstream \"app\"")
+	assert.Contains(t, out, "deploy/conf.d/app.conf: note: linted through deploy/nginx.conf, which includes this file")
+	assert.NotContains(t, out, "deploy/nginx.conf:6:")
 
 	// Through its entry point: linted in context, and only its own
 	// findings are reported, not those of nginx.conf (line 6).

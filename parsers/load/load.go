@@ -233,11 +233,20 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 	epOpts := opts
 	epOpts.EntryPoints = append(append([]string{}, opts.EntryPoints...), found...)
 	items, results, scope := withEntryPoints(items, results, included, epOpts, append(roots, dirs...))
+	discovered := map[string]bool{}
 	for _, ep := range found {
+		discovered[realPath(ep)] = true
 		for _, it := range items {
 			if scope != nil && scope.through[it.real] == realPath(ep) {
 				m.Diagnostics = append(m.Diagnostics, throughNote(it.path, ep))
 			}
+		}
+	}
+	for i, it := range items {
+		if discovered[it.real] {
+			// A main configuration found for a fragment is context: what
+			// it says of its other parts is not the run's concern.
+			results[i].Diagnostics = inScope(results[i].Diagnostics, scope)
 		}
 	}
 	seenFile := map[string]bool{}
@@ -440,4 +449,15 @@ func looksEnvoy(path string, head []byte, maxSize int64) bool {
 		src = all
 	}
 	return envoy.Detect(path, src)
+}
+
+// inScope keeps the diagnostics about files the run concerns.
+func inScope(diags []model.Diagnostic, scope *Scope) []model.Diagnostic {
+	var out []model.Diagnostic
+	for _, d := range diags {
+		if d.Fatal || scope.Contains(d.Pos.File) {
+			out = append(out, d)
+		}
+	}
+	return out
 }
