@@ -70,14 +70,16 @@ func TestDetectNamedFiles(t *testing.T) {
 func TestTemplates(t *testing.T) {
 	const tpl = "%%TEST_GLOBALS%%\n\ndaemon off;\nevents {}\nhttp {\n    %%TEST_GLOBALS_HTTP%%\n\n    upstream u { server 127.0.0.1:8081; }\n    server { listen 8080; location / { proxy_pass http://u; } }\n}\n"
 	tree(t, map[string]string{
-		"conf/a.conf":           tpl,
-		"conf/site.conf.j2":     "server {\n    listen {{ port }};\n    server_name {{ domain }};\n}\n",
-		"conf/jinja.conf":       "{% for s in servers %}\nserver { listen 80; }\n{% endfor %}\n",
-		"conf/env.conf":         "server {\n    listen ${NGINX_PORT};\n    location / { proxy_pass http://app; }\n}\n",
-		"conf/commented.conf":   "# rendered from {{ template }}\nserver { listen 80; }\n",
-		"conf/uses-var.conf":    "server { listen 80; location / { proxy_pass http://$host; } }\n",
-		"conf/plain/ok.conf":    "server { listen 80; }\n",
-		"conf/plain/other.conf": "upstream x { server 10.0.0.1; }\n",
+		"conf/a.conf":            tpl,
+		"conf/site.conf.j2":      "server {\n    listen {{ port }};\n    server_name {{ domain }};\n}\n",
+		"conf/site.tmpl":         "{{ $all := . }}\nhttp {\n    {{ range $server := $all.Servers }}server { listen 80; }{{ end }}\n}\n",
+		"conf/jinja.conf":        "{% for s in servers %}\nserver { listen 80; }\n{% endfor %}\n",
+		"conf/env.conf":          "server {\n    listen ${NGINX_PORT};\n    location / { proxy_pass http://app; }\n}\n",
+		"conf/commented.conf":    "# rendered from {{ template }}\nserver { listen 80; }\n",
+		"conf/uses-var.conf":     "server { listen 80; location / { proxy_pass http://$host; } }\n",
+		"conf/plain/ok.conf":     "server { listen 80; }\n",
+		"conf/lua-template.conf": "server {\n    listen 80;\n    location / {\n        content_by_lua_block {\n            local page = [[{% if user then %}hi {{ user }}{% end %}]]\n        }\n    }\n}\n",
+		"conf/plain/other.conf":  "upstream x { server 10.0.0.1; }\n",
 	})
 	m := Load([]string{"conf"}, Options{})
 	type diag struct {
@@ -95,12 +97,13 @@ func TestTemplates(t *testing.T) {
 		{"conf/a.conf", 1, model.Note, "this looks like a template (%%NAME%% placeholders): render it first, or exclude it; it was not linted"},
 		{"conf/env.conf", 2, model.Note, "this looks like a template (${NAME} placeholders where nginx reads no variables): render it first, or exclude it; it was not linted"},
 		{"conf/jinja.conf", 1, model.Note, "this looks like a template ({% %} tags): render it first, or exclude it; it was not linted"},
+		{"conf/site.tmpl", 1, model.Note, "this looks like a template ({{ }} expressions): render it first, or exclude it; it was not linted"},
 		{"conf/site.conf.j2", 2, model.Note, "this looks like a template ({{ }} expressions): render it first, or exclude it; it was not linted"},
 	}, got)
 	for _, p := range m.Proxies {
 		assert.NotContains(t, []string{"conf/a.conf", "conf/env.conf", "conf/jinja.conf"}, p.Entry, "a template produces no model")
 	}
-	assert.Len(t, m.Proxies, 4)
+	assert.Len(t, m.Proxies, 5, "a Lua template library's syntax in Lua code is Lua's business")
 
 	m = Load([]string{"conf/a.conf"}, Options{})
 	require.Len(t, m.Diagnostics, 1)
@@ -112,5 +115,12 @@ func TestTemplates(t *testing.T) {
 	m = Load([]string{"conf/site.conf.j2"}, Options{})
 	require.Len(t, m.Diagnostics, 1)
 	assert.Equal(t, model.Pos{File: "conf/site.conf.j2", Line: 2, Col: 12}, m.Diagnostics[0].Pos)
+	assert.Equal(t, "this looks like a template ({{ }} expressions): render it first, or exclude it", m.Diagnostics[0].Message)
+
+	// Named, a file of no known name that holds placeholders is an nginx
+	// template, not a file of unknown kind.
+	m = Load([]string{"conf/site.tmpl"}, Options{})
+	require.Len(t, m.Diagnostics, 1)
+	assert.Equal(t, "conf/site.tmpl", m.Diagnostics[0].Pos.File)
 	assert.Equal(t, "this looks like a template ({{ }} expressions): render it first, or exclude it", m.Diagnostics[0].Message)
 }

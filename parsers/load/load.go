@@ -404,7 +404,7 @@ func detect(path, forced string, explicit bool, maxSize int64) (string, error) {
 		return KindEnvoy, nil
 	}
 	if explicit {
-		if nginxName {
+		if nginxName || nginx.HasTemplate(head) {
 			return KindNginx, nil
 		}
 		return "", fmt.Errorf("%s: cannot tell whether this is an nginx or an Envoy configuration; name the kind with --kind nginx or --kind envoy", path)

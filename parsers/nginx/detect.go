@@ -145,23 +145,68 @@ func blankTemplates(src []byte) []byte {
 	return out
 }
 
-// templateSyntax finds the first template placeholder in src outside
-// comments and returns its offset and what kind it is; -1 when there is
-// none.
-func templateSyntax(src []byte) (int, string) {
-	first, what := -1, ""
+// templateIn finds the first template placeholder in a parsed file,
+// outside comments and outside Lua code (a Lua template library has its
+// own "{% %}"), and says what kind it is.
+func templateIn(f *File) (model.Pos, string, bool) {
+	var lx *lexer
+	var lua [][2]model.Pos
+	first, what := model.Pos{}, ""
 	for i, m := range templateMarks {
-		for _, l := range templateSpans(src, i) {
-			if inComment(src, l[0]) {
+		for _, l := range templateSpans(f.Source, i) {
+			if inComment(f.Source, l[0]) {
 				continue
 			}
-			if first < 0 || l[0] < first {
-				first, what = l[0], m.what
+			if lx == nil {
+				lx = newLexer(f.Path, f.Source)
+				lua = luaBodies(f.Directives, nil)
+			}
+			pos := lx.pos(l[0])
+			if inside(pos, lua) {
+				continue
+			}
+			if what == "" || before(pos, first) {
+				first, what = pos, m.what
 			}
 			break
 		}
 	}
-	return first, what
+	return first, what, what != ""
+}
+
+// luaBodies lists where the Lua code of *_by_lua_block directives stands.
+func luaBodies(dirs []*Directive, out [][2]model.Pos) [][2]model.Pos {
+	for _, d := range dirs {
+		if d.Lua != nil {
+			out = append(out, [2]model.Pos{d.LuaPos, d.End})
+		}
+		out = luaBodies(d.Block, out)
+	}
+	return out
+}
+
+func before(a, b model.Pos) bool { return a.Line < b.Line || a.Line == b.Line && a.Col < b.Col }
+
+func inside(p model.Pos, ranges [][2]model.Pos) bool {
+	for _, r := range ranges {
+		if !before(p, r[0]) && before(p, r[1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// HasTemplate reports whether src holds template placeholders outside
+// comments.
+func HasTemplate(src []byte) bool {
+	for i := range templateMarks {
+		for _, l := range templateSpans(src, i) {
+			if !inComment(src, l[0]) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // inComment reports whether offset off of src lies in a "#" comment: a

@@ -221,14 +221,13 @@ func (l *loader) parse(path, real, parent string, depth int, from model.Pos) (*F
 		l.fatal(CodeInclude, pos, fmt.Sprintf("cannot read %s: %v", path, unwrapPathError(err)))
 		return nil, nil, nil
 	}
-	if off, what := templateSyntax(src); off >= 0 {
-		l.cfg.Files = append(l.cfg.Files, &File{Path: path, Real: real, Source: src})
-		l.template(newLexer(path, src).pos(off), what)
-		return nil, nil, nil
-	}
 	f, pending, perr := parseFile(path, src, parent, depth, l.opts.MaxDepth)
 	f.Real = real
 	l.cfg.Files = append(l.cfg.Files, f)
+	if pos, what, ok := templateIn(f); ok {
+		l.template(pos, what)
+		return nil, nil, nil
+	}
 	if d, i, ok := envTemplate(f.Directives); ok {
 		pos := d.Pos
 		if i >= 0 {
