@@ -1,6 +1,6 @@
 // Package load turns the paths a user names into proxylint's model: it
-// finds configuration files in directories, tells nginx from Envoy by name
-// and content, runs the loader for each, and assembles one model.Model.
+// finds configuration files in directories, tells nginx from Envoy by their
+// structure, runs the loader for each, and assembles one model.Model.
 package load
 
 import (
