@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/proxylint/proxylint/model"
 )
 
 // An include that was not read leaves unknown only what it could define:
@@ -39,4 +41,23 @@ func TestUnreadIncludeIsUncertainOnlyWhereItCouldDefine(t *testing.T) {
 			assert.Nil(t, u, c.name)
 		}
 	}
+}
+
+// A relative include that leads out of the tree is not looked at either.
+func TestRelativeIncludeOutsideTreeIsNotRead(t *testing.T) {
+	dir := tree(t, map[string]string{
+		"outside/shared.conf": "upstream app { server 10.0.0.1; }\n",
+		"repo/nginx.conf":     "events {}\nhttp {\n    include ../outside/shared.conf;\n    include ../outside/missing.conf;\n}\n",
+	})
+	t.Chdir(filepath.Join(dir, "repo"))
+	m := Load([]string{"nginx.conf"}, Options{})
+	var got []string
+	for _, d := range m.Diagnostics {
+		assert.Equal(t, model.Note, d.Severity)
+		got = append(got, d.Pos.String()+": "+d.Message)
+	}
+	assert.Equal(t, []string{
+		"nginx.conf:3:13: include \"../outside/shared.conf\": ../outside/shared.conf is outside the linted tree and was not read (widen it with --include-root)",
+		"nginx.conf:4:13: include \"../outside/missing.conf\": ../outside/missing.conf is outside the linted tree and was not read (widen it with --include-root)",
+	}, got)
 }

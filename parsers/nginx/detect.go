@@ -217,10 +217,10 @@ func inComment(src []byte, off int) bool {
 	for i := start; i < off; i++ {
 		c := src[i]
 		switch {
+		case quote != 0 && c == '\\':
+			i++
 		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
+			if c == quote {
 				quote = 0
 			}
 		case c == '"' || c == '\'':

@@ -274,11 +274,15 @@ func (l *loader) include(p pendingInclude) {
 		l.cfg.Syntax = true
 		return
 	}
-	if filepath.IsAbs(name) && !l.lexicallyInRoots(name) {
+	resolved := name
+	if !filepath.IsAbs(name) {
+		resolved = filepath.Join(l.opts.Prefix, name)
+	}
+	if (filepath.IsAbs(name) || !l.cfg.Fragment()) && !l.lexicallyInRoots(resolved) {
 		// Outside the tree, the file is not looked at, not even to see
 		// whether it exists: the result must not depend on the machine
 		// that lints.
-		l.unread(p, at, fmt.Sprintf("include %q: %s is outside the linted tree and was not read (widen it with --include-root)", name, filepath.Clean(name)))
+		l.unread(p, at, fmt.Sprintf("include %q: %s is outside the linted tree and was not read (widen it with --include-root)", name, filepath.Clean(resolved)))
 		return
 	}
 	paths, ok := l.expand(name, at)
@@ -433,7 +437,9 @@ func (l *loader) unread(p pendingInclude, at model.Pos, msg string) {
 // lexicallyInRoots reports whether the absolute path p lies in the tree,
 // by its name alone.
 func (l *loader) lexicallyInRoots(p string) bool {
-	p = filepath.Clean(p)
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
 	for _, r := range l.opts.Roots {
 		if abs, err := filepath.Abs(r); err == nil && (p == abs || strings.HasPrefix(p, abs+string(filepath.Separator)) || abs == string(filepath.Separator)) {
 			return true
