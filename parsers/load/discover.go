@@ -28,9 +28,10 @@ const maxDiscoverUp = 3
 //
 // It returns the entry points found, with the directories they resolve
 // includes from, which the run must be able to read; and, for each
-// fragment that no main configuration includes, the nearest main
-// configuration above it, whose directory is the repository's conf prefix:
-// nginx would resolve the fragment's relative includes from there.
+// fragment that no main configuration includes and whose relative includes
+// were not found, the nearest main configuration above it, whose directory
+// is the repository's conf prefix: nginx would resolve the fragment's
+// relative includes from there.
 func discoverEntryPoints(items []item, results []Result, included map[string]bool, opts Options, roots []string) (eps, dirs []string, prefixes map[int]string) {
 	prefixes = map[int]string{}
 	if len(opts.EntryPoints) > 0 {
@@ -68,7 +69,7 @@ func discoverEntryPoints(items []item, results []Result, included map[string]boo
 			}
 			dir = filepath.Dir(dir)
 		}
-		if nearest != "" {
+		if nearest != "" && results[i].unreadRelative {
 			prefixes[i] = nearest
 		}
 	}

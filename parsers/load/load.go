@@ -125,8 +125,9 @@ type Result struct {
 	// Includes lists the real paths of the files this one pulled in.
 	Includes []string
 	// template marks an nginx file that is a template (nginx.Config);
-	// fragment one that is not a whole configuration.
-	template, fragment bool
+	// fragment one that is not a whole configuration; unreadRelative one
+	// with a relative include that was not read.
+	template, fragment, unreadRelative bool
 }
 
 // loaderFor returns the loader of a kind.

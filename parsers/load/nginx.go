@@ -1,6 +1,8 @@
 package load
 
 import (
+	"path/filepath"
+
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/nginx"
 )
@@ -15,6 +17,11 @@ func loadNginx(path string, opts Options, roots []string) Result {
 		MaxIncludes: opts.MaxIncludes, MaxIncludeBytes: opts.MaxTotalSize,
 	})
 	res := Result{Diagnostics: cfg.Diagnostics, template: cfg.Template, fragment: cfg.Main != nil && cfg.Fragment()}
+	for _, u := range cfg.Unread {
+		if !filepath.IsAbs(u.Name) {
+			res.unreadRelative = true
+		}
+	}
 	for i, f := range cfg.Files {
 		res.Files = append(res.Files, &model.File{Path: f.Path, Source: f.Source, Comments: f.Comments})
 		if i > 0 && f.Real != "" {
