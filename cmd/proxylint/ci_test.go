@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -266,10 +267,14 @@ func TestInit(t *testing.T) {
 	assert.Equal(t, exitClean, code)
 	assert.Equal(t, string(b), out)
 
-	// The default changes nothing.
+	// The file changes nothing but the target, which is the release of
+	// the nginx on PATH (or every shipped release when there is none).
+	target := regexp.MustCompile(`(?m)^target: (\S+)$`).FindStringSubmatch(string(b))
+	require.NotNil(t, target, "init writes a target")
+	assert.Equal(t, pathTarget(), target[1])
 	writeFile(t, dir, "nginx.conf", literalProxyPass)
 	code, withDefault, _ := runCLI(t, dir, "--no-color", "nginx.conf")
-	code2, without, _ := runCLI(t, dir, "--no-color", "--no-config", "nginx.conf")
+	code2, without, _ := runCLI(t, dir, "--no-color", "--no-config", "--target", target[1], "nginx.conf")
 	assert.Equal(t, code2, code)
 	assert.Equal(t, without, withDefault)
 }
@@ -375,7 +380,6 @@ location /static/ {
 func TestEntryPoints(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.Mkdir(filepath.Join(dir, ".git"), 0o755))
-	writeFile(t, dir, "deploy/nginx.conf", entryNginx)
 	writeFile(t, dir, "deploy/conf.d/app.conf", appFragment)
 	base := only("upstream-no-keepalive", "nginx-syntax", "nginx-include")
 
@@ -384,8 +388,16 @@ func TestEntryPoints(t *testing.T) {
 	assert.Equal(t, exitFindings, code)
 	assert.Contains(t, out, "deploy/conf.d/app.conf:6:5: warning: proxy_pass to 127.0.0.1:8080")
 	assert.NotContains(t, out, "not allowed")
-	assert.NotContains(t, out, "deploy/nginx.conf")
 	assert.NotContains(t, out, "app.conf:3:", "alone, nobody knows that app is a pooled upstream block")
+
+	// With the nginx.conf that includes it in the repository, it is found
+	// and the fragment linted through it; its own findings are not reported.
+	writeFile(t, dir, "deploy/nginx.conf", entryNginx)
+	code, out, _ = runCLI(t, dir, args(base, "--no-color", "deploy/conf.d/app.conf")...)
+	assert.Equal(t, exitFindings, code)
+	assert.Contains(t, out, "deploy/conf.d/app.conf:3:5: warning: proxy_http_version 1.0 defeats the keepalive pool of upstream \"app\"")
+	assert.Contains(t, out, "deploy/conf.d/app.conf: note: linted through deploy/nginx.conf, which includes this file")
+	assert.NotContains(t, out, "deploy/nginx.conf:6:")
 
 	// Through its entry point: linted in context, and only its own
 	// findings are reported, not those of nginx.conf (line 6).
@@ -481,4 +493,17 @@ func TestEnvoySuppression(t *testing.T) {
 	require.Len(t, res, 1)
 	require.Len(t, res[0].Suppressions, 1)
 	assert.Equal(t, "our own filter, reviewed on its own", res[0].Suppressions[0].Justification)
+}
+
+func TestTargetOfVersion(t *testing.T) {
+	for out, want := range map[string]string{
+		"nginx version: nginx/1.22.1\n":          "nginx:1.22.1",
+		"nginx version: nginx/1.29.7 (Ubuntu)\n": "nginx:1.29.7",
+		"nginx version: openresty/1.25.3.1\n":    "nginx",
+		"Angie version: Angie/1.11.3\n":          "angie:1.11.3",
+		"nginx: [emerg] something went wrong\n":  "nginx",
+		"nginx version: nginx/1\n":               "nginx",
+	} {
+		assert.Equal(t, want, targetOfVersion(out), out)
+	}
 }

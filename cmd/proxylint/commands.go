@@ -168,7 +168,7 @@ func nearestRule(id string) string {
 	return suggest.Nearest(strings.ToLower(id), ids, 3)
 }
 
-// pathTarget is the target of the nginx on PATH ("nginx:1.22" from "nginx
+// pathTarget is the target of the nginx on PATH ("nginx:1.22.1" from "nginx
 // version: nginx/1.22.1"), or "nginx" when there is none: proxylint init
 // writes what the machine it runs on has.
 func pathTarget() string {
@@ -184,7 +184,7 @@ func pathTarget() string {
 }
 
 // targetOfVersion reads "nginx version: nginx/1.22.1" (or
-// "Angie/1.11.3") into "nginx:1.22"; "nginx" when it cannot.
+// "Angie/1.11.3") into "nginx:1.22.1"; "nginx" when it cannot.
 func targetOfVersion(out string) string {
 	for _, prod := range []string{"nginx", "Angie"} {
 		i := strings.Index(out, prod+"/")
@@ -199,7 +199,8 @@ func targetOfVersion(out string) string {
 		if len(parts) < 2 {
 			continue
 		}
-		t := strings.ToLower(prod) + ":" + parts[0] + "." + parts[1]
+		// The patch release matters: nginx 1.29.7 changed defaults.
+		t := strings.ToLower(prod) + ":" + strings.Join(parts[:min(len(parts), 3)], ".")
 		if _, err := model.ParseTarget(t); err == nil {
 			return t
 		}

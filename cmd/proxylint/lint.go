@@ -37,10 +37,11 @@ Usage:
                                  timeouts, retries, idle timeouts
   proxylint version, --version   print the version
 
-PATH is a file or a directory. A directory is searched for nginx files
-(nginx.conf, *.conf, sites-*/, conf.d/) and Envoy files (*.yaml, *.yml,
-*.json with Envoy content). A file included by another linted file, or by
-an entry point named in .proxylint.yaml, is linted through it, in context.
+PATH is a file or a directory. A directory is searched for nginx and Envoy
+files, told apart by their structure; other files are skipped (--verbose
+lists them), templates are noted once. A file included by another linted
+file, by an entry point named in .proxylint.yaml, or by a main
+configuration found above it, is linted through it, in context.
 
 Flags:
   --format FORMAT[=FILE]   text (default), json, sarif (SARIF 2.1.0 for

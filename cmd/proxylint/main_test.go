@@ -75,9 +75,9 @@ func TestCleanConfigExitsZero(t *testing.T) {
 http {
     log_format timing '$request $status $request_time $upstream_status $upstream_response_time';
     access_log logs/access.log timing;
-    upstream app { server 10.0.0.1:8000; }
+    upstream app { server 10.0.0.1:8000; keepalive 16; }
     server {
-        location / { proxy_pass http://app; }
+        location / { proxy_pass http://app; proxy_http_version 1.1; proxy_set_header Connection ""; }
     }
 }
 `)

@@ -16,6 +16,9 @@ type item struct {
 type Scope struct {
 	files map[string]bool // real paths
 	cache map[string]bool
+	// through maps the real path of a file linted through an entry point
+	// to the entry point's real path.
+	through map[string]string
 }
 
 // Contains reports whether findings in the file at path concern the run.
@@ -60,7 +63,7 @@ func withEntryPoints(items []item, results []Result, included map[string]bool, o
 		if real == "" || have[real] || included[real] {
 			continue
 		}
-		kind, err := detect(ep, opts.Kind, true)
+		kind, err := detect(ep, opts.Kind, true, opts.MaxFileSize)
 		if err != nil {
 			continue
 		}
@@ -86,10 +89,11 @@ func withEntryPoints(items []item, results []Result, included map[string]bool, o
 		items = append(items, item{path: ep, kind: kind, real: real})
 		results = append(results, r)
 		if scope == nil {
-			scope = &Scope{files: map[string]bool{}}
+			scope = &Scope{files: map[string]bool{}, through: map[string]string{}}
 		}
 		for _, p := range pulled {
 			scope.files[p] = true
+			scope.through[p] = real
 		}
 	}
 	if scope == nil {

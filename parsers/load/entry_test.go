@@ -73,7 +73,8 @@ func TestFragmentThroughEntryPoint(t *testing.T) {
 }
 
 func TestFragmentWithoutEntryPoint(t *testing.T) {
-	tree(t, map[string]string{"nginx.conf": entryConf, "conf.d/app.conf": fragmentConf})
+	// No main configuration above it: nothing to find.
+	tree(t, map[string]string{"upstreams.conf": "upstream app { server 10.0.0.1:8000; }\n", "conf.d/app.conf": fragmentConf})
 	m, scope := LoadScoped([]string{"conf.d/app.conf"}, Options{})
 	assert.Nil(t, scope)
 	assert.Empty(t, m.Diagnostics, "a location fragment is read in a server, without \"not allowed here\"")

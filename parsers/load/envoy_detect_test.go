@@ -17,9 +17,12 @@ func TestLooksEnvoy(t *testing.T) {
 		{"apiVersion: networking.istio.io/v1alpha3\nkind: EnvoyFilter\nspec:\n  configPatches:\n  - patch:\n      value:\n        typed_config:\n          \"@type\": type.googleapis.com/envoy.extensions.filters.http.lua.v3.Lua\n", false},
 		{"kind: ConfigMap\napiVersion: v1\ndata:\n  envoy.yaml: |\n    static_resources: {}\n", false},
 		{"services:\n  web:\n    image: nginx\n", false},
+		// Words are not shapes: nginx text naming Envoy's fields.
+		{"proxy_connect_timeout 5s;\nlocation / { proxy_pass http://app; }\n", false},
+		{"# static_resources: connect_timeout\nserver { listen 80; }\n", false},
 	}
 	for _, c := range cases {
-		if got := looksEnvoy([]byte(c.head)); got != c.want {
+		if got := looksEnvoy("x.yaml", []byte(c.head), 1<<20); got != c.want {
 			t.Errorf("looksEnvoy(%q) = %v, want %v", c.head, got, c.want)
 		}
 	}

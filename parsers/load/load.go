@@ -1,22 +1,23 @@
 // Package load turns the paths a user names into proxylint's model: it
-// finds configuration files in directories, tells nginx from Envoy by name
-// and content, runs the loader for each, and assembles one model.Model.
+// finds configuration files in directories, tells nginx from Envoy by their
+// structure, runs the loader for each, and assembles one model.Model.
 package load
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/parsers/envoy"
 	"github.com/proxylint/proxylint/parsers/nginx"
 )
 
@@ -54,6 +55,9 @@ type Options struct {
 	// configuration; the Default* values when zero.
 	MaxFileSize, MaxTotalSize int64
 	MaxIncludes               int
+	// prefix is the directory relative includes resolve from; empty for
+	// the main file's directory.
+	prefix string
 	// OnSkip, when set, hears of every file a directory walk leaves out,
 	// and why.
 	OnSkip func(path, reason string)
@@ -140,6 +144,10 @@ type Result struct {
 	Diagnostics []model.Diagnostic
 	// Includes lists the real paths of the files this one pulled in.
 	Includes []string
+	// template marks an nginx file that is a template (nginx.Config);
+	// fragment one that is not a whole configuration; unreadRelative one
+	// with a relative include that was not read.
+	template, fragment, unreadRelative bool
 }
 
 // loaderFor returns the loader of a kind.
@@ -192,7 +200,7 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 				m.Diagnostics = append(m.Diagnostics, loadError(p, fmt.Sprintf("cannot read %s: %v", p, regular(fi))))
 				continue
 			}
-			kind, err := detect(p, opts.Kind, true)
+			kind, err := detect(p, opts.Kind, true, opts.MaxFileSize)
 			if err != nil {
 				m.Diagnostics = append(m.Diagnostics, loadError(p, err.Error()))
 				continue
@@ -213,7 +221,7 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 		m.Diagnostics = append(m.Diagnostics, diags...)
 		found := 0
 		for _, f := range files {
-			kind, err := detect(f, opts.Kind, false)
+			kind, err := detect(f, opts.Kind, false, opts.MaxFileSize)
 			switch {
 			case err != nil:
 				m.Diagnostics = append(m.Diagnostics, loadError(f, err.Error()))
@@ -239,7 +247,35 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 			included[inc] = true
 		}
 	}
-	items, results, scope := withEntryPoints(items, results, included, opts, roots)
+	found, dirs, prefixes := discoverEntryPoints(items, results, included, opts, roots)
+	for i, main := range prefixes {
+		o := opts
+		o.prefix = filepath.Dir(main)
+		results[i] = loadNginx(items[i].path, o, append(append([]string{}, roots...), o.prefix))
+		results[i].Diagnostics = append(results[i].Diagnostics, prefixNote(items[i].path, main))
+		for _, inc := range results[i].Includes {
+			included[inc] = true
+		}
+	}
+	epOpts := opts
+	epOpts.EntryPoints = append(append([]string{}, opts.EntryPoints...), found...)
+	items, results, scope := withEntryPoints(items, results, included, epOpts, append(roots, dirs...))
+	discovered := map[string]bool{}
+	for _, ep := range found {
+		discovered[realPath(ep)] = true
+		for _, it := range items {
+			if scope != nil && scope.through[it.real] == realPath(ep) {
+				m.Diagnostics = append(m.Diagnostics, throughNote(it.path, ep))
+			}
+		}
+	}
+	for i, it := range items {
+		if discovered[it.real] {
+			// A main configuration found for a fragment is context: what
+			// it says of its other parts is not the run's concern.
+			results[i].Diagnostics = inScope(results[i].Diagnostics, scope)
+		}
+	}
 	seenFile := map[string]bool{}
 	seenEntry := map[string]bool{}
 	named := map[*model.Proxy]bool{}
@@ -310,7 +346,11 @@ func loadOne(it item, opts Options, roots []string) Result {
 	if !ok {
 		return Result{Diagnostics: []model.Diagnostic{loadError(it.path, fmt.Sprintf("%s: %s configurations are not supported", it.path, it.kind))}}
 	}
-	return load(it.path, opts, roots)
+	r := load(it.path, opts, roots)
+	if !it.explicit {
+		walkedTemplate(&r)
+	}
+	return r
 }
 
 func loadError(path, msg string) model.Diagnostic {
@@ -364,48 +404,46 @@ func excluded(p string, patterns []string) bool {
 	return false
 }
 
-// nginxDirs are directory names that hold nginx configuration fragments.
-var nginxDirs = map[string]bool{
-	"nginx": true, "conf.d": true, "sites-available": true, "sites-enabled": true,
-	"snippets": true, "http.d": true, "stream.d": true, "vhosts.d": true, "servers": true, "locations": true,
-}
-
-// detect tells the kind of a file: forced, by name, or by content. For a
-// file named explicitly an unknown kind is an error; for one found in a
-// directory it is "" (not a configuration).
-func detect(path, forced string, explicit bool) (string, error) {
+// detect tells the kind of a file: forced, or by its structure (a
+// parsed first statement nginx accepts, a YAML or JSON document of an
+// Envoy shape), never by words in it; the name only says which to try
+// first. For a file named explicitly an unknown kind is an error, except
+// that a *.conf or nginx.conf that is not Envoy is read as nginx, so that
+// its syntax error is reported where it stands; for one found in a
+// directory it is "" (not a configuration, skipped).
+func detect(path, forced string, explicit bool, maxSize int64) (string, error) {
 	if forced != "" {
 		return forced, nil
 	}
-	head := readHead(path, 64<<10)
+	head := readHead(path, headSize)
 	if nginx.IsDump(head) {
 		return KindNginx, nil
 	}
 	base := strings.ToLower(filepath.Base(path))
 	ext := filepath.Ext(base)
-	switch {
-	case ext == ".yaml" || ext == ".yml" || ext == ".json":
-		if looksEnvoy(head) {
-			return KindEnvoy, nil
-		}
-	case base == "nginx.conf" || ext == ".nginx" || ext == ".vhost":
+	envoyFirst := ext == ".yaml" || ext == ".yml" || ext == ".json"
+	isEnvoy := func() bool { return looksEnvoy(path, head, maxSize) }
+	if envoyFirst && isEnvoy() {
+		return KindEnvoy, nil
+	}
+	nginxName := base == "nginx.conf" || ext == ".conf" || ext == ".nginx" || ext == ".vhost"
+	if looksNginx(head, nginxName) {
 		return KindNginx, nil
-	case ext == ".conf" || nginxDirs[filepath.Base(filepath.Dir(path))] || ext == "":
-		if looksNginx(head) {
-			return KindNginx, nil
-		}
+	}
+	if !envoyFirst && isEnvoy() {
+		return KindEnvoy, nil
 	}
 	if explicit {
-		if looksNginx(head) || (ext == ".conf" && !looksEnvoy(head)) {
+		if nginxName || nginx.HasTemplate(head) {
 			return KindNginx, nil
-		}
-		if looksEnvoy(head) {
-			return KindEnvoy, nil
 		}
 		return "", fmt.Errorf("%s: cannot tell whether this is an nginx or an Envoy configuration; name the kind with --kind nginx or --kind envoy", path)
 	}
 	return "", nil
 }
+
+// headSize is how much of a file detection reads.
+const headSize = 64 << 10
 
 func readHead(path string, n int) []byte {
 	f, err := OpenRegular(path)
@@ -414,51 +452,42 @@ func readHead(path string, n int) []byte {
 	}
 	defer func() { _ = f.Close() }()
 	buf := make([]byte, n)
-	k, _ := f.Read(buf)
+	k, _ := io.ReadFull(f, buf)
 	return buf[:k]
 }
 
 // looksNginx reports whether the start of a file reads as nginx
-// directives: its first statement names a directive nginx knows.
-func looksNginx(head []byte) bool {
-	if bytes.IndexByte(head, 0) >= 0 {
-		return false
-	}
-	return nginx.LooksLikeConfig(head)
+// directives (nginx.Detect); one whose name does not say it is nginx
+// (sites-available/default, a script in /etc) must parse throughout.
+func looksNginx(head []byte, nginxName bool) bool {
+	return nginx.Detect(head) && (nginxName || nginx.Parses(head, headSize))
 }
 
-// envoyMarkers are words only Envoy configurations use: bootstrap and
-// config dump sections, type URLs and filter names, and the fields of the
-// xDS resources and fragments (a connection manager, a virtual host) a
-// file may hold alone, snake_case or camelCase.
-var envoyMarkers = [][]byte{
-	[]byte("static_resources"), []byte("staticResources"), []byte("dynamic_resources"), []byte("dynamicResources"),
-	[]byte("type.googleapis.com/envoy."), []byte("envoy.extensions."), []byte("envoy.filters."),
-	[]byte("http_connection_manager"), []byte("socket_address"), []byte("socketAddress"),
-	[]byte("virtual_hosts"), []byte("virtualHosts"), []byte("filter_chains"), []byte("filterChains"),
-	[]byte("load_assignment"), []byte("loadAssignment"), []byte("connect_timeout"), []byte("connectTimeout"),
-	[]byte("stat_prefix"), []byte("statPrefix"), []byte("retry_policy"), []byte("retryPolicy"),
-}
-
-// A Kubernetes object (an EnvoyFilter, a ConfigMap) may quote Envoy
-// configuration but is not one: it has apiVersion and kind at its top.
-var (
-	yamlAPIVersion = regexp.MustCompile(`(?m)^apiVersion\s*:`)
-	yamlKind       = regexp.MustCompile(`(?m)^kind\s*:`)
-	jsonAPIVersion = regexp.MustCompile(`"apiVersion"\s*:`)
-	jsonKind       = regexp.MustCompile(`"kind"\s*:`)
-)
-
-func looksEnvoy(head []byte) bool {
-	if bytes.IndexByte(head, 0) >= 0 ||
-		(yamlAPIVersion.Match(head) && yamlKind.Match(head)) ||
-		(jsonAPIVersion.Match(head) && jsonKind.Match(head)) {
+// looksEnvoy reports whether the file parses as a YAML or JSON document of
+// an Envoy shape (envoy.Detect), reading the whole file when its start
+// fills the head.
+func looksEnvoy(path string, head []byte, maxSize int64) bool {
+	if bytes.IndexByte(head, 0) >= 0 || len(bytes.TrimSpace(head)) == 0 {
 		return false
 	}
-	for _, m := range envoyMarkers {
-		if bytes.Contains(head, m) {
-			return true
+	src := head
+	if len(head) == headSize {
+		all, err := ReadRegular(path, maxSize)
+		if err != nil {
+			return false
+		}
+		src = all
+	}
+	return envoy.Detect(path, src)
+}
+
+// inScope keeps the diagnostics about files the run concerns.
+func inScope(diags []model.Diagnostic, scope *Scope) []model.Diagnostic {
+	var out []model.Diagnostic
+	for _, d := range diags {
+		if d.Fatal || scope.Contains(d.Pos.File) {
+			out = append(out, d)
 		}
 	}
-	return false
+	return out
 }

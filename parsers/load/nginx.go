@@ -1,6 +1,8 @@
 package load
 
 import (
+	"path/filepath"
+
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/nginx"
 )
@@ -17,7 +19,7 @@ func loadNginx(path string, opts Options, roots []string) Result {
 // read and the budgets.
 func nginxOptions(opts Options, roots []string) nginx.Options {
 	return nginx.Options{
-		Roots: roots, MaxFileSize: opts.MaxFileSize,
+		Roots: roots, Prefix: opts.prefix, MaxFileSize: opts.MaxFileSize,
 		MaxIncludes: opts.MaxIncludes, MaxIncludeBytes: opts.MaxTotalSize,
 	}
 }
@@ -28,7 +30,12 @@ func nginxResult(cfg *nginx.Config, opts Options) Result {
 	// What nginx -t refuses beyond its reader: unknown directives,
 	// contexts, argument counts and values.
 	cfg.Check(target, opts.Directives)
-	res := Result{Diagnostics: cfg.Diagnostics}
+	res := Result{Diagnostics: cfg.Diagnostics, template: cfg.Template, fragment: cfg.Main != nil && cfg.Fragment()}
+	for _, u := range cfg.Unread {
+		if !filepath.IsAbs(u.Name) {
+			res.unreadRelative = true
+		}
+	}
 	for i, f := range cfg.Files {
 		res.Files = append(res.Files, &model.File{Path: f.Path, Source: f.Source, Comments: f.Comments})
 		if i > 0 && f.Real != "" {
@@ -39,4 +46,21 @@ func nginxResult(cfg *nginx.Config, opts Options) Result {
 		res.Proxies = append(res.Proxies, nginx.Build(cfg, target))
 	}
 	return res
+}
+
+// walkedTemplate turns the error that says a file is a template into a
+// note when the file was found in a directory rather than named: a
+// repository keeps templates beside the configurations rendered from them,
+// and the walk reports each once, lints nothing in it, and goes on.
+func walkedTemplate(r *Result) {
+	if !r.template {
+		return
+	}
+	for i, d := range r.Diagnostics {
+		if d.Code == nginx.CodeSyntax && d.Fatal {
+			d.Severity, d.Fatal = model.Note, false
+			d.Message += "; it was not linted"
+			r.Diagnostics[i] = d
+		}
+	}
 }

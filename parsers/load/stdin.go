@@ -1,6 +1,7 @@
 package load
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -78,11 +79,11 @@ func detectBytes(name string, data []byte, forced string) (string, error) {
 	if forced != "" {
 		return forced, nil
 	}
-	head := data[:min(len(data), 64<<10)]
+	head := data[:min(len(data), headSize)]
 	switch {
-	case looksEnvoy(head):
+	case bytes.IndexByte(data, 0) < 0 && len(bytes.TrimSpace(data)) > 0 && envoy.Detect(name, data):
 		return KindEnvoy, nil
-	case looksNginx(head):
+	case looksNginx(head, false):
 		return KindNginx, nil
 	}
 	return "", fmt.Errorf("%s: cannot tell whether standard input is an nginx or an Envoy configuration; name the kind with --kind nginx or --kind envoy", name)

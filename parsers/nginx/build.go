@@ -58,12 +58,7 @@ func Build(cfg *Config, target model.Target) *model.Proxy {
 	p.Context = cfg.Context
 	p.Pos = model.Pos{File: cfg.Main.Path, Line: 1, Col: 1}
 	b := &builder{proxy: p, target: target, comments: map[string][]model.Comment{}, sources: map[string][]byte{}, implicit: map[string]*model.Upstream{}}
-	b.complete = !cfg.Fragment()
-	for _, d := range cfg.Diagnostics {
-		if d.Code == CodeInclude {
-			b.complete = false
-		}
-	}
+	b.complete = !cfg.Fragment() && !cfg.UpstreamsUnread()
 	for _, f := range cfg.Files {
 		if f == nil {
 			continue
@@ -346,11 +341,11 @@ func (b *builder) resolvePass(r *model.Route, s *scope, parent *model.Route) {
 		// Variables in the URI alone leave the upstream known.
 		p.Variable = true
 		if host := hostPart(rest); strings.Contains(host, "$") {
-			resolved, ok := expandSet(s, rest)
+			scheme, resolved, ok := b.resolveHost(s, p.URL)
 			if !ok {
 				return
 			}
-			rest = resolved
+			p.Scheme, rest = scheme, resolved
 		}
 	}
 	hostport := hostPart(rest)
@@ -425,43 +420,6 @@ func hostPart(rest string) string {
 		}
 	}
 	return rest
-}
-
-// expandSet replaces the variables of s by the literal values "set" gives
-// them in scope (the location and the levels around it). A variable set
-// more than once, set to another variable, or never set (a built-in such as
-// $host, or a map) cannot be resolved.
-func expandSet(sc *scope, s string) (string, bool) {
-	var out strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] != '$' {
-			out.WriteByte(s[i])
-			continue
-		}
-		j := i + 1
-		braced := j < len(s) && s[j] == '{'
-		if braced {
-			j++
-		}
-		k := j
-		for k < len(s) && (s[k] == '_' || s[k] >= 'a' && s[k] <= 'z' || s[k] >= 'A' && s[k] <= 'Z' || s[k] >= '0' && s[k] <= '9') {
-			k++
-		}
-		name := s[j:k]
-		if braced {
-			if k >= len(s) || s[k] != '}' {
-				return "", false
-			}
-			k++
-		}
-		v, ok := setValue(sc, name)
-		if name == "" || !ok {
-			return "", false
-		}
-		out.WriteString(v)
-		i = k - 1
-	}
-	return out.String(), true
 }
 
 // setValue finds the one literal value "set $name VALUE" gives in scope.

@@ -34,7 +34,9 @@ var checkCases = []struct {
 	{"bad time", "events {}\nhttp {\n  proxy_read_timeout 5x;\n}\n",
 		`3: "proxy_read_timeout" directive invalid value "5x": not a time (units ms, s, m, h, d, w, as in "30s" or "1m30s")`},
 	{"unexpanded variable", "events {}\nhttp {\n  proxy_read_timeout ${TIMEOUT};\n}\n",
-		`3: "proxy_read_timeout" directive invalid value "${TIMEOUT}": not a time (units ms, s, m, h, d, w, as in "30s" or "1m30s")`},
+		// One diagnostic naming the template syntax (detect.go), not an
+		// invalid value per placeholder.
+		`3: this looks like a template (${NAME} placeholders where nginx reads no variables): render it first, or exclude it`},
 	{"seconds with milliseconds", "events {}\nhttp {\n  keepalive_timeout 500ms;\n}\n", ""},
 	{"seconds", "events {}\nhttp {\n  proxy_cache_path /tmp/c keys_zone=z:1m inactive=1d;\n  ssl_session_timeout 1h30m;\n}\n", ""},
 	{"bad size", "events {}\nhttp {\n  proxy_buffer_size 8q;\n}\n",

@@ -67,6 +67,34 @@ type Config struct {
 	// Syntax is set when a file could not be parsed: the tree is then
 	// incomplete and must not be linted.
 	Syntax bool
+	// Unread lists the include directives whose files were not read.
+	Unread []UnreadInclude
+	// Template is set when a file read is a template of a configuration
+	// rather than one (detect.go): one diagnostic says so.
+	Template bool
+}
+
+// UnreadInclude is an include directive whose files were not read: outside
+// the linted tree, or not found next to a fragment.
+type UnreadInclude struct {
+	Pos  model.Pos
+	Name string
+	// Parent is the block the include stands in ("http", "server", ...;
+	// "*" at the top level of the main file).
+	Parent string
+}
+
+// UpstreamsUnread reports whether an include that was not read could
+// declare upstream blocks, which nginx allows only in the http block: an
+// include at the top level or in http, unless it names a MIME types table
+// (mime.types, *.types), which holds a types block and nothing else.
+func (c *Config) UpstreamsUnread() bool {
+	for _, u := range c.Unread {
+		if (u.Parent == "http" || u.Parent == parentUnknown || u.Parent == parentMain) && !strings.HasSuffix(u.Name, ".types") {
+			return true
+		}
+	}
+	return false
 }
 
 // Fragment reports whether the main file is a piece of a configuration
@@ -196,6 +224,18 @@ func (l *loader) parse(path, real, parent string, depth int, from model.Pos) (*F
 	f, pending, perr := parseFile(path, src, parent, depth, l.opts.MaxDepth)
 	f.Real = real
 	l.cfg.Files = append(l.cfg.Files, f)
+	if pos, what, ok := templateIn(f); ok {
+		l.template(pos, what)
+		return nil, nil, nil
+	}
+	if d, i, ok := envTemplate(f.Directives); ok {
+		pos := d.Pos
+		if i >= 0 {
+			pos = d.Args[i].Pos
+		}
+		l.template(pos, "${NAME} placeholders where nginx reads no variables")
+		return nil, nil, nil
+	}
 	return f, pending, perr
 }
 
@@ -234,8 +274,20 @@ func (l *loader) include(p pendingInclude) {
 		l.cfg.Syntax = true
 		return
 	}
+	resolved := name
+	if !filepath.IsAbs(name) {
+		resolved = filepath.Join(l.opts.Prefix, name)
+	}
+	if (filepath.IsAbs(name) || !l.cfg.Fragment()) && !l.lexicallyInRoots(resolved) {
+		// Outside the tree, the file is not looked at, not even to see
+		// whether it exists: the result must not depend on the machine
+		// that lints.
+		l.unread(p, at, fmt.Sprintf("include %q: %s is outside the linted tree and was not read (widen it with --include-root)", name, filepath.Clean(resolved)))
+		return
+	}
 	paths, ok := l.expand(name, at)
 	if !ok {
+		l.cfg.Unread = append(l.cfg.Unread, UnreadInclude{Pos: at, Name: name, Parent: p.parent})
 		return
 	}
 	for _, path := range paths {
@@ -249,10 +301,7 @@ func (l *loader) include(p pendingInclude) {
 			if abs, err := filepath.Abs(path); err == nil && abs != real {
 				where = fmt.Sprintf("%s (a symbolic link to %s)", path, real)
 			}
-			l.cfg.Diagnostics = append(l.cfg.Diagnostics, model.Diagnostic{
-				Code: CodeInclude, Severity: model.Note, Pos: at,
-				Message: fmt.Sprintf("include %q: %s is outside the linted tree and was not read (widen it with --include-root)", name, where),
-			})
+			l.unread(p, at, fmt.Sprintf("include %q: %s is outside the linted tree and was not read (widen it with --include-root)", name, where))
 			continue
 		}
 		if _, err := l.read(real); err != nil {
@@ -379,6 +428,26 @@ func (l *loader) cycle(real string) string {
 		}
 	}
 	return ""
+}
+
+// unread notes an include whose file is outside the tree.
+func (l *loader) unread(p pendingInclude, at model.Pos, msg string) {
+	l.cfg.Unread = append(l.cfg.Unread, UnreadInclude{Pos: at, Name: p.d.Args[0].Value, Parent: p.parent})
+	l.cfg.Diagnostics = append(l.cfg.Diagnostics, model.Diagnostic{Code: CodeInclude, Severity: model.Note, Pos: at, Message: msg})
+}
+
+// lexicallyInRoots reports whether the absolute path p lies in the tree,
+// by its name alone.
+func (l *loader) lexicallyInRoots(p string) bool {
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	for _, r := range l.opts.Roots {
+		if abs, err := filepath.Abs(r); err == nil && (p == abs || strings.HasPrefix(p, abs+string(filepath.Separator)) || abs == string(filepath.Separator)) {
+			return true
+		}
+	}
+	return l.inRoots(p)
 }
 
 func (l *loader) inRoots(real string) bool {
