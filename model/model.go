@@ -79,6 +79,9 @@ const (
 	Nginx Product = "nginx"
 	Angie Product = "angie"
 	Envoy Product = "envoy"
+	// Istio is Envoy configured through Istio's Kubernetes resources
+	// (VirtualService, DestinationRule), whose defaults are Istio's.
+	Istio Product = "istio"
 )
 
 // Version is a release number; the zero Version means "the newest release".
@@ -150,15 +153,15 @@ func (t Target) String() string {
 }
 
 // ParseTarget reads "nginx", "nginx:1.28", "nginx:1.29.7", "angie",
-// "angie:1.12" or "envoy".
+// "angie:1.12", "envoy" or "istio:1.23".
 func ParseTarget(s string) (Target, error) {
 	name, ver, _ := strings.Cut(s, ":")
 	var t Target
 	switch Product(name) {
-	case Nginx, Angie, Envoy:
+	case Nginx, Angie, Envoy, Istio:
 		t.Product = Product(name)
 	default:
-		return t, fmt.Errorf("unknown target %q (want nginx[:X.Y[.Z]], angie[:X.Y] or envoy)", s)
+		return t, fmt.Errorf("unknown target %q (want nginx[:X.Y[.Z]], angie[:X.Y], envoy or istio[:X.Y])", s)
 	}
 	if ver != "" {
 		v, err := ParseVersion(ver)

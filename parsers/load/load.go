@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 
 	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/parsers/kube"
 	"github.com/proxylint/proxylint/parsers/nginx"
 )
 
@@ -129,6 +130,8 @@ func loaderFor(kind string) (loader, bool) {
 		return loadNginx, true
 	case KindEnvoy:
 		return loadEnvoy, true
+	case KindKube:
+		return loadKube, true
 	}
 	return nil, false
 }
@@ -355,6 +358,8 @@ func detect(path, forced string, explicit bool) (string, error) {
 	base := strings.ToLower(filepath.Base(path))
 	ext := filepath.Ext(base)
 	switch {
+	case (ext == ".yaml" || ext == ".yml" || ext == ".json") && kube.Detect(head):
+		return KindKube, nil
 	case ext == ".yaml" || ext == ".yml" || ext == ".json":
 		if looksEnvoy(head) {
 			return KindEnvoy, nil

@@ -1,0 +1,24 @@
+package load
+
+import (
+	"fmt"
+
+	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/parsers/kube"
+)
+
+// KindKube is a Kubernetes manifest of proxy resources (parsers/kube).
+const KindKube = "kubernetes"
+
+func loadKube(path string, opts Options, _ []string) Result {
+	src, err := ReadRegular(path, opts.MaxFileSize)
+	if err != nil {
+		return Result{Diagnostics: []model.Diagnostic{loadError(path, fmt.Sprintf("cannot read %s: %v", path, unwrap(err)))}}
+	}
+	r := kube.LoadBytes(path, src, kube.Options{Target: opts.Target})
+	res := Result{Files: []*model.File{r.File}, Diagnostics: r.Diagnostics}
+	if r.Proxy != nil {
+		res.Proxies = append(res.Proxies, r.Proxy)
+	}
+	return res
+}
