@@ -99,7 +99,34 @@ func (l *loader) invalid(n *yaml.Node, format string, args ...any) {
 	l.diag(CodeInvalid, model.Error, n, format, args...)
 }
 
-var yamlLineRE = regexp.MustCompile(`line (\d+)`)
+var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// errorLine reads the line of a YAML reader's error. The reader counts
+// lines from 0 for a parser's problems (an unclosed collection, a missing
+// key: the line given is where the collection opened) and from 1 for a
+// scanner's; the parser's problems all start "did not find expected" or
+// "found" followed by a directive or document problem.
+func errorLine(err error) (int, string) {
+	m := yamlLineRE.FindStringSubmatch(err.Error())
+	if m == nil {
+		return 1, strings.TrimPrefix(err.Error(), "yaml: ")
+	}
+	line, _ := strconv.Atoi(m[1])
+	if parserProblem[m[2]] {
+		line++
+	}
+	return max(line, 1), m[2]
+}
+
+// parserProblem are the problems go.yaml.in/yaml/v3's parser (not its
+// scanner) reports (parserc.go).
+var parserProblem = map[string]bool{
+	"did not find expected ',' or ']'": true, "did not find expected ',' or '}'": true,
+	"did not find expected '-' indicator": true, "did not find expected <document start>": true,
+	"did not find expected key": true, "did not find expected node content": true,
+	"found duplicate %TAG directive": true, "found duplicate %YAML directive": true,
+	"found incompatible YAML document": true, "found undefined tag handle": true,
+}
 
 // LoadBytes reads the manifests of one file.
 func LoadBytes(path string, src []byte, opts Options) Result {
@@ -115,11 +142,7 @@ func LoadBytes(path string, src []byte, opts Options) Result {
 	}
 	objs, err := l.documents(src)
 	if err != nil {
-		line := 1
-		if m := yamlLineRE.FindStringSubmatch(err.Error()); m != nil {
-			line, _ = strconv.Atoi(m[1])
-		}
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		line, msg := errorLine(err)
 		res.Diagnostics = append(res.Diagnostics, model.Diagnostic{
 			Code: CodeSyntax, Severity: model.Error, Fatal: true,
 			Pos:     model.Pos{File: path, Line: line, Col: 1},
