@@ -103,9 +103,8 @@ func (l *loader) istio(p *model.Proxy, vss, drs, svcs []*object) {
 		if host == "" || strings.HasPrefix(host, "*") {
 			continue
 		}
-		if _, ok := ups[host]; !ok {
-			u := l.upstream(p, host, "", 0, get(dr.Spec, "host"), drs)
-			ups[host] = u
+		if _, ok := ups[host+"|"]; !ok {
+			ups[host+"|"] = l.upstream(p, host, "", 0, get(dr.Spec, "host"), drs)
 		}
 	}
 }

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -280,14 +279,4 @@ func items(n *yaml.Node) []*yaml.Node {
 		return nil
 	}
 	return n.Content
-}
-
-// sortedKeys lists a count map's keys, for messages and tests.
-func sortedKeys(m map[string]int) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
