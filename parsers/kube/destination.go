@@ -113,9 +113,9 @@ func (l *loader) outlier(od *yaml.Node) {
 // grpcPort reports whether a Service of the manifest declares the port a
 // route reaches as gRPC (appProtocol grpc, or a port name "grpc" or
 // "grpc-..."), Istio's protocol selection; with one port, that port.
-func grpcPort(svcs []*object, host, ns string, port int) bool {
+func grpcPort(svcs []*object, host string, port int) bool {
 	for _, s := range svcs {
-		if fqdn(s.Name, s.Namespace) != fqdn(host, ns) && fqdn(s.Name, s.Namespace) != host {
+		if fqdn(s.Name, s.Namespace) != host {
 			continue
 		}
 		ports := items(get(s.Spec, "ports"))

@@ -30,10 +30,10 @@ const (
 const (
 	noteTimeout = "Istio gives a route no timeout when its VirtualService sets none, " +
 		"replacing Envoy's 15s default (pilot/pkg/networking/core/route/route.go, setTimeout: Notimeout)"
-	noteRetryBefore124 = "Istio's default retry policy, applied to a route without a retries block " +
+	noteRetryBefore124 = "Istio's default retry policy, applied to a route that sets no retry policy " +
 		"(pilot/pkg/networking/core/route/retry/retry.go); before 1.24 it retries on a 503 response, " +
 		"which the backend may have sent after it ran the request"
-	noteRetry124 = "Istio's default retry policy, applied to a route without a retries block " +
+	noteRetry124 = "Istio's default retry policy, applied to a route that sets no retry policy " +
 		"(pilot/pkg/networking/core/route/retry/retry.go); since 1.24 it retries no 503 unless istiod runs " +
 		"with EXCLUDE_UNSAFE_503_FROM_DEFAULT_RETRY=false (until 1.26)"
 	noteRetryFields = "what Istio's retry policy keeps when the retries block does not say " +
@@ -91,10 +91,14 @@ func fqdn(host, ns string) string {
 // VirtualService, a route per http entry, and an upstream per destination
 // host and subset, whose pool settings come from the DestinationRule for
 // that host.
-func (l *loader) istio(p *model.Proxy, vss, drs, svcs []*object) {
+func (l *loader) istio(p *model.Proxy, vss, routes, drs, svcs []*object) {
 	ups := map[string]*model.Upstream{}
+	m := &mesh{p: p, drs: drs, svcs: svcs, ups: ups}
 	for _, vs := range vss {
-		l.virtualService(p, vs, drs, svcs, ups)
+		l.virtualService(m, vs)
+	}
+	for _, o := range routes {
+		l.gatewayRoute(m, o)
 	}
 	// A DestinationRule whose host no route names still configures its
 	// cluster: it is read so that its own settings are checked.
@@ -109,7 +113,8 @@ func (l *loader) istio(p *model.Proxy, vss, drs, svcs []*object) {
 	}
 }
 
-func (l *loader) virtualService(p *model.Proxy, vs *object, drs, svcs []*object, ups map[string]*model.Upstream) {
+func (l *loader) virtualService(m *mesh, vs *object) {
+	p := m.p
 	ln := &model.Listener{Proxy: p, Name: "VirtualService " + vs.Name, Pos: l.pos(vs.Node)}
 	for _, h := range items(get(vs.Spec, "hosts")) {
 		ln.ServerNames = append(ln.ServerNames, scalar(h))
@@ -132,23 +137,44 @@ func (l *loader) virtualService(p *model.Proxy, vs *object, drs, svcs []*object,
 		}
 		subset := scalar(get(d, "subset"))
 		port, _ := strconv.Atoi(scalar(get(get(d, "port"), "number")))
-		key := host + "|" + subset
-		u, ok := ups[key]
-		if !ok {
-			u = l.upstream(p, host, subset, port, hostNode, drs)
-			ups[key] = u
-		}
-		u.Routes = append(u.Routes, r)
-		r.Forward = &model.Forward{
-			Module: "envoy", Name: "destination.host", Pos: l.pos(hostNode), URL: scalar(hostNode),
-			Target: model.Address{Host: host, Port: port, Pos: l.pos(hostNode)}, CanPool: true, Upstream: u,
-		}
-		r.ConnectTimeout = u.ConnectTimeout
-		if grpcPort(svcs, host, vs.Namespace, port) {
-			r.Stream = model.Set(true, "ports.appProtocol", "service", l.pos(hostNode))
-		}
-		istioBehaviour(r, l.default503())
+		l.forward(r, m, dest{host: host, subset: subset, port: port, node: hostNode, field: "destination.host"})
 	}
+}
+
+// mesh is what the resources of one input share.
+type mesh struct {
+	p         *model.Proxy
+	drs, svcs []*object
+	ups       map[string]*model.Upstream // by host and subset
+}
+
+// dest is where a route forwards.
+type dest struct {
+	host, subset string
+	port         int
+	node         *yaml.Node // the host as written
+	field        string
+}
+
+// forward points a route at the upstream for its destination, and
+// computes what the route does.
+func (l *loader) forward(r *model.Route, m *mesh, d dest) {
+	key := d.host + "|" + d.subset
+	u, ok := m.ups[key]
+	if !ok {
+		u = l.upstream(m.p, d.host, d.subset, d.port, d.node, m.drs)
+		m.ups[key] = u
+	}
+	u.Routes = append(u.Routes, r)
+	r.Forward = &model.Forward{
+		Module: "envoy", Name: d.field, Pos: l.pos(d.node), URL: scalar(d.node),
+		Target: model.Address{Host: d.host, Port: d.port, Pos: l.pos(d.node)}, CanPool: true, Upstream: u,
+	}
+	r.ConnectTimeout = u.ConnectTimeout
+	if !r.Stream.Valid() && grpcPort(m.svcs, d.host, d.port) {
+		r.Stream = model.Set(true, "ports.appProtocol", "service", l.pos(d.node))
+	}
+	istioBehaviour(r, l.default503())
 }
 
 // httpRoute reads one entry of a VirtualService's http list.

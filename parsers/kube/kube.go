@@ -56,7 +56,7 @@ type Result struct {
 
 // kindRE finds a document kind this package reads at the head of a YAML
 // or JSON file, at the top of a document or of a List item.
-var kindRE = regexp.MustCompile(`(?m)(^[ \t-]*kind[ \t]*:[ \t]*["']?|"kind"\s*:\s*")(VirtualService|DestinationRule)\b`)
+var kindRE = regexp.MustCompile(`(?m)(^[ \t-]*kind[ \t]*:[ \t]*["']?|"kind"\s*:\s*")(VirtualService|DestinationRule|HTTPRoute|GRPCRoute)\b`)
 
 // apiVersionRE: a Kubernetes object names its API group and version.
 var apiVersionRE = regexp.MustCompile(`(?m)(^[ \t-]*apiVersion[ \t]*:|"apiVersion"\s*:)`)
@@ -149,11 +149,13 @@ func LoadBytes(path string, src []byte, opts Options) Result {
 		})
 		return res
 	}
-	var vss, drs, svcs []*object
+	var vss, routes, drs, svcs []*object
 	for _, o := range objs {
 		switch {
 		case o.Kind == "VirtualService" && istioNetworking(o.APIVersion):
 			vss = append(vss, o)
+		case (o.Kind == "HTTPRoute" || o.Kind == "GRPCRoute") && gatewayAPI(o.APIVersion):
+			routes = append(routes, o)
 		case o.Kind == "DestinationRule" && istioNetworking(o.APIVersion):
 			drs = append(drs, o)
 		case o.Kind == "Service" && o.APIVersion == "v1":
@@ -165,9 +167,9 @@ func LoadBytes(path string, src []byte, opts Options) Result {
 		}
 		res.Read[o.Kind]++
 	}
-	if len(vss)+len(drs) > 0 {
+	if len(vss)+len(routes)+len(drs) > 0 {
 		p := &model.Proxy{Product: model.Istio, Target: target, Entry: path, Pos: model.Pos{File: path, Line: 1, Col: 1}, Context: "main"}
-		l.istio(p, vss, drs, svcs)
+		l.istio(p, vss, routes, drs, svcs)
 		res.Proxy = p
 	} else {
 		for _, s := range svcs {
