@@ -82,6 +82,9 @@ const (
 	// Istio is Envoy configured through Istio's Kubernetes resources
 	// (VirtualService, DestinationRule), whose defaults are Istio's.
 	Istio Product = "istio"
+	// IngressNginx is nginx configured through ingress-nginx's Ingress
+	// annotations and ConfigMap, whose defaults are the controller's.
+	IngressNginx Product = "ingress-nginx"
 )
 
 // Version is a release number; the zero Version means "the newest release".
@@ -153,15 +156,15 @@ func (t Target) String() string {
 }
 
 // ParseTarget reads "nginx", "nginx:1.28", "nginx:1.29.7", "angie",
-// "angie:1.12", "envoy" or "istio:1.23".
+// "angie:1.12", "envoy", "istio:1.23" or "ingress-nginx:1.11".
 func ParseTarget(s string) (Target, error) {
 	name, ver, _ := strings.Cut(s, ":")
 	var t Target
 	switch Product(name) {
-	case Nginx, Angie, Envoy, Istio:
+	case Nginx, Angie, Envoy, Istio, IngressNginx:
 		t.Product = Product(name)
 	default:
-		return t, fmt.Errorf("unknown target %q (want nginx[:X.Y[.Z]], angie[:X.Y], envoy or istio[:X.Y])", s)
+		return t, fmt.Errorf("unknown target %q (want nginx[:X.Y[.Z]], angie[:X.Y], envoy, istio[:X.Y] or ingress-nginx[:X.Y])", s)
 	}
 	if ver != "" {
 		v, err := ParseVersion(ver)

@@ -43,13 +43,13 @@ func TestJSONList(t *testing.T) {
   ]
 }`
 	res := LoadBytes("list.json", []byte(src), Options{})
-	if len(res.Diagnostics) != 0 || res.Proxy == nil || res.Skipped["v1 ConfigMap"] != 1 {
-		t.Fatalf("diagnostics %v, proxy %v, skipped %v", res.Diagnostics, res.Proxy, res.Skipped)
+	if len(res.Diagnostics) != 0 || len(res.Proxies) != 1 || res.Skipped["v1 ConfigMap"] != 1 {
+		t.Fatalf("diagnostics %v, proxies %v, skipped %v", res.Diagnostics, res.Proxies, res.Skipped)
 	}
-	if res.Proxy.Target != (model.Target{Product: model.Istio}) {
-		t.Errorf("target %v, want the newest Istio", res.Proxy.Target)
+	if res.Proxies[0].Target != (model.Target{Product: model.Istio}) {
+		t.Errorf("target %v, want the newest Istio", res.Proxies[0].Target)
 	}
-	r := res.Proxy.Routes()[0]
+	r := res.Proxies[0].Routes()[0]
 	check(t, "budget", r.Budget, 3e9, "timeout", model.Pos{File: "list.json", Line: 10, Col: 66}, false)
 	check(t, "max attempts", r.MaxAttempts, 3, "retries.attempts", model.Pos{File: "list.json", Line: 11, Col: 34}, false)
 	if len(r.Reexecutes) != 1 || r.Reexecutes[0].Condition != "reset" || !r.Reexecutes[0].Timeout {
@@ -74,7 +74,7 @@ func TestSyntaxLine(t *testing.T) {
 		}
 		d := res.Diagnostics[0]
 		want := "bad.yaml is not a YAML or JSON manifest proxylint can read: " + c.msg
-		if d.Code != CodeSyntax || !d.Fatal || d.Pos.Line != c.line || d.Message != want || res.Proxy != nil {
+		if d.Code != CodeSyntax || !d.Fatal || d.Pos.Line != c.line || d.Message != want || len(res.Proxies) != 0 {
 			t.Errorf("%q: %v %v %q, want line %d %q", c.src, d.Code, d.Pos, d.Message, c.line, want)
 		}
 	}

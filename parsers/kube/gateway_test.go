@@ -16,7 +16,7 @@ func TestGatewayRoutes(t *testing.T) {
 	if len(res.Diagnostics) != 0 {
 		t.Fatalf("diagnostics %v", res.Diagnostics)
 	}
-	routes := res.Proxy.Routes()
+	routes := res.Proxies[0].Routes()
 	if len(routes) != 3 {
 		t.Fatalf("%d routes", len(routes))
 	}
@@ -66,7 +66,7 @@ func TestGatewayRetryBefore125(t *testing.T) {
 	if len(res.Diagnostics) != 1 || res.Diagnostics[0].Code != CodeIgnored || res.Diagnostics[0].Pos != gw(22, 5) {
 		t.Fatalf("diagnostics %v", res.Diagnostics)
 	}
-	r := res.Proxy.Routes()[1]
+	r := res.Proxies[0].Routes()[1]
 	check(t, "budget", r.Budget, 5*time.Second, "timeouts.backendRequest", gw(21, 23), false)
 	check(t, "retry on", r.Retry.On, []string{"connect-failure", "refused-stream", "unavailable", "cancelled", "retriable-status-codes"}, "retries.retryOn", gw(16, 5), true)
 }

@@ -42,9 +42,10 @@ type Options struct {
 
 // Result is what one file held.
 type Result struct {
-	// Proxy holds what the resources configure; nil when the file holds
-	// none that the loader reads.
-	Proxy       *model.Proxy
+	// Proxies hold what the resources configure: one for Istio's
+	// resources, one for ingress-nginx's; none when the file holds no
+	// resource the loader reads.
+	Proxies     []*model.Proxy
 	File        *model.File
 	Diagnostics []model.Diagnostic
 	// Read counts the resources read, by kind; Skipped counts the
@@ -56,7 +57,7 @@ type Result struct {
 
 // kindRE finds a document kind this package reads at the head of a YAML
 // or JSON file, at the top of a document or of a List item.
-var kindRE = regexp.MustCompile(`(?m)(^[ \t-]*kind[ \t]*:[ \t]*["']?|"kind"\s*:\s*")(VirtualService|DestinationRule|HTTPRoute|GRPCRoute)\b`)
+var kindRE = regexp.MustCompile(`(?m)(^[ \t-]*kind[ \t]*:[ \t]*["']?|"kind"\s*:\s*")(VirtualService|DestinationRule|HTTPRoute|GRPCRoute|Ingress)\b`)
 
 // apiVersionRE: a Kubernetes object names its API group and version.
 var apiVersionRE = regexp.MustCompile(`(?m)(^[ \t-]*apiVersion[ \t]*:|"apiVersion"\s*:)`)
@@ -129,11 +130,10 @@ var parserProblem = map[string]bool{
 
 // LoadBytes reads the manifests of one file.
 func LoadBytes(path string, src []byte, opts Options) Result {
-	target := opts.Target
-	if target.Product != model.Istio {
-		target = model.Target{Product: model.Istio}
+	l := &loader{path: path, target: opts.Target}
+	if l.target.Product != model.Istio {
+		l.target = model.Target{Product: model.Istio}
 	}
-	l := &loader{path: path, target: target}
 	res := Result{
 		File:    &model.File{Path: path, Source: src, Comments: envoy.Comments(path, src)},
 		Read:    map[string]int{},
@@ -149,7 +149,7 @@ func LoadBytes(path string, src []byte, opts Options) Result {
 		})
 		return res
 	}
-	var vss, routes, drs, svcs []*object
+	var vss, routes, drs, svcs, ings, cms []*object
 	for _, o := range objs {
 		switch {
 		case o.Kind == "VirtualService" && istioNetworking(o.APIVersion):
@@ -158,6 +158,11 @@ func LoadBytes(path string, src []byte, opts Options) Result {
 			routes = append(routes, o)
 		case o.Kind == "DestinationRule" && istioNetworking(o.APIVersion):
 			drs = append(drs, o)
+		case o.Kind == "Ingress" && (o.APIVersion == "networking.k8s.io/v1" || o.APIVersion == "networking.k8s.io/v1beta1" || o.APIVersion == "extensions/v1beta1") && nginxClass(o):
+			ings = append(ings, o)
+		case o.Kind == "ConfigMap" && o.APIVersion == "v1" && controllerConfigMap(o):
+			cms = append(cms, o)
+			continue // read with the Ingresses it configures
 		case o.Kind == "Service" && o.APIVersion == "v1":
 			svcs = append(svcs, o)
 			continue // read for its ports only
@@ -167,10 +172,26 @@ func LoadBytes(path string, src []byte, opts Options) Result {
 		}
 		res.Read[o.Kind]++
 	}
+	if len(ings) > 0 {
+		t := opts.Target
+		if t.Product != model.IngressNginx {
+			t = model.Target{Product: model.IngressNginx}
+		}
+		p := &model.Proxy{Product: model.IngressNginx, Target: t, Entry: path, Pos: model.Pos{File: path, Line: 1, Col: 1}, Context: "main"}
+		l.ingressNginx(p, ings, cms)
+		res.Proxies = append(res.Proxies, p)
+		if len(cms) > 0 {
+			res.Read["ConfigMap"] += len(cms)
+		}
+	} else {
+		for _, c := range cms {
+			res.Skipped[c.APIVersion+" "+c.Kind]++
+		}
+	}
 	if len(vss)+len(routes)+len(drs) > 0 {
-		p := &model.Proxy{Product: model.Istio, Target: target, Entry: path, Pos: model.Pos{File: path, Line: 1, Col: 1}, Context: "main"}
+		p := &model.Proxy{Product: model.Istio, Target: l.target, Entry: path, Pos: model.Pos{File: path, Line: 1, Col: 1}, Context: "main"}
 		l.istio(p, vss, routes, drs, svcs)
-		res.Proxy = p
+		res.Proxies = append(res.Proxies, p)
 	} else {
 		for _, s := range svcs {
 			res.Skipped[s.APIVersion+" "+s.Kind]++

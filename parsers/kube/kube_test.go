@@ -36,7 +36,7 @@ func TestMesh(t *testing.T) {
 		!reflect.DeepEqual(res.Skipped, map[string]int{"apps/v1 Deployment": 1}) {
 		t.Fatalf("read %v, skipped %v", res.Read, res.Skipped)
 	}
-	p := res.Proxy
+	p := res.Proxies[0]
 	if p.Product != model.Istio || p.Target.String() != "istio:1.23" || len(p.Listeners) != 1 {
 		t.Fatalf("proxy %v %v, %d listeners", p.Product, p.Target, len(p.Listeners))
 	}
@@ -127,7 +127,7 @@ func TestMesh(t *testing.T) {
 // with no codes, and gRPC conditions on a plain HTTP route, replay nothing.
 func TestDefaultRetries124(t *testing.T) {
 	res := load(t, "testdata/mesh.yaml", model.Target{Product: model.Istio, Version: model.Version{Major: 1, Minor: 24}})
-	r := res.Proxy.Routes()[1]
+	r := res.Proxies[0].Routes()[1]
 	check(t, "retry on", r.Retry.On, []string{"connect-failure", "refused-stream", "unavailable", "cancelled", "retriable-status-codes"}, "retries.retryOn", at(29, 5), true)
 	check(t, "max attempts", r.MaxAttempts, 3, "retries.attempts", at(29, 5), true)
 	if len(r.Reexecutes) != 0 || r.Retry.On.Note != noteRetry124 {

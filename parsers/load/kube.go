@@ -17,8 +17,6 @@ func loadKube(path string, opts Options, _ []string) Result {
 	}
 	r := kube.LoadBytes(path, src, kube.Options{Target: opts.Target})
 	res := Result{Files: []*model.File{r.File}, Diagnostics: r.Diagnostics}
-	if r.Proxy != nil {
-		res.Proxies = append(res.Proxies, r.Proxy)
-	}
+	res.Proxies = r.Proxies
 	return res
 }
