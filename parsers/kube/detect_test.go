@@ -1,6 +1,8 @@
 package kube
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/proxylint/proxylint/model"
@@ -77,5 +79,21 @@ func TestSyntaxLine(t *testing.T) {
 		if d.Code != CodeSyntax || !d.Fatal || d.Pos.Line != c.line || d.Message != want || len(res.Proxies) != 0 {
 			t.Errorf("%q: %v %v %q, want line %d %q", c.src, d.Code, d.Pos, d.Message, c.line, want)
 		}
+	}
+}
+
+// Lists whose items alias one another: each resource is read once, not
+// once per path of references (2^39 here).
+func TestAliasedLists(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("apiVersion: v1\nkind: List\nx:\n")
+	b.WriteString("  s0: &s0 [{apiVersion: networking.istio.io/v1, kind: VirtualService, metadata: {name: a}}]\n")
+	for k := 1; k < 40; k++ {
+		fmt.Fprintf(&b, "  s%d: &s%d [{kind: List, items: *s%d}, {kind: List, items: *s%d}]\n", k, k, k-1, k-1)
+	}
+	b.WriteString("items: *s39\n")
+	res := LoadBytes("bomb.yaml", []byte(b.String()), Options{})
+	if len(res.Diagnostics) != 0 || res.Read["VirtualService"] != 1 || len(res.Proxies) != 1 {
+		t.Fatalf("diagnostics %v, read %v", res.Diagnostics, res.Read)
 	}
 }

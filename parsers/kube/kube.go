@@ -217,6 +217,7 @@ func istioNetworking(v string) bool {
 func (l *loader) documents(src []byte) ([]*object, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	var out []*object
+	seen := map[*yaml.Node]bool{}
 	for {
 		var doc yaml.Node
 		err := dec.Decode(&doc)
@@ -229,14 +230,18 @@ func (l *loader) documents(src []byte) ([]*object, error) {
 		if len(doc.Content) == 0 {
 			continue
 		}
-		l.collect(doc.Content[0], &out)
+		l.collect(doc.Content[0], &out, seen)
 	}
 }
 
-func (l *loader) collect(n *yaml.Node, out *[]*object) {
-	if n.Kind != yaml.MappingNode {
+// collect reads each mapping once: Lists whose items are aliases of one
+// another would otherwise be read again at every reference, exponentially
+// many times.
+func (l *loader) collect(n *yaml.Node, out *[]*object, seen map[*yaml.Node]bool) {
+	if n.Kind != yaml.MappingNode || seen[n] {
 		return
 	}
+	seen[n] = true
 	o := &object{Node: n}
 	o.APIVersion = scalar(get(n, "apiVersion"))
 	o.Kind = scalar(get(n, "kind"))
@@ -246,7 +251,7 @@ func (l *loader) collect(n *yaml.Node, out *[]*object) {
 	if strings.HasSuffix(o.Kind, "List") {
 		if items := get(n, "items"); items != nil && items.Kind == yaml.SequenceNode {
 			for _, it := range items.Content {
-				l.collect(it, out)
+				l.collect(it, out, seen)
 			}
 			return
 		}
