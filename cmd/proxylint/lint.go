@@ -56,8 +56,11 @@ Flags:
   --disable RULE[,RULE]    turn rules off (repeatable)
   --target TARGET          the proxy the configuration is for, because
                            defaults differ: nginx (the newest, default),
-                           nginx:1.28, nginx:1.29.7, angie, angie:1.11
-  --kind nginx|envoy       read every file as this kind (default: detect)
+                           nginx:1.28, nginx:1.29.7, angie, angie:1.11,
+                           envoy, istio:1.23, ingress-nginx (Kubernetes
+                           manifests: docs/kubernetes.md)
+  --kind nginx|envoy|kubernetes
+                           read every file as this kind (default: detect)
   --include-root DIR       also follow includes into DIR (repeatable);
                            by default includes are read only inside the
                            working directory and the named paths
@@ -224,9 +227,9 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 		return nil, nil, fmt.Errorf("%w: --fail-on: %w", errUsage, err)
 	}
 	switch f.kind {
-	case "", load.KindNginx, load.KindEnvoy:
+	case "", load.KindNginx, load.KindEnvoy, load.KindKube:
 	default:
-		return nil, nil, fmt.Errorf("%w: --kind %q: want nginx or envoy", errUsage, f.kind)
+		return nil, nil, fmt.Errorf("%w: --kind %q: want nginx, envoy or kubernetes", errUsage, f.kind)
 	}
 	for _, id := range append(append([]string{}, f.enable...), f.disable...) {
 		if _, ok := rules.Lookup(id); !ok {

@@ -36,3 +36,17 @@ func TestKubeDetection(t *testing.T) {
 		t.Errorf("detect = %q, %v", kind, err)
 	}
 }
+
+// A file read as manifests that holds nothing to lint fails the run
+// rather than passing in silence.
+func TestKubeNothingRead(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "deploy.yaml")
+	if err := os.WriteFile(p, []byte("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := Load([]string{p}, Options{Kind: KindKube})
+	if len(m.Proxies) != 0 || len(m.Diagnostics) != 1 || !m.Diagnostics[0].Fatal ||
+		m.Diagnostics[0].Message != p+" holds no resource proxylint reads (VirtualService, DestinationRule, HTTPRoute, GRPCRoute, Ingress)" {
+		t.Fatalf("proxies %v, diagnostics %v", m.Proxies, m.Diagnostics)
+	}
+}
