@@ -85,6 +85,9 @@ const (
 	// IngressNginx is nginx configured through ingress-nginx's Ingress
 	// annotations and ConfigMap, whose defaults are the controller's.
 	IngressNginx Product = "ingress-nginx"
+	// EnvoyGateway is Envoy configured through Envoy Gateway: Gateway API
+	// routes and its BackendTrafficPolicy.
+	EnvoyGateway Product = "envoy-gateway"
 )
 
 // Version is a release number; the zero Version means "the newest release".
@@ -161,10 +164,10 @@ func ParseTarget(s string) (Target, error) {
 	name, ver, _ := strings.Cut(s, ":")
 	var t Target
 	switch Product(name) {
-	case Nginx, Angie, Envoy, Istio, IngressNginx:
+	case Nginx, Angie, Envoy, Istio, IngressNginx, EnvoyGateway:
 		t.Product = Product(name)
 	default:
-		return t, fmt.Errorf("unknown target %q (want nginx[:X.Y[.Z]], angie[:X.Y], envoy, istio[:X.Y] or ingress-nginx[:X.Y])", s)
+		return t, fmt.Errorf("unknown target %q (want nginx[:X.Y[.Z]], angie[:X.Y], envoy, istio[:X.Y], ingress-nginx[:X.Y] or envoy-gateway[:X.Y.Z])", s)
 	}
 	if ver != "" {
 		v, err := ParseVersion(ver)

@@ -57,7 +57,7 @@ type Result struct {
 
 // kindRE finds a document kind this package reads at the head of a YAML
 // or JSON file, at the top of a document or of a List item.
-var kindRE = regexp.MustCompile(`(?m)(^[ \t-]*kind[ \t]*:[ \t]*["']?|"kind"\s*:\s*")(VirtualService|DestinationRule|HTTPRoute|GRPCRoute|Ingress)\b`)
+var kindRE = regexp.MustCompile(`(?m)(^[ \t-]*kind[ \t]*:[ \t]*["']?|"kind"\s*:\s*")(VirtualService|DestinationRule|HTTPRoute|GRPCRoute|Ingress|BackendTrafficPolicy)\b`)
 
 // apiVersionRE: a Kubernetes object names its API group and version.
 var apiVersionRE = regexp.MustCompile(`(?m)(^[ \t-]*apiVersion[ \t]*:|"apiVersion"\s*:)`)
@@ -149,13 +149,15 @@ func LoadBytes(path string, src []byte, opts Options) Result {
 		})
 		return res
 	}
-	var vss, routes, drs, svcs, ings, cms []*object
+	var vss, routes, drs, svcs, ings, cms, btps []*object
 	for _, o := range objs {
 		switch {
 		case o.Kind == "VirtualService" && istioNetworking(o.APIVersion):
 			vss = append(vss, o)
 		case (o.Kind == "HTTPRoute" || o.Kind == "GRPCRoute") && gatewayAPI(o.APIVersion):
 			routes = append(routes, o)
+		case o.Kind == "BackendTrafficPolicy" && o.APIVersion == "gateway.envoyproxy.io/v1alpha1":
+			btps = append(btps, o)
 		case o.Kind == "DestinationRule" && istioNetworking(o.APIVersion):
 			drs = append(drs, o)
 		case o.Kind == "Ingress" && (o.APIVersion == "networking.k8s.io/v1" || o.APIVersion == "networking.k8s.io/v1beta1" || o.APIVersion == "extensions/v1beta1") && nginxClass(o):
@@ -186,6 +188,21 @@ func LoadBytes(path string, src []byte, opts Options) Result {
 	} else {
 		for _, c := range cms {
 			res.Skipped[c.APIVersion+" "+c.Kind]++
+		}
+	}
+	if opts.Target.Product == model.EnvoyGateway && len(routes)+len(btps) > 0 {
+		// Gateway API routes as Envoy Gateway translates them.
+		p := &model.Proxy{Product: model.EnvoyGateway, Target: opts.Target, Entry: path, Pos: model.Pos{File: path, Line: 1, Col: 1}, Context: "main"}
+		l.envoyGateway(p, routes, btps)
+		res.Proxies = append(res.Proxies, p)
+		routes = nil
+	} else {
+		for _, b := range btps {
+			res.Read[b.Kind]--
+			res.Skipped[b.APIVersion+" "+b.Kind]++
+		}
+		if res.Read["BackendTrafficPolicy"] == 0 {
+			delete(res.Read, "BackendTrafficPolicy")
 		}
 	}
 	if len(vss)+len(routes)+len(drs) > 0 {
