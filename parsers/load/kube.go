@@ -18,11 +18,19 @@ func loadKube(path string, opts Options, _ []string) Result {
 	r := kube.LoadBytes(path, src, kube.Options{Target: opts.Target})
 	res := Result{Files: []*model.File{r.File}, Diagnostics: r.Diagnostics}
 	res.Proxies = r.Proxies
-	if len(r.Proxies) == 0 && len(r.Diagnostics) == 0 {
+	btp := r.Skipped["gateway.envoyproxy.io/v1alpha1 BackendTrafficPolicy"]
+	switch {
+	case len(r.Proxies) > 0 || len(r.Diagnostics) > 0:
+	case btp > 0:
+		// Policies without their routes: read under the envoy-gateway
+		// target with the routes they attach to.
+		res.Diagnostics = append(res.Diagnostics, model.Diagnostic{Code: "load-error", Severity: model.Warning, Pos: model.Pos{File: path},
+			Message: fmt.Sprintf("%s: %d BackendTrafficPolicy not read: Envoy Gateway's policies are read with --target envoy-gateway, in the same file as the HTTPRoutes they attach to", path, btp)})
+	default:
 		// Read as manifests (--kind kubernetes, or a kind named only in
 		// a comment or a block of text): nothing here would be linted.
 		res.Diagnostics = append(res.Diagnostics, loadError(path, fmt.Sprintf(
-			"%s holds no resource proxylint reads (VirtualService, DestinationRule, HTTPRoute, GRPCRoute, Ingress)", path)))
+			"%s holds no resource proxylint reads (VirtualService, DestinationRule, HTTPRoute, GRPCRoute, Ingress, BackendTrafficPolicy)", path)))
 	}
 	return res
 }

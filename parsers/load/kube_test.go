@@ -46,7 +46,22 @@ func TestKubeNothingRead(t *testing.T) {
 	}
 	m := Load([]string{p}, Options{Kind: KindKube})
 	if len(m.Proxies) != 0 || len(m.Diagnostics) != 1 || !m.Diagnostics[0].Fatal ||
-		m.Diagnostics[0].Message != p+" holds no resource proxylint reads (VirtualService, DestinationRule, HTTPRoute, GRPCRoute, Ingress)" {
+		m.Diagnostics[0].Message != p+" holds no resource proxylint reads (VirtualService, DestinationRule, HTTPRoute, GRPCRoute, Ingress, BackendTrafficPolicy)" {
 		t.Fatalf("proxies %v, diagnostics %v", m.Proxies, m.Diagnostics)
+	}
+}
+
+// Envoy Gateway's policies alone, without the envoy-gateway target: a
+// warning, not a failed run.
+func TestKubePoliciesWithoutTarget(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "btp.yaml")
+	src := "apiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata: {name: a}\nspec: {}\n"
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := Load([]string{p}, Options{})
+	if len(m.Diagnostics) != 1 || m.Diagnostics[0].Fatal || m.Diagnostics[0].Severity != model.Warning ||
+		m.Diagnostics[0].Message != p+": 1 BackendTrafficPolicy not read: Envoy Gateway's policies are read with --target envoy-gateway, in the same file as the HTTPRoutes they attach to" {
+		t.Fatalf("diagnostics %v", m.Diagnostics)
 	}
 }
