@@ -80,7 +80,8 @@ const (
 	Angie Product = "angie"
 	Envoy Product = "envoy"
 	// Istio is Envoy configured through Istio's Kubernetes resources
-	// (VirtualService, DestinationRule), whose defaults are Istio's.
+	// (VirtualService, DestinationRule, and Gateway API routes as istiod
+	// translates them), whose defaults are Istio's.
 	Istio Product = "istio"
 	// IngressNginx is nginx configured through ingress-nginx's Ingress
 	// annotations and ConfigMap, whose defaults are the controller's.
@@ -159,7 +160,8 @@ func (t Target) String() string {
 }
 
 // ParseTarget reads "nginx", "nginx:1.28", "nginx:1.29.7", "angie",
-// "angie:1.12", "envoy", "istio:1.23" or "ingress-nginx:1.11".
+// "angie:1.12", "envoy", "istio:1.23", "ingress-nginx:1.11" or
+// "envoy-gateway:1.1.2".
 func ParseTarget(s string) (Target, error) {
 	name, ver, _ := strings.Cut(s, ":")
 	var t Target

@@ -57,8 +57,9 @@ Flags:
   --target TARGET          the proxy the configuration is for, because
                            defaults differ: nginx (the newest, default),
                            nginx:1.28, nginx:1.29.7, angie, angie:1.11,
-                           envoy, istio:1.23, ingress-nginx (Kubernetes
-                           manifests: docs/kubernetes.md)
+                           envoy, istio:1.23, ingress-nginx,
+                           envoy-gateway:1.1.2 (Kubernetes manifests:
+                           docs/kubernetes.md)
   --kind nginx|envoy|kubernetes
                            read every file as this kind (default: detect)
   --include-root DIR       also follow includes into DIR (repeatable);
