@@ -12,7 +12,7 @@ import (
 
 // upstream builds the cluster Envoy gets for a destination host and
 // subset, with the pool settings of the DestinationRule for the host.
-func (l *loader) upstream(p *model.Proxy, host, subset string, port int, at *yaml.Node, drs []*object) *model.Upstream {
+func (l *loader) upstream(p *model.Proxy, host, subset string, port int, at *yaml.Node, drs *drIndex) *model.Upstream {
 	name := host
 	if subset != "" {
 		name += " subset " + subset
@@ -25,7 +25,7 @@ func (l *loader) upstream(p *model.Proxy, host, subset string, port int, at *yam
 		ClosedUnderRequest: "reset",
 	}
 	p.Upstreams = append(p.Upstreams, u)
-	dr := destinationRule(drs, host)
+	dr := drs.find(host)
 	var policy *yaml.Node
 	if dr != nil {
 		u.Pos = l.pos(dr.Node)
@@ -78,19 +78,39 @@ func (l *loader) upstream(p *model.Proxy, host, subset string, port int, at *yam
 	return u
 }
 
-// destinationRule finds the rule for a host: an exact host first, then
-// the longest wildcard ("*.example.com") that covers it; among equals the
-// first in the file (Istio takes the oldest).
-func destinationRule(drs []*object, host string) *object {
-	var best *object
-	bestLen := -1
+// drIndex finds the DestinationRule for a host: an exact host first,
+// then the longest wildcard ("*.example.com") that covers it; among
+// equals the first in the file (Istio takes the oldest).
+type drIndex struct {
+	exact map[string]*object
+	wild  []*object // in file order
+	hosts map[*object]string
+}
+
+func newDRIndex(drs []*object) *drIndex {
+	x := &drIndex{exact: map[string]*object{}, hosts: map[*object]string{}}
 	for _, dr := range drs {
 		h := fqdn(scalar(get(dr.Spec, "host")), dr.Namespace)
+		x.hosts[dr] = h
 		switch {
-		case h == host:
-			return dr
-		case strings.HasPrefix(h, "*") && strings.HasSuffix(host, strings.TrimPrefix(h, "*")) && len(h) > bestLen:
-			best, bestLen = dr, len(h)
+		case strings.HasPrefix(h, "*"):
+			x.wild = append(x.wild, dr)
+		case x.exact[h] == nil:
+			x.exact[h] = dr
+		}
+	}
+	return x
+}
+
+func (x *drIndex) find(host string) *object {
+	if dr := x.exact[host]; dr != nil {
+		return dr
+	}
+	var best *object
+	for _, dr := range x.wild {
+		h := x.hosts[dr]
+		if strings.HasSuffix(host, strings.TrimPrefix(h, "*")) && (best == nil || len(h) > len(x.hosts[best])) {
+			best = dr
 		}
 	}
 	return best
@@ -113,11 +133,8 @@ func (l *loader) outlier(od *yaml.Node) {
 // grpcPort reports whether a Service of the manifest declares the port a
 // route reaches as gRPC (appProtocol grpc, or a port name "grpc" or
 // "grpc-..."), Istio's protocol selection; with one port, that port.
-func grpcPort(svcs []*object, host string, port int) bool {
-	for _, s := range svcs {
-		if fqdn(s.Name, s.Namespace) != host {
-			continue
-		}
+func grpcPort(svcs map[string][]*object, host string, port int) bool {
+	for _, s := range svcs[host] {
 		ports := items(get(s.Spec, "ports"))
 		for _, p := range ports {
 			n, _ := strconv.Atoi(scalar(get(p, "port")))
@@ -131,4 +148,14 @@ func grpcPort(svcs []*object, host string, port int) bool {
 		}
 	}
 	return false
+}
+
+// servicesByHost indexes Services by their cluster host name.
+func servicesByHost(svcs []*object) map[string][]*object {
+	out := map[string][]*object{}
+	for _, s := range svcs {
+		h := fqdn(s.Name, s.Namespace)
+		out[h] = append(out[h], s)
+	}
+	return out
 }

@@ -93,7 +93,7 @@ func fqdn(host, ns string) string {
 // that host.
 func (l *loader) istio(p *model.Proxy, vss, routes, drs, svcs []*object) {
 	ups := map[string]*model.Upstream{}
-	m := &mesh{p: p, drs: drs, svcs: svcs, ups: ups}
+	m := &mesh{p: p, drs: newDRIndex(drs), svcs: servicesByHost(svcs), ups: ups}
 	for _, vs := range vss {
 		l.virtualService(m, vs)
 	}
@@ -108,7 +108,7 @@ func (l *loader) istio(p *model.Proxy, vss, routes, drs, svcs []*object) {
 			continue
 		}
 		if _, ok := ups[host+"|"]; !ok {
-			ups[host+"|"] = l.upstream(p, host, "", 0, get(dr.Spec, "host"), drs)
+			ups[host+"|"] = l.upstream(p, host, "", 0, get(dr.Spec, "host"), m.drs)
 		}
 	}
 }
@@ -143,9 +143,10 @@ func (l *loader) virtualService(m *mesh, vs *object) {
 
 // mesh is what the resources of one input share.
 type mesh struct {
-	p         *model.Proxy
-	drs, svcs []*object
-	ups       map[string]*model.Upstream // by host and subset
+	p    *model.Proxy
+	drs  *drIndex
+	svcs map[string][]*object       // by host
+	ups  map[string]*model.Upstream // by host and subset
 }
 
 // dest is where a route forwards.
