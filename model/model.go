@@ -79,6 +79,16 @@ const (
 	Nginx Product = "nginx"
 	Angie Product = "angie"
 	Envoy Product = "envoy"
+	// Istio is Envoy configured through Istio's Kubernetes resources
+	// (VirtualService, DestinationRule, and Gateway API routes as istiod
+	// translates them), whose defaults are Istio's.
+	Istio Product = "istio"
+	// IngressNginx is nginx configured through ingress-nginx's Ingress
+	// annotations and ConfigMap, whose defaults are the controller's.
+	IngressNginx Product = "ingress-nginx"
+	// EnvoyGateway is Envoy configured through Envoy Gateway: Gateway API
+	// routes and its BackendTrafficPolicy.
+	EnvoyGateway Product = "envoy-gateway"
 )
 
 // Version is a release number; the zero Version means "the newest release".
@@ -187,15 +197,16 @@ func (t Target) Releases(since Version) string {
 
 // ParseTarget reads "nginx" (every release still shipped), "nginx:1.28",
 // "nginx:1.29.7", "nginx:newest", "angie", "angie:1.12", "envoy" (the
-// newest) or "envoy:1.31".
+// newest), "envoy:1.31", "istio:1.23", "ingress-nginx:1.11" or
+// "envoy-gateway:1.1.2".
 func ParseTarget(s string) (Target, error) {
 	name, ver, _ := strings.Cut(s, ":")
 	var t Target
 	switch Product(name) {
-	case Nginx, Angie, Envoy:
+	case Nginx, Angie, Envoy, Istio, IngressNginx, EnvoyGateway:
 		t = DefaultTarget(Product(name))
 	default:
-		return t, fmt.Errorf("unknown target %q (want nginx[:X.Y[.Z]|:newest], angie[:X.Y] or envoy[:X.Y])", s)
+		return t, fmt.Errorf("unknown target %q (want nginx[:X.Y[.Z]|:newest], angie[:X.Y], envoy[:X.Y], istio[:X.Y], ingress-nginx[:X.Y] or envoy-gateway[:X.Y.Z])", s)
 	}
 	switch ver {
 	case "":
@@ -231,6 +242,10 @@ type Proxy struct {
 	Context   string
 	Listeners []*Listener
 	Upstreams []*Upstream
+	// Dropped lists settings the platform silently drops in favour of
+	// another resource (Value says why: an Envoy Gateway policy that
+	// rebuilds a route without its timeout).
+	Dropped []Setting[string]
 }
 
 // Routes lists every route of every listener, in configuration order.

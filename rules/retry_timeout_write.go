@@ -102,9 +102,12 @@ func replaysWrites(r *model.Route) (Finding, bool) {
 				"or make the backend deduplicate with an idempotency key", on.Name, carried[0]),
 		}, true
 	}
-	msg := fmt.Sprintf("%s %s retries %s after the upstream may already have received it: "+
+	msg := fmt.Sprintf("%s retries %s after the upstream may already have received it: "+
 		"Envoy checks no idempotency, so a %s whose response was lost is sent again (a second order, a second charge).",
-		on.Name, strings.Join(on.Value, ","), quoteList(carried), carried[0])
+		settingText(on, strings.Join(on.Value, ",")), quoteList(carried), carried[0])
+	if on.Default && on.Note != "" {
+		msg += " The policy is " + on.Note + "."
+	}
 	if len(timeouts) > 0 {
 		msg += " A per-try timeout counts as a reset under " + quoteList(timeouts) + ", so a slow response is replayed too."
 	}

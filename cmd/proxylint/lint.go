@@ -68,8 +68,11 @@ Flags:
                            product: nginx (default: every release from
                            1.18, what distributions ship), nginx:1.28,
                            nginx:newest, angie, angie:1.11, envoy (default:
-                           the newest), envoy:1.31
-  --kind nginx|envoy       read every file as this kind (default: detect)
+                           the newest), envoy:1.31, istio:1.23,
+                           ingress-nginx, envoy-gateway:1.1.2 (Kubernetes
+                           manifests: docs/kubernetes.md)
+  --kind nginx|envoy|kubernetes
+                           read every file as this kind (default: detect)
   --include-root DIR       also follow includes into DIR (repeatable);
                            by default includes are read only inside the
                            working directory and the named paths
@@ -253,9 +256,9 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 		return nil, nil, fmt.Errorf("%w: --fail-on: %w", errUsage, err)
 	}
 	switch f.kind {
-	case "", load.KindNginx, load.KindEnvoy:
+	case "", load.KindNginx, load.KindEnvoy, load.KindKube:
 	default:
-		return nil, nil, fmt.Errorf("%w: --kind %q: want nginx or envoy", errUsage, f.kind)
+		return nil, nil, fmt.Errorf("%w: --kind %q: want nginx, envoy or kubernetes", errUsage, f.kind)
 	}
 	for _, id := range append(append([]string{}, f.enable...), f.disable...) {
 		if _, ok := rules.Lookup(id); !ok {

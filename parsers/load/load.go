@@ -18,6 +18,7 @@ import (
 
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/envoy"
+	"github.com/proxylint/proxylint/parsers/kube"
 	"github.com/proxylint/proxylint/parsers/nginx"
 )
 
@@ -159,6 +160,8 @@ func loaderFor(kind string) (loader, bool) {
 		return loadEnvoy, true
 	case kindStdin:
 		return loadStdin, true
+	case KindKube:
+		return loadKube, true
 	}
 	return nil, false
 }
@@ -422,6 +425,9 @@ func detect(path, forced string, explicit bool, maxSize int64) (string, error) {
 	base := strings.ToLower(filepath.Base(path))
 	ext := filepath.Ext(base)
 	envoyFirst := ext == ".yaml" || ext == ".yml" || ext == ".json"
+	if envoyFirst && kube.Detect(head) {
+		return KindKube, nil
+	}
 	isEnvoy := func() bool { return looksEnvoy(path, head, maxSize) }
 	if envoyFirst && isEnvoy() {
 		return KindEnvoy, nil

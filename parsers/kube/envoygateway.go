@@ -1,0 +1,252 @@
+package kube
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/proxylint/proxylint/model"
+)
+
+// Envoy Gateway (--target envoy-gateway[:X.Y.Z]): an HTTPRoute's rules
+// become Envoy routes, with the retry policy and timeouts of the
+// BackendTrafficPolicy attached to the route, or else to its Gateway
+// (envoyproxy/gateway, internal/gatewayapi/backendtrafficpolicy.go: a
+// policy targeting the route wins over one targeting the Gateway).
+
+const (
+	// Envoy's route timeout, which Envoy Gateway leaves alone when neither
+	// the HTTPRoute nor a policy sets one (internal/xds/translator/route.go
+	// v1.1.2:103-104 sets it only from a request timeout).
+	egDefaultTimeout = 15 * time.Second
+	noteEGTimeout    = "Envoy's route timeout, which Envoy Gateway keeps when nothing sets one"
+	// internal/xds/translator/route.go v1.1.2:25-27, 539-542: a policy's
+	// retry block without numRetries, triggers or status codes.
+	egDefaultRetryOn = "connect-failure,refused-stream,unavailable,cancelled,retriable-status-codes"
+	noteEGRetry      = "Envoy Gateway's default for a BackendTrafficPolicy retry block (internal/xds/translator/route.go)"
+)
+
+// egDropsRouteTimeouts reports whether the target loses an HTTPRoute's
+// timeouts when a BackendTrafficPolicy targets the route: 1.1.0 to 1.1.2
+// rebuilt the route's traffic settings from the policy alone
+// (backendtrafficpolicy.go v1.1.2:416-437; envoyproxy/gateway#4091, fixed
+// in 1.1.3 and 1.2.0).
+func (l *loader) egDropsRouteTimeouts(t model.Target) bool {
+	v := t.Version
+	return !v.IsZero() && v.Major == 1 && v.Minor == 1 && v.Patch < 3
+}
+
+// btpTargets reports whether a policy targets an object of kind with
+// name and labels: targetRef, targetRefs or targetSelectors.
+func btpTargets(b *object, kind, name string, labels *yaml.Node) (bool, *yaml.Node) {
+	refs := items(get(b.Spec, "targetRefs"))
+	if r := get(b.Spec, "targetRef"); r != nil {
+		refs = append(refs, r)
+	}
+	for _, r := range refs {
+		if scalar(get(r, "kind")) == kind && scalar(get(r, "name")) == name {
+			return true, r
+		}
+	}
+	for _, sel := range items(get(b.Spec, "targetSelectors")) {
+		if scalar(get(sel, "kind")) != kind {
+			continue
+		}
+		ml := get(sel, "matchLabels")
+		if ml == nil || ml.Kind != yaml.MappingNode {
+			continue
+		}
+		all := true
+		for i := 0; i+1 < len(ml.Content); i += 2 {
+			all = all && scalar(get(labels, ml.Content[i].Value)) == scalar(ml.Content[i+1])
+		}
+		if all {
+			return true, sel
+		}
+	}
+	return false, nil
+}
+
+func (l *loader) envoyGateway(p *model.Proxy, routes, btps []*object) {
+	ups := map[string]*model.Upstream{}
+	for _, o := range routes {
+		if o.Kind != "HTTPRoute" {
+			continue
+		}
+		labels := get(get(o.Node, "metadata"), "labels")
+		var policy *object
+		routeLevel := false
+		for _, b := range btps {
+			if ok, _ := btpTargets(b, "HTTPRoute", o.Name, labels); ok {
+				policy, routeLevel = b, true
+				break
+			}
+		}
+		if policy == nil {
+			for _, b := range btps {
+				for _, pr := range items(get(o.Spec, "parentRefs")) {
+					if ok, _ := btpTargets(b, "Gateway", scalar(get(pr, "name")), nil); ok && policy == nil {
+						policy = b
+					}
+				}
+			}
+		}
+		ln := &model.Listener{Proxy: p, Name: "HTTPRoute " + o.Name, Pos: l.pos(o.Node)}
+		for _, h := range items(get(o.Spec, "hostnames")) {
+			ln.ServerNames = append(ln.ServerNames, scalar(h))
+		}
+		p.Listeners = append(p.Listeners, ln)
+		for i, rule := range items(get(o.Spec, "rules")) {
+			r := &model.Route{Listener: ln, Kind: "route", Name: fmt.Sprintf("%s rules[%d]", ln.Name, i), Pos: l.pos(rule), Envoy: &model.EnvoyRoute{}}
+			if n := scalar(get(rule, "name")); n != "" {
+				r.Name = fmt.Sprintf("%s rule %q", ln.Name, n)
+			}
+			ln.Routes = append(ln.Routes, r)
+			r.Match, r.Methods = l.gatewayMatches(rule, false)
+			l.egTimeouts(p, r, rule, policy, routeLevel)
+			l.egRetry(r, policy)
+			refs := items(get(rule, "backendRefs"))
+			if len(refs) == 0 {
+				continue
+			}
+			nameNode := get(refs[0], "name")
+			ns := scalar(get(refs[0], "namespace"))
+			if ns == "" {
+				ns = o.Namespace
+			}
+			host := fqdn(scalar(nameNode), ns)
+			port, _ := strconv.Atoi(scalar(get(refs[0], "port")))
+			key := host + ":" + strconv.Itoa(port)
+			u, ok := ups[key]
+			if !ok {
+				u = &model.Upstream{Proxy: p, Kind: "backend", Name: key, Pos: l.pos(nameNode),
+					Servers:            []model.Server{{Address: model.Address{Host: host, Port: port}, Raw: host, Pos: l.pos(nameNode)}},
+					ClosedUnderRequest: "reset",
+					PoolIdle:           model.Default(defaultIdleTimeout, "idle_timeout", l.pos(nameNode)),
+					PoolLifetime:       model.Default(time.Duration(0), "max_connection_duration", l.pos(nameNode)),
+				}
+				ups[key] = u
+				p.Upstreams = append(p.Upstreams, u)
+			}
+			u.Routes = append(u.Routes, r)
+			r.Forward = &model.Forward{Module: "envoy", Name: "backendRefs.name", Pos: l.pos(nameNode), URL: scalar(nameNode),
+				Target: model.Address{Host: host, Port: port}, CanPool: true, Upstream: u}
+			r.Pool = &model.Pool{Upstream: u, Idle: u.PoolIdle, Lifetime: u.PoolLifetime}
+			egBehaviour(r)
+		}
+	}
+}
+
+// egTimeouts: the HTTPRoute's timeouts.request (backendRequest replaces
+// it: internal/gatewayapi/route.go v1.1.2:258-291), else the policy's
+// timeout.http.requestTimeout, else Envoy's 15s. A policy targeting the
+// route drops the HTTPRoute's timeouts on 1.1.0 to 1.1.2; what is
+// dropped is recorded on the proxy as refused.
+func (l *loader) egTimeouts(p *model.Proxy, r *model.Route, rule *yaml.Node, policy *object, routeLevel bool) {
+	e := r.Envoy
+	timeouts := get(rule, "timeouts")
+	var written model.Setting[time.Duration]
+	for _, f := range []string{"request", "backendRequest"} {
+		if n := get(timeouts, f); n != nil {
+			if d, ok := l.dur(n, "timeouts."+f); ok {
+				written = model.Set(d, "timeouts."+f, "route", l.pos(n))
+			}
+		}
+	}
+	if written.Valid() && policy != nil && routeLevel && l.egDropsRouteTimeouts(p.Target) {
+		p.Dropped = append(p.Dropped, model.Setting[string]{
+			Name: written.Name, Pos: written.Pos, Level: "route",
+			Value: fmt.Sprintf("BackendTrafficPolicy %s targets HTTPRoute %s, and Envoy Gateway %s rebuilds the route's settings from the policy alone, "+
+				"so the route's %s %s is lost and Envoy's %s route timeout applies (envoyproxy/gateway#4091, fixed in 1.1.3 and 1.2.0)",
+				policy.Name, strings.TrimPrefix(r.Listener.Name, "HTTPRoute "), p.Target.Version, written.Name, dur(written.Value), dur(egDefaultTimeout)),
+		})
+		written = model.Setting[time.Duration]{}
+	}
+	switch {
+	case written.Valid():
+		e.Timeout = written
+	case policy != nil && get(get(get(policy.Spec, "timeout"), "http"), "requestTimeout") != nil:
+		n := get(get(get(policy.Spec, "timeout"), "http"), "requestTimeout")
+		if d, ok := l.dur(n, "timeout.http.requestTimeout"); ok {
+			e.Timeout = model.Set(d, "timeout.http.requestTimeout", "policy", l.pos(n))
+		}
+	}
+	if !e.Timeout.Valid() {
+		e.Timeout = model.Default(egDefaultTimeout, "timeouts.request", r.Pos)
+		e.Timeout.Note = noteEGTimeout
+	}
+}
+
+func dur(d time.Duration) string {
+	if d%time.Second == 0 {
+		return strconv.Itoa(int(d/time.Second)) + "s"
+	}
+	return d.String()
+}
+
+// egRetry: the policy's retry block; no policy retry, no retries.
+func (l *loader) egRetry(r *model.Route, policy *object) {
+	key, retry := getKV(policy.specOrNil(), "retry")
+	if retry == nil {
+		return
+	}
+	e := r.Envoy
+	if n := get(retry, "numRetries"); n != nil {
+		v, _ := l.count(n, "retry.numRetries")
+		e.NumRetries = model.Set(v, "retry.numRetries", "policy", l.pos(n))
+	} else {
+		e.NumRetries = model.Default(2, "retry.numRetries", l.pos(key))
+		e.NumRetries.Note = noteEGRetry
+	}
+	if n := get(get(retry, "perRetry"), "timeout"); n != nil {
+		if d, ok := l.dur(n, "retry.perRetry.timeout"); ok {
+			e.PerTryTimeout = model.Set(d, "retry.perRetry.timeout", "policy", l.pos(n))
+		}
+	}
+	on := get(retry, "retryOn")
+	toks := strings.Split(egDefaultRetryOn, ",")
+	onSetting := model.Default(toks, "retry.retryOn", l.pos(key))
+	onSetting.Note = noteEGRetry
+	if t := get(on, "triggers"); len(items(t)) > 0 {
+		toks = nil
+		for _, x := range items(t) {
+			toks = append(toks, scalar(x))
+		}
+		onSetting = model.Set(toks, "retry.retryOn.triggers", "policy", l.pos(t))
+	}
+	codes := []string{"503"}
+	if c := get(on, "httpStatusCodes"); len(items(c)) > 0 {
+		codes = nil
+		for _, x := range items(c) {
+			codes = append(codes, scalar(x))
+		}
+	}
+	// Status codes count only under retriable-status-codes.
+	if contains(toks, "retriable-status-codes") {
+		onSetting.Value = append(append([]string{}, toks...), codes...)
+	}
+	r.Retry.On = onSetting
+}
+
+func (o *object) specOrNil() *yaml.Node {
+	if o == nil {
+		return nil
+	}
+	return o.Spec
+}
+
+// egBehaviour: an Envoy route's, as istioBehaviour computes it; status
+// codes in Retry.On are the retriable status codes.
+func egBehaviour(r *model.Route) {
+	if !r.Retry.On.Valid() {
+		// No retry policy: Envoy retries nothing.
+		e := r.Envoy
+		r.Budget, r.AttemptTimeout, r.BudgetCutsAttempts = e.Timeout, e.Timeout, true
+		r.MaxAttempts = model.Setting[int]{Value: 1}
+		return
+	}
+	istioBehaviour(r, false)
+}
