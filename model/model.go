@@ -572,6 +572,10 @@ type NginxRoute struct {
 	// Upgrade header gets when ConnectionHeader is a variable that a map
 	// on $http_upgrade sets (the websocket idiom); Pos is the map entry.
 	ConnectionHeaderPlain Setting[string]
+	// NamedFallback is the named location a request continues in when
+	// this location does not serve it itself (try_files ... @name): that
+	// location's settings, not this one's, apply to what it proxies.
+	NamedFallback Setting[string]
 	// UpgradeHeader is the Upgrade header sent upstream (invalid when
 	// none is set: nginx does not pass the client's on).
 	UpgradeHeader Setting[string]

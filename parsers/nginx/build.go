@@ -494,6 +494,11 @@ func (b *builder) resolveSettings(r *model.Route, s *scope) {
 	if m == "fastcgi" {
 		n.KeepConn = b.boolean(s, "fastcgi_keep_conn", false)
 	}
+	if d, lvl := s.lookup("try_files"); d != nil && len(d.Args) > 0 {
+		if last := d.Args[len(d.Args)-1].Value; strings.HasPrefix(last, "@") {
+			n.NamedFallback = model.Set(last, d.Name, lvl.kind, d.Pos)
+		}
+	}
 	r.AccessLogs = b.accessLogs(s)
 }
 

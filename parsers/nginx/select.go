@@ -14,13 +14,29 @@ func SelectLocation(l *model.Listener, path string, known bool) *model.Route {
 	if !known {
 		top := locationsIn(l, nil)
 		if len(top) == 1 {
-			return top[0]
+			return namedFallback(l, top[0])
 		}
 		return nil
 	}
 	r, ok := findLocation(l, nil, path)
 	if !ok {
 		return nil
+	}
+	return namedFallback(l, r)
+}
+
+// namedFallback follows try_files to the named location a request that the
+// chosen location does not proxy continues in: the named location's
+// settings are the ones that apply (ngx_http_core_try_files_phase →
+// ngx_http_named_location; docs/semantics.md §0b).
+func namedFallback(l *model.Listener, r *model.Route) *model.Route {
+	if r == nil || r.Forward != nil || r.Nginx == nil || !r.Nginx.NamedFallback.Valid() {
+		return r
+	}
+	for _, n := range l.Routes {
+		if n.Match.Kind == model.MatchNamed && n.Match.Path == r.Nginx.NamedFallback.Value {
+			return n
+		}
 	}
 	return r
 }

@@ -278,3 +278,28 @@ func TestErrorDoesNotRetryPOSTClosedBeforeHeader(t *testing.T) {
 	wantStatus(t, r, http.StatusBadGateway)
 	wantTotalHits(t, bes, "post-dropped-once", 1)
 }
+
+// try_files hands a request to a named location, and the named location's
+// settings apply to what it proxies: a read timeout of 10s in the calling
+// location does not, the named location's 1s does (docs/semantics.md §0b).
+func TestNamedLocationSettingsApply(t *testing.T) {
+	t.Parallel()
+	be := newBackend(t)
+	addr := freeAddr(t)
+	srv := startNginx(t, fmt.Sprintf(`
+server {
+    listen %s;
+    location / {
+        proxy_read_timeout 10s;
+        try_files /nonexistent @app;
+    }
+    location @app {
+        proxy_read_timeout 1s;
+        proxy_pass http://%s;
+    }
+}
+`, addr, be.Addr), addr)
+	r := send(t, http.MethodGet, srv.URL()+"/?sleep=3s", "named")
+	wantStatus(t, r, http.StatusGatewayTimeout)
+	within(t, "the named location's 1s read timeout", r.Elapsed, oneTimeoutMin, oneTimeoutMax)
+}
