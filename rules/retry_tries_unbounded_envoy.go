@@ -7,10 +7,6 @@ import (
 	"github.com/proxylint/proxylint/model"
 )
 
-// envoyMaxBackOff is the longest wait between two tries with the default
-// back-off (25 ms base, capped at 10 times that: router_filter.rst).
-const envoyMaxBackOff = 250 * time.Millisecond
-
 // envoyRetriesWithoutBudget: num_retries > 0 on a route whose timeout is 0.
 // The route timeout is the only bound on all tries together (docs/semantics.md
 // §A, §C); 0 disables it.
@@ -23,7 +19,7 @@ func envoyRetriesWithoutBudget(r *model.Route) (Finding, bool) {
 	worst := "an unbounded time: no per_try_timeout bounds a try either, so each one waits as long as the upstream takes"
 	if pt.Value > 0 {
 		worst = fmt.Sprintf("(%d + 1) × per_try_timeout %s = %s, plus up to %s of back-off between tries",
-			n.Value, dur(pt.Value), dur(time.Duration(tries)*pt.Value), dur(time.Duration(n.Value)*envoyMaxBackOff))
+			n.Value, dur(pt.Value), dur(time.Duration(tries)*pt.Value), dur(time.Duration(n.Value)*r.Envoy.BackOffMax.Value))
 	}
 	pos := n.Pos
 	return Finding{
