@@ -102,9 +102,16 @@ func replaysWrites(r *model.Route) (Finding, bool) {
 				"or make the backend deduplicate with an idempotency key", on.Name, carried[0]),
 		}, true
 	}
+	what := "whose response was lost"
+	if len(timeouts) == 0 && !resetsRetried(r, conds) {
+		// Only answers are retried (retriable-status-codes, gRPC
+		// statuses): the upstream may have run the request before it
+		// answered 503.
+		what = "that the upstream answered with a status the policy retries, possibly after running it,"
+	}
 	msg := fmt.Sprintf("%s retries %s after the upstream may already have received it: "+
-		"Envoy checks no idempotency, so a %s whose response was lost is sent again (a second order, a second charge).",
-		settingText(on, strings.Join(on.Value, ",")), quoteList(carried), carried[0])
+		"Envoy checks no idempotency, so a %s %s is sent again (a second order, a second charge).",
+		settingText(on, strings.Join(on.Value, ",")), quoteList(carried), carried[0], what)
 	if on.Default && on.Note != "" {
 		msg += " The policy is " + on.Note + "."
 	}
@@ -253,4 +260,18 @@ func routeRelated(r *model.Route, pos model.Pos) []Related {
 		return nil
 	}
 	return []Related{{Pos: r.Pos, Message: "in effect for " + routeName(r)}}
+}
+
+// resetsRetried reports whether one of conds retries a request whose
+// connection was reset (its response lost), rather than one the upstream
+// answered.
+func resetsRetried(r *model.Route, conds []string) bool {
+	for _, x := range r.Reexecutes {
+		for _, c := range conds {
+			if x.Condition == c && (!x.Response || x.Timeout) {
+				return true
+			}
+		}
+	}
+	return false
 }
