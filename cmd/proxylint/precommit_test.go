@@ -73,6 +73,42 @@ func TestPreCommitHooks(t *testing.T) {
 	assert.Equal(t, 0, code, "clean staged configurations pass:\n%s", out)
 	assert.Regexp(t, `proxylint \(nginx\)\.+Passed`, out)
 	assert.Regexp(t, `proxylint \(Envoy\)\.+Passed`, out)
+
+	// A staged fragment alone is linted in the context of the committed
+	// nginx.conf that includes it: the upstream it proxies to, with two
+	// servers, is defined there.
+	require.NoError(t, os.WriteFile(filepath.Join(user, "nginx.conf"), []byte(`events {}
+http {
+    log_format timing '$request $status $request_time $upstream_status $upstream_response_time';
+    access_log logs/access.log timing;
+    upstream api {
+        server 10.0.0.1:8000;
+        server 10.0.0.2:8000;
+        keepalive 16;
+    }
+    include conf.d/*.conf;
+}
+`), 0o644))
+	git(t, user, env, "add", "nginx.conf", "envoy.yaml")
+	git(t, user, env, "-c", "user.name=proxylint", "-c", "user.email=proxylint@example.com", "commit", "-qm", "base", "--no-verify")
+	require.NoError(t, os.MkdirAll(filepath.Join(user, "conf.d"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(user, "conf.d", "api.conf"), []byte(`server {
+    listen 80;
+    location /api/ {
+        proxy_pass http://api;
+        proxy_http_version 1.1;
+        proxy_set_header Connection "";
+        proxy_next_upstream error timeout non_idempotent;
+        proxy_next_upstream_tries 2;
+        proxy_next_upstream_timeout 10s;
+    }
+}
+`), 0o644))
+	git(t, user, env, "add", "conf.d/api.conf")
+	out, code = tryRepo(t, user, env, hookRepo)
+	assert.NotEqual(t, 0, code, "the staged fragment fails in its context:\n%s", out)
+	assert.Contains(t, out, `conf.d/api.conf:7:9: error: proxy_next_upstream error timeout non_idempotent replays POST, PATCH and LOCK requests`)
+	assert.Contains(t, out, `upstream "api" (2 servers)`)
 }
 
 // TestPreCommitManifest checks the hook definitions without running them:
