@@ -32,6 +32,14 @@ var reexecuting = map[string]model.Reexecution{
 	"unavailable":            {Condition: "unavailable", Response: true},
 }
 
+// Reexecution says whether retry_on condition c can send a request again
+// after the upstream received it, and on what (the table above): the one
+// home of that fact for every loader that builds Envoy routes.
+func Reexecution(c string) (model.Reexecution, bool) {
+	x, ok := reexecuting[c]
+	return x, ok
+}
+
 func behaviour(r *model.Route) {
 	e := r.Envoy
 	r.Budget = e.Timeout

@@ -12,25 +12,10 @@ import (
 // attempts and cuts a running one; perTryTimeout bounds one attempt when
 // it is below the route timeout; attempts retries follow the first send.
 
-// reexecuting are the retryOn conditions that can send a request again
-// after the backend received it, as in parsers/envoy: 5xx, gateway-error
-// and reset fire on a reset or a per-try timeout after the request was
-// sent; the others on a response the backend sent. The gRPC status
-// conditions fire only on a response carrying grpc-status
+// Which retryOn conditions can send a request again is Envoy's fact
+// (envoy.Reexecution): istiod writes them into the Envoy route as they are.
+// The gRPC status conditions fire only on a response carrying grpc-status
 // (router/retry_state_impl.cc), so only on routes to a gRPC port.
-var reexecuting = map[string]model.Reexecution{
-	"5xx":                {Condition: "5xx", Timeout: true, Response: true},
-	"gateway-error":      {Condition: "gateway-error", Timeout: true, Response: true},
-	"reset":              {Condition: "reset", Timeout: true},
-	"retriable-4xx":      {Condition: "retriable-4xx", Response: true},
-	"retriable-headers":  {Condition: "retriable-headers", Response: true},
-	"cancelled":          {Condition: "cancelled", Response: true},
-	"deadline-exceeded":  {Condition: "deadline-exceeded", Response: true},
-	"internal":           {Condition: "internal", Response: true},
-	"resource-exhausted": {Condition: "resource-exhausted", Response: true},
-	"unavailable":        {Condition: "unavailable", Response: true},
-}
-
 var grpcConditions = map[string]bool{
 	"cancelled": true, "deadline-exceeded": true, "internal": true, "resource-exhausted": true, "unavailable": true,
 }
@@ -76,11 +61,15 @@ func istioBehaviour(r *model.Route, default503 bool) {
 	}
 	r.MaxAttempts.Value = 1 + n.Value
 	for _, c := range on.Value {
-		x, ok := reexecuting[c]
+		x, ok := envoy.Reexecution(c)
 		switch {
 		case statusCode(c):
 			x = model.Reexecution{Condition: c, Response: true}
 		case !ok, grpcConditions[c] && !r.Stream.Value:
+			continue
+		case c == "retriable-status-codes":
+			// Retries only the codes listed, which Istio carries as
+			// numbers in retryOn (each a case above).
 			continue
 		}
 		x.Methods = model.Methods{Any: true}

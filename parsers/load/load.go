@@ -16,6 +16,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/proxylint/proxylint/internal/regular"
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/envoy"
 	"github.com/proxylint/proxylint/parsers/kube"
@@ -200,7 +201,7 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 				continue
 			}
 			if !fi.Mode().IsRegular() {
-				m.Diagnostics = append(m.Diagnostics, loadError(p, fmt.Sprintf("cannot read %s: %v", p, regular(fi))))
+				m.Diagnostics = append(m.Diagnostics, loadError(p, fmt.Sprintf("cannot read %s: %v", p, regular.Check(fi, 0))))
 				continue
 			}
 			kind, err := detect(p, opts.Kind, true, opts.MaxFileSize)

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/proxylint/proxylint/internal/regular"
 	"github.com/proxylint/proxylint/model"
 )
 
@@ -107,7 +108,7 @@ func (w *walker) dir(dir string) {
 		case excluded(p, w.exclude):
 			w.skip(p, "excluded")
 		case !fi.Mode().IsRegular():
-			w.skip(p, "not a regular file ("+fileType(fi.Mode())+")")
+			w.skip(p, "not a regular file ("+regular.FileType(fi.Mode())+")")
 		default:
 			w.files = append(w.files, p)
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/proxylint/proxylint/internal/regular"
 	"github.com/proxylint/proxylint/model"
 )
 
@@ -592,78 +593,9 @@ func realPath(p string) (string, error) {
 	return filepath.EvalSymlinks(abs)
 }
 
-// regularFile refuses directories, FIFOs, devices and sockets: reading a
-// FIFO would hang, a device would never end.
-func regularFile(real string, max int64) error {
-	fi, err := os.Stat(real)
-	if err != nil {
-		return unwrapPathError(err)
-	}
-	return checkRegular(fi, max)
-}
+func regularFile(real string, max int64) error { return regular.Stat(real, max) }
 
-func checkRegular(fi fs.FileInfo, max int64) error {
-	switch m := fi.Mode(); {
-	case m.IsRegular():
-		if fi.Size() > max {
-			return fmt.Errorf("file too large (%d bytes; at most %d are read, see --max-file-size)", fi.Size(), max)
-		}
-		return nil
-	case m.IsDir():
-		return errors.New("is a directory")
-	default:
-		return fmt.Errorf("not a regular file (%s)", fileType(m))
-	}
-}
-
-func fileType(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "named pipe"
-	case m&fs.ModeSocket != 0:
-		return "socket"
-	case m&fs.ModeCharDevice != 0:
-		return "character device"
-	case m&fs.ModeDevice != 0:
-		return "device"
-	}
-	return m.Type().String()
-}
-
-// readRegular reads a regular file. It opens the file without blocking and
-// checks what it opened, so that a FIFO put in place of a file after
-// regularFile looked at it cannot hang the loader.
-func readRegular(path string, max int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = f.Close() }()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if err := checkRegular(fi, max); err != nil {
-		return nil, err
-	}
-	src := make([]byte, 0, fi.Size()+1)
-	for {
-		n, err := f.Read(src[len(src):cap(src)])
-		src = src[:len(src)+n]
-		if errors.Is(err, io.EOF) {
-			return src, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if int64(len(src)) > max {
-			return nil, fmt.Errorf("file too large (more than %d bytes, see --max-file-size)", max)
-		}
-		if len(src) == cap(src) {
-			src = append(src, 0)[:len(src)]
-		}
-	}
-}
+func readRegular(path string, max int64) ([]byte, error) { return regular.Read(path, max) }
 
 func unwrapPathError(err error) error {
 	var pe *fs.PathError
