@@ -15,6 +15,7 @@ type jsonDoc struct {
 	Version  int           `json:"version"`
 	Tool     jsonTool      `json:"tool"`
 	Targets  []string      `json:"targets,omitempty"`
+	Read     ReadStats     `json:"read"`
 	Findings []jsonFinding `json:"findings"`
 	Summary  jsonSummary   `json:"summary"`
 }
@@ -94,6 +95,7 @@ func JSON(w io.Writer, in *Input) error {
 	fps := Fingerprints(in)
 	doc := jsonDoc{
 		Targets:  in.Targets,
+		Read:     in.Read,
 		Version:  JSONVersion,
 		Tool:     jsonTool{Name: "proxylint", Version: in.Version},
 		Findings: make([]jsonFinding, 0, len(in.Findings)),

@@ -6,6 +6,7 @@ package report
 import (
 	"encoding"
 	"encoding/hex"
+	"fmt"
 	"hash/fnv"
 	"path/filepath"
 	"strconv"
@@ -33,6 +34,13 @@ type Input struct {
 	// Targets name the releases the configurations were linted for, one
 	// per product linted ("nginx 1.18 or newer").
 	Targets []string
+	// Read says what the run read: configuration files named or found,
+	// files pulled in by includes, and includes not followed (each a
+	// finding that says why).
+	Read ReadStats
+	// Verbose asks the text report to say what was read even when it
+	// shows no finding.
+	Verbose bool
 	// Known counts findings hidden by a baseline.
 	Known int
 	// Skipped counts the files directory walks left out (not
@@ -252,4 +260,33 @@ func stripComment(line string) string {
 		}
 	}
 	return line
+}
+
+// ReadStats count what a run read.
+type ReadStats struct {
+	Files       int `json:"files"`
+	Included    int `json:"included"`
+	NotFollowed int `json:"includes_not_followed"`
+}
+
+func (r ReadStats) String() string {
+	s := fmt.Sprintf("%d %s", r.Files, plural(r.Files, "file", "files"))
+	var parts []string
+	if r.Included > 0 {
+		parts = append(parts, fmt.Sprintf("%d through includes", r.Included))
+	}
+	if r.NotFollowed > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s not followed", r.NotFollowed, plural(r.NotFollowed, "include", "includes")))
+	}
+	if len(parts) > 0 {
+		s += " (" + strings.Join(parts, "; ") + ")"
+	}
+	return s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -100,7 +100,8 @@ type sarifInvocation struct {
 
 // sarifInvocationProps says which releases the run linted for.
 type sarifInvocationProps struct {
-	Targets []string `json:"targets"`
+	Targets []string  `json:"targets,omitempty"`
+	Read    ReadStats `json:"read"`
 }
 
 type sarifNotification struct {
@@ -184,9 +185,7 @@ func SARIF(w io.Writer, in *Input) error {
 		run.OriginalURIBaseIDs = map[string]sarifArtifact{srcRoot: {URI: uri}}
 	}
 	inv := sarifInvocation{ExecutionSuccessful: true}
-	if len(in.Targets) > 0 {
-		inv.Properties = &sarifInvocationProps{Targets: in.Targets}
-	}
+	inv.Properties = &sarifInvocationProps{Targets: in.Targets, Read: in.Read}
 	for _, d := range in.Diagnostics {
 		if !d.Fatal {
 			continue

@@ -95,8 +95,8 @@ func Text(w io.Writer, in *Input, useColor bool) error {
 		}
 	}
 	c := Count(in.Findings)
-	if len(in.Targets) > 0 && shown > 0 {
-		fmt.Fprintf(bw, "linted for %s (--target names a release)\n", Escape(strings.Join(in.Targets, ", ")))
+	if len(in.Targets) > 0 && (shown > 0 || in.Verbose) {
+		fmt.Fprintf(bw, "read %s, linted for %s (--target names a release)\n", in.Read, Escape(strings.Join(in.Targets, ", ")))
 	}
 	if shown > 0 || c.Suppressed > 0 || in.Known > 0 || in.Skipped > 0 {
 		fmt.Fprintln(bw, summary(c, in.Known, in.Skipped))

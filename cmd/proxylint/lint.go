@@ -474,7 +474,8 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 		changed = n > 0
 	}
 	in := &report.Input{Findings: findings, Known: known, Files: mdl.Files, Rules: rules.All(), Version: strings.TrimPrefix(buildVersion(), "v"),
-		Dir: wd, Root: repoRoot(f, wd), Diagnostics: mdl.Diagnostics, Skipped: s.skipped, Targets: targetsUsed(mdl)}
+		Dir: wd, Root: repoRoot(f, wd), Diagnostics: mdl.Diagnostics, Skipped: s.skipped, Targets: targetsUsed(mdl),
+		Read: readStats(mdl), Verbose: f.verbose}
 
 	if err := writeReports(report.LintFormats, f, in, inputs(paths, mdl, s), stdout, getenv); err != nil {
 		fmt.Fprintf(stderr, "proxylint: %v\n", err)
@@ -682,4 +683,26 @@ func targetsUsed(m *model.Model) []string {
 		}
 	}
 	return out
+}
+
+// readStats counts what the run read: the files of the model, those of
+// them an include pulled in (every file but the proxies' entry files), and
+// the includes not followed (nginx-include findings say why).
+func readStats(m *model.Model) report.ReadStats {
+	entries := map[string]bool{}
+	for _, p := range m.Proxies {
+		entries[p.Entry] = true
+	}
+	r := report.ReadStats{Files: len(m.Files)}
+	for _, f := range m.Files {
+		if !entries[f.Path] {
+			r.Included++
+		}
+	}
+	for _, d := range m.Diagnostics {
+		if d.Code == rules.NginxInclude.ID {
+			r.NotFollowed++
+		}
+	}
+	return r
 }
