@@ -81,6 +81,8 @@ type checker struct {
 	stop    model.Pos
 	stopped bool
 	diags   []model.Diagnostic
+	// unchecked holds what the check could not judge (check_unknown.go).
+	unchecked unchecked
 	// Scratch lists of declarations, reused from directive to directive
 	// (a child block is checked once they are no longer needed).
 	bufActive, bufHere, bufFit []directiveEntry
@@ -121,6 +123,7 @@ func (c *Config) checkIn(top context, target model.Target, custom []CustomDirect
 	for _, d := range custom {
 		ch.custom[d.Name] = d
 	}
+	ch.unchecked.modules = loadedModules(c.Main.Directives)
 	syntaxAt := -1
 	for i, d := range c.Diagnostics {
 		if d.Fatal && d.Code == CodeSyntax {
@@ -129,6 +132,7 @@ func (c *Config) checkIn(top context, target model.Target, custom []CustomDirect
 		}
 	}
 	ch.block(c.Main.Directives, top, nil)
+	c.Diagnostics = append(c.Diagnostics, ch.unchecked.notes()...)
 	if len(ch.diags) == 0 {
 		return
 	}
@@ -224,6 +228,9 @@ func (ch *checker) directive(d *Directive, ctxs context, sc *blockScope) {
 	if len(active) == 0 {
 		if ch.target.Product == model.Angie {
 			return // Angie's own directives are not in the tables
+		}
+		if len(decls) == 0 && ch.skipUnknown(d) {
+			return
 		}
 		ch.report(d, model.Pos{}, ch.unknown(d.Name, decls))
 		return

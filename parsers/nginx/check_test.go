@@ -277,3 +277,41 @@ func TestTableFacts(t *testing.T) {
 		assert.True(t, found, "%s from %s", name, module)
 	}
 }
+
+// NGINX Plus directives and those of a module the configuration loads with
+// load_module are not judged: one note per kind says which, nothing is
+// refused, and the rest is read (a typo elsewhere is still an error).
+func TestCheckNotesWhatItCannotJudge(t *testing.T) {
+	for _, c := range []struct {
+		name, src, note, fatal string
+	}{
+		{"NGINX Plus", "events {}\nhttp {\n  keyval_zone zone=one:1m;\n  server {\n    status_zone api;\n  }\n}\n",
+			`3: not checked: NGINX Plus directives (keyval_zone, status_zone), which open-source nginx refuses and proxylint's tables do not hold; the rest of the configuration is read`, ""},
+		{"loaded module", "load_module modules/ngx_http_echo_module.so;\nevents {}\nhttp {\n  server {\n    location / { echo hello; }\n  }\n}\n",
+			`5: not checked: directives no module proxylint knows defines (echo); a module loaded with load_module (modules/ngx_http_echo_module.so) may, so the rest of the configuration is read`, ""},
+		{"a typo without a loaded module", "events {}\nhttp {\n  status_zone api;\n  proxy_read_timeuot 1s;\n}\n",
+			`3: not checked: NGINX Plus directives (status_zone), which open-source nginx refuses and proxylint's tables do not hold; the rest of the configuration is read`,
+			`4: unknown directive "proxy_read_timeuot"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := writeFiles(t, map[string]string{"nginx.conf": c.src})
+			cfg := Load(filepath.Join(dir, "nginx.conf"), Options{})
+			cfg.Check(nginx122, nil)
+			var notes []string
+			for _, d := range cfg.Diagnostics {
+				if d.Severity == model.Note {
+					notes = append(notes, fmt.Sprintf("%d: %s", d.Pos.Line, d.Message))
+				}
+			}
+			assert.Equal(t, []string{c.note}, notes)
+			fatal := fatalDiagnostics(cfg)
+			if c.fatal == "" {
+				assert.Empty(t, fatal)
+				assert.False(t, cfg.Syntax)
+				return
+			}
+			require.NotEmpty(t, fatal)
+			assert.True(t, strings.HasPrefix(fmt.Sprintf("%d: %s", fatal[0].Pos.Line, fatal[0].Message), c.fatal), fatal[0].Message)
+		})
+	}
+}
