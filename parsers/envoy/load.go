@@ -99,6 +99,10 @@ func LoadBytes(path string, src []byte, opts Options) (res Result) {
 	if target.Product != model.Envoy {
 		target = model.DefaultTarget(model.Envoy)
 	}
+	if pos, kind, ok := templateAt(path, src); ok {
+		res.Diagnostics = append(res.Diagnostics, templateDiagnostic(pos, kind))
+		return res
+	}
 	l := &loader{file: path, target: target}
 	docs, err := readTree(path, src)
 	if err != nil {
