@@ -117,7 +117,7 @@ func TestGoInstallAtTagPrintsTag(t *testing.T) {
 	}
 	root, err := filepath.Abs("../..")
 	require.NoError(t, err)
-	files, err := exec.Command("git", "-C", root, "ls-files", "-z", "--deduplicate").Output()
+	files, err := exec.Command("git", "-C", root, "ls-files", "-z", "--deduplicate", "--cached", "--others", "--exclude-standard").Output()
 	if err != nil {
 		t.Skipf("not a git checkout: %v", err)
 	}
