@@ -403,6 +403,15 @@ func (l *loader) expand(name string, at model.Pos) ([]string, bool) {
 	if glob {
 		return nil, true
 	}
+	if installedFiles[filepath.Base(name)] && !strings.Contains(name, "/") {
+		// nginx's packages install these next to nginx.conf; a
+		// repository that keeps only its own files leaves them out.
+		l.cfg.Diagnostics = append(l.cfg.Diagnostics, model.Diagnostic{
+			Code: CodeInclude, Severity: model.Note, Pos: at,
+			Message: fmt.Sprintf("include %q is a file nginx's packages install next to nginx.conf, and it is not in the linted tree, so it was not linted", name),
+		})
+		return nil, false
+	}
 	if l.cfg.Fragment() {
 		l.cfg.Diagnostics = append(l.cfg.Diagnostics, model.Diagnostic{
 			Code: CodeInclude, Severity: model.Warning, Pos: at,
@@ -603,4 +612,12 @@ func unwrapPathError(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// installedFiles are the files nginx's packages install in the conf
+// directory (nginx's conf/ in its source tree: mime.types, the *_params
+// files, fastcgi.conf and the charset maps; Debian adds proxy_params).
+var installedFiles = map[string]bool{
+	"mime.types": true, "fastcgi_params": true, "fastcgi.conf": true, "uwsgi_params": true,
+	"scgi_params": true, "proxy_params": true, "koi-utf": true, "koi-win": true, "win-utf": true,
 }

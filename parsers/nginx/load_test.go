@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/proxylint/proxylint/model"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // loadWithin loads path and fails the test if that takes more than a few
@@ -442,4 +444,22 @@ func TestGoPattern(t *testing.T) {
 			t.Errorf("goPattern(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// A file nginx's packages install next to nginx.conf (mime.types,
+// uwsgi_params, ...) that a repository does not keep is a note, not a
+// missing file that stops the run.
+func TestMissingInstalledFileIsANote(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"nginx.conf": "events {}\nhttp {\n    include mime.types;\n    server { location / { include uwsgi_params; uwsgi_pass 127.0.0.1:9000; } }\n}\n"})
+	cfg := loadWithin(t, filepath.Join(dir, "nginx.conf"), Options{})
+	require.Len(t, cfg.Diagnostics, 2)
+	for i, line := range []int{3, 4} {
+		d := cfg.Diagnostics[i]
+		assert.Equal(t, CodeInclude, d.Code)
+		assert.Equal(t, model.Note, d.Severity)
+		assert.False(t, d.Fatal)
+		assert.Equal(t, line, d.Pos.Line)
+		assert.Contains(t, d.Message, "is a file nginx's packages install next to nginx.conf")
+	}
+	assert.False(t, cfg.Syntax)
 }
