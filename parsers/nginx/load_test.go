@@ -9,9 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/proxylint/proxylint/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/proxylint/proxylint/model"
 )
 
 // loadWithin loads path and fails the test if that takes more than a few
