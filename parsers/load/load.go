@@ -441,7 +441,11 @@ func detect(path, forced string, explicit bool, maxSize int64) (string, error) {
 		return KindEnvoy, nil
 	}
 	if explicit {
-		if nginxName || nginx.HasTemplate(head) {
+		// Named on the command line: an empty file is an empty nginx
+		// configuration (nginx reads it), and a file of statements nginx
+		// can read whose first directive no table knows (a naxsi rules
+		// file, a private module's) is nginx's too.
+		if nginxName || nginx.HasTemplate(head) || len(bytes.TrimSpace(head)) == 0 || nginx.Parses(head, headSize) {
 			return KindNginx, nil
 		}
 		return "", fmt.Errorf("%s: cannot tell whether this is an nginx or an Envoy configuration; name the kind with --kind nginx or --kind envoy", path)
