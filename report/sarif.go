@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/url"
 	"path/filepath"
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -125,6 +126,35 @@ type sarifResult struct {
 	RelatedLocations    []sarifLocation   `json:"relatedLocations,omitempty"`
 	PartialFingerprints map[string]string `json:"partialFingerprints"`
 	Suppressions        []sarifSupp       `json:"suppressions,omitempty"`
+	Fixes               []sarifFix        `json:"fixes,omitempty"`
+}
+
+// sarifFix is a proposed fix (SARIF 2.1.0 §3.55): the changes to each file
+// (§3.56), each a list of replacements (§3.57) whose regions are in the
+// file as read.
+type sarifFix struct {
+	Description     sarifText           `json:"description"`
+	ArtifactChanges []sarifArtifactEdit `json:"artifactChanges"`
+}
+
+type sarifArtifactEdit struct {
+	ArtifactLocation sarifArtifact      `json:"artifactLocation"`
+	Replacements     []sarifReplacement `json:"replacements"`
+}
+
+type sarifReplacement struct {
+	// DeletedRegion is a text region in lines and columns (code points,
+	// the run's columnKind), every bound written out: an insertion is a
+	// region whose end is its start.
+	DeletedRegion   sarifEditRegion `json:"deletedRegion"`
+	InsertedContent *sarifText      `json:"insertedContent,omitempty"`
+}
+
+type sarifEditRegion struct {
+	StartLine   int `json:"startLine"`
+	StartColumn int `json:"startColumn"`
+	EndLine     int `json:"endLine"`
+	EndColumn   int `json:"endColumn"`
 }
 
 type sarifLocation struct {
@@ -242,6 +272,9 @@ func SARIF(w io.Writer, in *Input) error {
 		if s := f.Suppression; s != nil {
 			res.Suppressions = []sarifSupp{{Kind: "inSource", Status: "accepted", Justification: s.Reason, Location: in.sarifLocation(s.Pos)}}
 		}
+		if fix, ok := in.sarifFix(f); ok {
+			res.Fixes = []sarifFix{fix}
+		}
 		run.Results = append(run.Results, res)
 	}
 
@@ -284,6 +317,52 @@ func sarifRuleOf(r *rules.Rule) sarifRule {
 		sr.DefaultConfiguration.Enabled = &off
 	}
 	return sr
+}
+
+// sarifFix is the finding's edits as one SARIF fix, the edits of each file
+// in one artifactChange, ordered as they apply. ok is false when the
+// finding has no edits, or an edit is in a file the run did not read or
+// lies outside it: a fix is offered whole or not at all.
+func (in *Input) sarifFix(f rules.Finding) (sarifFix, bool) {
+	if len(f.Edits) == 0 {
+		return sarifFix{}, false
+	}
+	fix := sarifFix{Description: sarifText{Text: sentence(capitalise(f.Fix))}}
+	byFile := map[string]int{}
+	var edits [][]rules.Edit
+	for _, e := range f.Edits {
+		i, seen := byFile[e.File]
+		if !seen {
+			i = len(edits)
+			byFile[e.File] = i
+			edits = append(edits, nil)
+			fix.ArtifactChanges = append(fix.ArtifactChanges, sarifArtifactEdit{ArtifactLocation: in.artifact(e.File)})
+		}
+		edits[i] = append(edits[i], e)
+	}
+	for i, es := range edits {
+		// Ordered by where they start, an insertion before a replacement
+		// at one place, as rules.ApplyEdits applies them.
+		sort.SliceStable(es, func(a, b int) bool {
+			x, y := es[a], es[b]
+			if x.Start != y.Start {
+				return x.Start < y.Start
+			}
+			return x.Start == x.End && y.Start != y.End
+		})
+		for _, e := range es {
+			start, end, ok := in.editRange(e)
+			if !ok {
+				return sarifFix{}, false
+			}
+			r := sarifReplacement{DeletedRegion: sarifEditRegion{StartLine: start.Line, StartColumn: start.Col, EndLine: end.Line, EndColumn: end.Col}}
+			if e.New != "" {
+				r.InsertedContent = &sarifText{Text: e.New}
+			}
+			fix.ArtifactChanges[i].Replacements = append(fix.ArtifactChanges[i].Replacements, r)
+		}
+	}
+	return fix, true
 }
 
 // sarifLocation is the physical location of pos: a URI relative to

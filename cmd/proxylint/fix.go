@@ -165,8 +165,10 @@ func splitLines(b []byte) []string {
 }
 
 // applyFixes writes the fixed files in place, each through a temporary
-// file renamed over it. A file outside the linted tree, or one that
-// changed since it was read, is left alone with an error.
+// file renamed over it. A fix may change several files (an upstream block
+// in one, the proxy_pass in another), so when any file is outside the
+// linted tree, or changed since it was read, none is written: a fix is
+// applied whole or not at all.
 func applyFixes(files map[string][2][]byte, paths []string, stderr io.Writer) (written int, ok bool) {
 	ok = true
 	names := make([]string, 0, len(files))
@@ -176,16 +178,20 @@ func applyFixes(files map[string][2][]byte, paths []string, stderr io.Writer) (w
 	sort.Strings(names)
 	for _, p := range names {
 		if !insideTree(p, paths) {
-			fmt.Fprintf(stderr, "proxylint: --fix: %s is outside the linted paths; not changed\n", p)
+			fmt.Fprintf(stderr, "proxylint: --fix: %s is outside the linted paths; no file changed\n", p)
 			ok = false
 			continue
 		}
 		now, err := os.ReadFile(p)
 		if err != nil || sha256.Sum256(now) != sha256.Sum256(files[p][0]) {
-			fmt.Fprintf(stderr, "proxylint: --fix: %s changed since it was read; not changed\n", p)
+			fmt.Fprintf(stderr, "proxylint: --fix: %s changed since it was read; no file changed\n", p)
 			ok = false
-			continue
 		}
+	}
+	if !ok {
+		return 0, false
+	}
+	for _, p := range names {
 		mode := os.FileMode(0o644)
 		if fi, err := os.Stat(p); err == nil {
 			mode = fi.Mode().Perm()

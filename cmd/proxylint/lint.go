@@ -459,6 +459,9 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 			return exitClean
 		}
 		n, ok := applyFixes(files, paths, stderr)
+		if !ok && n == 0 {
+			return exitError
+		}
 		fmt.Fprintf(stderr, "proxylint: fixed %d %s in %d %s\n", set.Applied, plural(set.Applied, "finding", "findings"), n, plural(n, "file", "files"))
 		if !ok {
 			return exitError

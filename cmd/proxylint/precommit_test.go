@@ -16,10 +16,12 @@ import (
 )
 
 // TestPreCommitHooks runs the hooks of .pre-commit-hooks.yaml with the real
-// pre-commit, as a user's repository would: "pre-commit try-repo" from a
-// scratch git repository whose staged nginx.conf and envoy.yaml are bad must
-// fail and print the findings; with clean ones it must pass. Each hook
-// leaves the other's files and unrelated files alone.
+// pre-commit, as a user's repository would: "pre-commit try-repo" of the two
+// lint hooks from a scratch git repository whose staged nginx.conf and
+// envoy.yaml are bad must fail and print the findings; with clean ones it
+// must pass. Each hook leaves the other's files and unrelated files alone.
+// Then proxylint-fix on a staged nginx.conf it can fix: the first run fixes
+// the file and fails, and after "git add" the second passes.
 //
 // It needs git, pre-commit and the Go toolchain (pre-commit builds the
 // hook with "go install"), and no network beyond the Go module proxy. It
@@ -55,7 +57,7 @@ func TestPreCommitHooks(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(user, "envoy.yaml"), []byte(badEnvoy), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(user, "README.md"), []byte("a site\n"), 0o644))
 	git(t, user, env, "add", "nginx.conf", "envoy.yaml", "README.md")
-	out, code := tryRepo(t, user, env, hookRepo)
+	out, code := tryRepo(t, user, env, hookRepo, lintHooks...)
 	assert.NotEqual(t, 0, code, "bad staged configurations fail the hooks:\n%s", out)
 	assert.Regexp(t, `proxylint \(nginx\)\.+Failed`, out)
 	assert.Contains(t, out, "nginx.conf:6:13: warning: proxy_pass to 127.0.0.1:8000 has no upstream block")
@@ -69,7 +71,7 @@ func TestPreCommitHooks(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(user, "nginx.conf"), []byte(cleanNginx), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(user, "envoy.yaml"), []byte(cleanEnvoy), 0o644))
 	git(t, user, env, "add", "nginx.conf", "envoy.yaml")
-	out, code = tryRepo(t, user, env, hookRepo)
+	out, code = tryRepo(t, user, env, hookRepo, lintHooks...)
 	assert.Equal(t, 0, code, "clean staged configurations pass:\n%s", out)
 	assert.Regexp(t, `proxylint \(nginx\)\.+Passed`, out)
 	assert.Regexp(t, `proxylint \(Envoy\)\.+Passed`, out)
@@ -105,11 +107,40 @@ http {
 }
 `), 0o644))
 	git(t, user, env, "add", "conf.d/api.conf")
-	out, code = tryRepo(t, user, env, hookRepo)
+	out, code = tryRepo(t, user, env, hookRepo, lintHooks...)
 	assert.NotEqual(t, 0, code, "the staged fragment fails in its context:\n%s", out)
 	assert.Contains(t, out, `conf.d/api.conf:7:9: error: proxy_next_upstream error timeout non_idempotent replays POST, PATCH and LOCK requests`)
 	assert.Contains(t, out, `upstream "api" (2 servers)`)
+
+	// proxylint-fix, in a repository of its own: the literal proxy_pass
+	// gets an upstream block with a pool.
+	fixer := filepath.Join(scratch, "fixer")
+	require.NoError(t, os.MkdirAll(fixer, 0o755))
+	git(t, fixer, env, "init", "-q")
+	conf := filepath.Join(fixer, "nginx.conf")
+	require.NoError(t, os.WriteFile(conf, []byte(literalProxyPass), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(fixer, "README.md"), []byte("a site\n"), 0o644))
+	git(t, fixer, env, "add", "nginx.conf", "README.md")
+	out, code = tryRepo(t, fixer, env, hookRepo, "proxylint-fix")
+	assert.NotEqual(t, 0, code, "a run that fixed files fails:\n%s", out)
+	assert.Regexp(t, `proxylint \(fix\)\.+Failed`, out)
+	assert.Contains(t, out, "files were modified by this hook")
+	assert.Contains(t, out, "proxylint: fixed 1 finding in 1 file")
+	assert.NotContains(t, out, "README.md")
+	got, err := os.ReadFile(conf)
+	require.NoError(t, err)
+	assert.Equal(t, fixedLiteralProxyPass, string(got))
+	git(t, fixer, env, "add", "nginx.conf")
+	out, code = tryRepo(t, fixer, env, hookRepo, "proxylint-fix")
+	assert.Equal(t, 0, code, "the fixed file, staged, passes:\n%s", out)
+	assert.Regexp(t, `proxylint \(fix\)\.+Passed`, out)
+	got, err = os.ReadFile(conf)
+	require.NoError(t, err)
+	assert.Equal(t, fixedLiteralProxyPass, string(got), "the second run changes nothing")
 }
+
+// lintHooks are the hooks that only lint.
+var lintHooks = []string{"proxylint-nginx", "proxylint-envoy"}
 
 // TestPreCommitManifest checks the hook definitions without running them:
 // golang hooks without a language_version (pre-commit would download Go),
@@ -127,14 +158,25 @@ func TestPreCommitManifest(t *testing.T) {
 		LanguageVersion string `yaml:"language_version"`
 	}
 	require.NoError(t, yaml.Unmarshal(b, &hooks))
-	require.Len(t, hooks, 2)
+	require.Len(t, hooks, 3)
+	var ids, entries []string
+	for _, h := range hooks {
+		ids = append(ids, h.ID)
+		entries = append(entries, h.Entry)
+	}
+	assert.Equal(t, []string{"proxylint-nginx", "proxylint-envoy", "proxylint-fix"}, ids)
+	assert.Equal(t, []string{"proxylint --kind nginx --", "proxylint --kind envoy --", "proxylint --fix --"}, entries)
+	// The fix hook takes the files of both lint hooks.
+	assert.Equal(t, hooks[0].Files+"|"+hooks[1].Files, hooks[2].Files)
 	match := map[string][]string{
 		"proxylint-nginx": {"nginx.conf", "etc/nginx/nginx.conf", "deploy/nginx/conf.d/app.conf", "conf.d/a.conf", "sites-enabled/default", "sites-available/example.com", "snippets/ssl.conf", "site.vhost"},
 		"proxylint-envoy": {"envoy.yaml", "deploy/envoy-front.yml", "envoy/listeners/a.yaml", "envoy/bootstrap.json"},
 	}
+	match["proxylint-fix"] = append(append([]string{}, match["proxylint-nginx"]...), match["proxylint-envoy"]...)
 	miss := map[string][]string{
 		"proxylint-nginx": {"README.md", "nginx/mime.types", "docker/app.conf", "envoy.yaml"},
 		"proxylint-envoy": {".github/workflows/ci.yaml", "k8s/deployment.yaml", "nginx.conf"},
+		"proxylint-fix":   {"README.md", "nginx/mime.types", "docker/app.conf", ".github/workflows/ci.yaml", "k8s/deployment.yaml"},
 	}
 	for _, h := range hooks {
 		assert.Equal(t, "golang", h.Language, h.ID)
@@ -217,19 +259,25 @@ func git(t *testing.T, dir string, env []string, args ...string) {
 	require.NoError(t, err, "git %s: %s", strings.Join(args, " "), out)
 }
 
-// tryRepo runs every hook of repo on the staged files of dir.
-func tryRepo(t *testing.T, dir string, env []string, repo string) (string, int) {
+// tryRepo runs the named hooks of repo, one after the other, on the staged
+// files of dir: their output together, and the first non-zero exit code.
+func tryRepo(t *testing.T, dir string, env []string, repo string, hooks ...string) (string, int) {
 	t.Helper()
-	cmd := exec.Command("pre-commit", "try-repo", repo, "--color", "never")
-	cmd.Dir, cmd.Env = dir, env
-	out, err := cmd.CombinedOutput()
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		t.Fatalf("pre-commit try-repo: %v\n%s", err, out)
-	}
+	require.NotEmpty(t, hooks)
+	var all strings.Builder
 	code := 0
-	if ee != nil {
-		code = ee.ExitCode()
+	for _, h := range hooks {
+		cmd := exec.Command("pre-commit", "try-repo", repo, h, "--color", "never")
+		cmd.Dir, cmd.Env = dir, env
+		out, err := cmd.CombinedOutput()
+		all.Write(out)
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatalf("pre-commit try-repo %s: %v\n%s", h, err, out)
+		}
+		if ee != nil && code == 0 {
+			code = ee.ExitCode()
+		}
 	}
-	return string(out), code
+	return all.String(), code
 }
