@@ -35,6 +35,8 @@ var plusDirectives = map[string]bool{
 	"mp4_limit_rate": true, "mp4_limit_rate_after": true, "internal_redirect": true,
 	"oidc_provider": true, "license_token": true, "mgmt": true, "usage_report": true,
 	"enforce_initial_report": true,
+	// The status and upstream_conf modules of NGINX Plus before R13.
+	"status_format": true, "upstream_conf": true,
 }
 
 // unchecked collects the directives of one file the check could not

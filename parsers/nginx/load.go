@@ -403,7 +403,7 @@ func (l *loader) expand(name string, at model.Pos) ([]string, bool) {
 	if glob {
 		return nil, true
 	}
-	if installedFiles[filepath.Base(name)] && !strings.Contains(name, "/") {
+	if installedFiles[filepath.Base(name)] && !filepath.IsAbs(name) {
 		// nginx's packages install these next to nginx.conf; a
 		// repository that keeps only its own files leaves them out.
 		l.cfg.Diagnostics = append(l.cfg.Diagnostics, model.Diagnostic{
