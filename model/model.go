@@ -598,10 +598,6 @@ type EnvoyRoute struct {
 	// RetriableMethods is what retry_policy.retriable_request_headers
 	// narrow retries to.
 	RetriableMethods Methods
-	// BackOffMax is the longest wait between two tries: retry_back_off's
-	// max_interval, 10 times its base_interval by default (25 ms unless
-	// set, so 250 ms).
-	BackOffMax Setting[time.Duration]
 }
 
 // Upstream is a group of servers a route proxies to: an nginx upstream

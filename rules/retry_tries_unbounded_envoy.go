@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/proxylint/proxylint/model"
 )
@@ -15,12 +14,14 @@ func envoyRetriesWithoutBudget(r *model.Route) (Finding, bool) {
 	if r.Forward == nil || len(r.Retry.On.Value) == 0 || n.Value <= 0 || !total.Explicit() || total.Value != 0 {
 		return Finding{}, false
 	}
-	tries := n.Value + 1
-	worst := "an unbounded time: no per_try_timeout bounds a try either, so each one waits as long as the upstream takes"
 	if pt.Value > 0 {
-		worst = fmt.Sprintf("(%d + 1) × per_try_timeout %s = %s, plus up to %s of back-off between tries",
-			n.Value, dur(pt.Value), dur(time.Duration(tries)*pt.Value), dur(time.Duration(n.Value)*r.Envoy.BackOffMax.Value))
+		// Every try is bounded, and the configuration says how long all
+		// may take: (num_retries + 1) × per_try_timeout plus the
+		// back-off. That is a bound the author chose, not an unbounded
+		// wait (docs/accuracy.md, C5).
+		return Finding{}, false
 	}
+	worst := "an unbounded time: no per_try_timeout bounds a try either, so each one waits as long as the upstream takes"
 	pos := n.Pos
 	return Finding{
 		Pos: pos,

@@ -485,33 +485,10 @@ func (b *builder) retry(rp *routev3.RetryPolicy, owner *node, level string, e *m
 	e.NumRetries.Name = qualify(name, e.NumRetries.Name)
 	e.PerTryTimeout.Name = qualify(name, e.PerTryTimeout.Name)
 	e.RetriableMethods = b.retriableMethods(rp.GetRetriableRequestHeaders(), n.get("retriable_request_headers"))
-	e.BackOffMax = b.backOffMax(rp, n, level, block)
 	return r
 }
 
 func qualify(prefix, name string) string { return prefix + "." + name }
-
-// defaultBackOffBase is retry_back_off's base_interval when unset; the
-// max_interval defaults to ten times the base (RetryPolicy.RetryBackOff in
-// route_components.proto; source/common/router/retry_state_impl.cc).
-const defaultBackOffBase = 25 * time.Millisecond
-
-// backOffMax is the longest wait between two tries of a retry policy.
-func (b *builder) backOffMax(rp *routev3.RetryPolicy, n *node, level string, block *node) model.Setting[time.Duration] {
-	bo, boNode := rp.GetRetryBackOff(), n.get("retry_back_off")
-	if bo.GetMaxInterval() != nil {
-		return b.durSetting(boNode, "max_interval", level, bo.GetMaxInterval(), 0, block)
-	}
-	base := defaultBackOffBase
-	if bo.GetBaseInterval() != nil {
-		base = bo.GetBaseInterval().AsDuration()
-		s := b.durSetting(boNode, "base_interval", level, bo.GetBaseInterval(), 0, block)
-		s.Value = 10 * base
-		s.Name = "10 × retry_back_off.base_interval"
-		return s
-	}
-	return model.Default(10*base, "retry_back_off", b.pos(block))
-}
 
 // ---- methods ----
 
