@@ -121,6 +121,40 @@ upstream pool {
 	wantConnectionPerRequest(t, ports, conns)
 }
 
+// connectionsAcrossIdle sends a GET through an upstream pool, waits two
+// seconds, sends another, and returns how many connections the backend
+// accepted; httpLevel and upstreamLevel are directives for the http block
+// and the upstream block.
+func connectionsAcrossIdle(t *testing.T, httpLevel, upstreamLevel string) int {
+	t.Helper()
+	be := newBackend(t)
+	addr := freeAddr(t)
+	srv := startNginx(t, fmt.Sprintf(`
+%s
+upstream pool {
+    server %s;
+    keepalive 4;
+    %s
+}
+server {
+    listen %s;
+    location / {
+        `+http11+`
+        proxy_pass http://pool;
+    }
+}
+`, httpLevel, be.Addr, upstreamLevel, addr), addr)
+	for _, id := range []string{"before-idle", "after-idle"} {
+		if id == "after-idle" {
+			time.Sleep(2 * time.Second)
+		}
+		if r := send(t, http.MethodGet, srv.URL(), id); r.Status != http.StatusOK {
+			t.Fatalf("%s: status %d", id, r.Status)
+		}
+	}
+	return len(be.Conns())
+}
+
 // The http-level keepalive_timeout is about client connections: an
 // upstream pool keeps its idle connections for the keepalive_timeout of
 // its own upstream{} block (60 s by default), not for the http one. With
@@ -128,61 +162,15 @@ upstream pool {
 // reused two seconds later.
 func TestHTTPKeepaliveTimeoutDoesNotBoundThePool(t *testing.T) {
 	t.Parallel()
-	be := newBackend(t)
-	addr := freeAddr(t)
-	srv := startNginx(t, fmt.Sprintf(`
-keepalive_timeout 1s;
-upstream pool {
-    server %s;
-    keepalive 4;
-}
-server {
-    listen %s;
-    location / {
-        `+http11+`
-        proxy_pass http://pool;
-    }
-}
-`, be.Addr, addr), addr)
-	if r := send(t, http.MethodGet, srv.URL(), "before-idle"); r.Status != http.StatusOK {
-		t.Fatalf("status %d", r.Status)
-	}
-	time.Sleep(2 * time.Second)
-	if r := send(t, http.MethodGet, srv.URL(), "after-idle"); r.Status != http.StatusOK {
-		t.Fatalf("status %d", r.Status)
-	}
-	if conns := be.Conns(); len(conns) != 1 {
-		t.Errorf("the backend accepted %d connections, want 1: the pool must outlive the http-level keepalive_timeout", len(conns))
+	if n := connectionsAcrossIdle(t, "keepalive_timeout 1s;", ""); n != 1 {
+		t.Errorf("the backend accepted %d connections, want 1: the pool must outlive the http-level keepalive_timeout", n)
 	}
 }
 
 // ... while keepalive_timeout inside the upstream block does bound it.
 func TestUpstreamKeepaliveTimeoutBoundsThePool(t *testing.T) {
 	t.Parallel()
-	be := newBackend(t)
-	addr := freeAddr(t)
-	srv := startNginx(t, fmt.Sprintf(`
-upstream pool {
-    server %s;
-    keepalive 4;
-    keepalive_timeout 1s;
-}
-server {
-    listen %s;
-    location / {
-        `+http11+`
-        proxy_pass http://pool;
-    }
-}
-`, be.Addr, addr), addr)
-	if r := send(t, http.MethodGet, srv.URL(), "before-idle"); r.Status != http.StatusOK {
-		t.Fatalf("status %d", r.Status)
-	}
-	time.Sleep(2 * time.Second)
-	if r := send(t, http.MethodGet, srv.URL(), "after-idle"); r.Status != http.StatusOK {
-		t.Fatalf("status %d", r.Status)
-	}
-	if conns := be.Conns(); len(conns) != 2 {
-		t.Errorf("the backend accepted %d connections, want 2: the pool closes idle connections after the upstream's keepalive_timeout", len(conns))
+	if n := connectionsAcrossIdle(t, "", "keepalive_timeout 1s;"); n != 2 {
+		t.Errorf("the backend accepted %d connections, want 2: the pool closes idle connections after the upstream's keepalive_timeout", n)
 	}
 }
