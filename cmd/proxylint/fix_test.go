@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -393,14 +392,7 @@ func TestSARIFFixesMultitool(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "control.sarif"), control, 0o644))
 	files = append(files, "control.sarif")
-	out := filepath.Join(dir, "validation.sarif")
-	cmd := exec.Command(tool, append(append([]string{"validate"}, files...), "--rule-kind", "Sarif;Gh", "--level", "Error;Warning", "--output", out)...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "DOTNET_CLI_TELEMETRY_OPTOUT=1", "DOTNET_NOLOGO=1", "DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1")
-	msg, err := cmd.CombinedOutput()
-	require.NoError(t, err, "%s", msg)
-	b, err := os.ReadFile(out)
-	require.NoError(t, err, "the multitool wrote no log:\n%s", msg)
+	b := runMultitool(t, tool, dir, files)
 	var log struct {
 		Runs []struct {
 			Results []struct {

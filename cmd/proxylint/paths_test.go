@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -82,14 +81,7 @@ func validateWithMultitool(t *testing.T, docs map[string][]byte) {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), b, 0o644))
 		files = append(files, name)
 	}
-	out := filepath.Join(dir, "validation.sarif")
-	cmd := exec.Command(tool, append(append([]string{"validate"}, files...), "--rule-kind", "Sarif;Gh", "--level", "Error;Warning", "--output", out)...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "DOTNET_CLI_TELEMETRY_OPTOUT=1", "DOTNET_NOLOGO=1", "DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1")
-	msg, err := cmd.CombinedOutput()
-	require.NoError(t, err, "%s", msg)
-	b, err := os.ReadFile(out)
-	require.NoError(t, err, "the multitool wrote no log:\n%s", msg)
+	b := runMultitool(t, tool, dir, files)
 	var log struct {
 		Runs []struct {
 			Invocations []struct{ ExecutionSuccessful bool }

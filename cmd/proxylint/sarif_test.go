@@ -243,19 +243,7 @@ func TestSARIFMultitool(t *testing.T) {
 	control := spoil(t, cases)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "control.sarif"), control, 0o644))
 	files = append(files, "control.sarif")
-	out := filepath.Join(dir, "validation.sarif")
-	// The files come first: the tool's list options swallow the words
-	// that follow them.
-	cmd := exec.Command(tool, append(append([]string{"validate"}, files...), "--rule-kind", "Sarif;Gh", "--level", "Error;Warning", "--output", out)...)
-	cmd.Dir = dir
-	// The tool is a self-contained .NET program; keep it from writing
-	// telemetry or a first-run banner into the home directory.
-	cmd.Env = append(os.Environ(), "DOTNET_CLI_TELEMETRY_OPTOUT=1", "DOTNET_NOLOGO=1", "DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1")
-	msg, err := cmd.CombinedOutput()
-	require.NoError(t, err, "%s", msg)
-
-	b, err := os.ReadFile(out)
-	require.NoError(t, err, "the multitool wrote no log:\n%s", msg)
+	b := runMultitool(t, tool, dir, files)
 	var log struct {
 		Runs []struct {
 			Tool struct {
@@ -337,4 +325,23 @@ func spoil(t *testing.T, cases []sarifCase) []byte {
 	}
 	t.Fatal("no SARIF document has a region to spoil for the control")
 	return nil
+}
+
+// runMultitool validates files (in dir) with the SARIF multitool's SARIF
+// and GitHub rules at error and warning level, and returns its log.
+func runMultitool(t *testing.T, tool, dir string, files []string) []byte {
+	t.Helper()
+	out := filepath.Join(dir, "validation.sarif")
+	// The files come first: the tool's list options swallow the words
+	// that follow them.
+	cmd := exec.Command(tool, append(append([]string{"validate"}, files...), "--rule-kind", "Sarif;Gh", "--level", "Error;Warning", "--output", out)...)
+	cmd.Dir = dir
+	// The tool is a self-contained .NET program; keep it from writing
+	// telemetry or a first-run banner into the home directory.
+	cmd.Env = append(os.Environ(), "DOTNET_CLI_TELEMETRY_OPTOUT=1", "DOTNET_NOLOGO=1", "DOTNET_SYSTEM_GLOBALIZATION_INVARIANT=1")
+	msg, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", msg)
+	b, err := os.ReadFile(out)
+	require.NoError(t, err, "the multitool wrote no log:\n%s", msg)
+	return b
 }
