@@ -544,12 +544,8 @@ func (b *builder) httpVersion(s *scope) model.Setting[string] {
 // innermost level with any proxy_set_header (the array is inherited whole
 // or not at all), else the built-in default.
 func (b *builder) connectionHeader(s *scope) model.Setting[string] {
-	ds, lvl := s.lookupArray("proxy_set_header")
-	for i := len(ds) - 1; i >= 0; i-- {
-		d := ds[i]
-		if len(d.Args) >= 2 && strings.EqualFold(d.Args[0].Value, "Connection") {
-			return model.Set(d.Args[1].Value, d.Name, lvl.kind, d.Pos)
-		}
+	if h := proxyHeader(s, "Connection"); h.Valid() {
+		return h
 	}
 	if b.newDefaults() {
 		return model.Default("", "proxy_set_header", s.at)
@@ -563,10 +559,17 @@ func (b *builder) connectionHeader(s *scope) model.Setting[string] {
 // level with any proxy_set_header; nginx sends none by default (hop-by-hop
 // headers are not passed on).
 func (b *builder) upgradeHeader(s *scope) model.Setting[string] {
+	return proxyHeader(s, "Upgrade")
+}
+
+// proxyHeader finds the value proxy_set_header gives header name, from the
+// innermost level with any proxy_set_header (the array is inherited whole
+// or not at all); invalid when that level does not set it.
+func proxyHeader(s *scope, name string) model.Setting[string] {
 	ds, lvl := s.lookupArray("proxy_set_header")
 	for i := len(ds) - 1; i >= 0; i-- {
 		d := ds[i]
-		if len(d.Args) >= 2 && strings.EqualFold(d.Args[0].Value, "Upgrade") {
+		if len(d.Args) >= 2 && strings.EqualFold(d.Args[0].Value, name) {
 			return model.Set(d.Args[1].Value, d.Name, lvl.kind, d.Pos)
 		}
 	}
