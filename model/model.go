@@ -427,8 +427,8 @@ type UnknownCondition struct {
 	Since Version
 	// Known lists the conditions the proxy knows, for suggestions.
 	Known []string
-	// Left is how many conditions of the policy the proxy keeps.
-	Left int
+	// Kept lists the conditions of the policy the proxy keeps.
+	Kept []string
 }
 
 // Has reports whether condition c is among the retry conditions.

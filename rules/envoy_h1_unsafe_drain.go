@@ -51,7 +51,7 @@ func h1UnsafeDrain(p *model.Proxy, l *model.Listener) (Finding, bool) {
 	msg := fmt.Sprintf("%s on a listener that %s closes connections under idle keep-alive clients: "+
 		"when the duration is up Envoy starts draining, and a client that sends nothing is cut off at %s + %s + %s = %s. "+
 		"A request sent in the last second meets a closed connection (\"response ended prematurely\", \"connection reset\"), "+
-		"and a POST is not retried by the client or by a load balancer in front.",
+		"and clients and load balancers do not, as a rule, send a POST again on a new connection.",
 		durText(limit), speaks, dur(limit.Value), durText(drain), durText(delayed), seconds(closed))
 	if delayed.Valid() && delayed.Value == 0 {
 		msg += " delayed_close_timeout 0 makes it worse: Envoy closes the socket as soon as its last write is flushed, " +

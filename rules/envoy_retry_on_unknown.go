@@ -38,14 +38,11 @@ func retryOnUnknown(p *model.Proxy, u model.UnknownCondition) Finding {
 	if !u.Since.IsZero() {
 		// Known, but newer than the release the configuration targets.
 		f.Message = fmt.Sprintf("retry_on token %q exists only since Envoy %s, and this configuration targets %s: "+
-			"that release drops it without a word, so requests are never retried on it.", u.Value, u.Since, p.Target)
+			"that release drops it without a word%s", u.Value, u.Since, p.Target, retriesLeft(u.Kept))
 		f.Fix = fmt.Sprintf("upgrade to Envoy %s or newer, or retry on connect-failure,refused-stream instead", u.Since)
 		return f
 	}
-	f.Message = fmt.Sprintf("retry_on token %q is not one Envoy knows: Envoy drops it without a word, so requests are never retried on it.", u.Value)
-	if u.Left == 0 {
-		f.Message += " No other token is left, so this policy retries nothing."
-	}
+	f.Message = fmt.Sprintf("retry_on token %q is not one Envoy knows: Envoy drops it without a word%s", u.Value, retriesLeft(u.Kept))
 	known := append([]string(nil), u.Known...)
 	sort.Strings(known)
 	if s := nearestToken(u.Value, known); s != "" {
@@ -53,6 +50,17 @@ func retryOnUnknown(p *model.Proxy, u model.UnknownCondition) Finding {
 	}
 	f.Fix += "Envoy knows " + strings.Join(known, ", ")
 	return f
+}
+
+// retriesLeft ends the message with what the policy still retries on:
+// another token may cover what the dropped one meant (reset covers
+// reset-before-request), so the message names them instead of claiming a
+// retry is lost.
+func retriesLeft(kept []string) string {
+	if len(kept) == 0 {
+		return ". No other token is left, so this policy retries nothing."
+	}
+	return ", and the policy retries only on " + strings.Join(kept, ",") + "."
 }
 
 // nearestToken returns the known token closest to tok when it is close

@@ -467,14 +467,14 @@ func (b *builder) retry(rp *routev3.RetryPolicy, owner *node, level string, e *m
 				})
 			}
 		}
-		left := 0
+		var kept []string
 		for _, t := range toks {
 			if KnownRetryOn(t, b.proxy.Target) {
-				left++
+				kept = append(kept, t)
 			}
 		}
 		for i := range r.Unknown {
-			r.Unknown[i].Left = left
+			r.Unknown[i].Kept = kept
 		}
 		r.On = model.Set(toks, name+"."+onKey.value, level, b.pos(onKey))
 	} else {
