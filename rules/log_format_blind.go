@@ -54,10 +54,16 @@ func blindLog(r *model.Route, fragment bool) (Finding, bool) {
 		}
 		what := fmt.Sprintf("access_log %s (format %q)", l.Path, l.Format.Name)
 		if logs.Default {
-			what = fmt.Sprintf("The default access log (%s, format %q)", l.Path, l.Format.Name)
 			if fragment {
-				what = fmt.Sprintf("Unless the configuration that includes this file sets one, the default access log (%s, format %q)", l.Path, l.Format.Name)
+				// The log of a fragment is the including configuration's:
+				// it sets access_log at http level more often than not,
+				// and nothing true can be said without it.
+				return Finding{}, false
 			}
+			// The default path is chosen when nginx is built
+			// (--http-log-path): logs/access.log from source,
+			// /var/log/nginx/access.log in distributions.
+			what = fmt.Sprintf("The default access log (format %q)", l.Format.Name)
 		}
 		f := Finding{
 			Pos:     l.Pos,
@@ -106,18 +112,16 @@ func blindness(missing []string) string {
 		}
 		return false
 	}
-	if has("$request_time") && has("$upstream_response_time") {
-		return "a client that gave up (499) cannot be told from a slow or failing backend"
-	}
 	var out []string
-	if has("$request_time") {
+	if has("$request_time") && has("$upstream_response_time") {
+		out = append(out, "a 499 does not show whether a slow backend made the client give up: neither the request's time nor the backend's is logged")
+	} else if has("$request_time") {
 		out = append(out, "how long each client waited is not logged")
-	}
-	if has("$upstream_response_time") {
+	} else if has("$upstream_response_time") {
 		out = append(out, "time spent waiting for the backend cannot be told from time spent on the client")
 	}
 	if has("$upstream_status") {
-		out = append(out, "what the backend answered is not logged, so a 502 or 504 from nginx cannot be told from one the backend sent, nor a retried attempt from the one that answered")
+		out = append(out, "what the backend answered is not logged, so a 502 or 504 that nginx made cannot be told for certain from one the backend sent, nor the status of each attempt of a retried request")
 	}
 	return strings.Join(out, "; ")
 }

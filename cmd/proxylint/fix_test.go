@@ -93,7 +93,7 @@ func TestFixWritesTheFileAndReportsWhatRemains(t *testing.T) {
 	// The report is of the fixed file: the finding fixed is gone, the one
 	// without a safe edit remains.
 	assert.NotContains(t, out, "upstream-no-keepalive")
-	assert.Contains(t, out, "nginx.conf:2:1: note: The default access log (logs/access.log, format \"combined\") has no $request_time")
+	assert.Contains(t, out, "nginx.conf:2:1: note: The default access log (format \"combined\") has no $request_time")
 	assert.Contains(t, out, "[log-format-blind]\n")
 	assert.Contains(t, out, "\n1 note\n")
 
