@@ -108,10 +108,7 @@ func (l *loader) envoyGateway(p *model.Proxy, routes, policies []*object) {
 		}
 		labels := get(get(o.Node, "metadata"), "labels")
 		pol := l.egPolicyFor(p.Target, o, labels, btps)
-		policy, routeLevel := pol.route, pol.route != nil
-		if policy == nil {
-			policy = pol.gw
-		}
+		routeLevel := pol.route != nil
 		ln := &model.Listener{Proxy: p, Name: "HTTPRoute " + o.Name, Pos: l.pos(o.Node)}
 		for _, h := range items(get(o.Spec, "hostnames")) {
 			ln.ServerNames = append(ln.ServerNames, scalar(h))
