@@ -245,7 +245,19 @@ type Proxy struct {
 	// Dropped lists settings the platform silently drops in favour of
 	// another resource (Value says why: an Envoy Gateway policy that
 	// rebuilds a route without its timeout).
-	Dropped []Setting[string]
+	Dropped []Drop
+}
+
+// Drop is a setting the platform silently drops: the Setting points where
+// the loss is reported and Value says why; By points at the other place
+// involved (the resource that causes the loss, or the setting lost), with
+// ByText saying what it is there. Replaced is set when a more specific
+// resource replaces the whole of the one that holds the lost setting.
+type Drop struct {
+	Setting[string]
+	By       Pos
+	ByText   string
+	Replaced bool
 }
 
 // Routes lists every route of every listener, in configuration order.

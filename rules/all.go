@@ -11,6 +11,7 @@ var all = []*Rule{
 	EnvoySyntax,
 	EnvoyUnknownExtension,
 	GatewayPolicyDropsTimeout,
+	GatewayPolicyReplaces,
 	InvalidSuppression,
 	KeepaliveIdleRace,
 	KubeIgnored,

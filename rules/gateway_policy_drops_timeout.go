@@ -19,18 +19,28 @@ var GatewayPolicyDropsTimeout = &Rule{
 }
 
 // The loader records a route timeout that the gateway drops among the
-// proxy's Dropped settings, with why.
+// proxy's Dropped settings, with why and the policy that causes it: the
+// finding points at the lost timeout, its related location at the policy.
 func checkGatewayPolicyDropsTimeout(pass *Pass) {
 	for _, p := range pass.Model.Proxies {
-		for _, inv := range p.Dropped {
-			if !strings.HasPrefix(inv.Name, "timeouts.") {
+		for _, d := range p.Dropped {
+			if d.Replaced || !strings.HasPrefix(d.Name, "timeouts.") {
 				continue
 			}
 			pass.Report(Finding{
-				Pos:     inv.Pos,
-				Message: inv.Value + ".",
+				Pos:     d.Pos,
+				Message: d.Value + ".",
+				Related: relatedDrop(d),
 				Fix:     "upgrade Envoy Gateway to 1.1.3 or later, where the route's timeouts survive a policy attached to it",
 			})
 		}
 	}
+}
+
+// relatedDrop points at the other place a drop involves.
+func relatedDrop(d model.Drop) []Related {
+	if !d.By.IsValid() || d.By == d.Pos {
+		return nil
+	}
+	return []Related{{Pos: d.By, Message: d.ByText}}
 }

@@ -29,6 +29,16 @@ const (
 	noteEGRetry      = "Envoy Gateway's default for a BackendTrafficPolicy retry block (internal/xds/translator/route.go)"
 )
 
+// egMerges reports whether the target reads a BackendTrafficPolicy's
+// mergeType: the field exists since 1.4.0
+// (api/v1alpha1/backendtrafficpolicy_types.go v1.4.0:50-56); an older
+// release's CRD has no such field, so the API server prunes it and the
+// route policy replaces the gateway policy.
+func egMerges(t model.Target) bool {
+	v := t.Version
+	return v.IsZero() || !v.Less(model.Version{Major: 1, Minor: 4})
+}
+
 // egDropsRouteTimeouts reports whether the target loses an HTTPRoute's
 // timeouts when a BackendTrafficPolicy targets the route: 1.1.0 to 1.1.2
 // rebuilt the route's traffic settings from the policy alone
@@ -40,16 +50,27 @@ func (l *loader) egDropsRouteTimeouts(t model.Target) bool {
 }
 
 // btpTargets reports whether a policy targets an object of kind with
-// name and labels: targetRef, targetRefs or targetSelectors.
+// name and labels: targetRef, targetRefs or targetSelectors. A reference
+// with a sectionName (a Gateway's listener) is not a reference to the
+// whole object.
 func btpTargets(b *object, kind, name string, labels *yaml.Node) (bool, *yaml.Node) {
+	return policyTargets(b, kind, name, "", labels)
+}
+
+// policyTargets is btpTargets for the section (listener) named section, or
+// for the whole object when section is "".
+func policyTargets(b *object, kind, name, section string, labels *yaml.Node) (bool, *yaml.Node) {
 	refs := items(get(b.Spec, "targetRefs"))
 	if r := get(b.Spec, "targetRef"); r != nil {
 		refs = append(refs, r)
 	}
 	for _, r := range refs {
-		if scalar(get(r, "kind")) == kind && scalar(get(r, "name")) == name {
+		if scalar(get(r, "kind")) == kind && scalar(get(r, "name")) == name && scalar(get(r, "sectionName")) == section {
 			return true, r
 		}
+	}
+	if section != "" {
+		return false, nil // selectors name no section
 	}
 	for _, sel := range items(get(b.Spec, "targetSelectors")) {
 		if scalar(get(sel, "kind")) != kind {
@@ -70,35 +91,30 @@ func btpTargets(b *object, kind, name string, labels *yaml.Node) (bool, *yaml.No
 	return false, nil
 }
 
-func (l *loader) envoyGateway(p *model.Proxy, routes, btps []*object) {
+func (l *loader) envoyGateway(p *model.Proxy, routes, policies []*object) {
+	var btps, ctps []*object
+	for _, o := range policies {
+		if o.Kind == "ClientTrafficPolicy" {
+			ctps = append(ctps, o)
+		} else {
+			btps = append(btps, o)
+		}
+	}
 	ups := map[string]*model.Upstream{}
+	replaced := map[string]bool{}
 	for _, o := range routes {
 		if o.Kind != "HTTPRoute" {
 			continue
 		}
 		labels := get(get(o.Node, "metadata"), "labels")
-		var policy *object
-		routeLevel := false
-		for _, b := range btps {
-			if ok, _ := btpTargets(b, "HTTPRoute", o.Name, labels); ok {
-				policy, routeLevel = b, true
-				break
-			}
-		}
-		if policy == nil {
-			for _, b := range btps {
-				for _, pr := range items(get(o.Spec, "parentRefs")) {
-					if ok, _ := btpTargets(b, "Gateway", scalar(get(pr, "name")), nil); ok && policy == nil {
-						policy = b
-					}
-				}
-			}
-		}
+		pol := l.egPolicyFor(p.Target, o, labels, btps)
+		routeLevel := pol.route != nil
 		ln := &model.Listener{Proxy: p, Name: "HTTPRoute " + o.Name, Pos: l.pos(o.Node)}
 		for _, h := range items(get(o.Spec, "hostnames")) {
 			ln.ServerNames = append(ln.ServerNames, scalar(h))
 		}
 		p.Listeners = append(p.Listeners, ln)
+		l.egClient(p.Target, ln, o, ctps)
 		for i, rule := range items(get(o.Spec, "rules")) {
 			r := &model.Route{Listener: ln, Kind: "route", Name: fmt.Sprintf("%s rules[%d]", ln.Name, i), Pos: l.pos(rule), Envoy: &model.EnvoyRoute{}}
 			if n := scalar(get(rule, "name")); n != "" {
@@ -106,8 +122,9 @@ func (l *loader) envoyGateway(p *model.Proxy, routes, btps []*object) {
 			}
 			ln.Routes = append(ln.Routes, r)
 			r.Match, r.Methods = l.gatewayMatches(rule, false)
-			l.egTimeouts(p, r, rule, policy, routeLevel)
-			l.egRetry(r, policy)
+			l.egTimeouts(p, r, rule, pol, routeLevel)
+			l.egRetry(r, pol)
+			l.egReplaced(p, r, rule, pol, replaced)
 			refs := items(get(rule, "backendRefs"))
 			if len(refs) == 0 {
 				continue
@@ -142,10 +159,12 @@ func (l *loader) envoyGateway(p *model.Proxy, routes, btps []*object) {
 
 // egTimeouts: the HTTPRoute's timeouts.request (backendRequest replaces
 // it: internal/gatewayapi/route.go v1.1.2:258-291), else the policy's
-// timeout.http.requestTimeout, else Envoy's 15s. A policy targeting the
-// route drops the HTTPRoute's timeouts on 1.1.0 to 1.1.2; what is
-// dropped is recorded on the proxy as refused.
-func (l *loader) egTimeouts(p *model.Proxy, r *model.Route, rule *yaml.Node, policy *object, routeLevel bool) {
+// timeout.http.requestTimeout, else Envoy's 15s (the HTTPRoute's timeout
+// takes precedence: internal/xds/translator/route.go v1.4.0:312-326,
+// getEffectiveRequestTimeout). A policy targeting the route drops the
+// HTTPRoute's timeouts on 1.1.0 to 1.1.2; what is dropped is recorded on
+// the proxy, with the policy that causes it.
+func (l *loader) egTimeouts(p *model.Proxy, r *model.Route, rule *yaml.Node, pol egPolicy, routeLevel bool) {
 	e := r.Envoy
 	timeouts := get(rule, "timeouts")
 	var written model.Setting[time.Duration]
@@ -156,22 +175,28 @@ func (l *loader) egTimeouts(p *model.Proxy, r *model.Route, rule *yaml.Node, pol
 			}
 		}
 	}
-	if written.Valid() && policy != nil && routeLevel && l.egDropsRouteTimeouts(p.Target) {
-		p.Dropped = append(p.Dropped, model.Setting[string]{
-			Name: written.Name, Pos: written.Pos, Level: "route",
-			Value: fmt.Sprintf("BackendTrafficPolicy %s targets HTTPRoute %s, and Envoy Gateway %s rebuilds the route's settings from the policy alone, "+
-				"so the route's %s %s is lost and Envoy's %s route timeout applies (envoyproxy/gateway#4091, fixed in 1.1.3 and 1.2.0)",
-				policy.Name, strings.TrimPrefix(r.Listener.Name, "HTTPRoute "), p.Target.Version, written.Name, dur(written.Value), dur(egDefaultTimeout)),
+	if written.Valid() && routeLevel && l.egDropsRouteTimeouts(p.Target) {
+		policy := pol.route
+		p.Dropped = append(p.Dropped, model.Drop{
+			Setting: model.Setting[string]{
+				Name: written.Name, Pos: written.Pos, Level: "route",
+				Value: fmt.Sprintf("BackendTrafficPolicy %s targets HTTPRoute %s, and Envoy Gateway %s rebuilds the route's settings from the policy alone, "+
+					"so the route's %s %s is lost and Envoy's %s route timeout applies (envoyproxy/gateway#4091, fixed in 1.1.3 and 1.2.0)",
+					policy.Name, strings.TrimPrefix(r.Listener.Name, "HTTPRoute "), p.Target.Version, written.Name, dur(written.Value), dur(egDefaultTimeout)),
+			},
+			By:     l.pos(pol.routeRef),
+			ByText: fmt.Sprintf("BackendTrafficPolicy %s attaches to the route here and makes it lose %s", policy.Name, written.Name),
 		})
 		written = model.Setting[time.Duration]{}
 	}
 	switch {
 	case written.Valid():
 		e.Timeout = written
-	case policy != nil && get(get(get(policy.Spec, "timeout"), "http"), "requestTimeout") != nil:
-		n := get(get(get(policy.Spec, "timeout"), "http"), "requestTimeout")
-		if d, ok := l.dur(n, "timeout.http.requestTimeout"); ok {
-			e.Timeout = model.Set(d, "timeout.http.requestTimeout", "policy", l.pos(n))
+	default:
+		if _, n := pol.field("timeout", "http", "requestTimeout"); n != nil {
+			if d, ok := l.dur(n, "timeout.http.requestTimeout"); ok {
+				e.Timeout = model.Set(d, "timeout.http.requestTimeout", "policy", l.pos(n))
+			}
 		}
 	}
 	if !e.Timeout.Valid() {
@@ -187,30 +212,30 @@ func dur(d time.Duration) string {
 	return d.String()
 }
 
-// egRetry: the policy's retry block; no policy retry, no retries.
-func (l *loader) egRetry(r *model.Route, policy *object) {
-	key, retry := getKV(policy.specOrNil(), "retry")
+// egRetry: the policy's retry block (merged field by field with the
+// gateway policy's under mergeType); no policy retry, no retries.
+func (l *loader) egRetry(r *model.Route, pol egPolicy) {
+	key, retry := pol.field("retry")
 	if retry == nil {
 		return
 	}
 	e := r.Envoy
-	if n := get(retry, "numRetries"); n != nil {
+	if _, n := pol.field("retry", "numRetries"); n != nil {
 		v, _ := l.count(n, "retry.numRetries")
 		e.NumRetries = model.Set(v, "retry.numRetries", "policy", l.pos(n))
 	} else {
 		e.NumRetries = model.Default(2, "retry.numRetries", l.pos(key))
 		e.NumRetries.Note = noteEGRetry
 	}
-	if n := get(get(retry, "perRetry"), "timeout"); n != nil {
+	if _, n := pol.field("retry", "perRetry", "timeout"); n != nil {
 		if d, ok := l.dur(n, "retry.perRetry.timeout"); ok {
 			e.PerTryTimeout = model.Set(d, "retry.perRetry.timeout", "policy", l.pos(n))
 		}
 	}
-	on := get(retry, "retryOn")
 	toks := strings.Split(egDefaultRetryOn, ",")
 	onSetting := model.Default(toks, "retry.retryOn", l.pos(key))
 	onSetting.Note = noteEGRetry
-	if t := get(on, "triggers"); len(items(t)) > 0 {
+	if _, t := pol.field("retry", "retryOn", "triggers"); len(items(t)) > 0 {
 		toks = nil
 		for _, x := range items(t) {
 			toks = append(toks, scalar(x))
@@ -218,7 +243,7 @@ func (l *loader) egRetry(r *model.Route, policy *object) {
 		onSetting = model.Set(toks, "retry.retryOn.triggers", "policy", l.pos(t))
 	}
 	codes := []string{"503"}
-	if c := get(on, "httpStatusCodes"); len(items(c)) > 0 {
+	if _, c := pol.field("retry", "retryOn", "httpStatusCodes"); len(items(c)) > 0 {
 		codes = nil
 		for _, x := range items(c) {
 			codes = append(codes, scalar(x))

@@ -44,7 +44,8 @@ func TestEnvoyGateway(t *testing.T) {
 		p := res.Proxies[0]
 		r := p.Routes()[0]
 		check(t, c.version.String()+" budget", r.Budget, c.timeout.Value, c.timeout.Name, c.timeout.Pos, c.timeout.Default)
-		if got := len(p.Dropped) == 1 && p.Dropped[0].Pos == eg(8, 25); got != c.dropped {
+		// The lost timeout, and the policy reference that loses it.
+		if got := len(p.Dropped) == 1 && p.Dropped[0].Pos == eg(8, 25) && p.Dropped[0].By == eg(14, 16) && !p.Dropped[0].Replaced; got != c.dropped {
 			t.Errorf("%v: invalid %v, want dropped %v", c.version, p.Dropped, c.dropped)
 		}
 		// The policy's retry block: Envoy Gateway's defaults, with 503.

@@ -156,7 +156,7 @@ func LoadBytes(path string, src []byte, opts Options) Result {
 			vss = append(vss, o)
 		case (o.Kind == "HTTPRoute" || o.Kind == "GRPCRoute") && gatewayAPI(o.APIVersion):
 			routes = append(routes, o)
-		case o.Kind == "BackendTrafficPolicy" && o.APIVersion == "gateway.envoyproxy.io/v1alpha1":
+		case (o.Kind == "BackendTrafficPolicy" || o.Kind == "ClientTrafficPolicy") && o.APIVersion == "gateway.envoyproxy.io/v1alpha1":
 			btps = append(btps, o)
 		case o.Kind == "DestinationRule" && istioNetworking(o.APIVersion):
 			drs = append(drs, o)
@@ -201,8 +201,10 @@ func LoadBytes(path string, src []byte, opts Options) Result {
 			res.Read[b.Kind]--
 			res.Skipped[b.APIVersion+" "+b.Kind]++
 		}
-		if res.Read["BackendTrafficPolicy"] == 0 {
-			delete(res.Read, "BackendTrafficPolicy")
+		for _, b := range btps {
+			if res.Read[b.Kind] == 0 {
+				delete(res.Read, b.Kind)
+			}
 		}
 	}
 	if len(vss)+len(routes)+len(drs) > 0 {
