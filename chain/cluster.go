@@ -111,11 +111,9 @@ func clusterTails(m *model.Model, r *model.Route) (tails [][]Step, ends []bool) 
 			}
 		}
 		if len(ws) == 0 {
-			switch {
-			case svc.Selector == nil:
+			step.Note = fmt.Sprintf("selects no workload in the input (selector %s): the path ends here", svc.SelectorString())
+			if len(svc.Selector) == 0 {
 				step.Note = "has no selector (its endpoints are kept by hand): the path ends here"
-			default:
-				step.Note = fmt.Sprintf("selects no workload in the input (selector %s): the path ends here", svc.SelectorString())
 			}
 			tails, ends = append(tails, []Step{step}), append(ends, true)
 			continue

@@ -123,3 +123,20 @@ spec:
 		"ingress-nginx ingress.yaml Ingress web / | Service shop/api:80 (pool 45s connectionPool.http.idleTimeout) | Deployment shop/api:8000",
 	}, got)
 }
+
+// A Gateway API HTTPRoute is an entry of its own: its rule reaches the
+// Service it names and the workload behind it.
+func TestHTTPRouteReachesTheWorkload(t *testing.T) {
+	route := `apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: api, namespace: shop}
+spec:
+  parentRefs: [{name: public}]
+  rules:
+  - matches: [{path: {type: PathPrefix, value: /api}}]
+    backendRefs: [{name: api, port: 80}]
+`
+	svc := strings.Replace(shopService, "targetPort: web", "targetPort: 8000", 1)
+	got := describe(t, map[string]string{"route.yaml": route, "shop.yaml": svc})
+	assert.Equal(t, []string{"istio route.yaml HTTPRoute api rules[0] | Service shop/api:80 | Deployment shop/api:8000"}, got)
+}

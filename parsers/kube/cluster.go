@@ -1,9 +1,9 @@
 package kube
 
 import (
+	"bytes"
 	"regexp"
 	"strconv"
-	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -21,12 +21,12 @@ var firstMatch = envoy.FirstMatch
 // nothing the rules check.
 
 // linkedKindRE finds a Service or workload at the head of a manifest.
-var linkedKindRE = regexp.MustCompile(`(?m)(^[ \t-]*kind[ \t]*:[ \t]*["']?|"kind"\s*:\s*")(Service|Deployment|StatefulSet|DaemonSet)["']?[ \t]*(#.*)?$`)
+var linkedKindRE = regexp.MustCompile(`(?m)(^[ \t-]*kind[ \t]*:[ \t]*["']?|"kind"\s*:\s*")(Service|Deployment|StatefulSet|DaemonSet)(["']|[ \t]*(#.*)?$)`)
 
 // DetectLinked reports whether the start of a file is a Kubernetes
 // manifest holding a Service or a workload, read for linking.
 func DetectLinked(head []byte) bool {
-	return apiVersionRE.Match(head) && linkedKindRE.Match(head) && !strings.ContainsRune(string(head), 0)
+	return bytes.IndexByte(head, 0) < 0 && apiVersionRE.Match(head) && linkedKindRE.Match(head)
 }
 
 // workloadKind reports whether an object is a workload whose pod template
