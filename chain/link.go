@@ -109,7 +109,7 @@ func Link(proxies []*model.Proxy, relate func(a, b *model.Proxy) Relation) []*mo
 			}
 		}
 	}
-	return links
+	return append(links, meshLinks(proxies, related)...)
 }
 
 type reach struct {

@@ -16,6 +16,13 @@ type Step struct {
 	Name  string
 	Route *model.Route // for proxies
 	Hop   *model.Hop   // for declared hops
+	// Service and Workload are the cluster hops, defined at Pos.
+	Service  *model.Service
+	Workload *model.Workload
+	Pos      model.Pos
+	// Note says what is unusual about the hop, such as why the path ends
+	// there.
+	Note string
 	// Waits is how long the hop waits for the next one before it gives up.
 	Waits model.Setting[time.Duration]
 	// Attempts is how many times it may send one request on, for failures
@@ -53,13 +60,23 @@ func Describe(m *model.Model) []Path {
 				continue
 			}
 			for _, rs := range Paths(m.Chain, r) {
-				var path Path
-				path.Steps = append(path.Steps, front...)
+				var steps []Step
+				steps = append(steps, front...)
 				for _, x := range rs {
-					path.Steps = append(path.Steps, routeStep(x))
+					steps = append(steps, routeStep(x))
 				}
-				path.Steps = append(path.Steps, back...)
-				out = append(out, path)
+				tails, ends := clusterTails(m, rs[len(rs)-1])
+				if tails == nil {
+					out = append(out, Path{Steps: append(steps, back...)})
+					continue
+				}
+				for i, t := range tails {
+					path := Path{Steps: append(append([]Step{}, steps...), t...)}
+					if !ends[i] {
+						path.Steps = append(path.Steps, back...)
+					}
+					out = append(out, path)
+				}
 			}
 		}
 	}

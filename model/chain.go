@@ -10,6 +10,9 @@ const (
 	HopClient   HopKind = "client"
 	HopBalancer HopKind = "balancer"
 	HopProxy    HopKind = "proxy"
+	// A cluster service and a workload whose pods it selects.
+	HopService  HopKind = "service"
+	HopWorkload HopKind = "workload"
 	HopBackend  HopKind = "backend"
 )
 

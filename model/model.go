@@ -54,6 +54,10 @@ type Model struct {
 	Files       []*File
 	Chain       *Chain
 	Diagnostics []Diagnostic
+	// Services and Workloads are the cluster objects read for linking
+	// (model/cluster.go).
+	Services  []*Service
+	Workloads []*Workload
 }
 
 // File is a source file that a loader read. Source is kept so that reports
@@ -325,6 +329,10 @@ type Listener struct {
 	// RouteConfig names the Envoy RDS route configuration when the routes
 	// are not inline; Routes is then empty unless the run resolved it.
 	RouteConfig string
+	// MeshHosts are the cluster hosts whose requests this listener's
+	// routes take whichever client in the mesh sends them (a service
+	// mesh's routing for a host), in full ("name.namespace.svc.cluster.local").
+	MeshHosts []string
 
 	Routes []*Route
 	// Select is the proxy's choice of the route that takes a request for
@@ -644,6 +652,9 @@ type Upstream struct {
 	ClosedUnderRequest string
 	// ConnectTimeout is Envoy's cluster connect_timeout.
 	ConnectTimeout Setting[time.Duration]
+	// Mesh is set when the pool is the one every client in a service mesh
+	// keeps to the host (a sidecar's cluster), not one proxy's own.
+	Mesh bool
 
 	// Routes lists the routes that forward to this upstream.
 	Routes []*Route
@@ -663,6 +674,9 @@ type Server struct {
 	Backup    bool
 	Down      bool
 	Pos       Pos
+	// Service is the cluster service the server reaches when its loader
+	// knows it (an Ingress backend); nil otherwise.
+	Service *ServiceRef
 }
 
 // Peers counts the servers that can take a request (not down), primary and

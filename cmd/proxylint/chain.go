@@ -189,6 +189,11 @@ func chainText(w io.Writer, in *report.Input, views []chain.Path, useColor bool)
 			table = strings.ReplaceAll(table, " !", " "+warn.Sprint("!"))
 		}
 		fmt.Fprint(bw, table)
+		for _, s := range v.Steps {
+			if s.Note != "" {
+				fmt.Fprintf(bw, "  note: %s %s\n", report.Escape(s.Name), report.Escape(s.Note))
+			}
+		}
 		for _, f := range fs {
 			fmt.Fprintf(bw, "  %s %s: %s [%s]\n", warn.Sprint("!"), report.Escape(in.RelPath(f.Pos.File))+":"+strconv.Itoa(f.Pos.Line), report.Escape(firstSentence(f.Message)), report.Escape(f.Rule))
 		}
@@ -264,6 +269,7 @@ type chainStep struct {
 	Idle     *chainSetting `json:"idle,omitempty"`
 	PoolIdle *chainSetting `json:"pool_idle,omitempty"`
 	Lifetime *chainSetting `json:"pool_lifetime,omitempty"`
+	Note     string        `json:"note,omitempty"`
 }
 
 type chainSetting struct {
@@ -294,9 +300,13 @@ func chainJSON(w io.Writer, in *report.Input, views []chain.Path) error {
 		for _, s := range v.Steps {
 			cs := chainStep{Kind: string(s.Kind), Name: s.Name, Attempts: s.Attempts,
 				Waits: setting(s.Waits), Idle: setting(s.Idle), PoolIdle: setting(s.PoolIdle), Lifetime: setting(s.Lifetime)}
-			if s.Route != nil {
+			switch {
+			case s.Route != nil:
 				cs.File, cs.Line = in.RelPath(s.Route.Pos.File), s.Route.Pos.Line
+			case s.Pos.IsValid():
+				cs.File, cs.Line = in.RelPath(s.Pos.File), s.Pos.Line
 			}
+			cs.Note = s.Note
 			p.Steps = append(p.Steps, cs)
 		}
 		for _, f := range pathFindings(v, in.Findings) {

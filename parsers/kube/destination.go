@@ -23,6 +23,8 @@ func (l *loader) upstream(p *model.Proxy, host, subset string, port int, at *yam
 		// Envoy answers a request whose pooled connection closed under
 		// it with a reset, and retries it when the policy says so.
 		ClosedUnderRequest: "reset",
+		// Every sidecar in the mesh keeps this cluster to the host.
+		Mesh: true,
 	}
 	p.Upstreams = append(p.Upstreams, u)
 	dr := drs.find(host)

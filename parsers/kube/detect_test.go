@@ -97,3 +97,24 @@ func TestAliasedLists(t *testing.T) {
 		t.Fatalf("diagnostics %v, read %v", res.Diagnostics, res.Read)
 	}
 }
+
+func TestDetectLinked(t *testing.T) {
+	for _, c := range []struct {
+		head string
+		want bool
+	}{
+		{"apiVersion: v1\nkind: Service\n", true},
+		{"apiVersion: apps/v1\nkind: Deployment # the api\n", true},
+		{"apiVersion: apps/v1\nkind: \"StatefulSet\"\n", true},
+		{`{"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {}}`, true},
+		{"apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Service\n", true},
+		{"apiVersion: v1\nkind: ServiceAccount\n", false},
+		{"apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\n", false},
+		{"kind: Service\n", false}, // no apiVersion
+		{"apiVersion: v1\nkind: ConfigMap\n", false},
+	} {
+		if got := DetectLinked([]byte(c.head)); got != c.want {
+			t.Errorf("DetectLinked(%q) = %v, want %v", c.head, got, c.want)
+		}
+	}
+}

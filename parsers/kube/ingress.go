@@ -218,7 +218,7 @@ func (l *loader) ingressPath(p *model.Proxy, ln *model.Listener, ing *object, ho
 	u, ok := ups[upName]
 	if !ok {
 		u = &model.Upstream{Proxy: p, Kind: "upstream", Name: upName, Pos: l.pos(path),
-			Servers:            []model.Server{{Address: model.Address{Host: fqdn(svcName, ns)}, Raw: svcName, Pos: l.pos(path)}},
+			Servers:            []model.Server{{Address: model.Address{Host: fqdn(svcName, ns)}, Raw: svcName, Pos: l.pos(path), Service: serviceRef(ns, svcName, port)}},
 			ClosedUnderRequest: "retry",
 		}
 		block := s

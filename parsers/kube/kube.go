@@ -48,11 +48,15 @@ type Result struct {
 	Proxies     []*model.Proxy
 	File        *model.File
 	Diagnostics []model.Diagnostic
-	// Read counts the resources read, by kind; Skipped counts the
-	// documents of other kinds (Deployments, Services...) left out, by
-	// "apiVersion kind".
+	// Read counts the resources read, by kind; Linked counts the
+	// Services and workloads read for linking only, and Skipped the
+	// documents of other kinds left out, both by "apiVersion kind".
 	Read    map[string]int
+	Linked  map[string]int
 	Skipped map[string]int
+	// Services and Workloads are the cluster objects read for linking.
+	Services  []*model.Service
+	Workloads []*model.Workload
 }
 
 // kindRE finds a document kind this package reads at the head of a YAML
@@ -137,6 +141,7 @@ func LoadBytes(path string, src []byte, opts Options) Result {
 	res := Result{
 		File:    &model.File{Path: path, Source: src, Comments: envoy.Comments(path, src)},
 		Read:    map[string]int{},
+		Linked:  map[string]int{},
 		Skipped: map[string]int{},
 	}
 	objs, err := l.documents(src)
@@ -167,7 +172,13 @@ func LoadBytes(path string, src []byte, opts Options) Result {
 			continue // read with the Ingresses it configures
 		case o.Kind == "Service" && o.APIVersion == "v1":
 			svcs = append(svcs, o)
-			continue // read for its ports only
+			res.Services = append(res.Services, l.service(o))
+			res.Linked[o.APIVersion+" "+o.Kind]++
+			continue // read for linking, and for its ports
+		case workloadKind(o):
+			res.Workloads = append(res.Workloads, l.workload(o))
+			res.Linked[o.APIVersion+" "+o.Kind]++
+			continue
 		default:
 			res.Skipped[o.APIVersion+" "+o.Kind]++
 			continue
@@ -211,10 +222,6 @@ func LoadBytes(path string, src []byte, opts Options) Result {
 		p := &model.Proxy{Product: model.Istio, Target: l.target, Entry: path, Pos: model.Pos{File: path, Line: 1, Col: 1}, Context: "main"}
 		l.istio(p, vss, routes, drs, svcs)
 		res.Proxies = append(res.Proxies, p)
-	} else {
-		for _, s := range svcs {
-			res.Skipped[s.APIVersion+" "+s.Kind]++
-		}
 	}
 	res.Diagnostics = append(res.Diagnostics, l.diags...)
 	return res

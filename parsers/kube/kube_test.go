@@ -33,8 +33,13 @@ func TestMesh(t *testing.T) {
 		t.Fatalf("diagnostics: %v", res.Diagnostics)
 	}
 	if !reflect.DeepEqual(res.Read, map[string]int{"VirtualService": 1, "DestinationRule": 1}) ||
-		!reflect.DeepEqual(res.Skipped, map[string]int{"apps/v1 Deployment": 1}) {
-		t.Fatalf("read %v, skipped %v", res.Read, res.Skipped)
+		!reflect.DeepEqual(res.Skipped, map[string]int{}) ||
+		!reflect.DeepEqual(res.Linked, map[string]int{"apps/v1 Deployment": 1}) {
+		t.Fatalf("read %v, linked %v, skipped %v", res.Read, res.Linked, res.Skipped)
+	}
+	// The Deployment is read for linking only: no labels, no ports.
+	if len(res.Workloads) != 1 || !reflect.DeepEqual(*res.Workloads[0], model.Workload{Kind: "Deployment", Namespace: "default", Name: "reviews", Pos: at(3, 1)}) {
+		t.Fatalf("workloads %+v", res.Workloads)
 	}
 	p := res.Proxies[0]
 	if p.Product != model.Istio || p.Target.String() != "istio:1.23" || len(p.Listeners) != 1 {
