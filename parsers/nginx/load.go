@@ -403,7 +403,7 @@ func (l *loader) expand(name string, at model.Pos) ([]string, bool) {
 	if glob {
 		return nil, true
 	}
-	if installedFiles[filepath.Base(name)] && !filepath.IsAbs(name) {
+	if installedFiles[filepath.ToSlash(filepath.Clean(name))] {
 		// nginx's packages install these next to nginx.conf; a
 		// repository that keeps only its own files leaves them out.
 		l.cfg.Diagnostics = append(l.cfg.Diagnostics, model.Diagnostic{
@@ -615,9 +615,14 @@ func unwrapPathError(err error) error {
 }
 
 // installedFiles are the files nginx's packages install in the conf
-// directory (nginx's conf/ in its source tree: mime.types, the *_params
-// files, fastcgi.conf and the charset maps; Debian adds proxy_params).
+// directory, by their path relative to it, which is how a relative include
+// names them (nginx's conf/ in its source tree: mime.types, the *_params
+// files, fastcgi.conf and the charset maps; Debian's nginx-common adds
+// proxy_params and two snippets). Only these exact paths: conf/mime.types
+// or a fastcgi_params in another directory is no file a package installs,
+// and nginx -t fails when it is missing.
 var installedFiles = map[string]bool{
 	"mime.types": true, "fastcgi_params": true, "fastcgi.conf": true, "uwsgi_params": true,
 	"scgi_params": true, "proxy_params": true, "koi-utf": true, "koi-win": true, "win-utf": true,
+	"snippets/fastcgi-php.conf": true, "snippets/snakeoil.conf": true,
 }

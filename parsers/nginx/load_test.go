@@ -464,3 +464,21 @@ func TestMissingInstalledFileIsANote(t *testing.T) {
 	}
 	assert.False(t, cfg.Syntax)
 }
+
+// Only the paths a package installs are excused: conf/mime.types or a
+// fastcgi_params in another directory is a missing file, as for nginx -t;
+// Debian's snippets/fastcgi-php.conf is a package file.
+func TestInstalledFileIsMatchedByItsPath(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"nginx.conf": "events {}\nhttp {\n    include snippets/fastcgi-php.conf;\n    include conf/mime.types;\n}\n"})
+	cfg := loadWithin(t, filepath.Join(dir, "nginx.conf"), Options{})
+	require.Len(t, cfg.Diagnostics, 2)
+	assert.Equal(t, model.Note, cfg.Diagnostics[0].Severity)
+	assert.Equal(t, 3, cfg.Diagnostics[0].Pos.Line)
+	assert.Contains(t, cfg.Diagnostics[0].Message, "is a file nginx's packages install next to nginx.conf")
+	d := cfg.Diagnostics[1]
+	assert.Equal(t, CodeInclude, d.Code)
+	assert.Equal(t, model.Error, d.Severity)
+	assert.True(t, d.Fatal)
+	assert.Equal(t, 4, d.Pos.Line)
+	assert.Equal(t, `include "conf/mime.types": `+filepath.Join(dir, "conf/mime.types")+` does not exist`, d.Message)
+}
