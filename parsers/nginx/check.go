@@ -229,7 +229,7 @@ func (ch *checker) directive(d *Directive, ctxs context, sc *blockScope) {
 		if ch.target.Product == model.Angie {
 			return // Angie's own directives are not in the tables
 		}
-		if len(decls) == 0 && ch.skipUnknown(d) {
+		if (len(decls) == 0 || plusDirectives[d.Name]) && ch.skipUnknown(d) {
 			return
 		}
 		ch.report(d, model.Pos{}, ch.unknown(d.Name, decls))
@@ -308,6 +308,11 @@ func (ch *checker) unknown(name string, decls []directiveEntry) string {
 		e := decls[0]
 		switch {
 		case e.spec.until != 0 && ch.release >= e.spec.until:
+			if m := ch.target.Min; ch.target.IsRange() && releaseOf(m.Major, m.Minor, m.Patch) < e.spec.until {
+				// Part of the target still accepts it: say for which
+				// releases the error holds.
+				return fmt.Sprintf("%s on nginx %s and newer, which removed it (target %s: older releases accept it)", msg, e.spec.until, ch.target)
+			}
 			return fmt.Sprintf("%s: nginx removed it in %s (target %s)", msg, e.spec.until, ch.target)
 		case e.spec.since != 0:
 			return fmt.Sprintf("%s: nginx added it in %s (target %s)", msg, e.spec.since, ch.target)

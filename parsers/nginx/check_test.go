@@ -158,7 +158,7 @@ func TestCheckVersions(t *testing.T) {
 	}{
 		{"nginx:1.22", []string{`5: invalid value "0" in "keepalive" directive`, `10: unknown directive "http2": nginx added it in 1.25.1 (target nginx:1.22)`}},
 		{"nginx:1.26", []string{`5: invalid value "0" in "keepalive" directive`, `9: unknown directive "ssl": nginx removed it in 1.25.1 (target nginx:1.26)`}},
-		{"nginx", []string{`9: unknown directive "ssl": nginx removed it in 1.25.1 (target nginx 1.18 or newer)`}},
+		{"nginx", []string{`9: unknown directive "ssl" on nginx 1.25.1 and newer, which removed it (target nginx 1.18 or newer: older releases accept it)`}},
 	} {
 		tg, err := model.ParseTarget(c.target)
 		require.NoError(t, err)
@@ -287,6 +287,8 @@ func TestCheckNotesWhatItCannotJudge(t *testing.T) {
 	}{
 		{"NGINX Plus", "events {}\nhttp {\n  keyval_zone zone=one:1m;\n  server {\n    status_zone api;\n  }\n}\n",
 			`3: not checked: NGINX Plus directives (keyval_zone, status_zone), which open-source nginx refuses and proxylint's tables do not hold; the rest of the configuration is read`, ""},
+		{"NGINX Plus status before R13", "events {}\nhttp {\n  server {\n    location /status {\n      status;\n      status_format json;\n    }\n  }\n}\n",
+			`5: not checked: NGINX Plus directives (status, status_format), which open-source nginx refuses and proxylint's tables do not hold; the rest of the configuration is read`, ""},
 		{"loaded module", "load_module modules/ngx_http_echo_module.so;\nevents {}\nhttp {\n  server {\n    location / { echo hello; }\n  }\n}\n",
 			`5: not checked: directives no module proxylint knows defines (echo); a module loaded with load_module (modules/ngx_http_echo_module.so) may, so the rest of the configuration is read`, ""},
 		{"a typo without a loaded module", "events {}\nhttp {\n  status_zone api;\n  proxy_read_timeuot 1s;\n}\n",

@@ -35,8 +35,12 @@ var plusDirectives = map[string]bool{
 	"mp4_limit_rate": true, "mp4_limit_rate_after": true, "internal_redirect": true,
 	"oidc_provider": true, "license_token": true, "mgmt": true, "usage_report": true,
 	"enforce_initial_report": true,
-	// The status and upstream_conf modules of NGINX Plus before R13.
-	"status_format": true, "upstream_conf": true,
+	// The status and upstream_conf modules of NGINX Plus before R13. An
+	// open-source "status" appears in nginx's tree up to 1.1.8 only in
+	// src/http/modules/ngx_http_status_module.c, which auto/modules builds
+	// when HTTP_STATUS=YES and which no configure option sets, so the
+	// directive a configuration holds is Plus's, not a removed one.
+	"status": true, "status_format": true, "upstream_conf": true,
 }
 
 // unchecked collects the directives of one file the check could not
