@@ -79,8 +79,12 @@ type object struct {
 // loader holds the state of one file.
 type loader struct {
 	path   string
+	src    []byte
 	target model.Target
 	diags  []model.Diagnostic
+	mesh   *meshRetry // meshConfig.defaultHttpRetryPolicy (mesh.go)
+	// comments inside embedded YAML (a ConfigMap's mesh string)
+	comments []model.Comment
 }
 
 func (l *loader) pos(n *yaml.Node) model.Pos {
@@ -130,7 +134,7 @@ var parserProblem = map[string]bool{
 
 // LoadBytes reads the manifests of one file.
 func LoadBytes(path string, src []byte, opts Options) Result {
-	l := &loader{path: path, target: opts.Target}
+	l := &loader{path: path, src: src, target: opts.Target}
 	if l.target.Product != model.Istio {
 		l.target = model.Target{Product: model.Istio}
 	}
@@ -149,7 +153,7 @@ func LoadBytes(path string, src []byte, opts Options) Result {
 		})
 		return res
 	}
-	var vss, routes, drs, svcs, ings, cms, btps []*object
+	var vss, routes, drs, svcs, ings, cms, btps, meshes []*object
 	for _, o := range objs {
 		switch {
 		case o.Kind == "VirtualService" && istioNetworking(o.APIVersion):
@@ -165,6 +169,9 @@ func LoadBytes(path string, src []byte, opts Options) Result {
 		case o.Kind == "ConfigMap" && o.APIVersion == "v1" && controllerConfigMap(o):
 			cms = append(cms, o)
 			continue // read with the Ingresses it configures
+		case meshSource(o):
+			meshes = append(meshes, o)
+			continue // read with the Istio resources it configures
 		case o.Kind == "Service" && o.APIVersion == "v1":
 			svcs = append(svcs, o)
 			continue // read for its ports only
@@ -207,14 +214,19 @@ func LoadBytes(path string, src []byte, opts Options) Result {
 	}
 	if len(vss)+len(routes)+len(drs) > 0 {
 		p := &model.Proxy{Product: model.Istio, Target: l.target, Entry: path, Pos: model.Pos{File: path, Line: 1, Col: 1}, Context: "main"}
+		l.mesh = l.meshRetryPolicy(meshes)
 		l.istio(p, vss, routes, drs, svcs)
 		res.Proxies = append(res.Proxies, p)
+		for _, o := range meshes {
+			res.Read[o.Kind]++
+		}
 	} else {
-		for _, s := range svcs {
+		for _, s := range append(svcs, meshes...) {
 			res.Skipped[s.APIVersion+" "+s.Kind]++
 		}
 	}
 	res.Diagnostics = append(res.Diagnostics, l.diags...)
+	l.addComments(res.File)
 	return res
 }
 
