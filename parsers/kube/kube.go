@@ -227,6 +227,7 @@ func LoadBytes(path string, src []byte, opts Options) Result {
 	}
 	res.Diagnostics = append(res.Diagnostics, l.diags...)
 	l.addComments(res.File)
+	l.otherClasses(&res, objs)
 	return res
 }
 
