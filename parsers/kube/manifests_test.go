@@ -1,7 +1,6 @@
 package kube_test
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -43,20 +42,18 @@ type pinned struct {
 }
 
 func readManifestsList(t *testing.T) []pinned {
-	f, err := os.Open(manifestsList)
+	src, err := os.ReadFile(manifestsList)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
 	var out []pinned
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
+	for _, line := range strings.Split(string(src), "\n") {
+		fields := strings.Fields(line)
 		if len(fields) == 0 || strings.HasPrefix(fields[0], "#") {
 			continue
 		}
 		if len(fields) < 3 || len(fields) > 4 {
-			t.Fatalf("%s: %q: want REPOSITORY COMMIT PATH [TARGET]", manifestsList, sc.Text())
+			t.Fatalf("%s: %q: want REPOSITORY COMMIT PATH [TARGET]", manifestsList, line)
 		}
 		p := pinned{repo: fields[0], commit: fields[1], path: fields[2]}
 		if len(fields) == 4 {
@@ -67,9 +64,6 @@ func readManifestsList(t *testing.T) []pinned {
 			p.target = []model.Target{tg}
 		}
 		out = append(out, p)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
 	}
 	return out
 }
