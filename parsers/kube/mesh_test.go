@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -178,4 +179,32 @@ spec:
 	r := res.Proxies[0].Routes()[0]
 	check(t, "retries", r.Envoy.NumRetries, 1, "meshConfig.defaultHttpRetryPolicy.attempts", model.Pos{File: "route.yaml", Line: 7, Col: 17}, false)
 	check(t, "retry on", r.Retry.On, []string{"reset"}, "meshConfig.defaultHttpRetryPolicy.retryOn", model.Pos{File: "route.yaml", Line: 8, Col: 16}, false)
+}
+
+// Comments inside a literal mesh string are the file's, at their file
+// line and column, in line order with the file's own.
+func TestMeshComments(t *testing.T) {
+	src := "# head\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: istio}\ndata:\n  mesh: |\n    # inside\n    defaultHttpRetryPolicy:\n      attempts: 1 # after\n" + meshVS + "# tail\n"
+	res := loadString("c.yaml", src)
+	var got []string
+	for _, c := range res.File.Comments {
+		got = append(got, fmt.Sprintf("%d:%d %s", c.Pos.Line, c.Pos.Col, strings.TrimSpace(c.Text)))
+	}
+	want := []string{"1:1 head", "7:5 inside", "9:19 after", "18:1 tail"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("comments %q, want %q", got, want)
+	}
+}
+
+// Under 1.24 an HTTPRoute's retry stanza is ignored, and the route gets
+// the mesh's policy, which the warning names.
+func TestMeshIgnoredRetryStanza(t *testing.T) {
+	src := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: istio}\ndata:\n  mesh: |\n    defaultHttpRetryPolicy: {attempts: 1}\n---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: web}\nspec:\n  rules:\n  - backendRefs: [{name: web, port: 80}]\n    retry: {attempts: 3}\n"
+	res := LoadBytes("r.yaml", []byte(src), Options{Target: model.Target{Product: model.Istio, Version: model.Version{Major: 1, Minor: 24}}})
+	want := "retry is ignored: Istio reads an HTTPRoute's retry stanza only since 1.25, so this route gets the mesh's defaultHttpRetryPolicy"
+	if len(res.Diagnostics) != 1 || res.Diagnostics[0].Message != want || res.Diagnostics[0].Pos != (model.Pos{File: "r.yaml", Line: 14, Col: 5}) {
+		t.Fatalf("diagnostics %v", res.Diagnostics)
+	}
+	r := res.Proxies[0].Routes()[0]
+	check(t, "retries", r.Envoy.NumRetries, 1, "meshConfig.defaultHttpRetryPolicy.attempts", model.Pos{File: "r.yaml", Line: 6, Col: 40}, false)
 }
