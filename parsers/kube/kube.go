@@ -57,7 +57,7 @@ type Result struct {
 
 // kindRE finds a document kind this package reads at the head of a YAML
 // or JSON file, at the top of a document or of a List item.
-var kindRE = regexp.MustCompile(`(?m)(^[ \t-]*kind[ \t]*:[ \t]*["']?|"kind"\s*:\s*")(VirtualService|DestinationRule|HTTPRoute|GRPCRoute|Ingress|BackendTrafficPolicy)\b`)
+var kindRE = regexp.MustCompile(`(?m)(^[ \t-]*kind[ \t]*:[ \t]*["']?|"kind"\s*:\s*")(VirtualService|DestinationRule|HTTPRoute|GRPCRoute|Ingress|BackendTrafficPolicy|IstioOperator)\b`)
 
 // apiVersionRE: a Kubernetes object names its API group and version.
 var apiVersionRE = regexp.MustCompile(`(?m)(^[ \t-]*apiVersion[ \t]*:|"apiVersion"\s*:)`)

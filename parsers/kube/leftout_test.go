@@ -44,3 +44,19 @@ spec:
 		t.Errorf("proxies %v, diagnostics %v", res.Proxies, res.Diagnostics)
 	}
 }
+
+// An IstioOperator alone (istio/istio's tests/integration/base.yaml) is a
+// Kubernetes manifest with nothing to lint: a note, not "cannot tell
+// whether this is an nginx or an Envoy configuration".
+func TestIstioOperatorAlone(t *testing.T) {
+	src := "# defaults\napiVersion: install.istio.io/v1alpha1\nkind: IstioOperator\nmetadata:\n  name: install\nspec:\n  meshConfig:\n    defaultHttpRetryPolicy: {}\n"
+	if !Detect([]byte(src)) {
+		t.Fatal("an IstioOperator is not detected as a Kubernetes manifest")
+	}
+	res := LoadBytes("op.yaml", []byte(src), Options{})
+	want := "op.yaml: IstioOperator install configures Istio, not routes: proxylint applies its mesh config to the VirtualServices and routes of the same file, and this file holds none, so nothing here is linted"
+	if len(res.Proxies) != 0 || len(res.Diagnostics) != 1 || res.Diagnostics[0].Message != want ||
+		res.Diagnostics[0].Severity != model.Note || res.Diagnostics[0].Pos != (model.Pos{File: "op.yaml", Line: 2, Col: 1}) {
+		t.Fatalf("proxies %v, diagnostics %v", res.Proxies, res.Diagnostics)
+	}
+}
