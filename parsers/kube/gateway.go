@@ -124,8 +124,12 @@ func (l *loader) gatewayPolicy(r *model.Route, rule *yaml.Node, grpc bool) {
 	e := r.Envoy
 	retryKey, retry := getKV(rule, "retry")
 	if retry != nil && (grpc || !l.retryRead()) {
+		policy := "Istio's default retry policy"
+		if l.mesh != nil {
+			policy = "the mesh's defaultHttpRetryPolicy"
+		}
 		l.diag(CodeIgnored, model.Warning, retryKey,
-			"retry is ignored: Istio reads an HTTPRoute's retry stanza only since 1.25, so this route gets Istio's default retry policy")
+			"retry is ignored: Istio reads an HTTPRoute's retry stanza only since 1.25, so this route gets %s", policy)
 		retry = nil
 	}
 	if retry == nil {

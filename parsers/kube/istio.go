@@ -270,13 +270,19 @@ func appendNew(list []string, s string) []string {
 	return append(list, s)
 }
 
-// retries reads the route's retries block, or applies Istio's default
-// policy when there is none (ConvertPolicy: in == nil). A block with
-// attempts 0 or without attempts turns retries off (in.Attempts <= 0);
-// one without retryOn keeps the default conditions.
+// retries reads the route's retries block, or, when there is none, applies
+// the mesh's defaultHttpRetryPolicy or else Istio's default policy
+// (ConvertPolicy: in == nil). A block with attempts 0 or without attempts
+// turns retries off (in.Attempts <= 0); one without retryOn keeps the
+// default conditions.
 func (l *loader) retries(r *model.Route, h *yaml.Node) {
 	e := r.Envoy
 	key, block := getKV(h, "retries")
+	if block == nil && l.mesh != nil {
+		l.retryPolicy(r, l.mesh.key, l.mesh.policy, meshPrefix, "mesh",
+			"a defaultHttpRetryPolicy without attempts turns retries off for every route that sets no retries")
+		return
+	}
 	if block == nil {
 		e.NumRetries = model.Default(defaultAttempts, "retries.attempts", r.Pos)
 		on := model.Default(strings.Split(defaultRetryOn, ","), "retries.retryOn", r.Pos)
@@ -288,17 +294,27 @@ func (l *loader) retries(r *model.Route, h *yaml.Node) {
 		r.Retry.On = on
 		return
 	}
+	l.retryPolicy(r, key, block, "retries.", "route", "a retries block without attempts turns retries off")
+}
+
+// meshPrefix names the fields of the mesh's retry policy.
+const meshPrefix = "meshConfig.defaultHttpRetryPolicy."
+
+// retryPolicy reads an HTTPRetry (a route's retries block, or the mesh's
+// defaultHttpRetryPolicy) as ConvertPolicy does: the fields it sets
+// override Istio's default policy.
+func (l *loader) retryPolicy(r *model.Route, key, block *yaml.Node, prefix, level, noAttempts string) {
+	e := r.Envoy
 	attemptsNode := get(block, "attempts")
-	attempts, _ := l.count(attemptsNode, "retries.attempts")
+	attempts, _ := l.count(attemptsNode, prefix+"attempts")
 	if attemptsNode != nil {
-		e.NumRetries = model.Set(attempts, "retries.attempts", "route", l.pos(attemptsNode))
+		e.NumRetries = model.Set(attempts, prefix+"attempts", level, l.pos(attemptsNode))
 	} else {
-		e.NumRetries = model.Setting[int]{Value: 0, Name: "retries.attempts", Level: "route", Pos: l.pos(key),
-			Note: "a retries block without attempts turns retries off"}
+		e.NumRetries = model.Setting[int]{Value: 0, Name: prefix + "attempts", Level: level, Pos: l.pos(key), Note: noAttempts}
 	}
 	if n := get(block, "perTryTimeout"); n != nil {
-		if d, ok := l.dur(n, "retries.perTryTimeout"); ok {
-			e.PerTryTimeout = model.Set(d, "retries.perTryTimeout", "route", l.pos(n))
+		if d, ok := l.dur(n, prefix+"perTryTimeout"); ok {
+			e.PerTryTimeout = model.Set(d, prefix+"perTryTimeout", level, l.pos(n))
 		}
 	}
 	if n := get(block, "retryOn"); scalar(n) != "" {
@@ -308,9 +324,9 @@ func (l *loader) retries(r *model.Route, h *yaml.Node) {
 				toks = append(toks, t)
 			}
 		}
-		r.Retry.On = model.Set(toks, "retries.retryOn", "route", l.pos(n))
+		r.Retry.On = model.Set(toks, prefix+"retryOn", level, l.pos(n))
 	} else {
-		on := model.Default(strings.Split(defaultRetryOn, ","), "retries.retryOn", l.pos(key))
+		on := model.Default(strings.Split(defaultRetryOn, ","), prefix+"retryOn", l.pos(key))
 		on.Note = noteRetryFields
 		r.Retry.On = on
 	}

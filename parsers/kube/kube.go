@@ -61,7 +61,7 @@ type Result struct {
 
 // kindRE finds a document kind this package reads at the head of a YAML
 // or JSON file, at the top of a document or of a List item.
-var kindRE = regexp.MustCompile(`(?m)(^[ \t-]*kind[ \t]*:[ \t]*["']?|"kind"\s*:\s*")(VirtualService|DestinationRule|HTTPRoute|GRPCRoute|Ingress|BackendTrafficPolicy)\b`)
+var kindRE = regexp.MustCompile(`(?m)(^[ \t-]*kind[ \t]*:[ \t]*["']?|"kind"\s*:\s*")(VirtualService|DestinationRule|HTTPRoute|GRPCRoute|Ingress|BackendTrafficPolicy|IstioOperator)\b`)
 
 // apiVersionRE: a Kubernetes object names its API group and version.
 var apiVersionRE = regexp.MustCompile(`(?m)(^[ \t-]*apiVersion[ \t]*:|"apiVersion"\s*:)`)
@@ -83,8 +83,12 @@ type object struct {
 // loader holds the state of one file.
 type loader struct {
 	path   string
+	src    []byte
 	target model.Target
 	diags  []model.Diagnostic
+	mesh   *meshRetry // meshConfig.defaultHttpRetryPolicy (mesh.go)
+	// comments inside embedded YAML (a ConfigMap's mesh string)
+	comments []model.Comment
 }
 
 func (l *loader) pos(n *yaml.Node) model.Pos {
@@ -134,7 +138,7 @@ var parserProblem = map[string]bool{
 
 // LoadBytes reads the manifests of one file.
 func LoadBytes(path string, src []byte, opts Options) Result {
-	l := &loader{path: path, target: opts.Target}
+	l := &loader{path: path, src: src, target: opts.Target}
 	if l.target.Product != model.Istio {
 		l.target = model.Target{Product: model.Istio}
 	}
@@ -154,7 +158,7 @@ func LoadBytes(path string, src []byte, opts Options) Result {
 		})
 		return res
 	}
-	var vss, routes, drs, svcs, ings, cms, btps []*object
+	var vss, routes, drs, svcs, ings, cms, btps, meshes []*object
 	for _, o := range objs {
 		switch {
 		case o.Kind == "VirtualService" && istioNetworking(o.APIVersion):
@@ -170,6 +174,9 @@ func LoadBytes(path string, src []byte, opts Options) Result {
 		case o.Kind == "ConfigMap" && o.APIVersion == "v1" && controllerConfigMap(o):
 			cms = append(cms, o)
 			continue // read with the Ingresses it configures
+		case meshSource(o):
+			meshes = append(meshes, o)
+			continue // read with the Istio resources it configures
 		case o.Kind == "Service" && o.APIVersion == "v1":
 			svcs = append(svcs, o)
 			res.Services = append(res.Services, l.service(o))
@@ -220,10 +227,20 @@ func LoadBytes(path string, src []byte, opts Options) Result {
 	}
 	if len(vss)+len(routes)+len(drs) > 0 {
 		p := &model.Proxy{Product: model.Istio, Target: l.target, Entry: path, Pos: model.Pos{File: path, Line: 1, Col: 1}, Context: "main"}
+		l.mesh = l.meshRetryPolicy(meshes)
 		l.istio(p, vss, routes, drs, svcs)
 		res.Proxies = append(res.Proxies, p)
+		for _, o := range meshes {
+			res.Read[o.Kind]++
+		}
+	} else {
+		for _, o := range meshes {
+			res.Skipped[o.APIVersion+" "+o.Kind]++
+		}
 	}
 	res.Diagnostics = append(res.Diagnostics, l.diags...)
+	l.addComments(res.File)
+	l.otherClasses(&res, objs)
 	return res
 }
 
