@@ -80,6 +80,8 @@ func TestTemplates(t *testing.T) {
 		"conf/plain/ok.conf":     "server { listen 80; }\n",
 		"conf/lua-template.conf": "server {\n    listen 80;\n    location / {\n        content_by_lua_block {\n            local page = [[{% if user then %}hi {{ user }}{% end %}]]\n        }\n    }\n}\n",
 		"conf/plain/other.conf":  "upstream x { server 10.0.0.1; }\n",
+		"conf/sample.conf":       "server {\n    listen 443 ssl;\n    server_name <container_name>.*;\n    set $upstream_proto <http or https>;\n}\n",
+		"conf/html.conf":         "server {\n    listen 80;\n    location ~ ^/(?<app>[a-z]+)/ {\n        sub_filter '<head>' '<head><script src=/x.js></script>';\n        proxy_pass http://app;\n    }\n}\n",
 	})
 	m := Load([]string{"conf"}, Options{})
 	type diag struct {
@@ -99,11 +101,12 @@ func TestTemplates(t *testing.T) {
 		{"conf/jinja.conf", 1, model.Note, "this looks like a template ({% %} tags): render it first, or exclude it; it was not linted"},
 		{"conf/site.tmpl", 1, model.Note, "this looks like a template ({{ }} expressions): render it first, or exclude it; it was not linted"},
 		{"conf/site.conf.j2", 2, model.Note, "this looks like a template ({{ }} expressions): render it first, or exclude it; it was not linted"},
+		{"conf/sample.conf", 3, model.Note, "this looks like a template (<name> placeholders): render it first, or exclude it; it was not linted"},
 	}, got)
 	for _, p := range m.Proxies {
 		assert.NotContains(t, []string{"conf/a.conf", "conf/env.conf", "conf/jinja.conf"}, p.Entry, "a template produces no model")
 	}
-	assert.Len(t, m.Proxies, 5, "a Lua template library's syntax in Lua code is Lua's business")
+	assert.Len(t, m.Proxies, 6, "a Lua template library's syntax in Lua code is Lua's business; a named capture and a quoted <head> are no placeholders")
 
 	m = Load([]string{"conf/a.conf"}, Options{})
 	require.Len(t, m.Diagnostics, 1)

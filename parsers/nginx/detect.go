@@ -92,10 +92,16 @@ var templateMarks = []struct {
 	lit  string
 	re   *regexp.Regexp // matched at lit, on the rest of its line
 	what string
+	word bool // only where a word starts, outside quotes
 }{
-	{"%%", regexp.MustCompile(`^%%[A-Za-z_][A-Za-z0-9_]*%%`), "%%NAME%% placeholders"},
-	{"{{", regexp.MustCompile(`^\{\{-?\s*[-.$A-Za-z_"'(!][^\n]*?\}\}`), "{{ }} expressions"},
-	{"{%", regexp.MustCompile(`^\{%-?\s*[a-z][^\n]*?%\}`), "{% %} tags"},
+	{"%%", regexp.MustCompile(`^%%[A-Za-z_][A-Za-z0-9_]*%%`), "%%NAME%% placeholders", false},
+	{"{{", regexp.MustCompile(`^\{\{-?\s*[-.$A-Za-z_"'(!][^\n]*?\}\}`), "{{ }} expressions", false},
+	{"{%", regexp.MustCompile(`^\{%-?\s*[a-z][^\n]*?%\}`), "{% %} tags", false},
+	// Documentation samples to be filled in by hand: "server_name
+	// <container_name>.*;", "set $upstream_proto <http or https>;". Only
+	// a bare word that starts with "<": a regex's named capture "(?<name>"
+	// and a quoted "<head>" of sub_filter are not placeholders.
+	{"<", regexp.MustCompile(`^<[a-z][a-z0-9_]*(?: [a-z0-9_]+)*>(?:[\s;.:/]|$)`), "<name> placeholders", true},
 }
 
 // templateSpans lists the [start, end) offsets of the placeholders of
@@ -116,7 +122,10 @@ func templateSpans(src []byte, i int) [][2]int {
 		} else {
 			end += start
 		}
-		if loc := m.re.FindIndex(src[start:end]); loc != nil {
+		if loc := m.re.FindIndex(src[start:end]); loc != nil && (!m.word || wordStart(src, start)) {
+			if m.word { // the character after the placeholder is not its own
+				loc[1] = bytes.LastIndexByte(src[start:start+loc[1]], '>') + 1
+			}
 			out = append(out, [2]int{start, start + loc[1]})
 			off = start + loc[1]
 		} else {
@@ -209,9 +218,26 @@ func HasTemplate(src []byte) bool {
 	return false
 }
 
+// wordStart reports whether offset off of src starts a bare word: after
+// white space, outside quotes.
+func wordStart(src []byte, off int) bool {
+	if off == 0 || !isSpace(src[off-1]) {
+		return false
+	}
+	_, quoted := lineState(src, off)
+	return !quoted
+}
+
 // inComment reports whether offset off of src lies in a "#" comment: a
 // "#" earlier on its line that starts a word outside quotes.
 func inComment(src []byte, off int) bool {
+	comment, _ := lineState(src, off)
+	return comment
+}
+
+// lineState reads the line of offset off up to it and reports whether off
+// lies in a "#" comment, or inside quotes.
+func lineState(src []byte, off int) (comment, quoted bool) {
 	start := bytes.LastIndexByte(src[:off], '\n') + 1
 	var quote byte
 	for i := start; i < off; i++ {
@@ -226,10 +252,10 @@ func inComment(src []byte, off int) bool {
 		case c == '"' || c == '\'':
 			quote = c
 		case c == '#' && (i == start || isSpace(src[i-1]) || src[i-1] == ';' || src[i-1] == '{' || src[i-1] == '}'):
-			return true
+			return true, false
 		}
 	}
-	return false
+	return false, quote != 0
 }
 
 // envTemplate finds a ${NAME} placeholder (envsubst, Docker's nginx
