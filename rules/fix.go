@@ -329,15 +329,7 @@ func (x *fixer) routeBlock(r *model.Route) (*model.File, []byte) {
 }
 
 // anywhere reports whether any file of the model holds the word w.
-func (x *fixer) anywhere(w string) bool {
-	re := regexp.MustCompile(`(^|[\s;{}])` + regexp.QuoteMeta(w) + `($|[\s;{}])`)
-	for _, f := range x.m.Files {
-		if re.Match(f.Source) {
-			return true
-		}
-	}
-	return false
-}
+func (x *fixer) anywhere(w string) bool { return words.holds(x.m, w) }
 
 // ---- the fixes of the rules ----
 

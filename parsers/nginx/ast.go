@@ -23,13 +23,20 @@ type Directive struct {
 	End      model.Pos
 
 	// Lua holds the body of a *_by_lua_block directive, which nginx hands to
-	// the Lua module unparsed; LuaPos is where the body starts.
-	Lua    *string
-	LuaPos model.Pos
+	// the Lua module unparsed; LuaPos says where the body starts.
+	Lua *string
 
 	// Included lists the files an include directive pulled in, in the
 	// order nginx reads them (sorted glob matches).
 	Included []*File
+}
+
+// LuaPos is where the body of a *_by_lua_block directive starts: just
+// after its "{", which is one character wide.
+func (d *Directive) LuaPos() model.Pos {
+	p := d.BlockPos
+	p.Col++
+	return p
 }
 
 // IsBlock reports whether the directive has a block (Lua blocks included).

@@ -3,7 +3,6 @@ package nginx
 import (
 	"bytes"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -64,8 +63,10 @@ type lexer struct {
 	// Lua code only as far as the buffer reaches.
 	bufStart, bufEnd int
 
-	// scratch collects the words of a statement.
+	// scratch collects the words of a statement; words holds the words
+	// of the statements read so far (see statement).
 	scratch []Arg
+	words   []Arg
 
 	// lineStarts[i] is the offset at which line i+1 starts.
 	lineStarts []int
@@ -306,11 +307,23 @@ func (lx *lexer) next() (statement, *Error) {
 }
 
 // statement ends a statement: its words move from the reused scratch
-// slice to one of their own.
+// slice to a part of the lexer's block of words, which is allocated a few
+// hundred words at a time rather than once per statement. Each part is
+// capped at its length, so appending to it copies.
 func (lx *lexer) statement(kind stmtKind, args []Arg, term int) statement {
 	lx.scratch = args[:0]
-	return statement{kind: kind, args: slices.Clone(args), term: term}
+	n := len(args)
+	if cap(lx.words)-len(lx.words) < n {
+		// About one word per 16 bytes of what is left of the file.
+		lx.words = make([]Arg, 0, max(n, min((len(lx.src)-lx.off)/16, maxWordBlock)))
+	}
+	at := len(lx.words)
+	lx.words = append(lx.words, args...)
+	return statement{kind: kind, args: lx.words[at : at+n : at+n], term: term}
 }
+
+// maxWordBlock is the most words the lexer allocates at once.
+const maxWordBlock = 512
 
 // tooLong reports a word that does not fit in nginx's read buffer, at the
 // line nginx reports it: where the word starts.

@@ -121,7 +121,6 @@ func (p *parser) block(parent string, open *Directive, depth int) ([]*Directive,
 				return dirs, 0, err
 			}
 			d.Lua = &body
-			d.LuaPos = p.lx.pos(st.term + 1)
 			d.End = p.lx.pos(end)
 			continue
 		}

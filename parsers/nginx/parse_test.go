@@ -113,7 +113,7 @@ func TestParseBlockPositions(t *testing.T) {
 		{"http }", posString(http.End), "3:1"},
 		{"listen ;", posString(listen.End), "2:13"},
 		{"lua {", posString(lua.BlockPos), "4:22"},
-		{"lua body", posString(lua.LuaPos), "4:23"},
+		{"lua body", posString(lua.LuaPos()), "4:23"},
 		{"lua }", posString(lua.End), "5:4"},
 	} {
 		if c.got != c.want {
