@@ -85,6 +85,9 @@ type Pass struct {
 	Model   *model.Model
 	Options *Options
 	report  func(Finding)
+	// words is the run's index of the words the sources hold, shared by
+	// the passes of one Check.
+	words *wordIndex
 
 	defaultWritePaths []*regexp.Regexp
 }
@@ -152,11 +155,12 @@ func Check(m *model.Model, opts *Options) []Finding {
 		}
 		out = append(out, Finding{Rule: d.Code, Severity: d.Severity, Message: d.Message, Pos: d.Pos, Fatal: d.Fatal, Unread: Unread(d)})
 	}
+	words := newWordIndex(m.Files)
 	for _, r := range All() {
 		if r.Check == nil || !opts.Enabled(r) {
 			continue
 		}
-		pass := &Pass{Rule: r, Model: forRule(m, r), Options: opts, report: func(f Finding) {
+		pass := &Pass{Rule: r, Model: forRule(m, r), Options: opts, words: words, report: func(f Finding) {
 			f.Fatal, f.Unread = false, false // only loaders can say a file was not read
 			out = append(out, f)
 		}}

@@ -25,11 +25,18 @@ type Edit struct {
 // marks the fix failed: a fix is applied whole or not at all.
 type fixer struct {
 	m      *model.Model
+	words  *wordIndex
 	edits  []Edit
 	failed bool
 }
 
-func newFixer(m *model.Model) *fixer { return &fixer{m: m} }
+func newFixer(pass *Pass) *fixer {
+	words := pass.words
+	if words == nil {
+		words = newWordIndex(pass.Model.Files)
+	}
+	return &fixer{m: pass.Model, words: words}
+}
 
 // result returns the edits, or nil when any step failed.
 func (x *fixer) result() []Edit {
@@ -329,7 +336,7 @@ func (x *fixer) routeBlock(r *model.Route) (*model.File, []byte) {
 }
 
 // anywhere reports whether any file of the model holds the word w.
-func (x *fixer) anywhere(w string) bool { return words.holds(x.m, w) }
+func (x *fixer) anywhere(w string) bool { return x.words.holds(w) }
 
 // ---- the fixes of the rules ----
 
@@ -441,7 +448,7 @@ func implicitUpstreamFix(pass *Pass, u *model.Upstream, r *model.Route) []Edit {
 	default:
 		return nil // grpc: the authority sent is not ours to change
 	}
-	x := newFixer(pass.Model)
+	x := newFixer(pass)
 	p := u.Proxy
 	s := x.nginxStatement(fw.Pos, fw.Name)
 	if s == nil || len(s.tokens) != 2 {
@@ -548,7 +555,7 @@ func implicitUpstreamFix(pass *Pass, u *model.Upstream, r *model.Route) []Edit {
 // namedUpstreamFix adds keepalive to an upstream block that has none, and
 // makes its HTTP locations speak HTTP/1.1 without "Connection: close".
 func namedUpstreamFix(pass *Pass, u *model.Upstream, pooling []*model.Route) []Edit {
-	x := newFixer(pass.Model)
+	x := newFixer(pass)
 	if u.PoolSize.Explicit() {
 		s := x.nginxStatement(u.PoolSize.Pos, "keepalive")
 		if s == nil || len(s.tokens) != 2 {
@@ -647,7 +654,7 @@ func (x *fixer) poolRoute(r *model.Route) {
 // poolDefeatedFix repairs what keeps a location from reusing its
 // upstream's pool.
 func poolDefeatedFix(pass *Pass, r *model.Route) []Edit {
-	x := newFixer(pass.Model)
+	x := newFixer(pass)
 	x.poolRoute(r)
 	return x.result()
 }
@@ -659,7 +666,7 @@ const timingFormat = `'$remote_addr - $remote_user [$time_local] "$request" $sta
 // format the log uses, or, for the built-in combined format, through a new
 // format "timing" that the access_log directive names, its path kept.
 func logFormatFix(pass *Pass, p *model.Proxy, r *model.Route, l model.AccessLog, missing []string) []Edit {
-	x := newFixer(pass.Model)
+	x := newFixer(pass)
 	if l.Format.Builtin {
 		if l.Format.Name != "combined" || x.anywhere("timing") {
 			return nil
@@ -702,7 +709,7 @@ func logFormatFix(pass *Pass, p *model.Proxy, r *model.Route, l model.AccessLog,
 
 // removeArgFix deletes one argument of the directive at pos.
 func removeArgFix(pass *Pass, pos model.Pos, name, arg string) []Edit {
-	x := newFixer(pass.Model)
+	x := newFixer(pass)
 	x.removeArg(x.nginxStatement(pos, name), arg)
 	return x.result()
 }
@@ -720,7 +727,7 @@ var (
 // indentation in YAML and as a member of the same object in JSON. The
 // rest of the text is kept as written.
 func h1SafeDrainFix(pass *Pass, l *model.Listener) []Edit {
-	x := newFixer(pass.Model)
+	x := newFixer(pass)
 	if safe := l.H1SafeMaxConnectionDuration; safe.Explicit() {
 		f := x.file(safe.Pos)
 		if f == nil {
@@ -1005,7 +1012,7 @@ func retryBound(pass *Pass, r *model.Route, pos model.Pos, name string, explicit
 			what = append(what, mod+"_next_upstream_timeout "+t)
 		}
 	}
-	x := newFixer(pass.Model)
+	x := newFixer(pass)
 	x.insertAfter(x.nginxStatement(pos, name), lines...)
 	return withEdits(x.result(), "add "+strings.Join(what, " and ")+" next to "+name, advice)
 }

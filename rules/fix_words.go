@@ -2,73 +2,39 @@ package rules
 
 import (
 	"bytes"
-	"sync"
-	"unsafe"
 
 	"github.com/proxylint/proxylint/model"
 )
 
-// words answers the fixes' question "does any file of the model hold this
-// word?". A fix asks it for every finding it repairs, and each answer means
-// reading every source of the model: on a large configuration thousands of
-// findings would read megabytes each. The answers are kept for the model
-// and sources last asked about, so each word is looked for once per run.
-var words wordCache
-
-type wordCache struct {
-	mu sync.Mutex
-	// key identifies the model and the sources the answers are about: a
-	// model whose files, or whose files' sources, changed is another.
-	key     *model.Model
-	sources []sourceID
-	held    map[string]bool
+// wordIndex answers the fixes' question "does any file of the model hold
+// this word?". A fix asks it for every finding it repairs, and each answer
+// means reading every source of the model: on a large configuration
+// thousands of findings would read megabytes each. One index serves one
+// run of the rules (Check makes it, every pass shares it), so each word is
+// looked for once per run and nothing outlives the run.
+type wordIndex struct {
+	files []*model.File
+	held  map[string]bool
 }
 
-// sourceID identifies a file's source by where it lives and its length.
-type sourceID struct {
-	file *model.File
-	data *byte
-	n    int
+func newWordIndex(files []*model.File) *wordIndex {
+	return &wordIndex{files: files, held: map[string]bool{}}
 }
 
-func (c *wordCache) holds(m *model.Model, w string) bool {
-	if m == nil {
-		return false
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.about(m) {
-		c.key, c.held = m, map[string]bool{}
-		c.sources = c.sources[:0]
-		for _, f := range m.Files {
-			c.sources = append(c.sources, sourceID{f, unsafe.SliceData(f.Source), len(f.Source)})
-		}
-	}
-	if v, ok := c.held[w]; ok {
+// holds reports whether any file holds w as a word of its own.
+func (ix *wordIndex) holds(w string) bool {
+	if v, ok := ix.held[w]; ok {
 		return v
 	}
 	v := false
-	for _, f := range m.Files {
+	for _, f := range ix.files {
 		if holdsWord(f.Source, w) {
 			v = true
 			break
 		}
 	}
-	c.held[w] = v
+	ix.held[w] = v
 	return v
-}
-
-// about reports whether the answers kept are about m as it is now.
-func (c *wordCache) about(m *model.Model) bool {
-	if c.key != m || len(c.sources) != len(m.Files) {
-		return false
-	}
-	for i, f := range m.Files {
-		if c.sources[i] != (sourceID{f, unsafe.SliceData(f.Source), len(f.Source)}) {
-			return false
-		}
-	}
-	return true
 }
 
 // holdsWord reports whether src holds w as a word of its own: at the start

@@ -27,28 +27,19 @@ func TestHoldsWordAsTheExpression(t *testing.T) {
 	}
 }
 
-// TestWordCacheFollowsTheSources checks that answers kept for a model are
-// not given for another model, nor for the same model once its files or
-// sources changed.
-func TestWordCacheFollowsTheSources(t *testing.T) {
-	var c wordCache
-	m := &model.Model{Files: []*model.File{{Path: "a.conf", Source: []byte("proxy_pass http://b;")}}}
-	if c.holds(m, "timing") {
-		t.Fatal("timing found in a file without it")
+// TestWordIndexAnswersOnce checks the index's answers, and that an answer
+// is kept for the run: the files are read once per word.
+func TestWordIndexAnswersOnce(t *testing.T) {
+	files := []*model.File{{Path: "a.conf", Source: []byte("proxy_pass http://b;")}, {Path: "b.conf", Source: []byte("log_format t timing;")}}
+	ix := newWordIndex(files)
+	if !ix.holds("timing") || ix.holds("proxy_redirect") || ix.holds("http:") {
+		t.Fatalf("answers: timing %v, proxy_redirect %v, http: %v", ix.holds("timing"), ix.holds("proxy_redirect"), ix.holds("http:"))
 	}
-	m.Files[0].Source = []byte("log_format t timing;")
-	if !c.holds(m, "timing") {
-		t.Fatal("a changed source was not read again")
+	files[1].Source = []byte("x;")
+	if !ix.holds("timing") {
+		t.Fatal("an answer was not kept for the run")
 	}
-	m.Files = append(m.Files, &model.File{Path: "b.conf", Source: []byte("proxy_redirect off;")})
-	if !c.holds(m, "proxy_redirect") {
-		t.Fatal("an added file was not read")
-	}
-	other := &model.Model{Files: []*model.File{{Path: "a.conf", Source: []byte("x;")}}}
-	if c.holds(other, "timing") || c.holds(other, "proxy_redirect") {
-		t.Fatal("answers about one model given for another")
-	}
-	if c.holds(nil, "x") {
-		t.Fatal("a nil model holds nothing")
+	if newWordIndex(files).holds("timing") {
+		t.Fatal("a new run reads the sources again")
 	}
 }
