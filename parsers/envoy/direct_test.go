@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/proxylint/proxylint/bench/gen"
@@ -123,7 +122,7 @@ func TestDirectCases(t *testing.T) {
 		// Left to protojson: errors, notes, and forms the direct reader
 		// does not read itself.
 		{"name: yes\n", false},
-		{"name: a\nnmae: b\n", false},
+		{"name: a\nnames: b\n", false},
 		{"name: a\nconnect_timeout: -1s\n", false},
 		{"name: a\nconnect_timeout: 1s\nconnectTimeout: 2s\n", false},
 		{"name: a\ntype: STATIC\ncluster_type: {name: c}\n", false},
@@ -176,7 +175,7 @@ func FuzzDirect(f *testing.F) {
 		}
 		if mt, err := protoregistry.GlobalTypes.FindMessageByName("envoy.config.cluster.v3.Cluster"); err == nil {
 			for _, doc := range docs {
-				if _, _, _, _, mismatch := compareDirect(doc, mt.(protoreflect.MessageType), false, ""); mismatch != "" {
+				if _, _, _, _, mismatch := compareDirect(doc, mt, false, ""); mismatch != "" {
 					t.Fatal(mismatch)
 				}
 			}
