@@ -34,6 +34,19 @@ func decode(n *node, mt protoreflect.MessageType) (proto.Message, []problem, []u
 // decodeRoot is decode for a resource of a config dump (dump), written by
 // Envoy version when it is known.
 func decodeRoot(n *node, mt protoreflect.MessageType, dump bool, version string) (proto.Message, []problem, []unknownType) {
+	if crossCheck.on {
+		m, probs, unknown, _, _ := compareDirect(n, mt, dump, version)
+		return m, probs, unknown
+	}
+	if m, ok := decodeDirect(n, mt); ok {
+		return m, nil, nil
+	}
+	return decodeJSON(n, mt, dump, version)
+}
+
+// decodeJSON is decodeRoot through JSON: the emitter writes the tree as
+// JSON, protojson reads it, and each error is placed at its node.
+func decodeJSON(n *node, mt protoreflect.MessageType, dump bool, version string) (proto.Message, []problem, []unknownType) {
 	e := newEmitter()
 	e.dump, e.version = dump, version
 	var probs []problem

@@ -6,10 +6,12 @@
 //
 //  1. YAML (or JSON) is read into a positioned tree, with aliases bounded
 //     by a budget proportional to the input and nesting by a depth limit;
-//  2. the tree is written out as JSON, one value per line, remembering for
-//     each line the node it came from, and read by protojson into the
-//     typed messages of go-control-plane, so that every protojson error
-//     maps back to the line and column the user wrote;
+//  2. the tree is read into the typed messages of go-control-plane: by
+//     the direct reader (direct.go), which sets the fields as protojson
+//     would, when the resource reads without an error or a note; else it
+//     is written out as JSON, one value per line, remembering for each
+//     line the node it came from, and read by protojson, so that every
+//     protojson error maps back to the line and column the user wrote;
 //  3. the generated ValidateAll checks Envoy's schema constraints on the
 //     root and on every Any inside it;
 //  4. the messages become the model's listeners (one per HTTP connection

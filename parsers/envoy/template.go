@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/proxylint/proxylint/model"
@@ -14,11 +15,40 @@ import (
 // {% %}), envsubst and Helm-rendered shell (${NAME}), and test harnesses
 // (%%NAME%%). Envoy reads none of them: ${NAME} where a duration or a
 // number goes is refused, in a string it is taken literally.
-var templateMarks = regexp.MustCompile(`\{\{.*?\}\}|\{%.*?%\}|\$\{[A-Za-z_][A-Za-z0-9_]*(?::?[-=?+][^}]*)?\}|%%[A-Z_][A-Z0-9_]*%%`)
+// The expression is compiled on first use, and run only on lines that hold
+// one of the two characters every placeholder starts with.
+var templateMarks = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\{\{.*?\}\}|\{%.*?%\}|\$\{[A-Za-z_][A-Za-z0-9_]*(?::?[-=?+][^}]*)?\}|%%[A-Z_][A-Z0-9_]*%%`)
+})
+
+// mayHoldTemplate reports whether b holds "{{", "{%", "${" or "%%", the
+// starts of the placeholders templateMarks matches.
+func mayHoldTemplate(b []byte) bool {
+	for i := 0; i+1 < len(b); i++ {
+		switch b[i] {
+		case '{':
+			if c := b[i+1]; c == '{' || c == '%' {
+				return true
+			}
+		case '$':
+			if b[i+1] == '{' {
+				return true
+			}
+		case '%':
+			if b[i+1] == '%' {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // templateAt finds the first placeholder outside a YAML comment, and names
 // its syntax; ok is false when src has none.
 func templateAt(path string, src []byte) (model.Pos, string, bool) {
+	if !mayHoldTemplate(src) {
+		return model.Pos{}, "", false
+	}
 	line := 1
 	for len(src) > 0 {
 		end := bytes.IndexByte(src, '\n')
@@ -30,7 +60,11 @@ func templateAt(path string, src []byte) (model.Pos, string, bool) {
 		if i := commentStart(text); i >= 0 {
 			code = text[:i]
 		}
-		if loc := templateMarks.FindIndex(code); loc != nil {
+		var loc []int
+		if mayHoldTemplate(code) {
+			loc = templateMarks().FindIndex(code)
+		}
+		if loc != nil {
 			kind := "{{ }} expressions"
 			switch m := code[loc[0]:loc[1]]; {
 			case bytes.HasPrefix(m, []byte("{%")):

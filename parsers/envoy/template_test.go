@@ -40,3 +40,27 @@ func TestTemplateRefusedOnce(t *testing.T) {
 		})
 	}
 }
+
+// The quick test that skips lines must let through every line the
+// expression matches.
+func TestMayHoldTemplateKeepsEveryMatch(t *testing.T) {
+	for _, s := range []string{
+		"{{ .x }}", "a {%- if y %}", "${PORT}", "${A:-b}", "${A:=b}", "%%PORT%%",
+		"port: ${P}x", "{{}}", "{%%}", "x: '%%A_B%%'",
+		"no placeholder", "{ {x} }", "$ {A}", "% %A%%", "%START_TIME%", "",
+	} {
+		if templateMarks().MatchString(s) && !mayHoldTemplate([]byte(s)) {
+			t.Errorf("%q matches the expression but was skipped", s)
+		}
+	}
+}
+
+func FuzzMayHoldTemplate(f *testing.F) {
+	f.Add("port: ${PORT}")
+	f.Add("{% if %}")
+	f.Fuzz(func(t *testing.T, s string) {
+		if templateMarks().MatchString(s) && !mayHoldTemplate([]byte(s)) {
+			t.Errorf("%q matches the expression but was skipped", s)
+		}
+	})
+}

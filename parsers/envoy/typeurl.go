@@ -126,7 +126,7 @@ func judgeTypeUncached(name string) typeVerdict {
 			return typeVerdict{}
 		}
 	}
-	if v3, ok := removedTypes[name]; ok {
+	if v3, ok := removedType(name); ok {
 		return typeVerdict{bad: true, suggest: v3, removed: true}
 	}
 	if isV2Name(name) {
@@ -255,4 +255,13 @@ func unknownMessage(name string, lines []int) string {
 		b.WriteString(strconv.Itoa(ln))
 	}
 	return msg + fmt.Sprintf(" (used %d times, at lines %s)", len(lines), b.String())
+}
+
+// removedType finds a v2 message name in removedTypes.
+func removedType(name string) (v3 string, ok bool) {
+	i := sort.Search(len(removedTypes), func(i int) bool { return removedTypes[i].old >= name })
+	if i < len(removedTypes) && removedTypes[i].old == name {
+		return removedTypes[i].v3, true
+	}
+	return "", false
 }

@@ -136,3 +136,22 @@ stats_sinks:
 	wantExactly(t, r,
 		`8:14 envoy-unknown-extension extension not understood: envoy.extensions.stat_sinks.open_telemetry.v3.SinkConfig; its settings are kept but not checked`)
 }
+
+// removedTypes is searched by halves: it must be sorted, without repeats,
+// and every entry found.
+func TestRemovedTypesSorted(t *testing.T) {
+	if len(removedTypes) < 300 {
+		t.Fatalf("only %d removed types", len(removedTypes))
+	}
+	for i, r := range removedTypes {
+		if i > 0 && removedTypes[i-1].old >= r.old {
+			t.Errorf("%q before %q", removedTypes[i-1].old, r.old)
+		}
+		if v3, ok := removedType(r.old); !ok || v3 != r.v3 {
+			t.Errorf("removedType(%q) = %q, %v; want %q", r.old, v3, ok, r.v3)
+		}
+	}
+	if _, ok := removedType("envoy.api.v2.NoSuchMessage"); ok {
+		t.Error("a name not in the table was found")
+	}
+}

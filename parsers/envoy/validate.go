@@ -278,6 +278,9 @@ func walkAnys(m protoreflect.Message, n *node, fn anyVisitor) {
 		if fd.Message() == nil {
 			return true
 		}
+		if md := valueMessage(fd); md == nil || !mayHoldAny(md) {
+			return true
+		}
 		_, fn2 := n.field(string(fd.Name()))
 		switch {
 		case fd.IsList():
@@ -327,4 +330,54 @@ func visitMessage(m protoreflect.Message, n *node, fn anyVisitor) {
 		return
 	}
 	walkAnys(m, n, fn)
+}
+
+// holdsAny caches, per message type, whether a message of it can hold an
+// Any at any depth: walkAnys skips the fields whose type cannot (addresses,
+// matchers, durations, ...), most of a configuration's messages.
+var holdsAny sync.Map // protoreflect.FullName → bool
+
+// mayHoldAny reports whether a message of type md can hold an Any, itself
+// included. The well-known types other than Any hold none that walkAnys
+// would visit (visitMessage does not walk them).
+func mayHoldAny(md protoreflect.MessageDescriptor) bool {
+	if v, ok := holdsAny.Load(md.FullName()); ok {
+		return v.(bool)
+	}
+	seen := map[protoreflect.FullName]bool{}
+	found := reachesAny(md, seen)
+	if found {
+		holdsAny.Store(md.FullName(), true)
+	} else {
+		// Nothing reachable from md holds an Any, so nothing reachable
+		// from any type on the way does either.
+		for name := range seen {
+			holdsAny.Store(name, false)
+		}
+	}
+	return found
+}
+
+func reachesAny(md protoreflect.MessageDescriptor, seen map[protoreflect.FullName]bool) bool {
+	name := md.FullName()
+	if name == "google.protobuf.Any" {
+		return true
+	}
+	if seen[name] {
+		return false
+	}
+	seen[name] = true
+	if v, ok := holdsAny.Load(name); ok {
+		return v.(bool)
+	}
+	if rawJSON(md) {
+		return false
+	}
+	fields := md.Fields()
+	for i := 0; i < fields.Len(); i++ {
+		if sub := valueMessage(fields.Get(i)); sub != nil && reachesAny(sub, seen) {
+			return true
+		}
+	}
+	return false
 }

@@ -63,10 +63,11 @@ func main() {
 	fmt.Fprintln(w, "}")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "// removedTypes are the messages of Envoy's v2 API, each with the v3")
-	fmt.Fprintln(w, "// message that replaced it (its previous_message_type), if any.")
-	fmt.Fprintln(w, "var removedTypes = map[string]string{")
+	fmt.Fprintln(w, "// message that replaced it (its previous_message_type), if any, sorted by")
+	fmt.Fprintln(w, "// the v2 name: an array of constants, so nothing is built at start-up.")
+	fmt.Fprintln(w, "var removedTypes = [...]struct{ old, v3 string }{")
 	for _, n := range old {
-		fmt.Fprintf(w, "\t%q: %q,\n", n, removed[n])
+		fmt.Fprintf(w, "\t{%q, %q},\n", n, removed[n])
 	}
 	fmt.Fprintln(w, "}")
 }
