@@ -175,7 +175,7 @@ func writeRetriedAfterSend(pass *Pass, r *model.Route) (Finding, bool) {
 	case r.Methods.Any:
 		var ms []string
 		for _, m := range []string{"PUT", "DELETE"} {
-			if reexec.Allows(m) {
+			if reexec.Allows(m) && r.Methods.Allows(m) {
 				ms = append(ms, m)
 			}
 		}
@@ -233,15 +233,31 @@ func writeReason(pass *Pass, r *model.Route) string {
 	if um := r.Nginx.UpstreamMethod; um.Valid() && (um.Value == "POST" || um.Value == "PATCH") {
 		return "sends " + um.Value + " upstream (" + um.Name + ")"
 	}
-	if !r.Methods.Any && len(r.Methods.Allowed) > 0 {
-		only := true
-		for _, m := range r.Methods.Allowed {
-			if !writeMethods[m] {
-				only = false
+	// The methods the configuration lets through decide before the path
+	// does: a route that carries only GET and HEAD reads, whatever its
+	// path says, and one that carries POST writes.
+	if ms := r.Methods; !ms.Any {
+		var writes []string
+		for _, m := range ms.Allowed {
+			if writeMethods[m] {
+				writes = append(writes, m)
 			}
 		}
-		if only {
-			return "allows only " + quoteList(r.Methods.Allowed) + " (" + r.Methods.Source + ")"
+		switch {
+		case len(writes) == 0:
+			return ""
+		case len(writes) == len(ms.Allowed):
+			return "allows only " + quoteList(ms.Allowed) + " (" + ms.Source + ")"
+		}
+		return "allows " + quoteList(writes) + " (" + ms.Source + ")"
+	}
+	if ms := r.Methods; ms.Source != "" {
+		writes := false
+		for _, m := range []string{"POST", "PUT", "PATCH", "DELETE"} {
+			writes = writes || ms.Allows(m)
+		}
+		if !writes {
+			return ""
 		}
 	}
 	if p := r.Match.Path; p != "" {

@@ -285,7 +285,7 @@ func (b *builder) route(l *model.Listener, s *scope, parent *model.Route) {
 	}
 	b.resolvePass(r, s, parent)
 	b.resolveSettings(r, s)
-	r.Methods = methodsOf(s)
+	r.Methods = guardMethods(s, methodsOf(s))
 	r.Annotations = b.annotations(s)
 	l.Routes = append(l.Routes, r)
 

@@ -1,0 +1,89 @@
+package nginx
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestRequestMethodGuards(t *testing.T) {
+	p := build(t, "nginx", `events {}
+http {
+    server {
+        if ($request_method !~ ^(GET|HEAD|POST|PUT|DELETE|OPTIONS)$) {
+            return 405;
+        }
+        location /read/ {
+            if ($request_method != GET) { return 405; }
+            proxy_pass http://127.0.0.1:1;
+        }
+        location /cors/ {
+            if ($request_method = 'OPTIONS') {
+                add_header Access-Control-Allow-Origin '*';
+                return 204;
+            }
+            proxy_pass http://127.0.0.1:1;
+            location /cors/inner/ {
+                proxy_pass http://127.0.0.1:1;
+            }
+        }
+        location /split/ {
+            proxy_pass http://127.0.0.1:1;
+            if ($request_method ~* ^post$) {
+                proxy_pass http://127.0.0.1:2;
+            }
+        }
+        location /limited/ {
+            proxy_pass http://127.0.0.1:1;
+            limit_except GET POST { deny all; }
+            if ($request_method = POST) { return 403; }
+        }
+        location /tagged/ {
+            if ($request_method = POST) { set $x 1; }
+            if ($request_method ~ "(") { return 405; }
+            proxy_pass http://127.0.0.1:1;
+        }
+    }
+}
+`)
+	read := route(t, p, "location /read/")
+	assert.False(t, read.Methods.Any)
+	assert.Equal(t, []string{"GET"}, read.Methods.Allowed)
+	assert.Equal(t, "if ($request_method != GET)", read.Methods.Source)
+	assert.Equal(t, 8, read.Methods.Pos.Line)
+
+	cors := route(t, p, "location /cors/")
+	assert.False(t, cors.Methods.Any, "the server's guard lets only known methods through")
+	assert.Equal(t, []string{"GET", "HEAD", "POST", "PUT", "DELETE"}, cors.Methods.Allowed, "OPTIONS is answered by the location")
+	inner := route(t, p, "location /cors/inner/")
+	assert.Equal(t, []string{"GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS"}, inner.Methods.Allowed,
+		"an enclosing location's if does not run for a nested one; the server's does")
+
+	split := route(t, p, "if ($request_method ~* ^post$)")
+	assert.Equal(t, []string{"POST"}, split.Methods.Allowed, "an if that proxies carries what its condition lets in")
+
+	limited := route(t, p, "location /limited/")
+	assert.Equal(t, []string{"GET", "HEAD"}, limited.Methods.Allowed)
+
+	tagged := route(t, p, "location /tagged/")
+	assert.Equal(t, []string{"GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS"}, tagged.Methods.Allowed,
+		"an if that does not answer, or whose expression Go cannot read, narrows nothing")
+}
+
+func TestRequestMethodGuardRefusingSome(t *testing.T) {
+	p := build(t, "nginx", `events {}
+http {
+    server {
+        location /api/ {
+            if ($request_method ~ ^(POST|PUT|PATCH|DELETE)$) { return 405; }
+            proxy_pass http://127.0.0.1:1;
+        }
+    }
+}
+`)
+	api := route(t, p, "location /api/")
+	assert.True(t, api.Methods.Any, "an unknown method still passes")
+	assert.Equal(t, []string{"POST", "PUT", "DELETE", "PATCH"}, api.Methods.Except)
+	assert.True(t, api.Methods.Allows("GET"))
+	assert.False(t, api.Methods.Allows("PUT"))
+}
