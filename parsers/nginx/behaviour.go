@@ -30,7 +30,13 @@ func behaviour(r *model.Route) {
 	if f == nil {
 		return
 	}
-	r.Stream = stream(r)
+	if ws := stream(r); ws.Valid() {
+		r.Stream = ws
+	} else if f.Module == "grpc" {
+		// Any gRPC method may stream, and grpc_read_timeout bounds the
+		// silence between two messages of a call, not the call.
+		r.Stream = model.Set(true, f.Name, r.Kind, f.Pos)
+	}
 	if f.Upstream == nil {
 		return
 	}

@@ -87,3 +87,45 @@ http {
 	assert.True(t, api.Methods.Allows("GET"))
 	assert.False(t, api.Methods.Allows("PUT"))
 }
+
+func TestStreamLocations(t *testing.T) {
+	p := build(t, "nginx", `events {}
+http {
+    server {
+        location /events/ {
+            proxy_pass http://127.0.0.1:1;
+            proxy_buffering off;
+            add_header X-Accel-Buffering no;
+        }
+        location /sse/ {
+            proxy_buffering off;
+            proxy_set_header Accept "text/event-stream";
+            location /sse/inner/ {
+                proxy_pass http://127.0.0.1:1;
+            }
+        }
+        location /hinted/ {
+            proxy_pass http://127.0.0.1:1;
+            add_header Content-Type text/event-stream;
+        }
+        location /download/ {
+            proxy_pass http://127.0.0.1:1;
+            proxy_buffering off;
+        }
+        location /rpc/ {
+            grpc_pass grpc://127.0.0.1:1;
+        }
+    }
+}
+`)
+	want := map[string]int{"location /events/": 7, "location /sse/inner/": 11, "location /rpc/": 25}
+	for _, r := range p.Routes() {
+		line, stream := want[r.Name]
+		if r.Forward == nil {
+			continue
+		}
+		if r.Stream.Value != stream || (stream && r.Stream.Pos.Line != line) {
+			t.Errorf("%s: Stream %v at line %d (%s), want %v at line %d", r.Name, r.Stream.Value, r.Stream.Pos.Line, r.Stream.Name, stream, line)
+		}
+	}
+}
