@@ -95,8 +95,8 @@ func replaysWrites(r *model.Route) (Finding, bool) {
 	if r.Nginx != nil {
 		return Finding{
 			Pos: on.Pos,
-			Message: fmt.Sprintf("%s %s replays %s requests: after %s the request may already have run, and nginx sends it again to the next server of %s (%d servers), so one order or payment can be executed twice.",
-				on.Name, strings.Join(on.Value, " "), quoteList(carried), quoteList(conds), upstreamName(u), n),
+			Message: fmt.Sprintf("%s %s replays %s requests: after %s the request may already have run, and nginx sends it again %s, so one order or payment can be executed twice.",
+				on.Name, strings.Join(on.Value, " "), quoteList(carried), quoteList(conds), sentAgainTo(r, u, n)),
 			Related: routeRelated(r, on.Pos),
 			Fix: fmt.Sprintf("remove non_idempotent from %s (nginx then retries a %s only when it was never sent), "+
 				"or make the backend deduplicate with an idempotency key", on.Name, carried[0]),
@@ -201,12 +201,25 @@ func writeRetriedAfterSend(pass *Pass, r *model.Route) (Finding, bool) {
 	f := Finding{
 		Severity: model.Warning,
 		Pos:      on.Pos,
-		Message: fmt.Sprintf("%s %s, and %s retries %s: %s to the next server of %s (%d servers).",
-			routeName(r), why, settingText(on, strings.Join(on.Value, " ")), when, replayed, upstreamName(u), n),
+		Message: fmt.Sprintf("%s %s, and %s retries %s: %s %s.",
+			routeName(r), why, settingText(on, strings.Join(on.Value, " ")), when, replayed, sentAgainTo(r, u, n)),
 		Related: routeRelated(r, on.Pos),
 		Fix:     fmt.Sprintf("stop retries in this location (%s off;), or make the backend deduplicate with an idempotency key", on.Name),
 	}
 	return f, true
+}
+
+// sentAgainTo says where nginx sends a request again: to the next server
+// of the upstream, or, when only a failed pooled connection gives the try
+// back, to the same server on a new connection.
+func sentAgainTo(r *model.Route, u *model.Upstream, n int) string {
+	for _, x := range r.Reexecutes {
+		if x.SameServer {
+			return fmt.Sprintf("on a new connection to the same server of %s (%s) when the kept-alive connection it went out on fails: nginx gives that try back even to a single server (%s)",
+				upstreamName(u), countServers(u, n, true), settingText(r.MaxAttempts, fmt.Sprint(r.Forward.Upstream.PoolSize.Value)))
+		}
+	}
+	return fmt.Sprintf("to the next server of %s (%d servers)", upstreamName(u), n)
 }
 
 // canCarryRetried reports whether a client method that the retries send

@@ -40,11 +40,46 @@ func behaviour(r *model.Route) {
 	if f.Upstream == nil {
 		return
 	}
+	r.Pool = pool(r)
 	r.MaxAttempts = maxAttempts(r)
 	if r.MaxAttempts.Value > 1 {
 		r.Reexecutes = reexecutions(r)
+	} else if givesTryBack(r) {
+		// One more try on a new connection to the same server, for an
+		// error on a pooled connection only (docs/semantics.md §B).
+		sz := r.Pool.Size
+		r.MaxAttempts = model.Setting[int]{Value: 2, Name: "keepalive", Pos: sz.Pos, Level: sz.Level, Default: sz.Default, Note: sz.Note}
+		for _, x := range reexecutions(r) {
+			if x.Condition == "error" {
+				x.SameServer = true
+				r.Reexecutes = append(r.Reexecutes, x)
+			}
+		}
 	}
-	r.Pool = pool(r)
+}
+
+// givesTryBack reports whether a request that fails with an error on a
+// pooled connection is sent once more: nginx adds the try back before it
+// decides (ngx_http_upstream.c, ngx_http_upstream_next: "if
+// (u->peer.cached && ft_type == NGX_HTTP_UPSTREAM_FT_ERROR)
+// u->peer.tries++", in 1.22 and the newest release alike), so even a
+// single server or *_next_upstream_tries 1 retries, as long as
+// *_next_upstream has error. Only connections that return to the pool
+// are cached: HTTP/1.1 without "Connection: close" for proxy,
+// fastcgi_keep_conn on for FastCGI.
+func givesTryBack(r *model.Route) bool {
+	if r.Pool == nil || !retries(r) || !r.Retry.Has("error") {
+		return false
+	}
+	n := r.Nginx
+	switch r.Forward.Module {
+	case "proxy":
+		return n.HTTPVersion.Value == "1.1" && !strings.EqualFold(n.ConnectionHeader.Value, "close") &&
+			!(n.ConnectionHeaderPlain.Valid() && strings.EqualFold(n.ConnectionHeaderPlain.Value, "close"))
+	case "fastcgi":
+		return n.KeepConn.Value
+	}
+	return true
 }
 
 // maxAttempts: the servers of the upstream that are not down, primary and

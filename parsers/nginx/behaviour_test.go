@@ -129,3 +129,55 @@ http {
 		}
 	}
 }
+
+func TestPooledConnectionGivesTryBack(t *testing.T) {
+	p := build(t, "nginx", `events {}
+http {
+    upstream one {
+        server 10.0.0.1:8080;
+        keepalive 8;
+    }
+    server {
+        location /pooled/ {
+            proxy_pass http://one;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            proxy_next_upstream_tries 1;
+        }
+        location /http10/ {
+            proxy_pass http://one;
+        }
+        location /no-error/ {
+            proxy_pass http://one;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            proxy_next_upstream timeout http_502;
+        }
+        location /fcgi/ {
+            fastcgi_pass one;
+        }
+        location /rpc/ {
+            grpc_pass grpc://one;
+        }
+    }
+}
+`)
+	pooled := route(t, p, "location /pooled/")
+	assert.Equal(t, 2, pooled.MaxAttempts.Value, "the try given back comes on top of tries 1")
+	assert.Equal(t, "keepalive", pooled.MaxAttempts.Name)
+	assert.Equal(t, 5, pooled.MaxAttempts.Pos.Line)
+	if assert.Len(t, pooled.Reexecutes, 1) {
+		x := pooled.Reexecutes[0]
+		assert.Equal(t, "error", x.Condition)
+		assert.True(t, x.SameServer)
+		assert.False(t, x.Methods.Allows("POST"))
+		assert.True(t, x.Methods.Allows("PUT"))
+	}
+	for _, name := range []string{"location /http10/", "location /no-error/", "location /fcgi/"} {
+		r := route(t, p, name)
+		assert.Equal(t, 1, r.MaxAttempts.Value, name)
+		assert.Empty(t, r.Reexecutes, name)
+	}
+	rpc := route(t, p, "location /rpc/")
+	assert.Equal(t, 2, rpc.MaxAttempts.Value, "gRPC connections are HTTP/2 and return to the pool")
+}
