@@ -74,8 +74,8 @@ func givesTryBack(r *model.Route) bool {
 	n := r.Nginx
 	switch r.Forward.Module {
 	case "proxy":
-		return n.HTTPVersion.Value == "1.1" && !strings.EqualFold(n.ConnectionHeader.Value, "close") &&
-			!(n.ConnectionHeaderPlain.Valid() && strings.EqualFold(n.ConnectionHeaderPlain.Value, "close"))
+		plainClose := n.ConnectionHeaderPlain.Valid() && strings.EqualFold(n.ConnectionHeaderPlain.Value, "close")
+		return n.HTTPVersion.Value == "1.1" && !strings.EqualFold(n.ConnectionHeader.Value, "close") && !plainClose
 	case "fastcgi":
 		return n.KeepConn.Value
 	}
