@@ -478,6 +478,10 @@ type Reexecution struct {
 	Methods Methods
 	// Setting is the directive or field that names the condition.
 	Setting Setting[[]string]
+	// SameServer is set when the request goes again to the same server on
+	// a new connection, not to a next one: nginx gives a try back when a
+	// pooled connection fails under a request, even on a single server.
+	SameServer bool
 }
 
 // AccessLog is one access log a route writes to.

@@ -95,8 +95,8 @@ func replaysWrites(r *model.Route) (Finding, bool) {
 	if r.Nginx != nil {
 		return Finding{
 			Pos: on.Pos,
-			Message: fmt.Sprintf("%s %s replays %s requests: after %s the request may already have run, and nginx sends it again to the next server of %s (%d servers), so one order or payment can be executed twice.",
-				on.Name, strings.Join(on.Value, " "), quoteList(carried), quoteList(conds), upstreamName(u), n),
+			Message: fmt.Sprintf("%s %s replays %s requests: after %s the request may already have run, and nginx sends it again %s, so one order or payment can be executed twice.",
+				on.Name, strings.Join(on.Value, " "), quoteList(carried), quoteList(conds), sentAgainTo(r, u, n)),
 			Related: routeRelated(r, on.Pos),
 			Fix: fmt.Sprintf("remove non_idempotent from %s (nginx then retries a %s only when it was never sent), "+
 				"or make the backend deduplicate with an idempotency key", on.Name, carried[0]),
@@ -175,7 +175,7 @@ func writeRetriedAfterSend(pass *Pass, r *model.Route) (Finding, bool) {
 	case r.Methods.Any:
 		var ms []string
 		for _, m := range []string{"PUT", "DELETE"} {
-			if reexec.Allows(m) {
+			if reexec.Allows(m) && r.Methods.Allows(m) {
 				ms = append(ms, m)
 			}
 		}
@@ -201,12 +201,25 @@ func writeRetriedAfterSend(pass *Pass, r *model.Route) (Finding, bool) {
 	f := Finding{
 		Severity: model.Warning,
 		Pos:      on.Pos,
-		Message: fmt.Sprintf("%s %s, and %s retries %s: %s to the next server of %s (%d servers).",
-			routeName(r), why, settingText(on, strings.Join(on.Value, " ")), when, replayed, upstreamName(u), n),
+		Message: fmt.Sprintf("%s %s, and %s retries %s: %s %s.",
+			routeName(r), why, settingText(on, strings.Join(on.Value, " ")), when, replayed, sentAgainTo(r, u, n)),
 		Related: routeRelated(r, on.Pos),
 		Fix:     fmt.Sprintf("stop retries in this location (%s off;), or make the backend deduplicate with an idempotency key", on.Name),
 	}
 	return f, true
+}
+
+// sentAgainTo says where nginx sends a request again: to the next server
+// of the upstream, or, when only a failed pooled connection gives the try
+// back, to the same server on a new connection.
+func sentAgainTo(r *model.Route, u *model.Upstream, n int) string {
+	for _, x := range r.Reexecutes {
+		if x.SameServer {
+			return fmt.Sprintf("on a new connection to the same server of %s (%s) when the kept-alive connection it went out on fails: nginx gives that try back even to a single server (%s)",
+				upstreamName(u), countServers(u, n, true), settingText(r.MaxAttempts, fmt.Sprint(r.Forward.Upstream.PoolSize.Value)))
+		}
+	}
+	return fmt.Sprintf("to the next server of %s (%d servers)", upstreamName(u), n)
 }
 
 // canCarryRetried reports whether a client method that the retries send
@@ -233,15 +246,31 @@ func writeReason(pass *Pass, r *model.Route) string {
 	if um := r.Nginx.UpstreamMethod; um.Valid() && (um.Value == "POST" || um.Value == "PATCH") {
 		return "sends " + um.Value + " upstream (" + um.Name + ")"
 	}
-	if !r.Methods.Any && len(r.Methods.Allowed) > 0 {
-		only := true
-		for _, m := range r.Methods.Allowed {
-			if !writeMethods[m] {
-				only = false
+	// The methods the configuration lets through decide before the path
+	// does: a route that carries only GET and HEAD reads, whatever its
+	// path says, and one that carries POST writes.
+	if ms := r.Methods; !ms.Any {
+		var writes []string
+		for _, m := range ms.Allowed {
+			if writeMethods[m] {
+				writes = append(writes, m)
 			}
 		}
-		if only {
-			return "allows only " + quoteList(r.Methods.Allowed) + " (" + r.Methods.Source + ")"
+		switch {
+		case len(writes) == 0:
+			return ""
+		case len(writes) == len(ms.Allowed):
+			return "allows only " + quoteList(ms.Allowed) + " (" + ms.Source + ")"
+		}
+		return "allows " + quoteList(writes) + " (" + ms.Source + ")"
+	}
+	if ms := r.Methods; ms.Source != "" {
+		writes := false
+		for _, m := range []string{"POST", "PUT", "PATCH", "DELETE"} {
+			writes = writes || ms.Allows(m)
+		}
+		if !writes {
+			return ""
 		}
 	}
 	if p := r.Match.Path; p != "" {

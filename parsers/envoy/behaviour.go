@@ -1,6 +1,9 @@
 package envoy
 
 import (
+	"strings"
+	"time"
+
 	"github.com/proxylint/proxylint/model"
 
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
@@ -87,12 +90,44 @@ func behaviour(r *model.Route) {
 	}
 }
 
-// stream: a route that upgrades to WebSocket carries long-lived streams.
-func stream(b *builder, r *routev3.Route, n *node) model.Setting[bool] {
+// stream: a route that carries long-lived streams. A route whose own
+// upgrade_configs allow WebSocket is one (an entry that is not enabled
+// turns upgrades off on the route, whatever the connection manager says:
+// source/extensions/filters/network/http_connection_manager/config.cc,
+// HttpConnectionManagerConfig::createUpgradeFilterChain). The connection
+// manager's upgrade_configs allow upgrades on every route, which says
+// nothing about which route carries them, so they do not make a route a
+// stream: its plain requests still wait for the route timeout. A gRPC route
+// (match grpc: {}, or a content-type matcher that takes
+// application/grpc) carries streaming calls, but the route timeout runs
+// from the end of the request to the end of the response
+// (route_components.proto, RouteAction.timeout), so a server stream is
+// cut when it ends: only with the timeout disabled does the route carry
+// long-lived streams, whose silence idle_timeout bounds.
+func stream(b *builder, r *routev3.Route, n *node, timeout model.Setting[time.Duration]) model.Setting[bool] {
 	for _, u := range r.GetRoute().GetUpgradeConfigs() {
-		if u.GetUpgradeType() == "websocket" && (u.GetEnabled() == nil || u.GetEnabled().GetValue()) {
+		if strings.EqualFold(u.GetUpgradeType(), "websocket") {
+			if u.GetEnabled() != nil && !u.GetEnabled().GetValue() {
+				return model.Setting[bool]{}
+			}
 			key, _ := n.get("route").field("upgrade_configs")
 			return model.Set(true, fieldName(key, "upgrade_configs"), "route", b.pos(orNode(key, n)))
+		}
+	}
+	if timeout.Value != 0 {
+		return model.Setting[bool]{}
+	}
+	m, mNode := r.GetMatch(), n.get("match")
+	if m.GetGrpc() != nil {
+		key, _ := mNode.field("grpc")
+		return model.Set(true, "match.grpc", "route", b.pos(orNode(key, n)))
+	}
+	for i, h := range m.GetHeaders() {
+		if !strings.EqualFold(h.GetName(), "content-type") {
+			continue
+		}
+		if match, known := headerMatcher(h); known && match("application/grpc") && !match("application/json") {
+			return model.Set(true, "match.headers content-type", "route", b.pos(orNode(mNode.get("headers").item(i), n)))
 		}
 	}
 	return model.Setting[bool]{}

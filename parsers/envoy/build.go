@@ -395,7 +395,7 @@ func (b *builder) route(ln *model.Listener, vh *routev3.VirtualHost, vhNode *nod
 	case vh.GetRetryPolicy() != nil:
 		rt.Retry = b.retry(vh.GetRetryPolicy(), vhNode, "virtual_host", e)
 	}
-	rt.Stream = stream(b, r, n)
+	rt.Stream = stream(b, r, n, e.Timeout)
 	behaviour(rt)
 	ln.Routes = append(ln.Routes, rt)
 }

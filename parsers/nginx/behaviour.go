@@ -1,6 +1,7 @@
 package nginx
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/proxylint/proxylint/model"
@@ -29,15 +30,56 @@ func behaviour(r *model.Route) {
 	if f == nil {
 		return
 	}
-	r.Stream = stream(r)
+	if ws := stream(r); ws.Valid() {
+		r.Stream = ws
+	} else if f.Module == "grpc" {
+		// Any gRPC method may stream, and grpc_read_timeout bounds the
+		// silence between two messages of a call, not the call.
+		r.Stream = model.Set(true, f.Name, r.Kind, f.Pos)
+	}
 	if f.Upstream == nil {
 		return
 	}
+	r.Pool = pool(r)
 	r.MaxAttempts = maxAttempts(r)
 	if r.MaxAttempts.Value > 1 {
 		r.Reexecutes = reexecutions(r)
+	} else if givesTryBack(r) {
+		// One more try on a new connection to the same server, for an
+		// error on a pooled connection only (docs/semantics.md §B).
+		sz := r.Pool.Size
+		r.MaxAttempts = model.Setting[int]{Value: 2, Name: "keepalive", Pos: sz.Pos, Level: sz.Level, Default: sz.Default, Note: sz.Note}
+		for _, x := range reexecutions(r) {
+			if x.Condition == "error" {
+				x.SameServer = true
+				r.Reexecutes = append(r.Reexecutes, x)
+			}
+		}
 	}
-	r.Pool = pool(r)
+}
+
+// givesTryBack reports whether a request that fails with an error on a
+// pooled connection is sent once more: nginx adds the try back before it
+// decides (ngx_http_upstream.c, ngx_http_upstream_next: "if
+// (u->peer.cached && ft_type == NGX_HTTP_UPSTREAM_FT_ERROR)
+// u->peer.tries++", in 1.22 and the newest release alike), so even a
+// single server or *_next_upstream_tries 1 retries, as long as
+// *_next_upstream has error. Only connections that return to the pool
+// are cached: HTTP/1.1 without "Connection: close" for proxy,
+// fastcgi_keep_conn on for FastCGI.
+func givesTryBack(r *model.Route) bool {
+	if r.Pool == nil || !retries(r) || !r.Retry.Has("error") {
+		return false
+	}
+	n := r.Nginx
+	switch r.Forward.Module {
+	case "proxy":
+		plainClose := n.ConnectionHeaderPlain.Valid() && strings.EqualFold(n.ConnectionHeaderPlain.Value, "close")
+		return n.HTTPVersion.Value == "1.1" && !strings.EqualFold(n.ConnectionHeader.Value, "close") && !plainClose
+	case "fastcgi":
+		return n.KeepConn.Value
+	}
+	return true
 }
 
 // maxAttempts: the servers of the upstream that are not down, primary and
@@ -137,4 +179,145 @@ func stream(r *model.Route) model.Setting[bool] {
 		return model.Set(true, up.Name+" Upgrade "+up.Value, up.Level, up.Pos)
 	}
 	return model.Setting[bool]{}
+}
+
+// knownMethods are the methods a $request_method condition is tested
+// against: HTTP's and WebDAV's.
+var knownMethods = []string{"GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "CONNECT",
+	"LOCK", "UNLOCK", "MKCOL", "COPY", "MOVE", "PROPFIND", "PROPPATCH"}
+
+// guardMethods narrows the methods that reach a route's upstream by the
+// "if ($request_method ...)" blocks that answer a request themselves
+// (return): those of the server, which run for every request before a
+// location is chosen, and those of the route's location (the rewrite
+// directives of an enclosing location do not run for a nested one). An
+// if block that proxies on its own carries the methods its condition
+// lets in.
+func guardMethods(s *scope, m model.Methods) model.Methods {
+	loc := s
+	for loc != nil && loc.kind != "location" {
+		loc = loc.parent
+	}
+	var levels []*scope
+	if loc != nil {
+		for c := loc.parent; c != nil; c = c.parent {
+			if c.kind == "server" {
+				levels = append(levels, c)
+				break
+			}
+		}
+		levels = append(levels, loc)
+	}
+	for _, lvl := range levels {
+		for _, ifd := range lvl.children("if") {
+			if ifd == s.dir || !answers(ifd) {
+				continue
+			}
+			if match, negated, ok := methodCondition(ifd); ok {
+				m = narrowMethods(m, ifd, func(x string) bool { return match(x) == negated })
+			}
+		}
+	}
+	if s.kind == "if" && s.dir != nil {
+		if match, negated, ok := methodCondition(s.dir); ok {
+			m = narrowMethods(m, s.dir, func(x string) bool { return match(x) != negated })
+		}
+	}
+	return m
+}
+
+// answers reports whether an if block answers the request itself.
+func answers(ifd *Directive) bool {
+	for _, d := range flatten(ifd.Block) {
+		if d.Name == "return" {
+			return true
+		}
+	}
+	return false
+}
+
+// narrowMethods keeps the methods pass lets through.
+func narrowMethods(m model.Methods, d *Directive, pass func(string) bool) model.Methods {
+	out := model.Methods{Pos: d.Pos, Source: d.String()}
+	if !m.Any {
+		for _, x := range m.Allowed {
+			if pass(x) {
+				out.Allowed = append(out.Allowed, x)
+			}
+		}
+		if len(out.Allowed) == len(m.Allowed) {
+			return m
+		}
+		return out
+	}
+	// When every method the condition lets through is a known one, the
+	// route carries only those; otherwise it carries any method but the
+	// known ones the condition keeps out.
+	if !pass("X-PROXYLINT-OTHER") {
+		for _, x := range knownMethods {
+			if pass(x) && m.Allows(x) {
+				out.Allowed = append(out.Allowed, x)
+			}
+		}
+		return out
+	}
+	out.Any = true
+	out.Except = append(out.Except, m.Except...)
+	for _, x := range knownMethods {
+		if !pass(x) && m.Allows(x) {
+			out.Except = append(out.Except, x)
+		}
+	}
+	if len(out.Except) == len(m.Except) {
+		return m
+	}
+	return out
+}
+
+// methodCondition reads "if ($request_method OP VALUE)": match tells
+// whether a method satisfies VALUE (equal to it, or matching its regular
+// expression), and negated is set for != and !~. ok is false for any other
+// condition, or a regular expression Go cannot read the way PCRE does.
+func methodCondition(d *Directive) (match func(string) bool, negated, ok bool) {
+	args := d.ArgValues()
+	if len(args) > 0 && args[0] == "(" {
+		args = args[1:]
+	} else if len(args) > 0 {
+		args[0] = strings.TrimPrefix(args[0], "(")
+	}
+	if n := len(args); n > 0 && args[n-1] == ")" {
+		args = args[:n-1]
+	} else if n > 0 {
+		args[n-1] = strings.TrimSuffix(args[n-1], ")")
+	}
+	if len(args) != 3 || args[0] != "$request_method" || hasVariable(args[2]) {
+		return nil, false, false
+	}
+	op, v := args[1], args[2]
+	switch op {
+	case "=", "!=":
+		return func(x string) bool { return x == v }, op == "!=", true
+	case "~", "!~", "~*", "!~*":
+		expr := v
+		if strings.HasSuffix(op, "*") {
+			expr = "(?i)" + expr
+		}
+		re, err := regexp.Compile(expr)
+		if err != nil {
+			return nil, false, false
+		}
+		return re.MatchString, strings.HasPrefix(op, "!"), true
+	}
+	return nil, false, false
+}
+
+// hasVariable reports whether s refers to a variable ("$name", "${name}",
+// "$1"), which a regular expression's "$" anchor is not.
+func hasVariable(s string) bool {
+	for i := 0; i+1 < len(s); i++ {
+		if c := s[i+1]; s[i] == '$' && (c == '{' || c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return true
+		}
+	}
+	return false
 }

@@ -285,7 +285,7 @@ func (b *builder) route(l *model.Listener, s *scope, parent *model.Route) {
 	}
 	b.resolvePass(r, s, parent)
 	b.resolveSettings(r, s)
-	r.Methods = methodsOf(s)
+	r.Methods = guardMethods(s, methodsOf(s))
 	r.Annotations = b.annotations(s)
 	l.Routes = append(l.Routes, r)
 
@@ -487,6 +487,7 @@ func (b *builder) resolveSettings(r *model.Route, s *scope) {
 		n.ConnectionHeader = b.connectionHeader(s)
 		n.ConnectionHeaderPlain = b.withoutUpgrade(n.ConnectionHeader.Value)
 		n.UpgradeHeader = b.upgradeHeader(s)
+		r.Stream = b.eventStream(s)
 		if d, lvl := s.lookup("proxy_method"); d != nil && len(d.Args) > 0 {
 			n.UpstreamMethod = model.Set(strings.ToUpper(d.Args[0].Value), d.Name, lvl.kind, d.Pos)
 		}
@@ -560,6 +561,31 @@ func (b *builder) connectionHeader(s *scope) model.Setting[string] {
 // headers are not passed on).
 func (b *builder) upgradeHeader(s *scope) model.Setting[string] {
 	return proxyHeader(s, "Upgrade")
+}
+
+// eventStream: a location set up for server-sent events. proxy_buffering
+// off alone is common (large downloads, git over HTTP, long polling), so
+// it takes a header that names the event stream too: "text/event-stream"
+// in an add_header, proxy_set_header or more_set_headers value
+// (Content-Type, Accept), or X-Accel-Buffering set. The setting points at
+// that header.
+func (b *builder) eventStream(s *scope) model.Setting[bool] {
+	buf := b.boolean(s, "proxy_buffering", true)
+	if !buf.Explicit() || buf.Value {
+		return model.Setting[bool]{}
+	}
+	for _, name := range []string{"add_header", "proxy_set_header", "more_set_headers"} {
+		ds, lvl := s.lookupArray(name)
+		for _, d := range ds {
+			for _, a := range d.Args {
+				v := strings.ToLower(a.Value)
+				if strings.Contains(v, "text/event-stream") || strings.HasPrefix(v, "x-accel-buffering") {
+					return model.Set(true, "proxy_buffering off and "+d.String(), lvl.kind, d.Pos)
+				}
+			}
+		}
+	}
+	return model.Setting[bool]{}
 }
 
 // proxyHeader finds the value proxy_set_header gives header name, from the

@@ -164,3 +164,29 @@ func TestStaleKeepaliveConnectionRetriesPOSTWithNonIdempotent(t *testing.T) {
 		t.Errorf("backend answered the POST %d times and dropped it %d times, want 1 and 1", a, d)
 	}
 }
+
+// A PUT that the backend read on a pooled connection and dropped is sent
+// again to the same single server, even with proxy_next_upstream_tries 1:
+// the try nginx gives back comes on top of the cap. Only a method nginx
+// counts as non-idempotent (POST, PATCH, LOCK) is kept back.
+func TestStaleKeepaliveConnectionRetriesPUTDespiteTriesOne(t *testing.T) {
+	t.Parallel()
+	url, be := staleSetup(t, "proxy_next_upstream_tries 1;")
+	r := send(t, http.MethodPut, url, "stale-put")
+	wantStatus(t, r, http.StatusOK)
+	if a, d := be.counts("stale-put"); a != 1 || d != 1 {
+		t.Errorf("backend answered the PUT %d times and dropped it %d times, want 1 and 1", a, d)
+	}
+}
+
+// Without error among the conditions nothing is given back: the PUT fails
+// with 502 after one try.
+func TestStaleKeepaliveConnectionNotRetriedWithoutError(t *testing.T) {
+	t.Parallel()
+	url, be := staleSetup(t, "proxy_next_upstream timeout;")
+	r := send(t, http.MethodPut, url, "stale-put-timeout")
+	wantStatus(t, r, http.StatusBadGateway)
+	if a, d := be.counts("stale-put-timeout"); a != 0 || d != 1 {
+		t.Errorf("backend answered the PUT %d times and dropped it %d times, want 0 and 1", a, d)
+	}
+}
