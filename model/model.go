@@ -374,6 +374,9 @@ type Methods struct {
 	Except []string
 	Pos    Pos
 	Source string
+	// Why says in words why only these methods pass, where no setting
+	// names them (a GRPCRoute carries gRPC calls, which are POSTs).
+	Why string
 }
 
 // Allows reports whether method m can pass.

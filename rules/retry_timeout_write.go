@@ -119,7 +119,10 @@ func replaysWrites(r *model.Route) (Finding, bool) {
 		msg += " A per-try timeout counts as a reset under " + quoteList(timeouts) + ", so a slow response is replayed too."
 	}
 	why := "the route has no :method matcher, so it carries every method"
-	if !r.Methods.Any {
+	switch {
+	case r.Methods.Why != "":
+		why = r.Methods.Why
+	case !r.Methods.Any:
 		why = "its :method matcher lets " + quoteList(carried) + " through"
 	}
 	related := []Related{{Pos: r.Pos, Message: routeName(r) + ": " + why}}
@@ -130,9 +133,23 @@ func replaysWrites(r *model.Route) (Finding, bool) {
 		Pos:     on.Pos,
 		Message: msg,
 		Related: related,
-		Fix: "retry only what never reached the upstream (retry_on: connect-failure,refused-stream,reset-before-request), " +
-			"or limit retries to safe methods with retriable_request_headers: [{name: \":method\", string_match: {safe_regex: {regex: \"GET|HEAD|OPTIONS\"}}}]",
+		Fix:     safeRetryFix(on),
 	}, true
+}
+
+// safeRetryFix words the fix in the terms of the setting that holds the
+// retry conditions: Envoy's retry_policy can also narrow retries to safe
+// methods, which Istio's retries and Gateway API's retry cannot.
+func safeRetryFix(on model.Setting[[]string]) string {
+	if on.Default {
+		return "give the route a retry policy of its own that retries only what never reached the upstream " +
+			"(connect-failure, refused-stream, reset-before-request), or none"
+	}
+	fix := "retry only what never reached the upstream (" + on.Name + ": connect-failure,refused-stream,reset-before-request)"
+	if strings.HasPrefix(on.Name, "retry_policy.") {
+		fix += ", or limit retries to safe methods with retriable_request_headers: [{name: \":method\", string_match: {safe_regex: {regex: \"GET|HEAD|OPTIONS\"}}}]"
+	}
+	return fix
 }
 
 // writeRetriedAfterSend: a location that writes, whose retries send PUT,

@@ -83,7 +83,10 @@ func (l *loader) gatewayRoute(m *mesh, o *object) {
 func (l *loader) gatewayMatches(rule *yaml.Node, grpc bool) (model.Match, model.Methods) {
 	match := model.Match{Kind: model.MatchPrefix, Path: "/", CaseSensitive: true}
 	ms := items(get(rule, "matches"))
-	if grpc || len(ms) == 0 {
+	if grpc {
+		return match, model.Methods{Allowed: []string{"POST"}, Pos: l.pos(rule), Source: "GRPCRoute", Why: "a GRPCRoute carries gRPC calls, and every gRPC call is a POST"}
+	}
+	if len(ms) == 0 {
 		return match, model.Methods{Any: true}
 	}
 	if path := get(ms[0], "path"); path != nil {
