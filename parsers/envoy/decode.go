@@ -102,9 +102,28 @@ func splitProtoError(err error) (line, col int, text string) {
 	return line, col, strings.TrimSpace(s)
 }
 
+// scalarKind is the type protojson names in "invalid value for KIND field
+// NAME", as the value to write ("true or false" for a bool, "a single
+// uint32" for a number).
+func scalarKind(head string) string {
+	kind, _, _ := strings.Cut(strings.TrimPrefix(head, "invalid value for "), " ")
+	if kind == "bool" {
+		return "true or false"
+	}
+	return "a single " + kind
+}
+
 // decodeMessage rewords a protojson message with the field as the user
 // wrote it.
 func decodeMessage(text string, li lineInfo) string {
+	// protojson names only the first character of an object or a list
+	// given where a scalar belongs ("invalid value for bool field value:
+	// {"); say what it was.
+	if head, ok := strings.CutSuffix(text, ": {"); ok && strings.HasPrefix(head, "invalid value for ") {
+		text = head + ": an object, where " + scalarKind(head) + " belongs"
+	} else if head, ok := strings.CutSuffix(text, ": ["); ok && strings.HasPrefix(head, "invalid value for ") {
+		text = head + ": a list, where " + scalarKind(head) + " belongs"
+	}
 	if li.key != nil && !strings.Contains(text, li.key.value) {
 		text = li.key.value + ": " + text
 	}

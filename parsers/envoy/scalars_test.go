@@ -102,3 +102,22 @@ func TestYAMLFloatsAreStrings(t *testing.T) {
 		t.Errorf("got %q, want %q", probs, want)
 	}
 }
+
+// An object or a list where a scalar belongs is named as such, not by its
+// first character.
+func TestObjectWhereAScalarBelongs(t *testing.T) {
+	for _, c := range []struct{ value, want string }{
+		{"{}", "2:32 ignore_health_on_host_removal: invalid value for bool field ignoreHealthOnHostRemoval: an object, where true or false belongs"},
+		{"[true]", "2:32 ignore_health_on_host_removal: invalid value for bool field ignoreHealthOnHostRemoval: a list, where true or false belongs"},
+		{"{a: 1}", "2:32 ignore_health_on_host_removal: invalid value for bool field ignoreHealthOnHostRemoval: an object, where true or false belongs"},
+	} {
+		_, probs := decodeCluster(t, "name: c\nignore_health_on_host_removal: "+c.value+"\n")
+		if strings.Join(probs, "|") != c.want {
+			t.Errorf("%s: got %q, want %q", c.value, probs, c.want)
+		}
+	}
+	_, probs := decodeCluster(t, "name: c\nper_connection_buffer_limit_bytes: {value: 1}\n")
+	if want := "2:36 per_connection_buffer_limit_bytes: invalid value for uint32 field value: an object, where a single uint32 belongs"; strings.Join(probs, "|") != want {
+		t.Errorf("got %q, want %q", probs, want)
+	}
+}
