@@ -63,6 +63,13 @@ func TestDetectNamedFiles(t *testing.T) {
 		require.Len(t, m.Proxies, 1, f)
 		assert.Equal(t, model.Nginx, m.Proxies[0].Product, f)
 	}
+	// git writes a symbolic link as a file holding its target where it
+	// cannot make links; a trailing newline makes it text, not a link.
+	tree(t, map[string]string{"default": "../sites-available/default", "notes": "see ../sites-available/default\n"})
+	m = Load([]string{"default"}, Options{})
+	assert.Equal(t, []string{`default: default: the file holds only the path "../sites-available/default": a symbolic link checked out as a plain file (git with core.symlinks off)? Lint the file it points to`}, fatals(m))
+	m = Load([]string{"notes"}, Options{})
+	assert.Equal(t, []string{"notes: notes: cannot tell whether this is an nginx or an Envoy configuration; name the kind with --kind nginx or --kind envoy"}, fatals(m))
 }
 
 // A template found in a walk is one note and no rule input; named, it is

@@ -466,9 +466,22 @@ func detect(path, forced string, explicit bool, maxSize int64) (string, error) {
 		if nginxName || nginx.HasTemplate(head) || len(bytes.TrimSpace(head)) == 0 || nginx.Parses(head, headSize) {
 			return KindNginx, nil
 		}
+		if target, ok := linkText(head); ok {
+			return "", fmt.Errorf("%s: the file holds only the path %q: a symbolic link checked out as a plain file (git with core.symlinks off)? Lint the file it points to", path, target)
+		}
 		return "", fmt.Errorf("%s: cannot tell whether this is an nginx or an Envoy configuration; name the kind with --kind nginx or --kind envoy", path)
 	}
 	return "", nil
+}
+
+// linkText reports whether a file's whole content is one path, as git
+// writes a symbolic link on a checkout that does not make links.
+func linkText(head []byte) (string, bool) {
+	s := string(head)
+	if len(s) == 0 || len(s) > 4096 || strings.ContainsAny(s, " \t\n\r;{}\x00") || !strings.Contains(s, "/") {
+		return "", false
+	}
+	return s, true
 }
 
 // headSize is how much of a file detection reads.
