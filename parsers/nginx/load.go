@@ -415,7 +415,7 @@ func (l *loader) expand(name string, at model.Pos) ([]string, bool) {
 	if l.cfg.Fragment() {
 		l.cfg.Diagnostics = append(l.cfg.Diagnostics, model.Diagnostic{
 			Code: CodeInclude, Severity: model.Warning, Pos: at,
-			Message: fmt.Sprintf("include %q was not found next to this fragment or in the directories above it, so it was not linted; lint the main nginx.conf that includes this file to follow it", name),
+			Message: fmt.Sprintf("include %q was not found next to this fragment or in the directories above it, so it was not linted; where the configuration that includes this file is in the tree, name it in entry-points in .proxylint.yaml (or lint it) so that its includes are followed from its directory", name),
 		})
 		return nil, false
 	}
