@@ -300,6 +300,25 @@ func (b *builder) route(l *model.Listener, s *scope, parent *model.Route) {
 	}
 }
 
+// unresolvable reports whether a host computed from variables can never
+// be connected to: a name that is neither an address nor an upstream
+// block, with no resolver in effect, in a configuration read whole (a
+// fragment's includer may set the resolver).
+func (b *builder) unresolvable(s *scope, hostport string) bool {
+	if !b.complete || strings.HasPrefix(hostport, "unix:") {
+		return false
+	}
+	if i := strings.IndexByte(hostport, '/'); i >= 0 {
+		hostport = hostport[:i]
+	}
+	addr, err := parseAddress(hostport, 0)
+	if err != nil || addr.Unix != "" || isLiteralHost(addr.Host) || b.named[strings.ToLower(addr.Host)] != nil {
+		return false
+	}
+	d, _ := s.lookup("resolver")
+	return d == nil
+}
+
 // passDirective returns the *_pass directive set at this level itself.
 func passDirective(s *scope) *Directive {
 	for _, m := range passModules {
@@ -346,6 +365,14 @@ func (b *builder) resolvePass(r *model.Route, s *scope, parent *model.Route) {
 				return
 			}
 			p.Scheme, rest = scheme, resolved
+			if b.unresolvable(s, hostPart(rest)) {
+				// nginx looks a host name computed at run time up
+				// through the resolver directive, and without one
+				// answers 502 ("no resolver defined to resolve") and
+				// opens no connection (ngx_http_upstream.c,
+				// ngx_http_upstream_init_request): nothing to model.
+				return
+			}
 		}
 	}
 	hostport := hostPart(rest)

@@ -12,6 +12,7 @@ import (
 func TestPassVariablesResolve(t *testing.T) {
 	p := build(t, "nginx", `events {}
 http {
+    resolver 127.0.0.11;
     map $http_x_tenant $tenant_backend { default app; ~^a app; b app; }
     map $http_x_tenant $split { default app; b other; }
     map $http_x_tenant $mapped_svc { default svc; }
@@ -66,4 +67,39 @@ http {
 		assert.True(t, route(t, p, c.name).Forward.Variable, c.name)
 	}
 	assert.Len(t, p.Upstreams[0].Routes, 1, "the map with one value reaches upstream app")
+}
+
+// Without a resolver nginx cannot look up a host name computed at run
+// time and opens no connection (rules/proof/resolver_test.go): such a
+// pass has no upstream. An address, an upstream block's name or a
+// resolver set at any level above keeps it.
+func TestPassVariableHostWithoutResolver(t *testing.T) {
+	p := build(t, "nginx", `events {}
+http {
+    upstream app { server 10.0.0.1:8080; }
+    server {
+        location /name/ { set $b svc:9000; proxy_pass http://$b; }
+        location /localhost/ { set $b localhost:9000; proxy_pass http://$b; }
+        location /address/ { set $b 10.0.0.2:9000; proxy_pass http://$b; }
+        location /upstream/ { set $b app; proxy_pass http://$b; }
+        location /literal/ { proxy_pass http://svc:9001; }
+    }
+    server {
+        resolver 127.0.0.11;
+        location /resolved/ { set $b svc:9002; proxy_pass http://$b; }
+    }
+}
+`)
+	for name, want := range map[string]string{
+		"location /name/": "", "location /localhost/": "", "location /address/": "10.0.0.2:9000",
+		"location /upstream/": "app", "location /literal/": "svc:9001", "location /resolved/": "svc:9002",
+	} {
+		f := route(t, p, name).Forward
+		require.NotNil(t, f, name)
+		got := ""
+		if f.Upstream != nil {
+			got = f.Upstream.Name
+		}
+		assert.Equal(t, want, got, name)
+	}
 }

@@ -1,0 +1,47 @@
+package proof
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestVariableHostWithoutResolverConnectsNowhere: a proxy_pass whose host
+// name comes from a variable is looked up at run time through the
+// resolver directive; without one nginx answers 502 and logs "no resolver
+// defined to resolve", and the backend sees no connection, even for
+// localhost. The nginx loader models no upstream for such a proxy_pass
+// (parsers/nginx/build.go, unresolvable), so no pooling or retry finding
+// is made about connections that never happen. An address in the variable
+// needs no resolver.
+func TestVariableHostWithoutResolverConnectsNowhere(t *testing.T) {
+	be := newBackend(t)
+	addr := freeAddr(t)
+	srv := startNginx(t, fmt.Sprintf(`
+server {
+    listen %s;
+    location /name/ {
+        set $backend localhost:%d;
+        proxy_pass http://$backend;
+    }
+    location /address/ {
+        set $backend %s;
+        proxy_pass http://$backend;
+    }
+}
+`, addr, port(be.Addr), be.Addr), addr)
+
+	if r := send(t, http.MethodGet, srv.URL()+"/name/x", "by-name"); r.Status != http.StatusBadGateway {
+		t.Errorf("host name without a resolver: status %d, want 502", r.Status)
+	}
+	if !strings.Contains(srv.ErrorLog(), `no resolver defined to resolve localhost`) {
+		t.Errorf("error log lacks \"no resolver defined to resolve localhost\":\n%s", srv.ErrorLog())
+	}
+	if n := be.Hits("by-name"); n != 0 {
+		t.Errorf("backend saw the request %d times, want 0", n)
+	}
+	if r := send(t, http.MethodGet, srv.URL()+"/address/x", "by-address"); r.Status != http.StatusOK {
+		t.Errorf("address in the variable: status %d, want 200", r.Status)
+	}
+}
