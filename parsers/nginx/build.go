@@ -49,6 +49,20 @@ const closedUnderRequest = "502, \"upstream prematurely closed connection\""
 // inherited and default value once. A fragment is read in the context its
 // top level implies (Config.Context).
 func Build(cfg *Config, target model.Target) *model.Proxy {
+	return buildProxy(cfg, target, false)
+}
+
+// BuildReleasing is Build for a caller that is done with the directives:
+// the directives of a server block in a file included by the http block
+// are let go as soon as its listener and routes are built, so that the
+// tree and the model are not both held whole. Afterwards cfg's directives
+// must not be read: its files keep their paths, sources and comments, and
+// its diagnostics stay.
+func BuildReleasing(cfg *Config, target model.Target) *model.Proxy {
+	return buildProxy(cfg, target, true)
+}
+
+func buildProxy(cfg *Config, target model.Target, release bool) *model.Proxy {
 	p := &model.Proxy{Product: target.Product, Target: target}
 	p.UpstreamsPoolByDefault = target.Product == model.Nginx && target.AtLeast(1, 29, 7)
 	if cfg.Main == nil {
@@ -57,7 +71,7 @@ func Build(cfg *Config, target model.Target) *model.Proxy {
 	p.Entry = cfg.Main.Path
 	p.Context = cfg.Context
 	p.Pos = model.Pos{File: cfg.Main.Path, Line: 1, Col: 1}
-	b := &builder{proxy: p, target: target, comments: map[string][]model.Comment{}, sources: map[string][]byte{}, implicit: map[string]*model.Upstream{}}
+	b := &builder{proxy: p, target: target, release: release, comments: map[string][]model.Comment{}, sources: map[string][]byte{}, implicit: map[string]*model.Upstream{}}
 	b.complete = !cfg.Fragment() && !cfg.UpstreamsUnread()
 	for _, f := range cfg.Files {
 		if f == nil {
@@ -144,6 +158,9 @@ type builder struct {
 	complete bool
 	named    map[string]*model.Upstream // by lower-case name
 	implicit map[string]*model.Upstream // by lower-case host:port or unix path
+	// release drops each server block's directives once it is built
+	// (BuildReleasing).
+	release bool
 }
 
 func (b *builder) http(s *scope) {
@@ -178,8 +195,15 @@ func (b *builder) http(s *scope) {
 			b.upstream(newScope("upstream", u, u.Pos, nil, u.Block), u.Args[0].Value)
 		}
 	}
-	for _, srv := range s.children("server") {
+	servers := s.children("server")
+	if b.release {
+		s.release()
+	}
+	for i, srv := range servers {
 		b.server(newScope("server", srv, srv.Pos, s, srv.Block))
+		if b.release {
+			servers[i] = nil
+		}
 	}
 }
 
