@@ -108,8 +108,11 @@ func buildProxy(cfg *Config, target model.Target, release bool) *model.Proxy {
 	case "upstream":
 		b.upstream(newScope("upstream", nil, at, nil, top), "")
 	}
-	for _, r := range p.Routes() {
-		behaviour(r)
+	pools := map[*model.Upstream]*model.Pool{}
+	for _, l := range p.Listeners {
+		for _, r := range l.Routes {
+			behaviour(r, pools)
+		}
 	}
 	return p
 }
@@ -158,6 +161,9 @@ type builder struct {
 	complete bool
 	named    map[string]*model.Upstream // by lower-case name
 	implicit map[string]*model.Upstream // by lower-case host:port or unix path
+	names    map[string]*moduleNames    // by pass module
+	// oldNote is oldDefaultsNote's answer, made once.
+	oldNote string
 	// release drops each server block's directives once it is built
 	// (BuildReleasing).
 	release bool
@@ -485,23 +491,24 @@ func (b *builder) resolveSettings(r *model.Route, s *scope) {
 	if r.Forward != nil {
 		m = r.Forward.Module
 	}
+	k := b.moduleNames(m)
 	n := &model.NginxRoute{}
 	r.Nginx = n
-	r.ConnectTimeout = b.duration(s, m+"_connect_timeout", defaultUpstreamTimeout)
-	n.SendTimeout = b.duration(s, m+"_send_timeout", defaultUpstreamTimeout)
-	n.ReadTimeout = b.duration(s, m+"_read_timeout", defaultUpstreamTimeout)
+	r.ConnectTimeout = b.duration(s, k.connectTimeout, defaultUpstreamTimeout)
+	n.SendTimeout = b.duration(s, k.sendTimeout, defaultUpstreamTimeout)
+	n.ReadTimeout = b.duration(s, k.readTimeout, defaultUpstreamTimeout)
 
-	r.Retry.On = b.flags(s, m+"_next_upstream", []string{"error", "timeout"})
-	n.Tries = b.integer(s, m+"_next_upstream_tries", 0)
-	n.NextTimeout = b.duration(s, m+"_next_upstream_timeout", 0)
+	r.Retry.On = b.flags(s, k.nextUpstream, []string{"error", "timeout"})
+	n.Tries = b.integer(s, k.nextUpstreamTries, 0)
+	n.NextTimeout = b.duration(s, k.nextUpstreamTimeout, 0)
 
 	switch m {
 	case "grpc", "memcached":
 		// No such directive: nginx hard-codes ignore_client_abort to 0
 		// for these modules (docs/semantics.md §E).
 	default:
-		r.IgnoreClientAbort = b.boolean(s, m+"_ignore_client_abort", false)
-		n.RequestBuffering = b.boolean(s, m+"_request_buffering", true)
+		r.IgnoreClientAbort = b.boolean(s, k.ignoreClientAbort, false)
+		n.RequestBuffering = b.boolean(s, k.requestBuffering, true)
 	}
 	if m == "grpc" {
 		n.RequestBuffering = model.Default(false, "grpc_pass", s.at)
@@ -526,6 +533,30 @@ func (b *builder) resolveSettings(r *model.Route, s *scope) {
 	r.AccessLogs = b.accessLogs(s)
 }
 
+// moduleNames are the names of a pass module's directives that every
+// route's settings carry, made once per module rather than per route.
+type moduleNames struct {
+	connectTimeout, sendTimeout, readTimeout             string
+	nextUpstream, nextUpstreamTries, nextUpstreamTimeout string
+	ignoreClientAbort, requestBuffering                  string
+}
+
+func (b *builder) moduleNames(m string) *moduleNames {
+	if k := b.names[m]; k != nil {
+		return k
+	}
+	k := &moduleNames{
+		connectTimeout: m + "_connect_timeout", sendTimeout: m + "_send_timeout", readTimeout: m + "_read_timeout",
+		nextUpstream: m + "_next_upstream", nextUpstreamTries: m + "_next_upstream_tries", nextUpstreamTimeout: m + "_next_upstream_timeout",
+		ignoreClientAbort: m + "_ignore_client_abort", requestBuffering: m + "_request_buffering",
+	}
+	if b.names == nil {
+		b.names = map[string]*moduleNames{}
+	}
+	b.names[m] = k
+	return k
+}
+
 // poolsByDefault reports whether every release of the target keeps a pool
 // for an upstream block without keepalive (nginx 1.29.7; not Angie).
 func (b *builder) poolsByDefault() bool {
@@ -535,10 +566,15 @@ func (b *builder) poolsByDefault() bool {
 // oldDefaultsNote says on which releases of the target the proxy defaults
 // before nginx 1.29.7 (Angie 1.12.0) hold: "on nginx before 1.29.7".
 func (b *builder) oldDefaultsNote() string {
-	if b.target.Product == model.Angie {
-		return "on " + b.target.Releases(model.Version{Major: 1, Minor: 12})
+	if b.oldNote != "" {
+		return b.oldNote
 	}
-	return "on " + b.target.Releases(model.Version{Major: 1, Minor: 29, Patch: 7})
+	if b.target.Product == model.Angie {
+		b.oldNote = "on " + b.target.Releases(model.Version{Major: 1, Minor: 12})
+	} else {
+		b.oldNote = "on " + b.target.Releases(model.Version{Major: 1, Minor: 29, Patch: 7})
+	}
+	return b.oldNote
 }
 
 // newDefaults reports whether the target has nginx 1.29.7's proxy defaults

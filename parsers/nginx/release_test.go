@@ -62,3 +62,37 @@ func TestBuildReleasingBuildsTheSameModel(t *testing.T) {
 		}
 	}
 }
+
+// The routes of one upstream share its pool; another upstream's routes
+// have their own.
+func TestRoutesOfAnUpstreamShareItsPool(t *testing.T) {
+	p := build(t, "nginx", `events {}
+http {
+    upstream a { server 127.0.0.1:1; keepalive 8; }
+    upstream b { server 127.0.0.1:2; keepalive 4; }
+    server {
+        location /a1 { proxy_pass http://a; }
+        location /a2 { proxy_pass http://a; }
+        location /b { proxy_pass http://b; }
+    }
+}
+`)
+	rs := p.Routes()
+	if len(rs) != 3 {
+		t.Fatalf("%d routes, want 3", len(rs))
+	}
+	for _, r := range rs {
+		if r.Pool == nil || r.Pool.Upstream != r.Forward.Upstream {
+			t.Fatalf("%s: pool %+v", r.Name, r.Pool)
+		}
+	}
+	if rs[0].Pool != rs[1].Pool {
+		t.Error("two routes of upstream a have two pools")
+	}
+	if rs[1].Pool == rs[2].Pool {
+		t.Error("upstreams a and b share a pool")
+	}
+	if rs[0].Pool.Size.Value != 8 || rs[2].Pool.Size.Value != 4 {
+		t.Errorf("pool sizes %d and %d, want 8 and 4", rs[0].Pool.Size.Value, rs[2].Pool.Size.Value)
+	}
+}
