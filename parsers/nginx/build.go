@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/proxylint/proxylint/model"
 )
@@ -162,6 +163,11 @@ type builder struct {
 	named    map[string]*model.Upstream // by lower-case name
 	implicit map[string]*model.Upstream // by lower-case host:port or unix path
 	names    map[string]*moduleNames    // by pass module
+	// routes and nginxRoutes are allocated in batches (newRoute): the
+	// values are over a kilobyte each, and a batch wastes none of it on
+	// rounding up to the allocator's size classes.
+	routes      []model.Route
+	nginxRoutes []model.NginxRoute
 	// oldNote is oldDefaultsNote's answer, made once.
 	oldNote string
 	// release drops each server block's directives once it is built
@@ -303,7 +309,8 @@ func (b *builder) server(s *scope) *model.Listener {
 // route adds the route of a location (and of the nested locations and
 // proxying if blocks inside it).
 func (b *builder) route(l *model.Listener, s *scope, parent *model.Route) {
-	r := &model.Route{Listener: l, Parent: parent, Kind: s.kind, Pos: s.at}
+	r := b.newRoute()
+	*r = model.Route{Listener: l, Parent: parent, Kind: s.kind, Pos: s.at}
 	if s.dir != nil {
 		r.End = s.dir.End
 		r.Name = s.kind + " " + strings.Join(s.dir.ArgValues(), " ")
@@ -328,6 +335,27 @@ func (b *builder) route(l *model.Listener, s *scope, parent *model.Route) {
 	for _, loc := range s.children("location") {
 		b.route(l, newScope("location", loc, loc.Pos, s, loc.Block), r)
 	}
+}
+
+// newRoute returns a zero route from the current batch.
+func (b *builder) newRoute() *model.Route { return next(&b.routes) }
+
+// newNginxRoute returns a zero NginxRoute from the current batch.
+func (b *builder) newNginxRoute() *model.NginxRoute { return next(&b.nginxRoutes) }
+
+// next returns the next zero value of a batch, starting a new batch when
+// it is full: twice as large as the one before, up to what fits in 32 KB,
+// the largest of the allocator's size classes (a larger batch takes whole
+// 8 KB pages and may waste as much as the classes would).
+func next[T any](batch *[]T) *T {
+	s := *batch
+	if len(s) == cap(s) {
+		most := max(32<<10/int(unsafe.Sizeof(*new(T))), 1)
+		s = make([]T, 0, min(max(2*cap(s), 4), most))
+	}
+	s = s[:len(s)+1]
+	*batch = s
+	return &s[len(s)-1]
 }
 
 // passDirective returns the *_pass directive set at this level itself.
@@ -492,7 +520,7 @@ func (b *builder) resolveSettings(r *model.Route, s *scope) {
 		m = r.Forward.Module
 	}
 	k := b.moduleNames(m)
-	n := &model.NginxRoute{}
+	n := b.newNginxRoute()
 	r.Nginx = n
 	r.ConnectTimeout = b.duration(s, k.connectTimeout, defaultUpstreamTimeout)
 	n.SendTimeout = b.duration(s, k.sendTimeout, defaultUpstreamTimeout)

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/proxylint/proxylint/bench/gen"
 	"github.com/proxylint/proxylint/model"
@@ -94,5 +95,29 @@ http {
 	}
 	if rs[0].Pool.Size.Value != 8 || rs[2].Pool.Size.Value != 4 {
 		t.Errorf("pool sizes %d and %d, want 8 and 4", rs[0].Pool.Size.Value, rs[2].Pool.Size.Value)
+	}
+}
+
+// next hands out distinct zero values in batches that grow to at most
+// 32 KB.
+func TestNextBatches(t *testing.T) {
+	var batch []model.Route
+	seen := map[*model.Route]bool{}
+	for i := range 100 {
+		r := next(&batch)
+		if seen[r] {
+			t.Fatalf("value %d handed out twice", i)
+		}
+		seen[r] = true
+		if r.Name != "" || r.Nginx != nil {
+			t.Fatalf("value %d is not zero", i)
+		}
+		r.Name = "used"
+		if size := cap(batch) * int(unsafe.Sizeof(model.Route{})); size > 32<<10 {
+			t.Fatalf("a batch of %d bytes", size)
+		}
+	}
+	if cap(batch) < 16 {
+		t.Errorf("batches stop growing at %d routes", cap(batch))
 	}
 }
