@@ -130,10 +130,9 @@ func JSON(w io.Writer, in *Input) error {
 	}
 	c := Count(in.Findings)
 	doc.Summary = jsonSummary{Errors: c.Errors, Warnings: c.Warnings, Notes: c.Notes, Suppressed: c.Suppressed, Known: in.Known, Skipped: in.Skipped}
-	b, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(b, '\n'))
-	return err
+	// What MarshalIndent writes and a newline, without the copy that
+	// appending the newline to a document of megabytes makes.
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
 }

@@ -146,14 +146,14 @@ func Check(m *model.Model, opts *Options) []Finding {
 	if opts == nil {
 		opts = &Options{}
 	}
-	var out []Finding
+	var out findingBatches
 	for _, d := range m.Diagnostics {
 		// What was not read is always reported (Unread): the reason
 		// must be on screen.
 		if r, ok := Lookup(d.Code); ok && !Unread(d) && !opts.Enabled(r) {
 			continue
 		}
-		out = append(out, Finding{Rule: d.Code, Severity: d.Severity, Message: d.Message, Pos: d.Pos, Fatal: d.Fatal, Unread: Unread(d)})
+		out.add(Finding{Rule: d.Code, Severity: d.Severity, Message: d.Message, Pos: d.Pos, Fatal: d.Fatal, Unread: Unread(d)})
 	}
 	words := newWordIndex(m.Files)
 	for _, r := range All() {
@@ -162,11 +162,11 @@ func Check(m *model.Model, opts *Options) []Finding {
 		}
 		pass := &Pass{Rule: r, Model: forRule(m, r), Options: opts, words: words, report: func(f Finding) {
 			f.Fatal, f.Unread = false, false // only loaders can say a file was not read
-			out = append(out, f)
+			out.add(f)
 		}}
 		r.Check(pass)
 	}
-	return out
+	return out.all()
 }
 
 // forRule is the model a rule checks: only the proxies of the products it

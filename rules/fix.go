@@ -100,6 +100,7 @@ func (x *fixer) nginxStatement(p model.Pos, name string) *statement {
 // ";", as nginx's reader splits them. ok is false for a block directive or
 // text it does not expect.
 func scanStatement(src []byte, off int) (toks []word, end int, ok bool) {
+	toks = make([]word, 0, 8)
 	i := off
 	for i < len(src) {
 		c := src[i]

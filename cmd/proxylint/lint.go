@@ -480,7 +480,11 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 		Dir: wd, Root: repoRoot(f, wd), Diagnostics: mdl.Diagnostics, Skipped: s.skipped, Targets: targetsUsed(mdl),
 		Read: readStats(mdl), Verbose: f.verbose}
 
-	if err := writeReports(report.LintFormats, f, in, inputs(paths, mdl, s), stdout, getenv); err != nil {
+	reportInputs := inputs(paths, mdl, s)
+	// The model is not used past this point: the report needs the
+	// findings and the files' sources, which in holds.
+	collectLarge()
+	if err := writeReports(report.LintFormats, f, in, reportInputs, stdout, getenv); err != nil {
 		fmt.Fprintf(stderr, "proxylint: %v\n", err)
 		return exitError
 	}

@@ -43,7 +43,7 @@ func nginxResult(cfg *nginx.Config, opts Options) Result {
 		}
 	}
 	if cfg.Main != nil && !cfg.Syntax {
-		res.Proxies = append(res.Proxies, nginx.Build(cfg, target))
+		res.Proxies = append(res.Proxies, nginx.BuildReleasing(cfg, target))
 	}
 	return res
 }

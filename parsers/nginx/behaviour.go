@@ -21,7 +21,7 @@ var nonIdempotent = []string{"POST", "PATCH", "LOCK"}
 // connection; uwsgi and scgi never do (docs/semantics.md §D).
 var poolingModules = map[string]bool{"proxy": true, "grpc": true, "memcached": true, "fastcgi": true}
 
-func behaviour(r *model.Route) {
+func behaviour(r *model.Route, pools map[*model.Upstream]*model.Pool) {
 	n := r.Nginx
 	r.AttemptTimeout = n.ReadTimeout
 	r.Budget = n.NextTimeout
@@ -40,7 +40,7 @@ func behaviour(r *model.Route) {
 	if f.Upstream == nil {
 		return
 	}
-	r.Pool = pool(r)
+	r.Pool = pool(r, pools)
 	r.MaxAttempts = maxAttempts(r)
 	if r.MaxAttempts.Value > 1 {
 		r.Reexecutes = reexecutions(r)
@@ -134,7 +134,7 @@ func reexecutions(r *model.Route) []model.Reexecution {
 	// request_body_no_buffering), but it clears that flag when the whole
 	// body arrived with the header (ngx_http_request_body.c), as small
 	// bodies and unary gRPC calls do: those are still sent again.
-	var out []model.Reexecution
+	out := make([]model.Reexecution, 0, len(r.Retry.On.Value))
 	for _, c := range r.Retry.On.Value {
 		x := model.Reexecution{Condition: c, Methods: methods, Setting: r.Retry.On}
 		switch {
@@ -148,6 +148,9 @@ func reexecutions(r *model.Route) []model.Reexecution {
 		}
 		out = append(out, x)
 	}
+	if len(out) == 0 {
+		return nil
+	}
 	return out
 }
 
@@ -155,13 +158,19 @@ func reexecutions(r *model.Route) []model.Reexecution {
 // connections and the upstream keeps some; implicit upstreams are never
 // pooled (keepalive_module.c skips them). Settings that keep a request
 // from returning its connection (HTTP/1.0, Connection: close,
-// fastcgi_keep_conn off) are left to the rules that name them.
-func pool(r *model.Route) *model.Pool {
+// fastcgi_keep_conn off) are left to the rules that name them. The routes
+// of one upstream share its pool, which pools holds by upstream.
+func pool(r *model.Route, pools map[*model.Upstream]*model.Pool) *model.Pool {
 	u := r.Forward.Upstream
 	if u.Implicit || u.PoolSize.Value <= 0 || !r.Forward.CanPool {
 		return nil
 	}
-	return &model.Pool{Upstream: u, Size: u.PoolSize, Idle: u.PoolIdle, Lifetime: u.PoolLifetime}
+	p := pools[u]
+	if p == nil {
+		p = &model.Pool{Upstream: u, Size: u.PoolSize, Idle: u.PoolIdle, Lifetime: u.PoolLifetime}
+		pools[u] = p
+	}
+	return p
 }
 
 // stream: a location that passes WebSocket upgrades on: it sends an

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/proxylint/proxylint/model"
 )
@@ -49,6 +50,20 @@ const closedUnderRequest = "502, \"upstream prematurely closed connection\""
 // inherited and default value once. A fragment is read in the context its
 // top level implies (Config.Context).
 func Build(cfg *Config, target model.Target) *model.Proxy {
+	return buildProxy(cfg, target, false)
+}
+
+// BuildReleasing is Build for a caller that is done with the directives:
+// the directives of a server block in a file included by the http block
+// are let go as soon as its listener and routes are built, so that the
+// tree and the model are not both held whole. Afterwards cfg's directives
+// must not be read: its files keep their paths, sources and comments, and
+// its diagnostics stay.
+func BuildReleasing(cfg *Config, target model.Target) *model.Proxy {
+	return buildProxy(cfg, target, true)
+}
+
+func buildProxy(cfg *Config, target model.Target, release bool) *model.Proxy {
 	p := &model.Proxy{Product: target.Product, Target: target}
 	p.UpstreamsPoolByDefault = target.Product == model.Nginx && target.AtLeast(1, 29, 7)
 	if cfg.Main == nil {
@@ -57,7 +72,7 @@ func Build(cfg *Config, target model.Target) *model.Proxy {
 	p.Entry = cfg.Main.Path
 	p.Context = cfg.Context
 	p.Pos = model.Pos{File: cfg.Main.Path, Line: 1, Col: 1}
-	b := &builder{proxy: p, target: target, comments: map[string][]model.Comment{}, sources: map[string][]byte{}, implicit: map[string]*model.Upstream{}}
+	b := &builder{proxy: p, target: target, release: release, comments: map[string][]model.Comment{}, sources: map[string][]byte{}, implicit: map[string]*model.Upstream{}}
 	b.complete = !cfg.Fragment() && !cfg.UpstreamsUnread()
 	for _, f := range cfg.Files {
 		if f == nil {
@@ -94,8 +109,11 @@ func Build(cfg *Config, target model.Target) *model.Proxy {
 	case "upstream":
 		b.upstream(newScope("upstream", nil, at, nil, top), "")
 	}
-	for _, r := range p.Routes() {
-		behaviour(r)
+	pools := map[*model.Upstream]*model.Pool{}
+	for _, l := range p.Listeners {
+		for _, r := range l.Routes {
+			behaviour(r, pools)
+		}
 	}
 	return p
 }
@@ -144,6 +162,17 @@ type builder struct {
 	complete bool
 	named    map[string]*model.Upstream // by lower-case name
 	implicit map[string]*model.Upstream // by lower-case host:port or unix path
+	names    map[string]*moduleNames    // by pass module
+	// routes and nginxRoutes are allocated in batches (newRoute): the
+	// values are over a kilobyte each, and a batch wastes none of it on
+	// rounding up to the allocator's size classes.
+	routes      []model.Route
+	nginxRoutes []model.NginxRoute
+	// oldNote is oldDefaultsNote's answer, made once.
+	oldNote string
+	// release drops each server block's directives once it is built
+	// (BuildReleasing).
+	release bool
 }
 
 func (b *builder) http(s *scope) {
@@ -178,8 +207,15 @@ func (b *builder) http(s *scope) {
 			b.upstream(newScope("upstream", u, u.Pos, nil, u.Block), u.Args[0].Value)
 		}
 	}
-	for _, srv := range s.children("server") {
+	servers := s.children("server")
+	if b.release {
+		s.release()
+	}
+	for i, srv := range servers {
 		b.server(newScope("server", srv, srv.Pos, s, srv.Block))
+		if b.release {
+			servers[i] = nil
+		}
 	}
 }
 
@@ -273,7 +309,8 @@ func (b *builder) server(s *scope) *model.Listener {
 // route adds the route of a location (and of the nested locations and
 // proxying if blocks inside it).
 func (b *builder) route(l *model.Listener, s *scope, parent *model.Route) {
-	r := &model.Route{Listener: l, Parent: parent, Kind: s.kind, Pos: s.at}
+	r := b.newRoute()
+	*r = model.Route{Listener: l, Parent: parent, Kind: s.kind, Pos: s.at}
 	if s.dir != nil {
 		r.End = s.dir.End
 		r.Name = s.kind + " " + strings.Join(s.dir.ArgValues(), " ")
@@ -317,6 +354,27 @@ func (b *builder) unresolvable(s *scope, hostport string) bool {
 	}
 	d, _ := s.lookup("resolver")
 	return d == nil
+}
+
+// newRoute returns a zero route from the current batch.
+func (b *builder) newRoute() *model.Route { return next(&b.routes) }
+
+// newNginxRoute returns a zero NginxRoute from the current batch.
+func (b *builder) newNginxRoute() *model.NginxRoute { return next(&b.nginxRoutes) }
+
+// next returns the next zero value of a batch, starting a new batch when
+// it is full: twice as large as the one before, up to what fits in 32 KB,
+// the largest of the allocator's size classes (a larger batch takes whole
+// 8 KB pages and may waste as much as the classes would).
+func next[T any](batch *[]T) *T {
+	s := *batch
+	if len(s) == cap(s) {
+		most := max(32<<10/int(unsafe.Sizeof(*new(T))), 1)
+		s = make([]T, 0, min(max(2*cap(s), 4), most))
+	}
+	s = s[:len(s)+1]
+	*batch = s
+	return &s[len(s)-1]
 }
 
 // passDirective returns the *_pass directive set at this level itself.
@@ -488,23 +546,24 @@ func (b *builder) resolveSettings(r *model.Route, s *scope) {
 	if r.Forward != nil {
 		m = r.Forward.Module
 	}
-	n := &model.NginxRoute{}
+	k := b.moduleNames(m)
+	n := b.newNginxRoute()
 	r.Nginx = n
-	r.ConnectTimeout = b.duration(s, m+"_connect_timeout", defaultUpstreamTimeout)
-	n.SendTimeout = b.duration(s, m+"_send_timeout", defaultUpstreamTimeout)
-	n.ReadTimeout = b.duration(s, m+"_read_timeout", defaultUpstreamTimeout)
+	r.ConnectTimeout = b.duration(s, k.connectTimeout, defaultUpstreamTimeout)
+	n.SendTimeout = b.duration(s, k.sendTimeout, defaultUpstreamTimeout)
+	n.ReadTimeout = b.duration(s, k.readTimeout, defaultUpstreamTimeout)
 
-	r.Retry.On = b.flags(s, m+"_next_upstream", []string{"error", "timeout"})
-	n.Tries = b.integer(s, m+"_next_upstream_tries", 0)
-	n.NextTimeout = b.duration(s, m+"_next_upstream_timeout", 0)
+	r.Retry.On = b.flags(s, k.nextUpstream, []string{"error", "timeout"})
+	n.Tries = b.integer(s, k.nextUpstreamTries, 0)
+	n.NextTimeout = b.duration(s, k.nextUpstreamTimeout, 0)
 
 	switch m {
 	case "grpc", "memcached":
 		// No such directive: nginx hard-codes ignore_client_abort to 0
 		// for these modules (docs/semantics.md §E).
 	default:
-		r.IgnoreClientAbort = b.boolean(s, m+"_ignore_client_abort", false)
-		n.RequestBuffering = b.boolean(s, m+"_request_buffering", true)
+		r.IgnoreClientAbort = b.boolean(s, k.ignoreClientAbort, false)
+		n.RequestBuffering = b.boolean(s, k.requestBuffering, true)
 	}
 	if m == "grpc" {
 		n.RequestBuffering = model.Default(false, "grpc_pass", s.at)
@@ -530,6 +589,30 @@ func (b *builder) resolveSettings(r *model.Route, s *scope) {
 	r.AccessLogs = b.accessLogs(s)
 }
 
+// moduleNames are the names of a pass module's directives that every
+// route's settings carry, made once per module rather than per route.
+type moduleNames struct {
+	connectTimeout, sendTimeout, readTimeout             string
+	nextUpstream, nextUpstreamTries, nextUpstreamTimeout string
+	ignoreClientAbort, requestBuffering                  string
+}
+
+func (b *builder) moduleNames(m string) *moduleNames {
+	if k := b.names[m]; k != nil {
+		return k
+	}
+	k := &moduleNames{
+		connectTimeout: m + "_connect_timeout", sendTimeout: m + "_send_timeout", readTimeout: m + "_read_timeout",
+		nextUpstream: m + "_next_upstream", nextUpstreamTries: m + "_next_upstream_tries", nextUpstreamTimeout: m + "_next_upstream_timeout",
+		ignoreClientAbort: m + "_ignore_client_abort", requestBuffering: m + "_request_buffering",
+	}
+	if b.names == nil {
+		b.names = map[string]*moduleNames{}
+	}
+	b.names[m] = k
+	return k
+}
+
 // poolsByDefault reports whether every release of the target keeps a pool
 // for an upstream block without keepalive (nginx 1.29.7; not Angie).
 func (b *builder) poolsByDefault() bool {
@@ -539,10 +622,15 @@ func (b *builder) poolsByDefault() bool {
 // oldDefaultsNote says on which releases of the target the proxy defaults
 // before nginx 1.29.7 (Angie 1.12.0) hold: "on nginx before 1.29.7".
 func (b *builder) oldDefaultsNote() string {
-	if b.target.Product == model.Angie {
-		return "on " + b.target.Releases(model.Version{Major: 1, Minor: 12})
+	if b.oldNote != "" {
+		return b.oldNote
 	}
-	return "on " + b.target.Releases(model.Version{Major: 1, Minor: 29, Patch: 7})
+	if b.target.Product == model.Angie {
+		b.oldNote = "on " + b.target.Releases(model.Version{Major: 1, Minor: 12})
+	} else {
+		b.oldNote = "on " + b.target.Releases(model.Version{Major: 1, Minor: 29, Patch: 7})
+	}
+	return b.oldNote
 }
 
 // newDefaults reports whether the target has nginx 1.29.7's proxy defaults

@@ -168,11 +168,25 @@ type loader struct {
 	reads  map[string]fsResult[[]byte]
 	exists map[string]bool
 	globs  map[string]fsResult[[]string]
+	// parsed holds the directives of included files that parsed whole
+	// and include nothing themselves, by where they were read: a snippet
+	// read again in the same kind of block at the same depth parses to
+	// the same tree, which the inclusions share (nothing changes a tree
+	// once it is read).
+	parsed map[parseKey]*File
 
 	// includes and includeBytes count the files include directives
 	// pulled in and their bytes, against the budgets of Options.
 	includes     int
 	includeBytes int64
+}
+
+// parseKey says what a file's parse depends on: its bytes (by its real
+// path), the path its positions name, the block it is read in and its
+// nesting depth.
+type parseKey struct {
+	path, real, parent string
+	depth              int
 }
 
 type fsResult[T any] struct {
@@ -222,6 +236,13 @@ func (l *loader) parse(path, real, parent string, depth int, from model.Pos) (*F
 		l.fatal(CodeInclude, pos, fmt.Sprintf("cannot read %s: %v", path, unwrapPathError(err)))
 		return nil, nil, nil
 	}
+	key := parseKey{path: path, real: real, parent: parent, depth: depth}
+	if f, ok := l.parsed[key]; ok {
+		// A file of its own, sharing the directives and comments.
+		f := &File{Path: f.Path, Real: f.Real, Source: f.Source, Directives: f.Directives, Comments: f.Comments}
+		l.cfg.Files = append(l.cfg.Files, f)
+		return f, nil, nil
+	}
 	f, pending, perr := parseFile(path, src, parent, depth, l.opts.MaxDepth)
 	f.Real = real
 	l.cfg.Files = append(l.cfg.Files, f)
@@ -236,6 +257,12 @@ func (l *loader) parse(path, real, parent string, depth int, from model.Pos) (*F
 		}
 		l.template(pos, "${NAME} placeholders where nginx reads no variables")
 		return nil, nil, nil
+	}
+	if len(pending) == 0 && perr == nil && depth > 0 {
+		if l.parsed == nil {
+			l.parsed = map[parseKey]*File{}
+		}
+		l.parsed[key] = f
 	}
 	return f, pending, perr
 }

@@ -107,3 +107,29 @@ func (s *scope) children(name string) []*Directive {
 	}
 	return out
 }
+
+// release lets go of what the scope holds of the directives of its files
+// beyond its own settings: the included files' trees, already flattened
+// into the scope, and its server and upstream blocks, which the caller
+// holds while it builds them. What the scope's settings say stays.
+func (s *scope) release() {
+	s.all("")
+	delete(s.byName, "server")
+	delete(s.byName, "upstream")
+	s.dirs = nil
+	var drop func(dirs []*Directive)
+	drop = func(dirs []*Directive) {
+		for _, d := range dirs {
+			if d.Name != "include" {
+				continue
+			}
+			for _, f := range d.Included {
+				drop(f.Directives)
+				f.Directives = nil
+			}
+		}
+	}
+	if s.dir != nil {
+		drop(s.dir.Block)
+	}
+}
