@@ -87,6 +87,10 @@ func namedUpstream(pass *Pass, p *model.Proxy, u *model.Upstream) {
 		return
 	}
 	if u.PoolSize.Value <= 0 {
+		if f, ok := defeatedEverywhere(p, u, pooling); ok {
+			pass.Report(f)
+			return
+		}
 		f := Finding{
 			Related: []Related{{Pos: pooling[0].Forward.Pos, Message: "used by " + pooling[0].Forward.Name}},
 			Fix:     fmt.Sprintf("add \"keepalive 16;\" to upstream %q", u.Name),
@@ -113,6 +117,56 @@ func namedUpstream(pass *Pass, p *model.Proxy, u *model.Upstream) {
 			pass.Report(f)
 		}
 	}
+}
+
+// defeatedEverywhere: an upstream without a pool whose every route also
+// keeps connections from being reused by a setting written in the
+// configuration (Connection: close, a map that sends it for requests
+// without Upgrade, HTTP/1.0, fastcgi_keep_conn off). Adding keepalive
+// alone would change nothing, on any nginx version (1.29.7's pooling by
+// default included), so the finding names that setting and the fix both.
+func defeatedEverywhere(p *model.Proxy, u *model.Upstream, routes []*model.Route) (Finding, bool) {
+	var first Finding
+	for i, r := range routes {
+		f, ok := poolDefeated(p, u, r)
+		if !ok || !explicitDefeat(r) {
+			return Finding{}, false
+		}
+		if i == 0 {
+			first = f
+		}
+	}
+	why := strings.TrimSuffix(first.Message, ".")
+	if _, after, ok := strings.Cut(why, ": "); ok {
+		why = after
+	}
+	return Finding{
+		Pos: u.Pos,
+		Message: fmt.Sprintf("upstream %q has no keepalive directive, and %s: every request opens a new connection on every nginx version, and adding keepalive alone would not change that.",
+			u.Name, why),
+		Related: []Related{{Pos: first.Pos, Message: "keeps connections from being reused (" + routes[0].Forward.Name + " in " + routeName(routes[0]) + ")"}},
+		Fix:     fmt.Sprintf("add \"keepalive 16;\" to upstream %q, and %s", u.Name, first.Fix),
+	}, true
+}
+
+// explicitDefeat reports whether what keeps a route's connections from
+// being reused is written in the configuration, not a default of the
+// release.
+func explicitDefeat(r *model.Route) bool {
+	n := r.Nginx
+	switch r.Forward.Module {
+	case "proxy":
+		if v := n.HTTPVersion; v.Valid() && v.Value == "1.0" {
+			return !v.Default
+		}
+		if c := n.ConnectionHeader; c.Valid() && strings.EqualFold(c.Value, "close") {
+			return !c.Default
+		}
+		return n.ConnectionHeaderPlain.Valid()
+	case "fastcgi":
+		return !n.KeepConn.Default
+	}
+	return false
 }
 
 // poolDefeated finds the setting that keeps a route from reusing its
