@@ -55,9 +55,23 @@ func checkRetryTriesUnbounded(pass *Pass) {
 // unanswered SYN (docs/semantics.md §A).
 const osConnectLimit = 75 * time.Second
 
-// connectTime is the connect timeout that can actually elapse.
+// connectTime is the connect timeout that can actually elapse: none for
+// unix sockets, whose connect succeeds or fails at once (nginx connects
+// without blocking and takes EAGAIN on a unix socket as a failure).
 func connectTime(r *model.Route) time.Duration {
+	if allUnix(r.Forward.Upstream) {
+		return 0
+	}
 	return min(r.ConnectTimeout.Value, osConnectLimit)
+}
+
+func allUnix(u *model.Upstream) bool {
+	for _, s := range u.Servers {
+		if s.Address.Unix == "" {
+			return false
+		}
+	}
+	return len(u.Servers) > 0
 }
 
 // attempt is the longest one try can take: connect + send + read.
@@ -68,6 +82,9 @@ func attempt(r *model.Route) time.Duration {
 // connectText renders the connect part of a worst case: "60s connect", or
 // "75s connect (the operating system's limit; proxy_connect_timeout 120s)".
 func connectText(r *model.Route) string {
+	if allUnix(r.Forward.Upstream) {
+		return "0s connect (unix sockets connect at once or fail)"
+	}
 	if r.ConnectTimeout.Value > osConnectLimit {
 		return fmt.Sprintf("%s connect (the operating system's limit; %s)", dur(osConnectLimit), durText(r.ConnectTimeout))
 	}
@@ -78,6 +95,13 @@ func connectText(r *model.Route) string {
 // 180s when the servers accept the connection and then hang", saying which
 // methods a hang passes on when nginx keeps some back.
 func worstCase(r *model.Route, tries int) string {
+	if !sentPassedOn(r) {
+		// Only failures before the request was sent pass it on: every
+		// attempt but the last fails to connect.
+		return fmt.Sprintf("%d × %s + (%s + %s send + %s read) = %s (nginx passes %s on only when the request was never sent)",
+			tries-1, connectText(r), connectText(r), dur(r.Nginx.SendTimeout.Value), dur(r.Nginx.ReadTimeout.Value),
+			dur(time.Duration(tries-1)*connectTime(r)+attempt(r)), quoteList(r.Methods.Allowed))
+	}
 	out := fmt.Sprintf("%d × (%s + %s send + %s read) = %s",
 		tries, connectText(r), dur(r.Nginx.SendTimeout.Value), dur(r.Nginx.ReadTimeout.Value),
 		dur(time.Duration(tries)*attempt(r)))
@@ -90,6 +114,26 @@ func worstCase(r *model.Route, tries int) string {
 		out += fmt.Sprintf(" (for every method but %s, which nginx does not pass on once sent)", quoteList(methods.Except))
 	}
 	return out
+}
+
+// sentPassedOn reports whether some method the route carries is passed
+// on after it was sent (on an error or a timeout): not so for a route
+// that carries only POST (every gRPC call) without non_idempotent.
+func sentPassedOn(r *model.Route) bool {
+	if r.Methods.Any {
+		return true
+	}
+	for _, x := range r.Reexecutes {
+		if x.Response {
+			continue
+		}
+		for _, m := range r.Methods.Allowed {
+			if x.Methods.Allows(m) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // hangPassedOn reports whether a read timeout passes the request on, and
@@ -122,7 +166,10 @@ func serversText(u *model.Upstream, n int, exact bool) string {
 func countServers(u *model.Upstream, n int, exact bool) string {
 	for _, s := range u.Servers {
 		if !s.Literal && s.Addresses > 1 && len(u.Servers) == 1 {
-			return fmt.Sprintf("%d addresses (%s is ::1 and 127.0.0.1 in the usual /etc/hosts, and nginx makes a peer of each)", n, s.Address.Host)
+			// nginx resolves with AI_ADDRCONFIG (ngx_inet.c,
+			// ngx_inet_resolve_host), which leaves ::1 out on a machine
+			// whose only IPv6 address is the loopback's.
+			return fmt.Sprintf("%d addresses (%s is ::1 and 127.0.0.1 in the usual /etc/hosts, and nginx makes a peer of each on a machine with an IPv6 address besides ::1)", n, s.Address.Host)
 		}
 	}
 	more := ""
@@ -155,7 +202,7 @@ func triesWithoutTimeout(r *model.Route, n int, exact bool) (Finding, bool) {
 	}
 	return Finding{
 		Pos: tries.Pos,
-		Message: fmt.Sprintf("%s bounds retries by count but not by time (%s): one request can take up to %s.",
+		Message: fmt.Sprintf("%s bounds retries by count but not by time (%s): a request whose servers time out can take up to %s.",
 			bound, settingText(budget, "0"), worstCase(r, attempts)),
 		Related: routeRelated(r, tries.Pos),
 		Fix: fmt.Sprintf("add %s_next_upstream_timeout (e.g. %s) so that retries stop when the client has given up anyway",
@@ -201,7 +248,7 @@ func implicitRetries(r *model.Route, n int, exact bool) (Finding, bool) {
 	}
 	return Finding{
 		Pos: pos,
-		Message: fmt.Sprintf("%s has %s and %s retries a timed-out request on the next one, with neither %s_next_upstream_tries nor %s_next_upstream_timeout: one request can take up to %s.",
+		Message: fmt.Sprintf("%s has %s and %s retries a timed-out request on the next one, with neither %s_next_upstream_tries nor %s_next_upstream_timeout: a request whose servers time out can take up to %s.",
 			upstreamName(r.Forward.Upstream), countServers(r.Forward.Upstream, n, exact), settingText(on, strings.Join(on.Value, " ")), r.Forward.Module, r.Forward.Module, worstCase(r, n)),
 		Related: implicitRelated(r, pos),
 		Fix: fmt.Sprintf("bound the retries: %s_next_upstream_tries 2; and %s_next_upstream_timeout %s;",

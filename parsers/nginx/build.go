@@ -323,6 +323,11 @@ func (b *builder) route(l *model.Listener, s *scope, parent *model.Route) {
 	b.resolvePass(r, s, parent)
 	b.resolveSettings(r, s)
 	r.Methods = guardMethods(s, methodsOf(s))
+	if f := r.Forward; f != nil && f.Module == "grpc" && r.Methods.Allows("POST") {
+		// A gRPC call is an HTTP/2 POST, whatever the location lets
+		// through (the gRPC protocol's request format).
+		r.Methods = model.Methods{Allowed: []string{"POST"}, Pos: f.Pos, Source: f.Name, Why: "grpc_pass carries gRPC calls, and every gRPC call is a POST"}
+	}
 	r.Annotations = b.annotations(s)
 	l.Routes = append(l.Routes, r)
 
