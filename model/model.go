@@ -476,6 +476,10 @@ type Reexecution struct {
 	// Response is set when the condition fires on a response the
 	// backend sent (a status code), rather than on a failure.
 	Response bool
+	// Reset is set, for a condition that also fires on responses, when it
+	// fires too on a connection reset after the request was sent (Envoy's
+	// 5xx and gateway-error).
+	Reset bool
 	// Methods are the request methods the condition sends again once
 	// they were sent (Any when the proxy does not look at the method).
 	Methods Methods

@@ -314,7 +314,7 @@ func routeRelated(r *model.Route, pos model.Pos) []Related {
 func resetsRetried(r *model.Route, conds []string) bool {
 	for _, x := range r.Reexecutes {
 		for _, c := range conds {
-			if x.Condition == c && (!x.Response || x.Timeout) {
+			if x.Condition == c && (!x.Response || x.Reset || x.Timeout) {
 				return true
 			}
 		}

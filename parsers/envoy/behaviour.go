@@ -17,13 +17,14 @@ import (
 // reexecuting are the retry_on conditions that can send a request again
 // after the upstream received it (source/common/router/retry_state_impl.cc):
 // 5xx, gateway-error and reset retry any upstream reset, even after the
-// whole request was sent, and a per-try timeout counts as a reset under
-// them (router.cc, onPerTryTimeoutCommon → maybeRetryReset); the others
+// whole request was sent, and a per-try timeout, when one is in effect
+// (PerTryInEffect), counts as a reset under them (router.cc,
+// onPerTryTimeoutCommon → maybeRetryReset); the others
 // retry on a response the upstream sent. connect-failure, refused-stream
 // and reset-before-request retry only what never reached the upstream.
 var reexecuting = map[string]model.Reexecution{
-	"5xx":                    {Condition: "5xx", Timeout: true, Response: true},
-	"gateway-error":          {Condition: "gateway-error", Timeout: true, Response: true},
+	"5xx":                    {Condition: "5xx", Timeout: true, Response: true, Reset: true},
+	"gateway-error":          {Condition: "gateway-error", Timeout: true, Response: true, Reset: true},
 	"reset":                  {Condition: "reset", Timeout: true},
 	"retriable-4xx":          {Condition: "retriable-4xx", Response: true},
 	"retriable-status-codes": {Condition: "retriable-status-codes", Response: true},
@@ -33,6 +34,15 @@ var reexecuting = map[string]model.Reexecution{
 	"internal":               {Condition: "internal", Response: true},
 	"resource-exhausted":     {Condition: "resource-exhausted", Response: true},
 	"unavailable":            {Condition: "unavailable", Response: true},
+}
+
+// PerTryInEffect reports whether a route's per_try_timeout bounds an
+// attempt: one at or above a non-zero route timeout is dropped (router.cc,
+// FilterUtility::finalTimeout), and without one no try times out on its
+// own, so the conditions that retry a timed-out try never see one.
+func PerTryInEffect(e *model.EnvoyRoute) bool {
+	pt := e.PerTryTimeout
+	return pt.Value > 0 && (e.Timeout.Value == 0 || pt.Value < e.Timeout.Value)
 }
 
 // Reexecution says whether retry_on condition c can send a request again
@@ -48,10 +58,8 @@ func behaviour(r *model.Route) {
 	r.Budget = e.Timeout
 	r.BudgetCutsAttempts = true
 	r.AttemptTimeout = e.Timeout
-	// A per_try_timeout at or above a non-zero route timeout is dropped
-	// (router.cc, FilterUtility::finalTimeout).
-	if pt := e.PerTryTimeout; pt.Value > 0 && (e.Timeout.Value == 0 || pt.Value < e.Timeout.Value) {
-		r.AttemptTimeout = pt
+	if PerTryInEffect(e) {
+		r.AttemptTimeout = e.PerTryTimeout
 	}
 	if r.Forward != nil && r.Forward.Upstream != nil {
 		u := r.Forward.Upstream
@@ -86,6 +94,7 @@ func behaviour(r *model.Route) {
 		}
 		x.Methods = methods
 		x.Setting = on
+		x.Timeout = x.Timeout && PerTryInEffect(e)
 		r.Reexecutes = append(r.Reexecutes, x)
 	}
 }

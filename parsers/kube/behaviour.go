@@ -32,8 +32,8 @@ func istioBehaviour(r *model.Route, default503 bool) {
 	r.Budget = e.Timeout
 	r.BudgetCutsAttempts = true
 	r.AttemptTimeout = e.Timeout
-	if pt := e.PerTryTimeout; pt.Value > 0 && (e.Timeout.Value == 0 || pt.Value < e.Timeout.Value) {
-		r.AttemptTimeout = pt
+	if envoy.PerTryInEffect(e) {
+		r.AttemptTimeout = e.PerTryTimeout
 	}
 	if u := r.Forward.Upstream; u != nil {
 		r.Pool = &model.Pool{Upstream: u, Idle: u.PoolIdle, Lifetime: u.PoolLifetime}
@@ -74,6 +74,7 @@ func istioBehaviour(r *model.Route, default503 bool) {
 		}
 		x.Methods = model.Methods{Any: true}
 		x.Setting = on
+		x.Timeout = x.Timeout && envoy.PerTryInEffect(e)
 		r.Reexecutes = append(r.Reexecutes, x)
 	}
 }
