@@ -608,8 +608,6 @@ type NginxRoute struct {
 	UpgradeHeader Setting[string]
 	// KeepConn is fastcgi_keep_conn.
 	KeepConn Setting[bool]
-	// RequestBuffering is *_request_buffering.
-	RequestBuffering Setting[bool]
 }
 
 // EnvoyRoute holds what only Envoy routes have.
@@ -652,8 +650,6 @@ type Upstream struct {
 	PoolLifetime Setting[time.Duration]
 	PoolRequests Setting[int]
 
-	// KeepaliveLocal is nginx's "local" parameter of keepalive.
-	KeepaliveLocal Setting[bool]
 	// ClosedUnderRequest is what the proxy answers when a pooled
 	// connection is closed under a request it sent on it.
 	ClosedUnderRequest string

@@ -208,18 +208,14 @@ func (b *builder) upstream(s *scope, name string) *model.Upstream {
 	if d := s.last("keepalive"); d != nil && len(d.Args) > 0 {
 		n, _ := strconv.Atoi(d.Args[0].Value)
 		u.PoolSize = model.Set(n, "keepalive", "upstream", d.Pos)
-		local := len(d.Args) > 1 && d.Args[1].Value == "local"
-		u.KeepaliveLocal = model.Set(local, "keepalive", "upstream", d.Pos)
 	} else if b.poolsByDefault() {
 		u.PoolSize = model.Default(defaultUpstreamKeepalive, "keepalive", s.at)
-		u.KeepaliveLocal = model.Default(true, "keepalive", s.at)
 	} else {
 		u.PoolSize = model.Default(0, "keepalive", s.at)
 		u.PoolSize.Note = "on " + b.target.Releases(model.Version{Major: 1, Minor: 29, Patch: 7}) + ": nginx pools upstream blocks by default only since 1.29.7."
 		if b.target.Product == model.Angie {
 			u.PoolSize.Note = "on " + b.target.String() + ": Angie did not adopt nginx 1.29.7's default pool."
 		}
-		u.KeepaliveLocal = model.Default(false, "keepalive", s.at)
 	}
 	// The pool's own keepalive_timeout, keepalive_time and
 	// keepalive_requests: those at http or server level are about client
@@ -390,7 +386,6 @@ func (b *builder) resolvePass(r *model.Route, s *scope, parent *model.Route) {
 		u = &model.Upstream{Proxy: b.proxy, Kind: "upstream", Name: addr.String(), Implicit: true, Pos: d.Pos, ClosedUnderRequest: closedUnderRequest}
 		u.Servers = []model.Server{{Address: addr, Raw: hostport, Pos: d.Args[0].Pos, Literal: addr.Unix != "" || isLiteralHost(addr.Host), Addresses: knownAddresses(addr)}}
 		u.PoolSize = model.Default(0, "keepalive", d.Pos)
-		u.KeepaliveLocal = model.Default(false, "keepalive", d.Pos)
 		u.PoolIdle = model.Default(defaultUpstreamIdle, "keepalive_timeout", d.Pos)
 		u.PoolLifetime = model.Default(defaultKeepaliveTime, "keepalive_time", d.Pos)
 		u.PoolRequests = model.Default(defaultUpstreamRequests, "keepalive_requests", d.Pos)
@@ -477,10 +472,6 @@ func (b *builder) resolveSettings(r *model.Route, s *scope) {
 		// for these modules (docs/semantics.md §E).
 	default:
 		r.IgnoreClientAbort = b.boolean(s, m+"_ignore_client_abort", false)
-		n.RequestBuffering = b.boolean(s, m+"_request_buffering", true)
-	}
-	if m == "grpc" {
-		n.RequestBuffering = model.Default(false, "grpc_pass", s.at)
 	}
 	if m == "proxy" {
 		n.HTTPVersion = b.httpVersion(s)

@@ -118,7 +118,6 @@ http {
 	rpc := route(t, p, "location /rpc/")
 	assert.Equal(t, 2, rpc.Nginx.Tries.Value)
 	assert.False(t, rpc.IgnoreClientAbort.Valid(), "grpc has no *_ignore_client_abort")
-	assert.False(t, rpc.Nginx.RequestBuffering.Value, "grpc never buffers request bodies")
 }
 
 func TestProxySetHeaderIsInheritedOnlyByLevelsWithoutIt(t *testing.T) {
@@ -189,7 +188,6 @@ http {
 		require.NotNil(t, u)
 		assert.Equal(t, c.keepalive, u.PoolSize.Value, c.target)
 		assert.True(t, u.PoolSize.Default, c.target)
-		assert.Equal(t, c.keepalive > 0, u.KeepaliveLocal.Value, c.target)
 		assert.Equal(t, c.version, route(t, p, "location /").Nginx.HTTPVersion.Value, c.target)
 	}
 }
