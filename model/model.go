@@ -642,13 +642,10 @@ type Upstream struct {
 	// "keepalive N"; 0 = no pool; invalid for Envoy, which pools
 	// always), Idle (nginx keepalive_timeout inside the upstream block;
 	// Envoy idle_timeout), Lifetime (nginx keepalive_time; Envoy
-	// max_connection_duration), Requests per connection (nginx
-	// keepalive_requests; Envoy max_requests_per_connection, 0 = no
-	// limit).
+	// max_connection_duration).
 	PoolSize     Setting[int]
 	PoolIdle     Setting[time.Duration]
 	PoolLifetime Setting[time.Duration]
-	PoolRequests Setting[int]
 
 	// ClosedUnderRequest is what the proxy answers when a pooled
 	// connection is closed under a request it sent on it.

@@ -186,11 +186,6 @@ func (b *builder) upstream(cl *clusterv3.Cluster, n *node) *model.Upstream {
 	}
 	u.PoolIdle = b.durSetting(optsNode, "idle_timeout", level, opts.GetIdleTimeout(), defaultIdleTimeout, n)
 	u.PoolLifetime = b.durSetting(optsNode, "max_connection_duration", level, opts.GetMaxConnectionDuration(), 0, n)
-	if opts.GetMaxRequestsPerConnection() != nil {
-		u.PoolRequests = b.uintSetting(optsNode, "max_requests_per_connection", level, opts.GetMaxRequestsPerConnection(), 0, n)
-	} else {
-		u.PoolRequests = b.uintSetting(n, "max_requests_per_connection", level, cl.GetMaxRequestsPerConnection(), 0, n) //nolint:staticcheck // deprecated, still honoured
-	}
 
 	// Servers: inline endpoints, or the EDS resource in the same file.
 	la, laNode := cl.GetLoadAssignment(), n.get("load_assignment")

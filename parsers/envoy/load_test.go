@@ -173,7 +173,6 @@ func TestBootstrapModel(t *testing.T) {
 		t.Errorf("orders upstream %q at %v with %d routes", o.Name, o.Pos, len(o.Routes))
 	}
 	at(t, "orders idle", o.PoolIdle, 50*time.Second, 178, 11, false)
-	at(t, "orders max requests", o.PoolRequests, 1000, 179, 11, false)
 	at(t, "orders max duration (default)", o.PoolLifetime, time.Duration(0), 169, 5, true)
 	if len(o.Servers) != 1 || o.Servers[0].Raw != "orders.internal:8000" || o.Servers[0].Literal || o.Servers[0].Pos.Line != 196 {
 		t.Errorf("orders servers %+v", o.Servers)

@@ -226,7 +226,7 @@ func (l *loader) ingressPath(p *model.Proxy, ln *model.Listener, ing *object, ho
 		u.PoolSize = block.count(keyPoolSize)
 		u.PoolIdle = block.seconds(keyPoolIdle)
 		u.PoolLifetime = block.seconds(keyPoolTime)
-		u.PoolRequests = block.count(keyPoolReqs)
+		block.count(keyPoolReqs) // checked only: requests per connection change nothing a rule judges
 		ups[upName] = u
 		p.Upstreams = append(p.Upstreams, u)
 	}

@@ -21,7 +21,6 @@ const (
 	defaultKeepaliveTime     = time.Hour
 	defaultUpstreamKeepalive = 32
 	defaultUpstreamIdle      = 60 * time.Second
-	defaultUpstreamRequests  = 1000
 )
 
 // knownAddresses is how many peers nginx makes of a server address without
@@ -217,13 +216,11 @@ func (b *builder) upstream(s *scope, name string) *model.Upstream {
 			u.PoolSize.Note = "on " + b.target.String() + ": Angie did not adopt nginx 1.29.7's default pool."
 		}
 	}
-	// The pool's own keepalive_timeout, keepalive_time and
-	// keepalive_requests: those at http or server level are about client
-	// connections and are never inherited by an upstream block
-	// (docs/semantics.md §D).
+	// The pool's own keepalive_timeout and keepalive_time: those at http
+	// or server level are about client connections and are never
+	// inherited by an upstream block (docs/semantics.md §D).
 	u.PoolIdle = b.duration(s, "keepalive_timeout", defaultUpstreamIdle)
 	u.PoolLifetime = b.duration(s, "keepalive_time", defaultKeepaliveTime)
-	u.PoolRequests = b.integer(s, "keepalive_requests", defaultUpstreamRequests)
 	if name != "" {
 		b.named[strings.ToLower(name)] = u
 	}
@@ -388,7 +385,6 @@ func (b *builder) resolvePass(r *model.Route, s *scope, parent *model.Route) {
 		u.PoolSize = model.Default(0, "keepalive", d.Pos)
 		u.PoolIdle = model.Default(defaultUpstreamIdle, "keepalive_timeout", d.Pos)
 		u.PoolLifetime = model.Default(defaultKeepaliveTime, "keepalive_time", d.Pos)
-		u.PoolRequests = model.Default(defaultUpstreamRequests, "keepalive_requests", d.Pos)
 		b.implicit[key] = u
 		b.proxy.Upstreams = append(b.proxy.Upstreams, u)
 	}
