@@ -304,11 +304,10 @@ func (a Address) String() string {
 // Listener is the downstream side of a proxy: an nginx server block, or an
 // Envoy listener with its HttpConnectionManager.
 type Listener struct {
-	Proxy       *Proxy
-	Name        string // "server example.com", or the Envoy listener name
-	Pos         Pos
-	Addresses   []Address
-	ServerNames []string
+	Proxy     *Proxy
+	Name      string // "server example.com", or the Envoy listener name
+	Pos       Pos
+	Addresses []Address
 
 	// Codec is the protocol served to clients: "AUTO", "HTTP1", "HTTP2",
 	// "HTTP3" for Envoy; nginx servers speak HTTP/1 ("HTTP1") unless told

@@ -280,12 +280,11 @@ func (b *builder) listener(l *listenerv3.Listener, n *node) {
 				}
 			}
 			ln := &model.Listener{
-				Select:      FirstMatch,
-				Proxy:       b.proxy,
-				Name:        name,
-				Pos:         b.pos(fNode),
-				Addresses:   addrs,
-				ServerNames: ch.fc.GetFilterChainMatch().GetServerNames(),
+				Select:    FirstMatch,
+				Proxy:     b.proxy,
+				Name:      name,
+				Pos:       b.pos(fNode),
+				Addresses: addrs,
 			}
 			tcKey, tcNode := fNode.field("typed_config")
 			b.hcm(ln, hcm, tcNode, orNode(tcKey, tcNode))

@@ -157,9 +157,6 @@ func (l *loader) ingressNginx(p *model.Proxy, ings, cms []*object) {
 		ann := get(get(ing.Node, "metadata"), "annotations")
 		for _, rule := range items(get(ing.Spec, "rules")) {
 			host := scalar(get(rule, "host"))
-			if host != "" {
-				ln.ServerNames = appendNew(ln.ServerNames, host)
-			}
 			for _, path := range items(get(get(rule, "http"), "paths")) {
 				r := l.ingressPath(p, ln, ing, host, path, ingressScope{l: l, annotations: ann, data: data, block: l.pos(path)}, ups)
 				ln.Routes = append(ln.Routes, r)

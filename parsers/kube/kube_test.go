@@ -46,8 +46,8 @@ func TestMesh(t *testing.T) {
 		t.Fatalf("proxy %v %v, %d listeners", p.Product, p.Target, len(p.Listeners))
 	}
 	ln := p.Listeners[0]
-	if ln.Name != "VirtualService reviews" || ln.Pos != at(8, 1) || !reflect.DeepEqual(ln.ServerNames, []string{"reviews"}) {
-		t.Errorf("listener %q at %v names %v", ln.Name, ln.Pos, ln.ServerNames)
+	if ln.Name != "VirtualService reviews" || ln.Pos != at(8, 1) || !reflect.DeepEqual(ln.MeshHosts, []string{"reviews.shop.svc.cluster.local"}) {
+		t.Errorf("listener %q at %v hosts %v", ln.Name, ln.Pos, ln.MeshHosts)
 	}
 	routes := p.Routes()
 	if len(routes) != 2 {

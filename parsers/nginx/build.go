@@ -247,11 +247,12 @@ func (b *builder) server(s *scope) *model.Listener {
 	if len(l.Addresses) == 0 && s.dir != nil {
 		l.Addresses = []model.Address{{Host: "*", Port: 80, Pos: s.at}}
 	}
+	var names []string
 	for _, d := range s.all("server_name") {
-		l.ServerNames = append(l.ServerNames, d.ArgValues()...)
+		names = append(names, d.ArgValues()...)
 	}
-	if len(l.ServerNames) > 0 {
-		l.Name = "server " + strings.Join(l.ServerNames, " ")
+	if len(names) > 0 {
+		l.Name = "server " + strings.Join(names, " ")
 	}
 	l.Codec = model.Default("HTTP1", "listen", s.at)
 	l.IdleTimeout = b.duration(s, "keepalive_timeout", defaultKeepaliveTimeout)

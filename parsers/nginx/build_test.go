@@ -393,3 +393,17 @@ func TestDirectiveListIsSorted(t *testing.T) {
 	_, ok = lookupDirective("proxy_passs")
 	assert.False(t, ok)
 }
+
+// A server is named by all its server_name directives, in order; one
+// without any is plain "server".
+func TestServerNamedByItsServerNames(t *testing.T) {
+	p := build(t, "nginx", `events {}
+http {
+    server { listen 80; server_name a.example.com "*.b.example.com"; server_name c.example.com; }
+    server { listen 81; }
+}
+`)
+	require.Len(t, p.Listeners, 2)
+	assert.Equal(t, `server a.example.com *.b.example.com c.example.com`, p.Listeners[0].Name)
+	assert.Equal(t, "server", p.Listeners[1].Name)
+}
