@@ -323,11 +323,7 @@ type Listener struct {
 	H1SafeMaxConnectionDuration Setting[bool]
 	DrainTimeout                Setting[time.Duration]
 	DelayedCloseTimeout         Setting[time.Duration]
-	StreamIdleTimeout           Setting[time.Duration]
 	RequestTimeout              Setting[time.Duration]
-	// RouteConfig names the Envoy RDS route configuration when the routes
-	// are not inline; Routes is then empty unless the run resolved it.
-	RouteConfig string
 	// MeshHosts are the cluster hosts whose requests this listener's
 	// routes take whichever client in the mesh sends them (a service
 	// mesh's routing for a host), in full ("name.namespace.svc.cluster.local").
