@@ -304,11 +304,10 @@ func (a Address) String() string {
 // Listener is the downstream side of a proxy: an nginx server block, or an
 // Envoy listener with its HttpConnectionManager.
 type Listener struct {
-	Proxy       *Proxy
-	Name        string // "server example.com", or the Envoy listener name
-	Pos         Pos
-	Addresses   []Address
-	ServerNames []string
+	Proxy     *Proxy
+	Name      string // "server example.com", or the Envoy listener name
+	Pos       Pos
+	Addresses []Address
 
 	// Codec is the protocol served to clients: "AUTO", "HTTP1", "HTTP2",
 	// "HTTP3" for Envoy; nginx servers speak HTTP/1 ("HTTP1") unless told
@@ -324,11 +323,7 @@ type Listener struct {
 	H1SafeMaxConnectionDuration Setting[bool]
 	DrainTimeout                Setting[time.Duration]
 	DelayedCloseTimeout         Setting[time.Duration]
-	StreamIdleTimeout           Setting[time.Duration]
 	RequestTimeout              Setting[time.Duration]
-	// RouteConfig names the Envoy RDS route configuration when the routes
-	// are not inline; Routes is then empty unless the run resolved it.
-	RouteConfig string
 	// MeshHosts are the cluster hosts whose requests this listener's
 	// routes take whichever client in the mesh sends them (a service
 	// mesh's routing for a host), in full ("name.namespace.svc.cluster.local").
@@ -612,8 +607,6 @@ type NginxRoute struct {
 	UpgradeHeader Setting[string]
 	// KeepConn is fastcgi_keep_conn.
 	KeepConn Setting[bool]
-	// RequestBuffering is *_request_buffering.
-	RequestBuffering Setting[bool]
 }
 
 // EnvoyRoute holds what only Envoy routes have.
@@ -648,16 +641,11 @@ type Upstream struct {
 	// "keepalive N"; 0 = no pool; invalid for Envoy, which pools
 	// always), Idle (nginx keepalive_timeout inside the upstream block;
 	// Envoy idle_timeout), Lifetime (nginx keepalive_time; Envoy
-	// max_connection_duration), Requests per connection (nginx
-	// keepalive_requests; Envoy max_requests_per_connection, 0 = no
-	// limit).
+	// max_connection_duration).
 	PoolSize     Setting[int]
 	PoolIdle     Setting[time.Duration]
 	PoolLifetime Setting[time.Duration]
-	PoolRequests Setting[int]
 
-	// KeepaliveLocal is nginx's "local" parameter of keepalive.
-	KeepaliveLocal Setting[bool]
 	// ClosedUnderRequest is what the proxy answers when a pooled
 	// connection is closed under a request it sent on it.
 	ClosedUnderRequest string

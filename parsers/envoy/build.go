@@ -47,6 +47,16 @@ type builder struct {
 	clusters map[string]*model.Upstream
 	routes   map[string]res[*routev3.RouteConfiguration]
 	cla      map[string]res[*endpointv3.ClusterLoadAssignment]
+	// conn is what each listener's connection manager gives its routes.
+	conn map[*model.Listener]connManager
+}
+
+// connManager is what the loader keeps of a connection manager: the RDS
+// route configuration it names ("" when its routes are inline), and
+// stream_idle_timeout, the idle timeout of routes that set none.
+type connManager struct {
+	routeConfig string
+	streamIdle  model.Setting[time.Duration]
 }
 
 func (b *builder) pos(n *node) model.Pos {
@@ -64,6 +74,7 @@ func build(file string, target model.Target, c *collection) *model.Proxy {
 		clusters: map[string]*model.Upstream{},
 		routes:   map[string]res[*routev3.RouteConfiguration]{},
 		cla:      map[string]res[*endpointv3.ClusterLoadAssignment]{},
+		conn:     map[*model.Listener]connManager{},
 	}
 	for _, r := range c.routes {
 		if _, dup := b.routes[r.msg.GetName()]; !dup {
@@ -97,7 +108,7 @@ func build(file string, target model.Target, c *collection) *model.Proxy {
 	// connection manager settings are left unset.
 	used := map[string]bool{}
 	for _, l := range p.Listeners {
-		used[l.RouteConfig] = true
+		used[b.conn[l].routeConfig] = true
 	}
 	for _, rc := range c.routes {
 		if used[rc.msg.GetName()] {
@@ -105,11 +116,10 @@ func build(file string, target model.Target, c *collection) *model.Proxy {
 		}
 		used[rc.msg.GetName()] = true
 		ln := &model.Listener{
-			Select:      FirstMatch,
-			Proxy:       p,
-			Name:        fmt.Sprintf("route configuration %q (its listener is not in this file)", rc.msg.GetName()),
-			Pos:         b.pos(rc.n),
-			RouteConfig: rc.msg.GetName(),
+			Select: FirstMatch,
+			Proxy:  p,
+			Name:   fmt.Sprintf("route configuration %q (its listener is not in this file)", rc.msg.GetName()),
+			Pos:    b.pos(rc.n),
 		}
 		b.routeConfig(ln, rc.msg, rc.n)
 		p.Listeners = append(p.Listeners, ln)
@@ -186,11 +196,6 @@ func (b *builder) upstream(cl *clusterv3.Cluster, n *node) *model.Upstream {
 	}
 	u.PoolIdle = b.durSetting(optsNode, "idle_timeout", level, opts.GetIdleTimeout(), defaultIdleTimeout, n)
 	u.PoolLifetime = b.durSetting(optsNode, "max_connection_duration", level, opts.GetMaxConnectionDuration(), 0, n)
-	if opts.GetMaxRequestsPerConnection() != nil {
-		u.PoolRequests = b.uintSetting(optsNode, "max_requests_per_connection", level, opts.GetMaxRequestsPerConnection(), 0, n)
-	} else {
-		u.PoolRequests = b.uintSetting(n, "max_requests_per_connection", level, cl.GetMaxRequestsPerConnection(), 0, n) //nolint:staticcheck // deprecated, still honoured
-	}
 
 	// Servers: inline endpoints, or the EDS resource in the same file.
 	la, laNode := cl.GetLoadAssignment(), n.get("load_assignment")
@@ -285,12 +290,11 @@ func (b *builder) listener(l *listenerv3.Listener, n *node) {
 				}
 			}
 			ln := &model.Listener{
-				Select:      FirstMatch,
-				Proxy:       b.proxy,
-				Name:        name,
-				Pos:         b.pos(fNode),
-				Addresses:   addrs,
-				ServerNames: ch.fc.GetFilterChainMatch().GetServerNames(),
+				Select:    FirstMatch,
+				Proxy:     b.proxy,
+				Name:      name,
+				Pos:       b.pos(fNode),
+				Addresses: addrs,
 			}
 			tcKey, tcNode := fNode.field("typed_config")
 			b.hcm(ln, hcm, tcNode, orNode(tcKey, tcNode))
@@ -315,15 +319,18 @@ func (b *builder) hcm(ln *model.Listener, h *hcmv3.HttpConnectionManager, n, blo
 	ln.H1SafeMaxConnectionDuration = b.boolSetting(n, "http1_safe_max_connection_duration", level, h.GetHttp1SafeMaxConnectionDuration(), false, block)
 	ln.DrainTimeout = b.durSetting(n, "drain_timeout", level, h.GetDrainTimeout(), defaultDrainTimeout, block)
 	ln.DelayedCloseTimeout = b.durSetting(n, "delayed_close_timeout", level, h.GetDelayedCloseTimeout(), defaultDelayedClose, block)
-	ln.StreamIdleTimeout = b.durSetting(n, "stream_idle_timeout", level, h.GetStreamIdleTimeout(), defaultStreamIdleTimeout, block)
 	ln.RequestTimeout = b.durSetting(n, "request_timeout", level, h.GetRequestTimeout(), 0, block)
+	cm := connManager{streamIdle: b.durSetting(n, "stream_idle_timeout", level, h.GetStreamIdleTimeout(), defaultStreamIdleTimeout, block)}
+	if h.GetRouteConfig() == nil && h.GetRds() != nil {
+		cm.routeConfig = h.GetRds().GetRouteConfigName()
+	}
+	b.conn[ln] = cm
 
 	switch {
 	case h.GetRouteConfig() != nil:
 		b.routeConfig(ln, h.GetRouteConfig(), n.get("route_config"))
 	case h.GetRds() != nil:
-		ln.RouteConfig = h.GetRds().GetRouteConfigName()
-		if rc, ok := b.routes[ln.RouteConfig]; ok {
+		if rc, ok := b.routes[cm.routeConfig]; ok {
 			b.routeConfig(ln, rc.msg, rc.n)
 		}
 	}
@@ -385,7 +392,9 @@ func (b *builder) route(ln *model.Listener, vh *routev3.VirtualHost, vhNode *nod
 	if ra.GetIdleTimeout() != nil {
 		e.IdleTimeout = b.durSetting(raNode, "idle_timeout", "route", ra.GetIdleTimeout(), 0, block)
 	} else {
-		e.IdleTimeout = ln.StreamIdleTimeout
+		// The connection manager's (unset for routes whose connection
+		// manager is not in the file).
+		e.IdleTimeout = b.conn[ln].streamIdle
 	}
 
 	// A route's retry policy replaces the virtual host's entirely.

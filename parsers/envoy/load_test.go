@@ -102,7 +102,6 @@ func TestBootstrapModel(t *testing.T) {
 	at(t, "http1_safe", l.H1SafeMaxConnectionDuration, false, 28, 9, true)
 	at(t, "drain", l.DrainTimeout, 10*time.Second, 45, 11, false)
 	at(t, "delayed_close", l.DelayedCloseTimeout, time.Second, 28, 9, true)
-	at(t, "stream_idle", l.StreamIdleTimeout, 120*time.Second, 42, 11, false)
 	at(t, "request_timeout", l.RequestTimeout, 30*time.Second, 43, 11, false)
 	if l.MaxConnectionDuration.Level != "hcm" || l.MaxConnectionDuration.Name != "max_connection_duration" {
 		t.Errorf("max_connection_duration level %q name %q", l.MaxConnectionDuration.Level, l.MaxConnectionDuration.Name)
@@ -173,7 +172,6 @@ func TestBootstrapModel(t *testing.T) {
 		t.Errorf("orders upstream %q at %v with %d routes", o.Name, o.Pos, len(o.Routes))
 	}
 	at(t, "orders idle", o.PoolIdle, 50*time.Second, 178, 11, false)
-	at(t, "orders max requests", o.PoolRequests, 1000, 179, 11, false)
 	at(t, "orders max duration (default)", o.PoolLifetime, time.Duration(0), 169, 5, true)
 	if len(o.Servers) != 1 || o.Servers[0].Raw != "orders.internal:8000" || o.Servers[0].Literal || o.Servers[0].Pos.Line != 196 {
 		t.Errorf("orders servers %+v", o.Servers)

@@ -95,8 +95,10 @@ func TestConfigDumpResolvesRDS(t *testing.T) {
 		t.Fatalf("listeners %v", names(p))
 	}
 	l := p.Listeners[0]
-	if l.RouteConfig != "routes_http" || len(l.Routes) != 1 {
-		t.Fatalf("route config %q, %d routes", l.RouteConfig, len(l.Routes))
+	// The routes are those of routes_http, and that configuration is not
+	// linted a second time under a stand-in listener.
+	if len(l.Routes) != 1 {
+		t.Fatalf("%d routes", len(l.Routes))
 	}
 	rt := l.Routes[0]
 	at(t, "timeout", rt.Envoy.Timeout, 20*time.Second, lineOf(dumpJSON, `"20s"`), colOf(dumpJSON, lineOf(dumpJSON, `"20s"`), `"timeout"`), false)
@@ -133,8 +135,8 @@ filter_chains:
 	r := loadString(t, "listener.yaml", src)
 	wantClean(t, r)
 	l := onlyProxy(t, r).Listeners[0]
-	if l.RouteConfig != "elsewhere" || len(l.Routes) != 0 {
-		t.Errorf("route config %q, routes %d", l.RouteConfig, len(l.Routes))
+	if len(l.Routes) != 0 {
+		t.Errorf("routes %d", len(l.Routes))
 	}
 }
 

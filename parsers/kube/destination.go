@@ -64,11 +64,10 @@ func (l *loader) upstream(p *model.Proxy, host, subset string, port int, at *yam
 			u.PoolLifetime = model.Set(d, "connectionPool.tcp.maxConnectionDuration", "destination_rule", l.pos(n))
 		}
 	}
-	u.PoolRequests = model.Default(0, "connectionPool.http.maxRequestsPerConnection", block)
+	// Requests per connection change nothing a rule judges: the value is
+	// only checked.
 	if n := get(httpPool, "maxRequestsPerConnection"); n != nil {
-		if v, ok := l.count(n, "connectionPool.http.maxRequestsPerConnection"); ok {
-			u.PoolRequests = model.Set(v, "connectionPool.http.maxRequestsPerConnection", "destination_rule", l.pos(n))
-		}
+		l.count(n, "connectionPool.http.maxRequestsPerConnection")
 	}
 	u.ConnectTimeout = model.Default(defaultConnectTimeout, "connectionPool.tcp.connectTimeout", block)
 	u.ConnectTimeout.Note = noteConnect

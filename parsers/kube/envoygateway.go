@@ -110,9 +110,6 @@ func (l *loader) envoyGateway(p *model.Proxy, routes, policies []*object) {
 		pol := l.egPolicyFor(p.Target, o, labels, btps)
 		routeLevel := pol.route != nil
 		ln := &model.Listener{Proxy: p, Name: "HTTPRoute " + o.Name, Pos: l.pos(o.Node)}
-		for _, h := range items(get(o.Spec, "hostnames")) {
-			ln.ServerNames = append(ln.ServerNames, scalar(h))
-		}
 		p.Listeners = append(p.Listeners, ln)
 		l.egClient(p.Target, ln, o, ctps)
 		for i, rule := range items(get(o.Spec, "rules")) {

@@ -39,9 +39,6 @@ func (l *loader) retryRead() bool { return l.target.AtLeast(1, 25, 0) }
 
 func (l *loader) gatewayRoute(m *mesh, o *object) {
 	ln := &model.Listener{Proxy: m.p, Name: o.Kind + " " + o.Name, Pos: l.pos(o.Node)}
-	for _, h := range items(get(o.Spec, "hostnames")) {
-		ln.ServerNames = append(ln.ServerNames, scalar(h))
-	}
 	m.p.Listeners = append(m.p.Listeners, ln)
 	grpc := o.Kind == "GRPCRoute"
 	for i, rule := range items(get(o.Spec, "rules")) {

@@ -157,9 +157,6 @@ func (l *loader) ingressNginx(p *model.Proxy, ings, cms []*object) {
 		ann := get(get(ing.Node, "metadata"), "annotations")
 		for _, rule := range items(get(ing.Spec, "rules")) {
 			host := scalar(get(rule, "host"))
-			if host != "" {
-				ln.ServerNames = appendNew(ln.ServerNames, host)
-			}
 			for _, path := range items(get(get(rule, "http"), "paths")) {
 				r := l.ingressPath(p, ln, ing, host, path, ingressScope{l: l, annotations: ann, data: data, block: l.pos(path)}, ups)
 				ln.Routes = append(ln.Routes, r)
@@ -226,7 +223,7 @@ func (l *loader) ingressPath(p *model.Proxy, ln *model.Listener, ing *object, ho
 		u.PoolSize = block.count(keyPoolSize)
 		u.PoolIdle = block.seconds(keyPoolIdle)
 		u.PoolLifetime = block.seconds(keyPoolTime)
-		u.PoolRequests = block.count(keyPoolReqs)
+		block.count(keyPoolReqs) // checked only: requests per connection change nothing a rule judges
 		ups[upName] = u
 		p.Upstreams = append(p.Upstreams, u)
 	}

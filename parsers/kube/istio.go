@@ -116,9 +116,6 @@ func (l *loader) istio(p *model.Proxy, vss, routes, drs, svcs []*object) {
 func (l *loader) virtualService(m *mesh, vs *object) {
 	p := m.p
 	ln := &model.Listener{Proxy: p, Name: "VirtualService " + vs.Name, Pos: l.pos(vs.Node), MeshHosts: meshHosts(vs), Select: firstMatch}
-	for _, h := range items(get(vs.Spec, "hosts")) {
-		ln.ServerNames = append(ln.ServerNames, scalar(h))
-	}
 	p.Listeners = append(p.Listeners, ln)
 	for i, h := range items(get(vs.Spec, "http")) {
 		r := l.httpRoute(ln, vs, i, h)

@@ -46,8 +46,8 @@ func TestMesh(t *testing.T) {
 		t.Fatalf("proxy %v %v, %d listeners", p.Product, p.Target, len(p.Listeners))
 	}
 	ln := p.Listeners[0]
-	if ln.Name != "VirtualService reviews" || ln.Pos != at(8, 1) || !reflect.DeepEqual(ln.ServerNames, []string{"reviews"}) {
-		t.Errorf("listener %q at %v names %v", ln.Name, ln.Pos, ln.ServerNames)
+	if ln.Name != "VirtualService reviews" || ln.Pos != at(8, 1) || !reflect.DeepEqual(ln.MeshHosts, []string{"reviews.shop.svc.cluster.local"}) {
+		t.Errorf("listener %q at %v hosts %v", ln.Name, ln.Pos, ln.MeshHosts)
 	}
 	routes := p.Routes()
 	if len(routes) != 2 {
@@ -95,7 +95,6 @@ func TestMesh(t *testing.T) {
 	// The subset's connectionPool replaces the rule's.
 	check(t, "pool idle", u.PoolIdle, 90*time.Second, "connectionPool.http.idleTimeout", at(52, 24), false)
 	check(t, "pool lifetime", u.PoolLifetime, 0, "connectionPool.tcp.maxConnectionDuration", at(33, 1), true)
-	check(t, "pool requests", u.PoolRequests, 0, "connectionPool.http.maxRequestsPerConnection", at(33, 1), true)
 	check(t, "connect timeout", r.ConnectTimeout, 10*time.Second, "connectionPool.tcp.connectTimeout", at(33, 1), true)
 	if r.Pool == nil || r.Pool.Upstream != u || r.Pool.Idle != u.PoolIdle {
 		t.Errorf("pool %+v", r.Pool)
@@ -121,7 +120,6 @@ func TestMesh(t *testing.T) {
 	}
 	check(t, "pool idle", u.PoolIdle, time.Hour, "connectionPool.http.idleTimeout", at(33, 1), true)
 	check(t, "pool lifetime", u.PoolLifetime, 10*time.Minute, "connectionPool.tcp.maxConnectionDuration", at(44, 32), false)
-	check(t, "pool requests", u.PoolRequests, 50, "connectionPool.http.maxRequestsPerConnection", at(46, 35), false)
 	check(t, "connect timeout", u.ConnectTimeout, 2*time.Second, "connectionPool.tcp.connectTimeout", at(43, 25), false)
 	if len(p.Upstreams) != 2 {
 		t.Errorf("%d upstreams, want 2", len(p.Upstreams))

@@ -22,7 +22,6 @@ const (
 	defaultKeepaliveTime     = time.Hour
 	defaultUpstreamKeepalive = 32
 	defaultUpstreamIdle      = 60 * time.Second
-	defaultUpstreamRequests  = 1000
 )
 
 // knownAddresses is how many peers nginx makes of a server address without
@@ -244,26 +243,20 @@ func (b *builder) upstream(s *scope, name string) *model.Upstream {
 	if d := s.last("keepalive"); d != nil && len(d.Args) > 0 {
 		n, _ := strconv.Atoi(d.Args[0].Value)
 		u.PoolSize = model.Set(n, "keepalive", "upstream", d.Pos)
-		local := len(d.Args) > 1 && d.Args[1].Value == "local"
-		u.KeepaliveLocal = model.Set(local, "keepalive", "upstream", d.Pos)
 	} else if b.poolsByDefault() {
 		u.PoolSize = model.Default(defaultUpstreamKeepalive, "keepalive", s.at)
-		u.KeepaliveLocal = model.Default(true, "keepalive", s.at)
 	} else {
 		u.PoolSize = model.Default(0, "keepalive", s.at)
 		u.PoolSize.Note = "on " + b.target.Releases(model.Version{Major: 1, Minor: 29, Patch: 7}) + ": nginx pools upstream blocks by default only since 1.29.7."
 		if b.target.Product == model.Angie {
 			u.PoolSize.Note = "on " + b.target.String() + ": Angie did not adopt nginx 1.29.7's default pool."
 		}
-		u.KeepaliveLocal = model.Default(false, "keepalive", s.at)
 	}
-	// The pool's own keepalive_timeout, keepalive_time and
-	// keepalive_requests: those at http or server level are about client
-	// connections and are never inherited by an upstream block
-	// (docs/semantics.md §D).
+	// The pool's own keepalive_timeout and keepalive_time: those at http
+	// or server level are about client connections and are never
+	// inherited by an upstream block (docs/semantics.md §D).
 	u.PoolIdle = b.duration(s, "keepalive_timeout", defaultUpstreamIdle)
 	u.PoolLifetime = b.duration(s, "keepalive_time", defaultKeepaliveTime)
-	u.PoolRequests = b.integer(s, "keepalive_requests", defaultUpstreamRequests)
 	if name != "" {
 		b.named[strings.ToLower(name)] = u
 	}
@@ -290,11 +283,12 @@ func (b *builder) server(s *scope) *model.Listener {
 	if len(l.Addresses) == 0 && s.dir != nil {
 		l.Addresses = []model.Address{{Host: "*", Port: 80, Pos: s.at}}
 	}
+	var names []string
 	for _, d := range s.all("server_name") {
-		l.ServerNames = append(l.ServerNames, d.ArgValues()...)
+		names = append(names, d.ArgValues()...)
 	}
-	if len(l.ServerNames) > 0 {
-		l.Name = "server " + strings.Join(l.ServerNames, " ")
+	if len(names) > 0 {
+		l.Name = "server " + strings.Join(names, " ")
 	}
 	l.Codec = model.Default("HTTP1", "listen", s.at)
 	l.IdleTimeout = b.duration(s, "keepalive_timeout", defaultKeepaliveTimeout)
@@ -480,10 +474,8 @@ func (b *builder) resolvePass(r *model.Route, s *scope, parent *model.Route) {
 		u = &model.Upstream{Proxy: b.proxy, Kind: "upstream", Name: addr.String(), Implicit: true, Pos: d.Pos, ClosedUnderRequest: closedUnderRequest}
 		u.Servers = []model.Server{{Address: addr, Raw: hostport, Pos: d.Args[0].Pos, Literal: addr.Unix != "" || isLiteralHost(addr.Host), Addresses: knownAddresses(addr)}}
 		u.PoolSize = model.Default(0, "keepalive", d.Pos)
-		u.KeepaliveLocal = model.Default(false, "keepalive", d.Pos)
 		u.PoolIdle = model.Default(defaultUpstreamIdle, "keepalive_timeout", d.Pos)
 		u.PoolLifetime = model.Default(defaultKeepaliveTime, "keepalive_time", d.Pos)
-		u.PoolRequests = model.Default(defaultUpstreamRequests, "keepalive_requests", d.Pos)
 		b.implicit[key] = u
 		b.proxy.Upstreams = append(b.proxy.Upstreams, u)
 	}
@@ -568,10 +560,6 @@ func (b *builder) resolveSettings(r *model.Route, s *scope) {
 		// for these modules (docs/semantics.md §E).
 	default:
 		r.IgnoreClientAbort = b.boolean(s, k.ignoreClientAbort, false)
-		n.RequestBuffering = b.boolean(s, k.requestBuffering, true)
-	}
-	if m == "grpc" {
-		n.RequestBuffering = model.Default(false, "grpc_pass", s.at)
 	}
 	if m == "proxy" {
 		n.HTTPVersion = b.httpVersion(s)
@@ -599,7 +587,7 @@ func (b *builder) resolveSettings(r *model.Route, s *scope) {
 type moduleNames struct {
 	connectTimeout, sendTimeout, readTimeout             string
 	nextUpstream, nextUpstreamTries, nextUpstreamTimeout string
-	ignoreClientAbort, requestBuffering                  string
+	ignoreClientAbort                                    string
 }
 
 func (b *builder) moduleNames(m string) *moduleNames {
@@ -609,7 +597,7 @@ func (b *builder) moduleNames(m string) *moduleNames {
 	k := &moduleNames{
 		connectTimeout: m + "_connect_timeout", sendTimeout: m + "_send_timeout", readTimeout: m + "_read_timeout",
 		nextUpstream: m + "_next_upstream", nextUpstreamTries: m + "_next_upstream_tries", nextUpstreamTimeout: m + "_next_upstream_timeout",
-		ignoreClientAbort: m + "_ignore_client_abort", requestBuffering: m + "_request_buffering",
+		ignoreClientAbort: m + "_ignore_client_abort",
 	}
 	if b.names == nil {
 		b.names = map[string]*moduleNames{}

