@@ -248,12 +248,21 @@ func implicitRetries(r *model.Route, n int, exact bool) (Finding, bool) {
 	}
 	return Finding{
 		Pos: pos,
-		Message: fmt.Sprintf("%s has %s and %s retries a timed-out request on the next one, with neither %s_next_upstream_tries nor %s_next_upstream_timeout: a request whose servers time out can take up to %s.",
-			upstreamName(r.Forward.Upstream), countServers(r.Forward.Upstream, n, exact), settingText(on, strings.Join(on.Value, " ")), r.Forward.Module, r.Forward.Module, worstCase(r, n)),
+		Message: fmt.Sprintf("%s has %s and %s retries a %s on the next one, with neither %s_next_upstream_tries nor %s_next_upstream_timeout: a request whose servers time out can take up to %s.",
+			upstreamName(r.Forward.Upstream), countServers(r.Forward.Upstream, n, exact), settingText(on, strings.Join(on.Value, " ")), timedOut(r), r.Forward.Module, r.Forward.Module, worstCase(r, n)),
 		Related: implicitRelated(r, pos),
 		Fix: fmt.Sprintf("bound the retries: %s_next_upstream_tries 2; and %s_next_upstream_timeout %s;",
 			r.Forward.Module, r.Forward.Module, dur(min(attempt(r), 2*r.Nginx.ReadTimeout.Value))),
 	}, true
+}
+
+// timedOut names what a timeout passes on: any timed-out request, or,
+// where nothing sent is passed on, a connect that timed out.
+func timedOut(r *model.Route) string {
+	if sentPassedOn(r) {
+		return "timed-out request"
+	}
+	return "request whose connect timed out"
 }
 
 func implicitRelated(r *model.Route, pos model.Pos) []Related {
