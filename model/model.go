@@ -238,7 +238,12 @@ type Proxy struct {
 	// a pool of idle connections for an upstream block without a
 	// keepalive directive (nginx 1.29.7).
 	UpstreamsPoolByDefault bool
-	Pos                    Pos // the start of the entry file
+	// Partial is set when settings may come from configuration that was
+	// not read: a fragment whose includer was not found, or an include
+	// that was not followed. What a route inherits is then not all known,
+	// so a fix that would replace inherited settings is not offered.
+	Partial bool
+	Pos     Pos // the start of the entry file
 	// Context is the block the entry file's top level belongs in: "main"
 	// for a whole configuration; for a fragment linted alone, the block its
 	// contents imply ("http", "server", "location", "upstream"), whose

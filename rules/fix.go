@@ -496,7 +496,8 @@ func implicitUpstreamFix(pass *Pass, u *model.Upstream, r *model.Route) []Edit {
 				}
 			}
 			inLocation = append(inLocation, fmt.Sprintf("proxy_set_header Host %s;", hostHeader))
-		case x.anywhere("proxy_set_header"):
+		case x.anywhere("proxy_set_header") || p.Partial:
+			// Inherited headers would be dropped, or may be.
 			return nil
 		default:
 			inLocation = append(inLocation, fmt.Sprintf("proxy_set_header Host %s;", hostHeader))
@@ -508,7 +509,7 @@ func implicitUpstreamFix(pass *Pass, u *model.Upstream, r *model.Route) []Edit {
 					return nil
 				}
 			}
-		case x.anywhere("proxy_redirect"):
+		case x.anywhere("proxy_redirect") || p.Partial:
 			return nil
 		case uri == "":
 			inLocation = append(inLocation, fmt.Sprintf("proxy_redirect %s%s/ /;", scheme, addr))
@@ -632,7 +633,7 @@ func (x *fixer) poolRoute(r *model.Route) {
 			}
 		}
 		if c := r.Nginx.ConnectionHeader; c.Value != "" {
-			if c.Explicit() || !x.ownHeaders(r) && x.anywhere("proxy_set_header") {
+			if c.Explicit() || !x.ownHeaders(r) && (x.anywhere("proxy_set_header") || r.Listener.Proxy.Partial) {
 				x.fail() // replacing or adding one changes what is inherited
 				return
 			}

@@ -73,6 +73,7 @@ func buildProxy(cfg *Config, target model.Target, release bool) *model.Proxy {
 	p.Pos = model.Pos{File: cfg.Main.Path, Line: 1, Col: 1}
 	b := &builder{proxy: p, target: target, release: release, comments: map[string][]model.Comment{}, sources: map[string][]byte{}, implicit: map[string]*model.Upstream{}}
 	b.complete = !cfg.Fragment() && !cfg.UpstreamsUnread()
+	p.Partial = cfg.Fragment() || cfg.SettingsUnread()
 	for _, f := range cfg.Files {
 		if f == nil {
 			continue

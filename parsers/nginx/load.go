@@ -98,6 +98,17 @@ func (c *Config) UpstreamsUnread() bool {
 	return false
 }
 
+// SettingsUnread reports whether an include that was not read could hold
+// directives a block inherits (a *.types file holds only types).
+func (c *Config) SettingsUnread() bool {
+	for _, u := range c.Unread {
+		if !strings.HasSuffix(u.Name, ".types") {
+			return true
+		}
+	}
+	return false
+}
+
 // Fragment reports whether the main file is a piece of a configuration
 // rather than a whole nginx.conf.
 func (c *Config) Fragment() bool { return c.Context != "main" }
