@@ -95,6 +95,20 @@ func connectText(r *model.Route) string {
 // 180s when the servers accept the connection and then hang", saying which
 // methods a hang passes on when nginx keeps some back.
 func worstCase(r *model.Route, tries int) string {
+	return worstCaseOf(r, tries) + assumedDefaults(r)
+}
+
+// assumedDefaults says that the timeouts counted are defaults that an
+// include proxylint did not read may set otherwise.
+func assumedDefaults(r *model.Route) string {
+	n := r.Nginx
+	if !r.Listener.Proxy.Partial || !r.ConnectTimeout.Default && !n.SendTimeout.Default && !n.ReadTimeout.Default {
+		return ""
+	}
+	return " (with the default timeouts, which an include that was not read may set otherwise)"
+}
+
+func worstCaseOf(r *model.Route, tries int) string {
 	if !sentPassedOn(r) {
 		// Only failures before the request was sent pass it on: every
 		// attempt but the last fails to connect.

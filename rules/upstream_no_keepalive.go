@@ -99,6 +99,12 @@ func namedUpstream(pass *Pass, p *model.Proxy, u *model.Upstream) {
 		case u.PoolSize.Explicit():
 			f.Pos = u.PoolSize.Pos
 			f.Message = fmt.Sprintf("keepalive 0 disables the connection pool of upstream %q, so every request opens a new connection.", u.Name)
+		case allUnix(u):
+			// As for an address used directly: a unix socket is
+			// cheap to connect to.
+			f.Pos, f.Severity = u.Pos, model.Note
+			f.Message = fmt.Sprintf("upstream %q has no keepalive directive, so every request opens a new unix-socket connection %s Cheaper than TCP, but still not pooled.",
+				u.Name, u.PoolSize.Note)
 		default:
 			f.Pos = u.Pos
 			f.Message = fmt.Sprintf("upstream %q has no keepalive directive, so every request opens a new connection %s",
