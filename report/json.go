@@ -1,6 +1,8 @@
 package report
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"io"
 	"unicode/utf8"
@@ -130,9 +132,90 @@ func JSON(w io.Writer, in *Input) error {
 	}
 	c := Count(in.Findings)
 	doc.Summary = jsonSummary{Errors: c.Errors, Warnings: c.Warnings, Notes: c.Notes, Suppressed: c.Suppressed, Known: in.Known, Skipped: in.Skipped}
-	// What MarshalIndent writes and a newline, without the copy that
-	// appending the newline to a document of megabytes makes.
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(doc)
+	return writeJSONDoc(w, &doc)
+}
+
+// writeJSONDoc writes what an Encoder with two-space indentation writes
+// for doc, one part at a time: the findings of a large run are several
+// megabytes, which marshalling and then indenting the whole document
+// would copy twice into buffers grown step by step.
+func writeJSONDoc(w io.Writer, doc *jsonDoc) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	top, item := newIndenter("  "), newIndenter("    ")
+	field := func(name string, v any, last bool) error {
+		b, err := top.indent(v)
+		if err != nil {
+			return err
+		}
+		bw.WriteString(`  "` + name + `": `)
+		bw.Write(b)
+		if !last {
+			bw.WriteByte(',')
+		}
+		bw.WriteByte('\n')
+		return nil
+	}
+	bw.WriteString("{\n")
+	if err := field("version", doc.Version, false); err != nil {
+		return err
+	}
+	if err := field("tool", doc.Tool, false); err != nil {
+		return err
+	}
+	if len(doc.Targets) > 0 {
+		if err := field("targets", doc.Targets, false); err != nil {
+			return err
+		}
+	}
+	if err := field("read", doc.Read, false); err != nil {
+		return err
+	}
+	if len(doc.Findings) == 0 {
+		bw.WriteString(`  "findings": [],` + "\n")
+	} else {
+		bw.WriteString(`  "findings": [` + "\n")
+		for i := range doc.Findings {
+			b, err := item.indent(&doc.Findings[i])
+			if err != nil {
+				return err
+			}
+			bw.WriteString("    ")
+			bw.Write(b)
+			if i < len(doc.Findings)-1 {
+				bw.WriteByte(',')
+			}
+			bw.WriteByte('\n')
+		}
+		bw.WriteString("  ],\n")
+	}
+	if err := field("summary", doc.Summary, true); err != nil {
+		return err
+	}
+	bw.WriteString("}\n")
+	return bw.Flush()
+}
+
+// indenter marshals values as they stand at one depth of an indented
+// document, into a buffer it reuses.
+type indenter struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+func newIndenter(prefix string) *indenter {
+	x := &indenter{}
+	x.enc = json.NewEncoder(&x.buf)
+	x.enc.SetIndent(prefix, "  ")
+	return x
+}
+
+// indent returns v marshalled, without the encoder's final newline; the
+// bytes are valid until the next call.
+func (x *indenter) indent(v any) ([]byte, error) {
+	x.buf.Reset()
+	if err := x.enc.Encode(v); err != nil {
+		return nil, err
+	}
+	b := x.buf.Bytes()
+	return b[:len(b)-1], nil
 }
