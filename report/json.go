@@ -140,22 +140,26 @@ func JSON(w io.Writer, in *Input) error {
 // megabytes, which marshalling and then indenting the whole document
 // would copy twice into buffers grown step by step.
 func writeJSONDoc(w io.Writer, doc *jsonDoc) error {
+	// A bufio.Writer keeps its first error and Flush returns it, so the
+	// writes below need no checks of their own.
 	bw := bufio.NewWriterSize(w, 64<<10)
+	put := func(s string) { _, _ = bw.WriteString(s) }
+	putb := func(b []byte) { _, _ = bw.Write(b) }
 	top, item := newIndenter("  "), newIndenter("    ")
 	field := func(name string, v any, last bool) error {
 		b, err := top.indent(v)
 		if err != nil {
 			return err
 		}
-		bw.WriteString(`  "` + name + `": `)
-		bw.Write(b)
+		put(`  "` + name + `": `)
+		putb(b)
 		if !last {
-			bw.WriteByte(',')
+			put(",")
 		}
-		bw.WriteByte('\n')
+		put("\n")
 		return nil
 	}
-	bw.WriteString("{\n")
+	put("{\n")
 	if err := field("version", doc.Version, false); err != nil {
 		return err
 	}
@@ -171,27 +175,27 @@ func writeJSONDoc(w io.Writer, doc *jsonDoc) error {
 		return err
 	}
 	if len(doc.Findings) == 0 {
-		bw.WriteString(`  "findings": [],` + "\n")
+		put(`  "findings": [],` + "\n")
 	} else {
-		bw.WriteString(`  "findings": [` + "\n")
+		put(`  "findings": [` + "\n")
 		for i := range doc.Findings {
 			b, err := item.indent(&doc.Findings[i])
 			if err != nil {
 				return err
 			}
-			bw.WriteString("    ")
-			bw.Write(b)
+			put("    ")
+			putb(b)
 			if i < len(doc.Findings)-1 {
-				bw.WriteByte(',')
+				put(",")
 			}
-			bw.WriteByte('\n')
+			put("\n")
 		}
-		bw.WriteString("  ],\n")
+		put("  ],\n")
 	}
 	if err := field("summary", doc.Summary, true); err != nil {
 		return err
 	}
-	bw.WriteString("}\n")
+	put("}\n")
 	return bw.Flush()
 }
 

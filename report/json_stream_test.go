@@ -16,7 +16,7 @@ func TestJSONDocWrittenInPartsIsTheEncoders(t *testing.T) {
 		Read:    ReadStats{Files: 3, Included: 2, NotFollowed: 1},
 		Findings: []jsonFinding{
 			{Rule: "a", Severity: "warning", Message: "x < y && \"z\"\n\u2028", File: "nginx.conf", Line: 3, Column: 5,
-				Related: []jsonRelated{{File: "b.conf", Line: 1, Column: 1, Message: "m"}},
+				Related:  []jsonRelated{{File: "b.conf", Line: 1, Column: 1, Message: "m"}},
 				FixEdits: []jsonEdit{{File: "nginx.conf", Start: 1, End: 2, Text: "keepalive 16;\n"}}},
 			{Rule: "b", Severity: "note", Message: "\xff", File: "\xfe.conf", FileBase64: []byte("\xfe.conf"),
 				Suppressed: &jsonSuppression{File: "nginx.conf", Line: 2, Reason: "why"}},
