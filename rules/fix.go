@@ -54,10 +54,8 @@ func (x *fixer) file(p model.Pos) *model.File {
 		x.fail()
 		return nil
 	}
-	for _, f := range x.m.Files {
-		if f.Path == p.File && f.Source != nil {
-			return f
-		}
+	if f := x.words.file(p.File); f != nil {
+		return f
 	}
 	x.fail()
 	return nil
@@ -83,7 +81,7 @@ func (x *fixer) nginxStatement(p model.Pos, name string) *statement {
 	if f == nil {
 		return nil
 	}
-	off := f.Offset(p)
+	off := x.words.offset(f, p)
 	if off < 0 {
 		x.fail()
 		return nil
@@ -287,7 +285,7 @@ func (x *fixer) httpLevel(p *model.Proxy, r *model.Route) (*model.File, int) {
 	if f == nil {
 		return nil, 0
 	}
-	off := f.Offset(pos)
+	off := x.words.offset(f, pos)
 	if off < 0 || !bytes.HasPrefix(f.Source[off:], []byte("server")) || !startsLine(f.Source, off) {
 		x.fail()
 		return nil, 0
@@ -307,7 +305,7 @@ func (x *fixer) httpLevel(p *model.Proxy, r *model.Route) (*model.File, int) {
 		return nil, 0
 	}
 	// The route's own server must be in that http block.
-	rOff := f.Offset(r.Listener.Pos)
+	rOff := x.words.offset(f, r.Listener.Pos)
 	if r.Listener.Pos.File != f.Path || rOff < 0 {
 		x.fail()
 		return nil, 0
@@ -328,7 +326,7 @@ func (x *fixer) routeBlock(r *model.Route) (*model.File, []byte) {
 		x.fail()
 		return nil, nil
 	}
-	s, e := f.Offset(r.Pos), f.Offset(r.End)
+	s, e := x.words.offset(f, r.Pos), x.words.offset(f, r.End)
 	if s < 0 || e < s {
 		x.fail()
 		return nil, nil
@@ -601,7 +599,7 @@ func (x *fixer) lastServer(u *model.Upstream) (*model.File, *statement) {
 			return nil, nil
 		}
 		x.failed = false
-		off := f.Offset(u.Servers[len(u.Servers)-1].Pos)
+		off := x.words.offset(f, u.Servers[len(u.Servers)-1].Pos)
 		i := bytes.LastIndex(f.Source[:max(off, 0)], []byte("server"))
 		if off < 0 || i < 0 {
 			x.fail()
@@ -735,7 +733,7 @@ func h1SafeDrainFix(pass *Pass, l *model.Listener) []Edit {
 		if f == nil {
 			return nil
 		}
-		off := f.Offset(safe.Pos)
+		off := x.words.offset(f, safe.Pos)
 		if off < 0 {
 			return nil
 		}
@@ -752,7 +750,7 @@ func h1SafeDrainFix(pass *Pass, l *model.Listener) []Edit {
 		return nil
 	}
 	src := f.Source
-	off := f.Offset(limit.Pos)
+	off := x.words.offset(f, limit.Pos)
 	if off < 0 {
 		return nil
 	}

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"bytes"
+	"unicode/utf8"
 
 	"github.com/proxylint/proxylint/model"
 )
@@ -15,10 +16,64 @@ import (
 type wordIndex struct {
 	files []*model.File
 	held  map[string]bool
+	// byPath and lines serve the fixes' other questions, where a file is
+	// and where a line starts, once per file instead of per finding.
+	byPath map[string]*model.File
+	lines  map[*model.File][]int
 }
 
 func newWordIndex(files []*model.File) *wordIndex {
 	return &wordIndex{files: files, held: map[string]bool{}}
+}
+
+// file returns the file at path that has a source, as the model lists it
+// first.
+func (ix *wordIndex) file(path string) *model.File {
+	if ix.byPath == nil {
+		ix.byPath = make(map[string]*model.File, len(ix.files))
+		for _, f := range ix.files {
+			if _, ok := ix.byPath[f.Path]; !ok && f.Source != nil {
+				ix.byPath[f.Path] = f
+			}
+		}
+	}
+	return ix.byPath[path]
+}
+
+// offset is f.Offset(p), with the lines of f found once.
+func (ix *wordIndex) offset(f *model.File, p model.Pos) int {
+	if p.Line < 1 || p.Col < 1 {
+		return -1
+	}
+	if ix.lines == nil {
+		ix.lines = map[*model.File][]int{}
+	}
+	starts, ok := ix.lines[f]
+	if !ok {
+		starts = []int{0}
+		for i, c := range f.Source {
+			if c == '\n' {
+				starts = append(starts, i+1)
+			}
+		}
+		ix.lines[f] = starts
+	}
+	if p.Line > len(starts) {
+		return -1
+	}
+	// The column counts characters from the line's start.
+	src, off := f.Source, starts[p.Line-1]
+	for col := 1; col < p.Col; col++ {
+		if off >= len(src) || src[off] == '\n' {
+			return -1
+		}
+		_, size := utf8.DecodeRune(src[off:])
+		off += size
+	}
+	if off > len(src) {
+		return -1
+	}
+	return off
 }
 
 // holds reports whether any file holds w as a word of its own.
