@@ -368,7 +368,7 @@ func poolLines(m *model.Model, p *model.Proxy, idle model.Setting[time.Duration]
 // upstreamLabel derives an upstream name from an address: letters, digits
 // and underscores, unique among the proxy's upstreams and the host names
 // it proxies to.
-func upstreamLabel(p *model.Proxy, a model.Address) string {
+func (x *fixer) upstreamLabel(p *model.Proxy, a model.Address) string {
 	raw := a.Unix
 	if raw == "" {
 		raw = a.Host + "_" + strconv.Itoa(a.Port)
@@ -383,14 +383,8 @@ func upstreamLabel(p *model.Proxy, a model.Address) string {
 		}
 	}
 	base := strings.TrimSuffix(b.String(), "_")
-	taken := func(n string) bool {
-		for _, u := range p.Upstreams {
-			if strings.EqualFold(u.Name, n) || (len(u.Servers) > 0 && strings.EqualFold(u.Servers[0].Address.Host, n)) {
-				return true
-			}
-		}
-		return false
-	}
+	names := x.words.upstreamNames(p)
+	taken := func(n string) bool { return names[strings.ToLower(n)] }
 	name := base
 	for i := 2; taken(name); i++ {
 		name = base + "_" + strconv.Itoa(i)
@@ -458,7 +452,7 @@ func implicitUpstreamFix(pass *Pass, u *model.Upstream, r *model.Route) []Edit {
 		return nil
 	}
 	a := u.Servers[0].Address
-	name := upstreamLabel(p, a)
+	name := x.upstreamLabel(p, a)
 	server := "unix:" + a.Unix
 	if a.Unix == "" {
 		if a.Port == 0 {

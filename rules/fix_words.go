@@ -2,6 +2,7 @@ package rules
 
 import (
 	"bytes"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/proxylint/proxylint/model"
@@ -20,6 +21,28 @@ type wordIndex struct {
 	// and where a line starts, once per file instead of per finding.
 	byPath map[string]*model.File
 	lines  map[*model.File][]int
+	// names holds, per proxy, the lower-cased names of its upstreams and
+	// the hosts of their first servers: names a new upstream must avoid.
+	names map[*model.Proxy]map[string]bool
+}
+
+// upstreamNames returns the names a new upstream block of p must avoid.
+func (ix *wordIndex) upstreamNames(p *model.Proxy) map[string]bool {
+	if ix.names == nil {
+		ix.names = map[*model.Proxy]map[string]bool{}
+	}
+	if n, ok := ix.names[p]; ok {
+		return n
+	}
+	n := make(map[string]bool, 2*len(p.Upstreams))
+	for _, u := range p.Upstreams {
+		n[strings.ToLower(u.Name)] = true
+		if len(u.Servers) > 0 {
+			n[strings.ToLower(u.Servers[0].Address.Host)] = true
+		}
+	}
+	ix.names[p] = n
+	return n
 }
 
 func newWordIndex(files []*model.File) *wordIndex {
