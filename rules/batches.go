@@ -21,6 +21,18 @@ func (b *findingBatches) add(f Finding) {
 	b.n++
 }
 
+// addAll adds the findings of o, in their order.
+func (b *findingBatches) addAll(o *findingBatches) {
+	for _, batch := range o.full {
+		for _, f := range batch {
+			b.add(f)
+		}
+	}
+	for _, f := range o.cur {
+		b.add(f)
+	}
+}
+
 // all returns the findings in the order they were added; nil when there
 // are none.
 func (b *findingBatches) all() []Finding {

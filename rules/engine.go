@@ -3,7 +3,9 @@ package rules
 import (
 	"fmt"
 	"regexp"
+	"runtime"
 	"sort"
+	"sync"
 
 	"github.com/proxylint/proxylint/model"
 )
@@ -155,16 +157,38 @@ func Check(m *model.Model, opts *Options) []Finding {
 		}
 		out.add(Finding{Rule: d.Code, Severity: d.Severity, Message: d.Message, Pos: d.Pos, Fatal: d.Fatal, Unread: Unread(d)})
 	}
+	// The rules read the model and nothing else, so they run side by side
+	// on the available cores; each collects its own findings, handed
+	// over in the order of the list, so the result is the same as one
+	// after the other.
 	words := newWordIndex(m.Files)
+	var enabled []*Rule
 	for _, r := range All() {
-		if r.Check == nil || !opts.Enabled(r) {
-			continue
+		if r.Check != nil && opts.Enabled(r) {
+			enabled = append(enabled, r)
 		}
-		pass := &Pass{Rule: r, Model: forRule(m, r), Options: opts, words: words, report: func(f Finding) {
-			f.Fatal, f.Unread = false, false // only loaders can say a file was not read
-			out.add(f)
-		}}
-		r.Check(pass)
+	}
+	found := make([]findingBatches, len(enabled))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(enabled)) {
+		wg.Go(func() {
+			for i := range next {
+				r, batch := enabled[i], &found[i]
+				r.Check(&Pass{Rule: r, Model: forRule(m, r), Options: opts, words: words, report: func(f Finding) {
+					f.Fatal, f.Unread = false, false // only loaders can say a file was not read
+					batch.add(f)
+				}})
+			}
+		})
+	}
+	for i := range enabled {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i := range found {
+		out.addAll(&found[i])
 	}
 	return out.all()
 }

@@ -3,6 +3,7 @@ package rules
 import (
 	"bytes"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/proxylint/proxylint/model"
@@ -15,6 +16,9 @@ import (
 // run of the rules (Check makes it, every pass shares it), so each word is
 // looked for once per run and nothing outlives the run.
 type wordIndex struct {
+	// mu guards the answers: the rules of a run ask from several
+	// goroutines.
+	mu    sync.Mutex
 	files []*model.File
 	held  map[string]bool
 	// byPath and lines serve the fixes' other questions, where a file is
@@ -28,6 +32,8 @@ type wordIndex struct {
 
 // upstreamNames returns the names a new upstream block of p must avoid.
 func (ix *wordIndex) upstreamNames(p *model.Proxy) map[string]bool {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
 	if ix.names == nil {
 		ix.names = map[*model.Proxy]map[string]bool{}
 	}
@@ -52,6 +58,8 @@ func newWordIndex(files []*model.File) *wordIndex {
 // file returns the file at path that has a source, as the model lists it
 // first.
 func (ix *wordIndex) file(path string) *model.File {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
 	if ix.byPath == nil {
 		ix.byPath = make(map[string]*model.File, len(ix.files))
 		for _, f := range ix.files {
@@ -65,6 +73,8 @@ func (ix *wordIndex) file(path string) *model.File {
 
 // offset is f.Offset(p), with the lines of f found once.
 func (ix *wordIndex) offset(f *model.File, p model.Pos) int {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
 	if p.Line < 1 || p.Col < 1 {
 		return -1
 	}
@@ -101,6 +111,8 @@ func (ix *wordIndex) offset(f *model.File, p model.Pos) int {
 
 // holds reports whether any file holds w as a word of its own.
 func (ix *wordIndex) holds(w string) bool {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
 	if v, ok := ix.held[w]; ok {
 		return v
 	}
