@@ -87,9 +87,9 @@ type Pass struct {
 	Model   *model.Model
 	Options *Options
 	report  func(Finding)
-	// words is the run's index of the words the sources hold, shared by
+	// sources is the run's index of the model's sources, shared by
 	// the passes of one Check.
-	words *wordIndex
+	sources *sourceIndex
 
 	defaultWritePaths []*regexp.Regexp
 }
@@ -161,7 +161,7 @@ func Check(m *model.Model, opts *Options) []Finding {
 	// on the available cores; each collects its own findings, handed
 	// over in the order of the list, so the result is the same as one
 	// after the other.
-	words := newWordIndex(m.Files)
+	sources := newSourceIndex(m.Files)
 	var enabled []*Rule
 	for _, r := range All() {
 		if r.Check != nil && opts.Enabled(r) {
@@ -175,7 +175,7 @@ func Check(m *model.Model, opts *Options) []Finding {
 		wg.Go(func() {
 			for i := range next {
 				r, batch := enabled[i], &found[i]
-				r.Check(&Pass{Rule: r, Model: forRule(m, r), Options: opts, words: words, report: func(f Finding) {
+				r.Check(&Pass{Rule: r, Model: forRule(m, r), Options: opts, sources: sources, report: func(f Finding) {
 					f.Fatal, f.Unread = false, false // only loaders can say a file was not read
 					batch.add(f)
 				}})

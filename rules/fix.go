@@ -24,18 +24,18 @@ type Edit struct {
 // checks the text it edits and, when the text is not what the fix expects,
 // marks the fix failed: a fix is applied whole or not at all.
 type fixer struct {
-	m      *model.Model
-	words  *wordIndex
-	edits  []Edit
-	failed bool
+	m       *model.Model
+	sources *sourceIndex
+	edits   []Edit
+	failed  bool
 }
 
 func newFixer(pass *Pass) *fixer {
-	words := pass.words
-	if words == nil {
-		words = newWordIndex(pass.Model.Files)
+	sources := pass.sources
+	if sources == nil {
+		sources = newSourceIndex(pass.Model.Files)
 	}
-	return &fixer{m: pass.Model, words: words}
+	return &fixer{m: pass.Model, sources: sources}
 }
 
 // result returns the edits, or nil when any step failed.
@@ -54,7 +54,7 @@ func (x *fixer) file(p model.Pos) *model.File {
 		x.fail()
 		return nil
 	}
-	if f := x.words.file(p.File); f != nil {
+	if f := x.sources.file(p.File); f != nil {
 		return f
 	}
 	x.fail()
@@ -81,7 +81,7 @@ func (x *fixer) nginxStatement(p model.Pos, name string) *statement {
 	if f == nil {
 		return nil
 	}
-	off := x.words.offset(f, p)
+	off := x.sources.offset(f, p)
 	if off < 0 {
 		x.fail()
 		return nil
@@ -285,7 +285,7 @@ func (x *fixer) httpLevel(p *model.Proxy, r *model.Route) (*model.File, int) {
 	if f == nil {
 		return nil, 0
 	}
-	off := x.words.offset(f, pos)
+	off := x.sources.offset(f, pos)
 	if off < 0 || !bytes.HasPrefix(f.Source[off:], []byte("server")) || !startsLine(f.Source, off) {
 		x.fail()
 		return nil, 0
@@ -305,7 +305,7 @@ func (x *fixer) httpLevel(p *model.Proxy, r *model.Route) (*model.File, int) {
 		return nil, 0
 	}
 	// The route's own server must be in that http block.
-	rOff := x.words.offset(f, r.Listener.Pos)
+	rOff := x.sources.offset(f, r.Listener.Pos)
 	if r.Listener.Pos.File != f.Path || rOff < 0 {
 		x.fail()
 		return nil, 0
@@ -326,7 +326,7 @@ func (x *fixer) routeBlock(r *model.Route) (*model.File, []byte) {
 		x.fail()
 		return nil, nil
 	}
-	s, e := x.words.offset(f, r.Pos), x.words.offset(f, r.End)
+	s, e := x.sources.offset(f, r.Pos), x.sources.offset(f, r.End)
 	if s < 0 || e < s {
 		x.fail()
 		return nil, nil
@@ -335,7 +335,7 @@ func (x *fixer) routeBlock(r *model.Route) (*model.File, []byte) {
 }
 
 // anywhere reports whether any file of the model holds the word w.
-func (x *fixer) anywhere(w string) bool { return x.words.holds(w) }
+func (x *fixer) anywhere(w string) bool { return x.sources.holds(w) }
 
 // ---- the fixes of the rules ----
 
@@ -383,7 +383,7 @@ func (x *fixer) upstreamLabel(p *model.Proxy, a model.Address) string {
 		}
 	}
 	base := strings.TrimSuffix(b.String(), "_")
-	names := x.words.upstreamNames(p)
+	names := x.sources.upstreamNames(p)
 	taken := func(n string) bool { return names[strings.ToLower(n)] }
 	name := base
 	for i := 2; taken(name); i++ {
@@ -593,7 +593,7 @@ func (x *fixer) lastServer(u *model.Upstream) (*model.File, *statement) {
 			return nil, nil
 		}
 		x.failed = false
-		off := x.words.offset(f, u.Servers[len(u.Servers)-1].Pos)
+		off := x.sources.offset(f, u.Servers[len(u.Servers)-1].Pos)
 		i := bytes.LastIndex(f.Source[:max(off, 0)], []byte("server"))
 		if off < 0 || i < 0 {
 			x.fail()
@@ -727,7 +727,7 @@ func h1SafeDrainFix(pass *Pass, l *model.Listener) []Edit {
 		if f == nil {
 			return nil
 		}
-		off := x.words.offset(f, safe.Pos)
+		off := x.sources.offset(f, safe.Pos)
 		if off < 0 {
 			return nil
 		}
@@ -744,7 +744,7 @@ func h1SafeDrainFix(pass *Pass, l *model.Listener) []Edit {
 		return nil
 	}
 	src := f.Source
-	off := x.words.offset(f, limit.Pos)
+	off := x.sources.offset(f, limit.Pos)
 	if off < 0 {
 		return nil
 	}

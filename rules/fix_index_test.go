@@ -31,7 +31,7 @@ func TestHoldsWordAsTheExpression(t *testing.T) {
 // is kept for the run: the files are read once per word.
 func TestWordIndexAnswersOnce(t *testing.T) {
 	files := []*model.File{{Path: "a.conf", Source: []byte("proxy_pass http://b;")}, {Path: "b.conf", Source: []byte("log_format t timing;")}}
-	ix := newWordIndex(files)
+	ix := newSourceIndex(files)
 	if !ix.holds("timing") || ix.holds("proxy_redirect") || ix.holds("http:") {
 		t.Fatalf("answers: timing %v, proxy_redirect %v, http: %v", ix.holds("timing"), ix.holds("proxy_redirect"), ix.holds("http:"))
 	}
@@ -39,7 +39,7 @@ func TestWordIndexAnswersOnce(t *testing.T) {
 	if !ix.holds("timing") {
 		t.Fatal("an answer was not kept for the run")
 	}
-	if newWordIndex(files).holds("timing") {
+	if newSourceIndex(files).holds("timing") {
 		t.Fatal("a new run reads the sources again")
 	}
 }
@@ -49,7 +49,7 @@ func TestWordIndexAnswersOnce(t *testing.T) {
 func TestIndexOffsetIsFileOffset(t *testing.T) {
 	for _, src := range []string{"", "a", "ab\ncd\n", "é ü;\n\nx { y; }\n", "no newline at the end", "\n\n\n"} {
 		f := &model.File{Path: "a.conf", Source: []byte(src)}
-		ix := newWordIndex([]*model.File{f})
+		ix := newSourceIndex([]*model.File{f})
 		for line := 0; line <= 6; line++ {
 			for col := 0; col <= 8; col++ {
 				p := model.Pos{File: "a.conf", Line: line, Col: col}

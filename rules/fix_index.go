@@ -9,20 +9,20 @@ import (
 	"github.com/proxylint/proxylint/model"
 )
 
-// wordIndex answers the fixes' question "does any file of the model hold
-// this word?". A fix asks it for every finding it repairs, and each answer
-// means reading every source of the model: on a large configuration
-// thousands of findings would read megabytes each. One index serves one
-// run of the rules (Check makes it, every pass shares it), so each word is
-// looked for once per run and nothing outlives the run.
-type wordIndex struct {
+// sourceIndex answers the questions the fixes ask of the model's sources
+// for every finding they repair: does any file hold this word, which file
+// has this path, where does this line start, which upstream names are
+// taken. Each answer would otherwise read every source or every upstream,
+// and a large configuration has thousands of findings. One index serves
+// one run of the rules (Check makes it, every pass shares it), so each
+// answer is worked out once per run and nothing outlives the run.
+type sourceIndex struct {
 	// mu guards the answers: the rules of a run ask from several
 	// goroutines.
 	mu    sync.Mutex
 	files []*model.File
 	held  map[string]bool
-	// byPath and lines serve the fixes' other questions, where a file is
-	// and where a line starts, once per file instead of per finding.
+	// byPath and lines say where a file is and where its lines start.
 	byPath map[string]*model.File
 	lines  map[*model.File][]int
 	// names holds, per proxy, the lower-cased names of its upstreams and
@@ -31,7 +31,7 @@ type wordIndex struct {
 }
 
 // upstreamNames returns the names a new upstream block of p must avoid.
-func (ix *wordIndex) upstreamNames(p *model.Proxy) map[string]bool {
+func (ix *sourceIndex) upstreamNames(p *model.Proxy) map[string]bool {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if ix.names == nil {
@@ -51,13 +51,13 @@ func (ix *wordIndex) upstreamNames(p *model.Proxy) map[string]bool {
 	return n
 }
 
-func newWordIndex(files []*model.File) *wordIndex {
-	return &wordIndex{files: files, held: map[string]bool{}}
+func newSourceIndex(files []*model.File) *sourceIndex {
+	return &sourceIndex{files: files, held: map[string]bool{}}
 }
 
 // file returns the file at path that has a source, as the model lists it
 // first.
-func (ix *wordIndex) file(path string) *model.File {
+func (ix *sourceIndex) file(path string) *model.File {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if ix.byPath == nil {
@@ -72,7 +72,7 @@ func (ix *wordIndex) file(path string) *model.File {
 }
 
 // offset is f.Offset(p), with the lines of f found once.
-func (ix *wordIndex) offset(f *model.File, p model.Pos) int {
+func (ix *sourceIndex) offset(f *model.File, p model.Pos) int {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if p.Line < 1 || p.Col < 1 {
@@ -110,7 +110,7 @@ func (ix *wordIndex) offset(f *model.File, p model.Pos) int {
 }
 
 // holds reports whether any file holds w as a word of its own.
-func (ix *wordIndex) holds(w string) bool {
+func (ix *sourceIndex) holds(w string) bool {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if v, ok := ix.held[w]; ok {
