@@ -440,6 +440,11 @@ type Retry struct {
 	On Setting[[]string]
 	// Unknown lists conditions the proxy does not know and drops.
 	Unknown []UnknownCondition
+	// MethodFilter names the field that would limit retries to some
+	// methods where the configuration can say so (Envoy's
+	// retry_policy.retriable_request_headers); empty where it cannot
+	// (nginx, Istio's retries, Gateway API's retry).
+	MethodFilter string
 }
 
 // UnknownCondition is a retry condition the proxy drops.

@@ -133,21 +133,22 @@ func replaysWrites(r *model.Route) (Finding, bool) {
 		Pos:     on.Pos,
 		Message: msg,
 		Related: related,
-		Fix:     safeRetryFix(on),
+		Fix:     safeRetryFix(r.Retry),
 	}, true
 }
 
 // safeRetryFix words the fix in the terms of the setting that holds the
-// retry conditions: Envoy's retry_policy can also narrow retries to safe
-// methods, which Istio's retries and Gateway API's retry cannot.
-func safeRetryFix(on model.Setting[[]string]) string {
+// retry conditions, and offers to narrow retries to safe methods where the
+// configuration can say so.
+func safeRetryFix(rt model.Retry) string {
+	on := rt.On
 	if on.Default {
 		return "give the route a retry policy of its own that retries only what never reached the upstream " +
 			"(connect-failure, refused-stream, reset-before-request), or none"
 	}
 	fix := "retry only what never reached the upstream (" + on.Name + ": connect-failure,refused-stream,reset-before-request)"
-	if strings.HasPrefix(on.Name, "retry_policy.") {
-		fix += ", or limit retries to safe methods with retriable_request_headers: [{name: \":method\", string_match: {safe_regex: {regex: \"GET|HEAD|OPTIONS\"}}}]"
+	if rt.MethodFilter != "" {
+		fix += ", or limit retries to safe methods with " + rt.MethodFilter + ": [{name: \":method\", string_match: {safe_regex: {regex: \"GET|HEAD|OPTIONS\"}}}]"
 	}
 	return fix
 }

@@ -494,6 +494,7 @@ func (b *builder) retry(rp *routev3.RetryPolicy, owner *node, level string, e *m
 	e.NumRetries.Name = qualify(name, e.NumRetries.Name)
 	e.PerTryTimeout.Name = qualify(name, e.PerTryTimeout.Name)
 	e.RetriableMethods = b.retriableMethods(rp.GetRetriableRequestHeaders(), n.get("retriable_request_headers"))
+	r.MethodFilter = name + ".retriable_request_headers"
 	return r
 }
 
