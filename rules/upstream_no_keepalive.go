@@ -118,7 +118,7 @@ func namedUpstream(pass *Pass, p *model.Proxy, u *model.Upstream) {
 		return
 	}
 	for _, r := range pooling {
-		if f, ok := poolDefeated(p, u, r); ok {
+		if f, _, ok := poolDefeated(p, u, r); ok {
 			f.Edits = poolDefeatedFix(pass, r)
 			pass.Report(f)
 		}
@@ -134,8 +134,8 @@ func namedUpstream(pass *Pass, p *model.Proxy, u *model.Upstream) {
 func defeatedEverywhere(p *model.Proxy, u *model.Upstream, routes []*model.Route) (Finding, bool) {
 	var first Finding
 	for i, r := range routes {
-		f, ok := poolDefeated(p, u, r)
-		if !ok || !explicitDefeat(r) {
+		f, written, ok := poolDefeated(p, u, r)
+		if !ok || !written {
 			return Finding{}, false
 		}
 		if i == 0 {
@@ -155,29 +155,11 @@ func defeatedEverywhere(p *model.Proxy, u *model.Upstream, routes []*model.Route
 	}, true
 }
 
-// explicitDefeat reports whether what keeps a route's connections from
-// being reused is written in the configuration, not a default of the
-// release.
-func explicitDefeat(r *model.Route) bool {
-	n := r.Nginx
-	switch r.Forward.Module {
-	case "proxy":
-		if v := n.HTTPVersion; v.Valid() && v.Value == "1.0" {
-			return !v.Default
-		}
-		if c := n.ConnectionHeader; c.Valid() && strings.EqualFold(c.Value, "close") {
-			return !c.Default
-		}
-		return n.ConnectionHeaderPlain.Valid()
-	case "fastcgi":
-		return !n.KeepConn.Default
-	}
-	return false
-}
-
 // poolDefeated finds the setting that keeps a route from reusing its
-// upstream's pooled connections (docs/semantics.md §D).
-func poolDefeated(p *model.Proxy, u *model.Upstream, r *model.Route) (Finding, bool) {
+// upstream's pooled connections (docs/semantics.md §D), and says whether
+// it is written in the configuration rather than a release's default
+// (the second result); the third is false when nothing defeats it.
+func poolDefeated(p *model.Proxy, u *model.Upstream, r *model.Route) (Finding, bool, bool) {
 	related := []Related{{Pos: u.Pos, Message: fmt.Sprintf("upstream %q keeps a pool", u.Name)}}
 	switch r.Forward.Module {
 	case "proxy":
@@ -193,7 +175,7 @@ func poolDefeated(p *model.Proxy, u *model.Upstream, r *model.Route) (Finding, b
 				f.Message = fmt.Sprintf("proxy_http_version defaults to 1.0 %s, which defeats the keepalive pool of upstream %q: nginx never reuses a connection after an HTTP/1.0 request.",
 					v.Note, u.Name)
 			}
-			return f, true
+			return f, !v.Default, true
 		}
 		if c := r.Nginx.ConnectionHeader; c.Valid() && strings.EqualFold(c.Value, "close") {
 			f := Finding{
@@ -208,7 +190,7 @@ func poolDefeated(p *model.Proxy, u *model.Upstream, r *model.Route) (Finding, b
 					c.Note, u.Name)
 				f.Fix = "add proxy_set_header Connection \"\" (and proxy_http_version 1.1) in this location or at server or http level"
 			}
-			return f, true
+			return f, !c.Default, true
 		}
 		if c, plain := r.Nginx.ConnectionHeader, r.Nginx.ConnectionHeaderPlain; plain.Valid() && strings.EqualFold(plain.Value, "close") {
 			return Finding{
@@ -217,7 +199,7 @@ func poolDefeated(p *model.Proxy, u *model.Upstream, r *model.Route) (Finding, b
 					c.Value, u.Name, plain.Name),
 				Related: append(related, Related{Pos: plain.Pos, Message: "the value for requests without Upgrade: close"}),
 				Fix:     "map requests without Upgrade to an empty Connection header: map $http_upgrade " + c.Value + " { default upgrade; '' ''; }",
-			}, true
+			}, true, true
 		}
 	case "fastcgi":
 		if k := r.Nginx.KeepConn; k.Valid() && !k.Value {
@@ -231,10 +213,10 @@ func poolDefeated(p *model.Proxy, u *model.Upstream, r *model.Route) (Finding, b
 			if k.Default {
 				f.Message = fmt.Sprintf("fastcgi_keep_conn is off by default: nginx asks the FastCGI server to close the connection after each request, so the keepalive pool of upstream %q is never used.", u.Name)
 			}
-			return f, true
+			return f, !k.Default, true
 		}
 	}
-	return Finding{}, false
+	return Finding{}, false, false
 }
 
 // alwaysUpgrades reports whether every request through the route asks the
