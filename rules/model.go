@@ -74,3 +74,14 @@ func quoteList(items []string) string {
 	}
 	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
+
+// allUnix reports whether every server of an upstream is a unix socket,
+// which is connected to at once or not at all.
+func allUnix(u *model.Upstream) bool {
+	for _, s := range u.Servers {
+		if s.Address.Unix == "" {
+			return false
+		}
+	}
+	return len(u.Servers) > 0
+}

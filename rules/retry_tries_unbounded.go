@@ -65,15 +65,6 @@ func connectTime(r *model.Route) time.Duration {
 	return min(r.ConnectTimeout.Value, osConnectLimit)
 }
 
-func allUnix(u *model.Upstream) bool {
-	for _, s := range u.Servers {
-		if s.Address.Unix == "" {
-			return false
-		}
-	}
-	return len(u.Servers) > 0
-}
-
 // attempt is the longest one try can take: connect + send + read.
 func attempt(r *model.Route) time.Duration {
 	return connectTime(r) + r.Nginx.SendTimeout.Value + r.Nginx.ReadTimeout.Value
