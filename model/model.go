@@ -554,7 +554,8 @@ type Route struct {
 	MaxAttempts Setting[int]
 	// Reexecutes lists the retry conditions that can send the request
 	// again after the next hop may have run it; empty when MaxAttempts is
-	// 1.
+	// 1. Routes with the same retry setting may share the slice: read it,
+	// never write to it.
 	Reexecutes []Reexecution
 	// Retry is the retry policy as written.
 	Retry Retry

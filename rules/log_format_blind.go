@@ -25,11 +25,16 @@ var timingVariables = []string{"request_time", "upstream_response_time", "upstre
 
 func checkLogFormatBlind(pass *Pass) {
 	for _, p := range pass.Model.Proxies {
+		// The routes of a server share its access_log.
+		seen := reported{}
 		for _, r := range p.Routes() {
 			if r.Forward == nil {
 				continue
 			}
 			if f, ok := blindLog(r, p.Context != "main"); ok {
+				if !seen.first(f) {
+					continue
+				}
 				f.Fix, f.Edits = logFormatFixOf(pass, p, r, f.Fix)
 				pass.Report(f)
 			}

@@ -19,6 +19,7 @@ var RetryTriesUnbounded = &Rule{
 }
 
 func checkRetryTriesUnbounded(pass *Pass) {
+	seen := reported{}
 	for _, p := range pass.Model.Proxies {
 		for _, r := range p.Routes() {
 			if r.Envoy != nil {
@@ -36,14 +37,20 @@ func checkRetryTriesUnbounded(pass *Pass) {
 				continue
 			}
 			if f, ok := triesWithoutTimeout(r, n, exact); ok {
-				f.Fix, f.Edits = retryBoundFixOf(pass, r, r.Nginx.Tries, f.Fix, "timeout")
-				pass.Report(f)
+				if seen.first(f) {
+					f.Fix, f.Edits = retryBoundFixOf(pass, r, r.Nginx.Tries, f.Fix, "timeout")
+					pass.Report(f)
+				}
 			} else if f, ok := timeoutWithoutTries(r, n, exact); ok {
-				f.Fix, f.Edits = retryBoundFixOf(pass, r, r.Nginx.NextTimeout, f.Fix, "tries")
-				pass.Report(f)
+				if seen.first(f) {
+					f.Fix, f.Edits = retryBoundFixOf(pass, r, r.Nginx.NextTimeout, f.Fix, "tries")
+					pass.Report(f)
+				}
 			} else if f, ok := implicitRetries(r, n, exact); ok {
-				f.Fix, f.Edits = retryBoundFixOf(pass, r, r.Retry.On, f.Fix, "tries", "timeout")
-				pass.Report(f)
+				if seen.first(f) {
+					f.Fix, f.Edits = retryBoundFixOf(pass, r, r.Retry.On, f.Fix, "tries", "timeout")
+					pass.Report(f)
+				}
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package nginx
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/proxylint/proxylint/model"
@@ -21,7 +22,43 @@ var nonIdempotent = []string{"POST", "PATCH", "LOCK"}
 // connection; uwsgi and scgi never do (docs/semantics.md §D).
 var poolingModules = map[string]bool{"proxy": true, "grpc": true, "memcached": true, "fastcgi": true}
 
-func behaviour(r *model.Route, pools map[*model.Upstream]*model.Pool) {
+// behaviours holds what the routes of one configuration share: the pool of
+// each upstream, and the re-executions of each retry setting, which
+// locations inheriting one *_next_upstream have alike (a slice per route
+// would be most of the memory of the routes' behaviour on large
+// configurations).
+type behaviours struct {
+	pools  map[*model.Upstream]*model.Pool
+	reexec map[reexecKey][]model.Reexecution
+}
+
+// reexecKey is what reexecutions reads of a route: its retry setting.
+type reexecKey struct {
+	pos               model.Pos
+	name, level, note string
+	def               bool
+	on                string
+}
+
+func newBehaviours() *behaviours {
+	return &behaviours{pools: map[*model.Upstream]*model.Pool{}, reexec: map[reexecKey][]model.Reexecution{}}
+}
+
+// reexecutions returns reexecutions(r), the same slice for every route
+// with the same retry setting.
+func (bs *behaviours) reexecutions(r *model.Route) []model.Reexecution {
+	on := r.Retry.On
+	k := reexecKey{pos: on.Pos, name: on.Name, level: on.Level, note: on.Note, def: on.Default, on: strings.Join(on.Value, "\x00")}
+	x, ok := bs.reexec[k]
+	if !ok {
+		// Clipped, so that appending to one route's slice copies it.
+		x = slices.Clip(reexecutions(r))
+		bs.reexec[k] = x
+	}
+	return x
+}
+
+func behaviour(r *model.Route, bs *behaviours) {
 	n := r.Nginx
 	r.AttemptTimeout = n.ReadTimeout
 	r.Budget = n.NextTimeout
@@ -40,10 +77,10 @@ func behaviour(r *model.Route, pools map[*model.Upstream]*model.Pool) {
 	if f.Upstream == nil {
 		return
 	}
-	r.Pool = pool(r, pools)
+	r.Pool = pool(r, bs.pools)
 	r.MaxAttempts = maxAttempts(r)
 	if r.MaxAttempts.Value > 1 {
-		r.Reexecutes = reexecutions(r)
+		r.Reexecutes = bs.reexecutions(r)
 	} else if givesTryBack(r) {
 		// One more try on a new connection to the same server, for an
 		// error on a pooled connection only (docs/semantics.md §B).

@@ -109,10 +109,10 @@ func buildProxy(cfg *Config, target model.Target, release bool) *model.Proxy {
 	case "upstream":
 		b.upstream(newScope("upstream", nil, at, nil, top), "")
 	}
-	pools := map[*model.Upstream]*model.Pool{}
+	bs := newBehaviours()
 	for _, l := range p.Listeners {
 		for _, r := range l.Routes {
-			behaviour(r, pools)
+			behaviour(r, bs)
 		}
 	}
 	return p
