@@ -7,8 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/proxylint/proxylint/internal/regular"
@@ -185,6 +187,9 @@ type loader struct {
 	// the same tree, which the inclusions share (nothing changes a tree
 	// once it is read).
 	parsed map[parseKey]*File
+	// ahead holds the files of an include that were parsed side by side
+	// before the include reads them in order (see parseAhead).
+	ahead map[parseKey]parseResult
 
 	// includes and includeBytes count the files include directives
 	// pulled in and their bytes, against the budgets of Options.
@@ -198,6 +203,13 @@ type loader struct {
 type parseKey struct {
 	path, real, parent string
 	depth              int
+}
+
+// parseResult is what parseFile returns.
+type parseResult struct {
+	f       *File
+	pending []pendingInclude
+	err     *Error
 }
 
 type fsResult[T any] struct {
@@ -254,7 +266,15 @@ func (l *loader) parse(path, real, parent string, depth int, from model.Pos) (*F
 		l.cfg.Files = append(l.cfg.Files, f)
 		return f, nil, nil
 	}
-	f, pending, perr := parseFile(path, src, parent, depth, l.opts.MaxDepth)
+	var f *File
+	var pending []pendingInclude
+	var perr *Error
+	if r, ok := l.ahead[key]; ok {
+		delete(l.ahead, key)
+		f, pending, perr = r.f, r.pending, r.err
+	} else {
+		f, pending, perr = parseFile(path, src, parent, depth, l.opts.MaxDepth)
+	}
 	f.Real = real
 	l.cfg.Files = append(l.cfg.Files, f)
 	if pos, what, ok := templateIn(f); ok {
@@ -329,6 +349,7 @@ func (l *loader) include(p pendingInclude) {
 		l.cfg.Unread = append(l.cfg.Unread, UnreadInclude{Pos: at, Name: name, Parent: p.parent})
 		return
 	}
+	l.parseAhead(paths, p)
 	for _, path := range paths {
 		real, err := l.realPath(path)
 		if err != nil {
@@ -364,6 +385,71 @@ func (l *loader) include(p pendingInclude) {
 		if l.cfg.Syntax {
 			return
 		}
+	}
+}
+
+// parseAhead parses the files an include names (a glob's matches) side
+// by side on the available cores, before include reads them in order; parse
+// then takes each tree from l.ahead as if it had parsed the file there, so
+// the result is the same as reading them one after the other. Only files
+// that include would parse are parsed ahead: readable, inside the tree, not
+// already shared, and within what is left of the budgets.
+func (l *loader) parseAhead(paths []string, p pendingInclude) {
+	workers := runtime.GOMAXPROCS(0)
+	if len(paths) < 2 || workers < 2 {
+		return
+	}
+	type job struct {
+		key parseKey
+		src []byte
+	}
+	var jobs []job
+	includes, size := l.includes, l.includeBytes
+	for _, path := range paths {
+		real, err := l.realPath(path)
+		if err != nil || !l.inRoots(real) {
+			continue
+		}
+		src, err := l.read(real)
+		if err != nil {
+			continue
+		}
+		includes++
+		size += int64(len(src))
+		if includes > l.opts.MaxIncludes || size > l.opts.MaxIncludeBytes {
+			break
+		}
+		key := parseKey{path: path, real: real, parent: p.parent, depth: p.depth + 1}
+		if _, ok := l.parsed[key]; ok {
+			continue
+		}
+		jobs = append(jobs, job{key, src})
+	}
+	if len(jobs) < 2 {
+		return
+	}
+	results := make([]parseResult, len(jobs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(workers, len(jobs)) {
+		wg.Go(func() {
+			for i := range next {
+				j := jobs[i]
+				f, pending, perr := parseFile(j.key.path, j.src, j.key.parent, j.key.depth, l.opts.MaxDepth)
+				results[i] = parseResult{f, pending, perr}
+			}
+		})
+	}
+	for i := range jobs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if l.ahead == nil {
+		l.ahead = map[parseKey]parseResult{}
+	}
+	for i, j := range jobs {
+		l.ahead[j.key] = results[i]
 	}
 }
 
