@@ -52,20 +52,54 @@ func flatten(dirs []*Directive) []*Directive {
 	return out
 }
 
-// all returns the directives named name at this level, in order.
+// smallScope is the number of directives up to which a scope is searched
+// directive by directive rather than through an index: most locations hold
+// a few, and are asked for a few dozen settings.
+const smallScope = 32
+
+// all returns the directives named name at this level, in order. The
+// result may share the scope's memory: callers must not change it.
 func (s *scope) all(name string) []*Directive {
-	if s.byName == nil {
-		s.byName = make(map[string][]*Directive)
-		for _, d := range s.dirs {
-			s.byName[d.Name] = append(s.byName[d.Name], d)
+	if s.byName == nil && len(s.dirs) <= smallScope {
+		var out []*Directive
+		for i, d := range s.dirs {
+			switch {
+			case d.Name != name:
+			case out == nil:
+				// Capacity clipped: appending copies.
+				out = s.dirs[i : i+1 : i+1]
+			default:
+				out = append(out, d)
+			}
 		}
+		return out
 	}
+	s.index()
 	return s.byName[name]
+}
+
+// index builds byName, once.
+func (s *scope) index() {
+	if s.byName != nil {
+		return
+	}
+	s.byName = make(map[string][]*Directive)
+	for _, d := range s.dirs {
+		s.byName[d.Name] = append(s.byName[d.Name], d)
+	}
 }
 
 // last returns the last directive named name at this level, or nil. nginx
 // refuses most duplicates; where it does not, the last one wins.
 func (s *scope) last(name string) *Directive {
+	if s.byName == nil && len(s.dirs) <= smallScope {
+		for i := len(s.dirs) - 1; i >= 0; i-- {
+			if s.dirs[i].Name == name {
+				return s.dirs[i]
+			}
+		}
+		return nil
+	}
 	ds := s.all(name)
 	if len(ds) == 0 {
 		return nil
@@ -113,7 +147,7 @@ func (s *scope) children(name string) []*Directive {
 // into the scope, and its server and upstream blocks, which the caller
 // holds while it builds them. What the scope's settings say stays.
 func (s *scope) release() {
-	s.all("")
+	s.index()
 	delete(s.byName, "server")
 	delete(s.byName, "upstream")
 	s.dirs = nil

@@ -11,6 +11,10 @@ import (
 	"github.com/proxylint/proxylint/model"
 )
 
+// invalidTime is parseTime's error, made only for an invalid value: valid
+// values are read once for each route that inherits them.
+func invalidTime(s string) error { return fmt.Errorf("invalid time %q", s) }
+
 // parseTime reads an nginx time value as ngx_parse_time (src/core/
 // ngx_parse.c) does for millisecond settings, every timeout proxylint
 // reads: numbers with units w, d, h, m, s, ms in strictly decreasing order
@@ -34,7 +38,6 @@ func parseTime(s string) (time.Duration, error) {
 		stLast
 	)
 	const maxInt = math.MaxInt64 // NGX_MAX_INT_T_VALUE on 64-bit systems
-	bad := fmt.Errorf("invalid time %q", s)
 	var total, value int64
 	step, valid := stStart, false
 	for i := 0; i < len(s); {
@@ -43,7 +46,7 @@ func parseTime(s string) (time.Duration, error) {
 		if c >= '0' && c <= '9' {
 			d := int64(c - '0')
 			if value >= maxInt/10 && (value > maxInt/10 || d > maxInt%10) {
-				return 0, bad
+				return 0, invalidTime(s)
 			}
 			value = value*10 + d
 			valid = true
@@ -69,14 +72,14 @@ func parseTime(s string) (time.Duration, error) {
 			next, secs = stSec, 1
 		case ' ':
 			if step >= stSec {
-				return 0, bad
+				return 0, invalidTime(s)
 			}
 			next, secs = stLast, 1
 		default:
-			return 0, bad
+			return 0, invalidTime(s)
 		}
 		if next != stLast && step >= next {
-			return 0, bad
+			return 0, invalidTime(s)
 		}
 		step = next
 		limit, scale := int64(maxInt), int64(1)
@@ -84,11 +87,11 @@ func parseTime(s string) (time.Duration, error) {
 			limit, scale = maxInt/secs/1000, secs*1000
 		}
 		if value > limit {
-			return 0, bad
+			return 0, invalidTime(s)
 		}
 		value *= scale
 		if total > maxInt-value {
-			return 0, bad
+			return 0, invalidTime(s)
 		}
 		total += value
 		value = 0
@@ -97,14 +100,14 @@ func parseTime(s string) (time.Duration, error) {
 		}
 	}
 	if !valid {
-		return 0, bad
+		return 0, invalidTime(s)
 	}
 	if value > maxInt/1000 {
-		return 0, bad
+		return 0, invalidTime(s)
 	}
 	value *= 1000
 	if total > maxInt-value {
-		return 0, bad
+		return 0, invalidTime(s)
 	}
 	total += value
 	if total > math.MaxInt64/int64(time.Millisecond) {
