@@ -591,12 +591,11 @@ type Pool struct {
 
 // NginxRoute holds what only nginx locations have.
 type NginxRoute struct {
+	// SendTimeout is *_send_timeout; *_read_timeout is the route's
+	// AttemptTimeout, *_next_upstream_timeout its Budget.
 	SendTimeout Setting[time.Duration]
-	ReadTimeout Setting[time.Duration]
-	// Tries and NextTimeout are *_next_upstream_tries and
-	// *_next_upstream_timeout (0 = no limit).
-	Tries       Setting[int]
-	NextTimeout Setting[time.Duration]
+	// Tries is *_next_upstream_tries (0 = no limit).
+	Tries Setting[int]
 	// UpstreamMethod is the method sent upstream whatever the client used
 	// (proxy_method).
 	UpstreamMethod Setting[string]
@@ -613,9 +612,6 @@ type NginxRoute struct {
 	// this location does not serve it itself (try_files ... @name): that
 	// location's settings, not this one's, apply to what it proxies.
 	NamedFallback Setting[string]
-	// UpgradeHeader is the Upgrade header sent upstream (invalid when
-	// none is set: nginx does not pass the client's on).
-	UpgradeHeader Setting[string]
 	// KeepConn is fastcgi_keep_conn.
 	KeepConn Setting[bool]
 }

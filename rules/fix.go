@@ -998,7 +998,7 @@ func retryBound(pass *Pass, r *model.Route, pos model.Pos, name string, explicit
 			lines = append(lines, mod+"_next_upstream_tries 2;")
 			what = append(what, mod+"_next_upstream_tries 2")
 		case "timeout":
-			t := dur(min(attempt(r), 2*r.Nginx.ReadTimeout.Value))
+			t := dur(min(attempt(r), 2*r.AttemptTimeout.Value))
 			if t == "0s" {
 				return advice, nil
 			}

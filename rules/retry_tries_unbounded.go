@@ -43,7 +43,7 @@ func checkRetryTriesUnbounded(pass *Pass) {
 				}
 			} else if f, ok := timeoutWithoutTries(r, n, exact); ok {
 				if seen.first(f) {
-					f.Fix, f.Edits = retryBoundFixOf(pass, r, r.Nginx.NextTimeout, f.Fix, "tries")
+					f.Fix, f.Edits = retryBoundFixOf(pass, r, r.Budget, f.Fix, "tries")
 					pass.Report(f)
 				}
 			} else if f, ok := implicitRetries(r, n, exact); ok {
@@ -74,7 +74,7 @@ func connectTime(r *model.Route) time.Duration {
 
 // attempt is the longest one try can take: connect + send + read.
 func attempt(r *model.Route) time.Duration {
-	return connectTime(r) + r.Nginx.SendTimeout.Value + r.Nginx.ReadTimeout.Value
+	return connectTime(r) + r.Nginx.SendTimeout.Value + r.AttemptTimeout.Value
 }
 
 // connectText renders the connect part of a worst case: "60s connect", or
@@ -100,7 +100,7 @@ func worstCase(r *model.Route, tries int) string {
 // include proxylint did not read may set otherwise.
 func assumedDefaults(r *model.Route) string {
 	n := r.Nginx
-	if !r.Listener.Proxy.Partial || !r.ConnectTimeout.Default && !n.SendTimeout.Default && !n.ReadTimeout.Default {
+	if !r.Listener.Proxy.Partial || !r.ConnectTimeout.Default && !n.SendTimeout.Default && !r.AttemptTimeout.Default {
 		return ""
 	}
 	return " (with the default timeouts, which an include that was not read may set otherwise)"
@@ -111,17 +111,17 @@ func worstCaseOf(r *model.Route, tries int) string {
 		// Only failures before the request was sent pass it on: every
 		// attempt but the last fails to connect.
 		return fmt.Sprintf("%d × %s + (%s + %s send + %s read) = %s (nginx passes %s on only when the request was never sent)",
-			tries-1, connectText(r), connectText(r), dur(r.Nginx.SendTimeout.Value), dur(r.Nginx.ReadTimeout.Value),
+			tries-1, connectText(r), connectText(r), dur(r.Nginx.SendTimeout.Value), dur(r.AttemptTimeout.Value),
 			dur(time.Duration(tries-1)*connectTime(r)+attempt(r)), quoteList(r.Methods.Allowed))
 	}
 	out := fmt.Sprintf("%d × (%s + %s send + %s read) = %s",
-		tries, connectText(r), dur(r.Nginx.SendTimeout.Value), dur(r.Nginx.ReadTimeout.Value),
+		tries, connectText(r), dur(r.Nginx.SendTimeout.Value), dur(r.AttemptTimeout.Value),
 		dur(time.Duration(tries)*attempt(r)))
 	hang, methods := hangPassedOn(r)
 	if !hang {
 		return out + " (a server that accepts the connection and then hangs is not passed on: the retries do not include timeout)"
 	}
-	out += fmt.Sprintf(", or %s when the servers accept the connection and then hang", dur(time.Duration(tries)*r.Nginx.ReadTimeout.Value))
+	out += fmt.Sprintf(", or %s when the servers accept the connection and then hang", dur(time.Duration(tries)*r.AttemptTimeout.Value))
 	if len(methods.Except) > 0 {
 		out += fmt.Sprintf(" (for every method but %s, which nginx does not pass on once sent)", quoteList(methods.Except))
 	}
@@ -201,7 +201,7 @@ func plural(n int) string {
 // triesWithoutTimeout: *_next_upstream_tries other than 1 with no
 // *_next_upstream_timeout.
 func triesWithoutTimeout(r *model.Route, n int, exact bool) (Finding, bool) {
-	tries, budget := r.Nginx.Tries, r.Nginx.NextTimeout
+	tries, budget := r.Nginx.Tries, r.Budget
 	if !tries.Explicit() || tries.Value == 1 || budget.Value != 0 {
 		return Finding{}, false
 	}
@@ -218,7 +218,7 @@ func triesWithoutTimeout(r *model.Route, n int, exact bool) (Finding, bool) {
 			bound, settingText(budget, "0"), worstCase(r, attempts)),
 		Related: routeRelated(r, tries.Pos),
 		Fix: fmt.Sprintf("add %s_next_upstream_timeout (e.g. %s) so that retries stop when the client has given up anyway",
-			r.Forward.Module, dur(min(attempt(r), 2*r.Nginx.ReadTimeout.Value))),
+			r.Forward.Module, dur(min(attempt(r), 2*r.AttemptTimeout.Value))),
 	}, true
 }
 
@@ -226,7 +226,7 @@ func triesWithoutTimeout(r *model.Route, n int, exact bool) (Finding, bool) {
 // only when an attempt fails (docs/semantics.md §C), so the last attempt runs
 // its full length past it.
 func timeoutWithoutTries(r *model.Route, n int, exact bool) (Finding, bool) {
-	tries, budget := r.Nginx.Tries, r.Nginx.NextTimeout
+	tries, budget := r.Nginx.Tries, r.Budget
 	if !budget.Explicit() || budget.Value == 0 || tries.Value != 0 {
 		return Finding{}, false
 	}
@@ -239,7 +239,7 @@ func timeoutWithoutTries(r *model.Route, n int, exact bool) (Finding, bool) {
 		Message: fmt.Sprintf("%s bounds retries by time but not by count: every server of %s may be tried, "+
 			"and the budget is checked only when an attempt fails, so an attempt started just before %s still runs up to %s (%s + %s send + %s read): up to %s in all.",
 			durText(budget), serversText(r.Forward.Upstream, n, exact), dur(budget.Value), dur(attempt(r)),
-			connectText(r), dur(r.Nginx.SendTimeout.Value), dur(r.Nginx.ReadTimeout.Value), dur(worst)),
+			connectText(r), dur(r.Nginx.SendTimeout.Value), dur(r.AttemptTimeout.Value), dur(worst)),
 		Related: routeRelated(r, budget.Pos),
 		Fix:     fmt.Sprintf("add %s_next_upstream_tries (e.g. 2) next to %s", r.Forward.Module, budget.Name),
 	}, true
@@ -248,7 +248,7 @@ func timeoutWithoutTries(r *model.Route, n int, exact bool) (Finding, bool) {
 // implicitRetries: several servers, a next_upstream that retries on
 // timeout (the default "error timeout" does), and neither bound.
 func implicitRetries(r *model.Route, n int, exact bool) (Finding, bool) {
-	tries, budget, on := r.Nginx.Tries, r.Nginx.NextTimeout, r.Retry.On
+	tries, budget, on := r.Nginx.Tries, r.Budget, r.Retry.On
 	if tries.Explicit() || budget.Explicit() || n < 2 || !r.Retry.Has("timeout") {
 		return Finding{}, false
 	}
@@ -264,7 +264,7 @@ func implicitRetries(r *model.Route, n int, exact bool) (Finding, bool) {
 			upstreamName(r.Forward.Upstream), countServers(r.Forward.Upstream, n, exact), settingText(on, strings.Join(on.Value, " ")), timedOut(r), r.Forward.Module, r.Forward.Module, worstCase(r, n)),
 		Related: implicitRelated(r, pos),
 		Fix: fmt.Sprintf("bound the retries: %s_next_upstream_tries 2; and %s_next_upstream_timeout %s;",
-			r.Forward.Module, r.Forward.Module, dur(min(attempt(r), 2*r.Nginx.ReadTimeout.Value))),
+			r.Forward.Module, r.Forward.Module, dur(min(attempt(r), 2*r.AttemptTimeout.Value))),
 	}, true
 }
 

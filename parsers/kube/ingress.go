@@ -179,8 +179,8 @@ func (l *loader) ingressPath(p *model.Proxy, ln *model.Listener, ing *object, ho
 	n := r.Nginx
 	r.ConnectTimeout = s.seconds(keyConnect)
 	n.SendTimeout = s.seconds(keySend)
-	n.ReadTimeout = s.seconds(keyRead)
-	n.NextTimeout = s.seconds(keyNextTimeout)
+	r.AttemptTimeout = s.seconds(keyRead)
+	r.Budget = s.seconds(keyNextTimeout)
 	n.Tries = s.count(keyNextTries)
 	n.HTTPVersion = s.text(keyHTTPVersion)
 	on := s.text(keyNext)
@@ -259,9 +259,6 @@ var ingressNonIdempotent = []string{"POST", "PATCH", "LOCK"}
 // proxy-next-upstream-tries times whatever the number of endpoints; with
 // 0 nothing caps the tries.
 func ingressBehaviour(r *model.Route) {
-	n := r.Nginx
-	r.AttemptTimeout = n.ReadTimeout
-	r.Budget = n.NextTimeout
 	if u := r.Forward.Upstream; u.PoolSize.Value > 0 {
 		r.Pool = &model.Pool{Upstream: u, Size: u.PoolSize, Idle: u.PoolIdle, Lifetime: u.PoolLifetime}
 	}
@@ -274,7 +271,7 @@ func ingressBehaviour(r *model.Route) {
 	if contains(on.Value, "off") || !retries {
 		return
 	}
-	t := n.Tries
+	t := r.Nginx.Tries
 	r.MaxAttempts = t
 	if t.Value == 0 {
 		r.MaxAttempts.Value = math.MaxInt32

@@ -30,7 +30,7 @@ func TestIngressNginx(t *testing.T) {
 	}
 	// The annotation beats the ConfigMap, which beats the default; an
 	// invalid annotation leaves the default.
-	check(t, "read", r.Nginx.ReadTimeout, 30*time.Second, "nginx.ingress.kubernetes.io/proxy-read-timeout", in(17, 53), false)
+	check(t, "read", r.AttemptTimeout, 30*time.Second, "nginx.ingress.kubernetes.io/proxy-read-timeout", in(17, 53), false)
 	check(t, "attempt", r.AttemptTimeout, 30*time.Second, "nginx.ingress.kubernetes.io/proxy-read-timeout", in(17, 53), false)
 	check(t, "connect", r.ConnectTimeout, 2*time.Second, "nginx.ingress.kubernetes.io/proxy-connect-timeout", in(18, 56), false)
 	check(t, "send", r.Nginx.SendTimeout, 60*time.Second, "proxy-send-timeout", in(25, 9), true)

@@ -59,17 +59,12 @@ func (bs *behaviours) reexecutions(r *model.Route) []model.Reexecution {
 }
 
 func behaviour(r *model.Route, bs *behaviours) {
-	n := r.Nginx
-	r.AttemptTimeout = n.ReadTimeout
-	r.Budget = n.NextTimeout
 	r.MaxAttempts = model.Setting[int]{Value: 1, Name: r.Retry.On.Name, Pos: r.Retry.On.Pos, Level: r.Retry.On.Level, Default: r.Retry.On.Default}
 	f := r.Forward
 	if f == nil {
 		return
 	}
-	if ws := stream(r); ws.Valid() {
-		r.Stream = ws
-	} else if f.Module == "grpc" {
+	if f.Module == "grpc" {
 		// Any gRPC method may stream, and grpc_read_timeout bounds the
 		// silence between two messages of a call, not the call.
 		r.Stream = model.Set(true, f.Name, r.Kind, f.Pos)
@@ -210,18 +205,17 @@ func pool(r *model.Route, pools map[*model.Upstream]*model.Pool) *model.Pool {
 	return p
 }
 
-// stream: a location that passes WebSocket upgrades on: it sends an
-// Upgrade header and a Connection header of "upgrade" (or one a map on
-// $http_upgrade sets). Once upgraded, the connection carries a stream for
-// as long as both ends keep it, and proxy_read_timeout bounds the silence
-// between two frames (ngx_http_upstream.c, upgraded handlers).
-func stream(r *model.Route) model.Setting[bool] {
-	n := r.Nginx
-	up, conn := n.UpgradeHeader, n.ConnectionHeader
+// webSocket: a location that passes WebSocket upgrades on: it sends an
+// Upgrade header (up) and a Connection header (conn) of "upgrade", or one
+// a map on $http_upgrade sets (plain is then valid). Once upgraded, the
+// connection carries a stream for as long as both ends keep it, and
+// proxy_read_timeout bounds the silence between two frames
+// (ngx_http_upstream.c, upgraded handlers).
+func webSocket(up, conn, plain model.Setting[string]) model.Setting[bool] {
 	if !up.Valid() || up.Value == "" || !conn.Valid() {
 		return model.Setting[bool]{}
 	}
-	if strings.EqualFold(conn.Value, "upgrade") || n.ConnectionHeaderPlain.Valid() {
+	if strings.EqualFold(conn.Value, "upgrade") || plain.Valid() {
 		return model.Set(true, up.Name+" Upgrade "+up.Value, up.Level, up.Pos)
 	}
 	return model.Setting[bool]{}

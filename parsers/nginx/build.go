@@ -549,11 +549,11 @@ func (b *builder) resolveSettings(r *model.Route, s *scope) {
 	r.Nginx = n
 	r.ConnectTimeout = b.duration(s, k.connectTimeout, defaultUpstreamTimeout)
 	n.SendTimeout = b.duration(s, k.sendTimeout, defaultUpstreamTimeout)
-	n.ReadTimeout = b.duration(s, k.readTimeout, defaultUpstreamTimeout)
+	r.AttemptTimeout = b.duration(s, k.readTimeout, defaultUpstreamTimeout)
 
 	r.Retry.On = b.flags(s, k.nextUpstream, []string{"error", "timeout"})
 	n.Tries = b.integer(s, k.nextUpstreamTries, 0)
-	n.NextTimeout = b.duration(s, k.nextUpstreamTimeout, 0)
+	r.Budget = b.duration(s, k.nextUpstreamTimeout, 0)
 
 	switch m {
 	case "grpc", "memcached":
@@ -566,8 +566,10 @@ func (b *builder) resolveSettings(r *model.Route, s *scope) {
 		n.HTTPVersion = b.httpVersion(s)
 		n.ConnectionHeader = b.connectionHeader(s)
 		n.ConnectionHeaderPlain = b.withoutUpgrade(n.ConnectionHeader.Value)
-		n.UpgradeHeader = b.upgradeHeader(s)
 		r.Stream = b.eventStream(s)
+		if ws := webSocket(b.upgradeHeader(s), n.ConnectionHeader, n.ConnectionHeaderPlain); ws.Valid() && r.Forward != nil {
+			r.Stream = ws
+		}
 		if d, lvl := s.lookup("proxy_method"); d != nil && len(d.Args) > 0 {
 			n.UpstreamMethod = model.Set(strings.ToUpper(d.Args[0].Value), d.Name, lvl.kind, d.Pos)
 		}

@@ -67,9 +67,9 @@ http {
 }
 `)
 	a := route(t, p, "location /a/")
-	assert.Equal(t, 20*time.Second, a.Nginx.ReadTimeout.Value)
-	assert.Equal(t, "server", a.Nginx.ReadTimeout.Level)
-	assert.Equal(t, 6, a.Nginx.ReadTimeout.Pos.Line)
+	assert.Equal(t, 20*time.Second, a.AttemptTimeout.Value)
+	assert.Equal(t, "server", a.AttemptTimeout.Level)
+	assert.Equal(t, 6, a.AttemptTimeout.Pos.Line)
 	assert.Equal(t, []string{"error", "timeout", "http_502"}, a.Retry.On.Value)
 	assert.Equal(t, "http", a.Retry.On.Level)
 
@@ -80,7 +80,7 @@ http {
 	assert.Equal(t, b, nested.Parent)
 
 	other := route(t, p, "location /")
-	assert.Equal(t, 30*time.Second, other.Nginx.ReadTimeout.Value)
+	assert.Equal(t, 30*time.Second, other.AttemptTimeout.Value)
 	assert.Equal(t, 60*time.Second, other.ConnectTimeout.Value)
 	assert.True(t, other.ConnectTimeout.Default)
 	assert.Equal(t, "proxy_connect_timeout", other.ConnectTimeout.Name)
@@ -110,8 +110,8 @@ http {
 `)
 	php := route(t, p, `location ~ \.php$`)
 	assert.Equal(t, "fastcgi", php.Forward.Module)
-	assert.Equal(t, 300*time.Second, php.Nginx.ReadTimeout.Value)
-	assert.Equal(t, "fastcgi_read_timeout", php.Nginx.ReadTimeout.Name)
+	assert.Equal(t, 300*time.Second, php.AttemptTimeout.Value)
+	assert.Equal(t, "fastcgi_read_timeout", php.AttemptTimeout.Name)
 	assert.False(t, php.Nginx.KeepConn.Value)
 	assert.True(t, php.Nginx.KeepConn.Default)
 
