@@ -271,7 +271,11 @@ type Drop struct {
 
 // Routes lists every route of every listener, in configuration order.
 func (p *Proxy) Routes() []*Route {
-	var out []*Route
+	n := 0
+	for _, l := range p.Listeners {
+		n += len(l.Routes)
+	}
+	out := make([]*Route, 0, n)
 	for _, l := range p.Listeners {
 		out = append(out, l.Routes...)
 	}

@@ -71,7 +71,8 @@ func buildProxy(cfg *Config, target model.Target, release bool) *model.Proxy {
 	p.Entry = cfg.Main.Path
 	p.Context = cfg.Context
 	p.Pos = model.Pos{File: cfg.Main.Path, Line: 1, Col: 1}
-	b := &builder{proxy: p, target: target, release: release, comments: map[string][]model.Comment{}, sources: map[string][]byte{}, implicit: map[string]*model.Upstream{}}
+	b := &builder{proxy: p, target: target, release: release, comments: map[string][]model.Comment{}, sources: map[string][]byte{}, implicit: map[string]*model.Upstream{},
+		logs: map[model.Pos]model.Setting[[]model.AccessLog]{}, defaultLogs: map[model.Pos]model.Setting[[]model.AccessLog]{}}
 	b.complete = !cfg.Fragment() && !cfg.UpstreamsUnread()
 	p.Partial = cfg.Fragment() || cfg.SettingsUnread()
 	for _, f := range cfg.Files {
@@ -168,6 +169,10 @@ type builder struct {
 	// rounding up to the allocator's size classes.
 	routes      []model.Route
 	nginxRoutes []model.NginxRoute
+	// logs and defaultLogs are the access logs of each level that sets
+	// them and the default of each http block, made once for the routes
+	// that inherit them.
+	logs, defaultLogs map[model.Pos]model.Setting[[]model.AccessLog]
 	// oldNote is oldDefaultsNote's answer, made once.
 	oldNote string
 	// release drops each server block's directives once it is built
@@ -796,8 +801,25 @@ func (b *builder) accessLogs(s *scope) model.Setting[[]model.AccessLog] {
 				at = c.at
 			}
 		}
-		return model.Default([]model.AccessLog{{Path: "logs/access.log", Format: b.formats["combined"], Pos: at}}, "access_log", at)
+		if l, ok := b.defaultLogs[at]; ok {
+			return l
+		}
+		l := model.Default([]model.AccessLog{{Path: "logs/access.log", Format: b.formats["combined"], Pos: at}}, "access_log", at)
+		b.defaultLogs[at] = l
+		return l
 	}
+	// The routes of a level share its logs: the level's first access_log
+	// names them (a position, so that the map holds no directive tree).
+	if l, ok := b.logs[ds[0].Pos]; ok {
+		return l
+	}
+	l := b.readLogs(ds, lvl)
+	b.logs[ds[0].Pos] = l
+	return l
+}
+
+// readLogs reads the access_log directives ds of level lvl.
+func (b *builder) readLogs(ds []*Directive, lvl *scope) model.Setting[[]model.AccessLog] {
 	var logs []model.AccessLog
 	for _, d := range ds {
 		if len(d.Args) == 0 {
