@@ -20,8 +20,8 @@ import (
 // "no position".
 type Pos struct {
 	File string
-	Line int
-	Col  int
+	Line int32
+	Col  int32
 }
 
 // IsValid reports whether p points into a file.
@@ -33,9 +33,9 @@ func (p Pos) String() string {
 	case !p.IsValid():
 		return p.File
 	case p.Col > 0:
-		return p.File + ":" + strconv.Itoa(p.Line) + ":" + strconv.Itoa(p.Col)
+		return p.File + ":" + strconv.Itoa(int(p.Line)) + ":" + strconv.Itoa(int(p.Col))
 	default:
-		return p.File + ":" + strconv.Itoa(p.Line)
+		return p.File + ":" + strconv.Itoa(int(p.Line))
 	}
 }
 
@@ -109,14 +109,14 @@ func (f *File) Offset(p Pos) int {
 	}
 	src := f.Source
 	off := 0
-	for line := 1; line < p.Line; line++ {
+	for line := int32(1); line < p.Line; line++ {
 		j := bytes.IndexByte(src[off:], '\n')
 		if j < 0 {
 			return -1
 		}
 		off += j + 1
 	}
-	for col := 1; col < p.Col; col++ {
+	for col := int32(1); col < p.Col; col++ {
 		if off >= len(src) || src[off] == '\n' {
 			return -1
 		}
@@ -135,5 +135,5 @@ func (f *File) PosAt(off int) Pos {
 	src := f.Source
 	off = max(0, min(off, len(src)))
 	start := bytes.LastIndexByte(src[:off], '\n') + 1
-	return Pos{File: f.Path, Line: bytes.Count(src[:start], []byte{'\n'}) + 1, Col: utf8.RuneCount(src[start:off]) + 1}
+	return Pos{File: f.Path, Line: int32(bytes.Count(src[:start], []byte{'\n'}) + 1), Col: int32(utf8.RuneCount(src[start:off]) + 1)}
 }

@@ -26,14 +26,14 @@ func GitHub(w io.Writer, in *Input) error {
 		if f.Pos.File != "" {
 			props = append(props, "file="+ghProperty(in.rootPath(f.Pos.File)))
 			if f.Pos.Line >= 1 {
-				props = append(props, "line="+strconv.Itoa(f.Pos.Line))
+				props = append(props, "line="+strconv.Itoa(int(f.Pos.Line)))
 				if f.Pos.Col >= 1 {
-					props = append(props, "col="+strconv.Itoa(f.Pos.Col))
+					props = append(props, "col="+strconv.Itoa(int(f.Pos.Col)))
 				}
 				if f.End.IsValid() && f.End.File == f.Pos.File && f.Pos.Before(f.End) {
-					props = append(props, "endLine="+strconv.Itoa(f.End.Line))
+					props = append(props, "endLine="+strconv.Itoa(int(f.End.Line)))
 					if f.End.Col >= 1 {
-						props = append(props, "endColumn="+strconv.Itoa(f.End.Col))
+						props = append(props, "endColumn="+strconv.Itoa(int(f.End.Col)))
 					}
 				}
 			}

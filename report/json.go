@@ -109,24 +109,24 @@ func JSON(w io.Writer, in *Input) error {
 			Message:     f.Message,
 			File:        in.RelPath(f.Pos.File),
 			FileBase64:  rawName(in.RelPath(f.Pos.File)),
-			Line:        f.Pos.Line,
-			Column:      f.Pos.Col,
+			Line:        int(f.Pos.Line),
+			Column:      int(f.Pos.Col),
 			Fix:         f.Fix,
 			Fingerprint: fps[i],
 		}
 		if f.End.IsValid() {
-			jf.EndLine, jf.EndColumn = f.End.Line, f.End.Col
+			jf.EndLine, jf.EndColumn = int(f.End.Line), int(f.End.Col)
 		}
 		for _, e := range f.Edits {
 			s, end, _ := in.editRange(e)
 			jf.FixEdits = append(jf.FixEdits, jsonEdit{File: in.RelPath(e.File), FileBase64: rawName(in.RelPath(e.File)), Start: e.Start, End: e.End,
-				StartLine: s.Line, StartColumn: s.Col, EndLine: end.Line, EndColumn: end.Col, Text: e.New})
+				StartLine: int(s.Line), StartColumn: int(s.Col), EndLine: int(end.Line), EndColumn: int(end.Col), Text: e.New})
 		}
 		for _, r := range f.Related {
-			jf.Related = append(jf.Related, jsonRelated{File: in.RelPath(r.Pos.File), FileBase64: rawName(in.RelPath(r.Pos.File)), Line: r.Pos.Line, Column: r.Pos.Col, Message: r.Message})
+			jf.Related = append(jf.Related, jsonRelated{File: in.RelPath(r.Pos.File), FileBase64: rawName(in.RelPath(r.Pos.File)), Line: int(r.Pos.Line), Column: int(r.Pos.Col), Message: r.Message})
 		}
 		if s := f.Suppression; s != nil {
-			jf.Suppressed = &jsonSuppression{File: in.RelPath(s.Pos.File), FileBase64: rawName(in.RelPath(s.Pos.File)), Line: s.Pos.Line, Reason: s.Reason}
+			jf.Suppressed = &jsonSuppression{File: in.RelPath(s.Pos.File), FileBase64: rawName(in.RelPath(s.Pos.File)), Line: int(s.Pos.Line), Reason: s.Reason}
 		}
 		doc.Findings = append(doc.Findings, jf)
 	}

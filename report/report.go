@@ -202,10 +202,10 @@ func (in *Input) compute() []string {
 	}
 	keys := map[lineKey]keyed{}
 	for i, f := range in.Findings {
-		lk := lineKey{f.Rule, f.Pos.File, f.Pos.Line}
+		lk := lineKey{f.Rule, f.Pos.File, int(f.Pos.Line)}
 		k, ok := keys[lk]
 		if !ok {
-			text := in.normalLine(f.Pos.File, f.Pos.Line)
+			text := in.normalLine(f.Pos.File, int(f.Pos.Line))
 			k.key = f.Rule + "\x00" + in.RelPath(f.Pos.File) + "\x00" + text
 			// FNV-1a (128 bits): stable across runs and platforms,
 			// and identity, not secrecy, is what a fingerprint needs.
@@ -227,7 +227,7 @@ func (in *Input) compute() []string {
 // normalLine is line n of path as fingerprints see it: without its
 // comment, blanks collapsed.
 func (in *Input) normalLine(path string, n int) string {
-	key := model.Pos{File: path, Line: n}
+	key := model.Pos{File: path, Line: int32(n)}
 	if text, ok := in.norm[key]; ok {
 		return text
 	}

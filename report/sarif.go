@@ -251,8 +251,8 @@ func SARIF(w io.Writer, in *Input) error {
 		}
 		if reg := loc.PhysicalLocation.Region; reg != nil && f.Pos.Line >= 1 {
 			if f.End.IsValid() && f.End.File == f.Pos.File && f.Pos.Before(f.End) {
-				reg.EndLine = f.End.Line
-				reg.EndColumn = max(f.End.Col, 1)
+				reg.EndLine = int(f.End.Line)
+				reg.EndColumn = int(max(f.End.Col, 1))
 			}
 			reg.Snippet = in.snippet(f.Pos, *reg)
 		}
@@ -355,7 +355,7 @@ func (in *Input) sarifFix(f rules.Finding) (sarifFix, bool) {
 			if !ok {
 				return sarifFix{}, false
 			}
-			r := sarifReplacement{DeletedRegion: sarifEditRegion{StartLine: start.Line, StartColumn: start.Col, EndLine: end.Line, EndColumn: end.Col}}
+			r := sarifReplacement{DeletedRegion: sarifEditRegion{StartLine: int(start.Line), StartColumn: int(start.Col), EndLine: int(end.Line), EndColumn: int(end.Col)}}
 			if e.New != "" {
 				r.InsertedContent = &sarifText{Text: e.New}
 			}
@@ -378,9 +378,9 @@ func (in *Input) sarifLocation(pos model.Pos) *sarifLocation {
 	// GitHub needs a region, and line 1 is where the file starts.
 	region := &sarifRegion{StartLine: 1}
 	if pos.Line >= 1 {
-		region.StartLine = pos.Line
+		region.StartLine = int(pos.Line)
 		if pos.Col >= 1 {
-			region.StartColumn = pos.Col
+			region.StartColumn = int(pos.Col)
 		}
 	}
 	return &sarifLocation{PhysicalLocation: &sarifPhysical{ArtifactLocation: art, Region: region}}
@@ -441,7 +441,7 @@ type lineIndex struct {
 // runeOffset is the byte offset in line (line n of path) of code point i,
 // counting from 0, and false past its end.
 func (in *Input) runeOffset(path string, n int, line string, i int) (int, bool) {
-	key := model.Pos{File: path, Line: n}
+	key := model.Pos{File: path, Line: int32(n)}
 	ix, ok := in.runes[key]
 	if !ok {
 		ix = &lineIndex{ascii: true}

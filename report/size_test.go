@@ -33,7 +33,7 @@ func oneLineInput(size int, nonASCII bool) (*Input, int) {
 		p := strings.Index(unit, "proxy_pass")
 		findings = append(findings, rules.Finding{
 			Rule: "upstream-no-keepalive", Severity: model.Warning,
-			Pos:     model.Pos{File: file, Line: 1, Col: col + len([]rune(unit[:p]))},
+			Pos:     model.Pos{File: file, Line: 1, Col: int32(col + len([]rune(unit[:p])))},
 			Message: "proxy_pass to 127.0.0.1:8000 has no upstream block",
 		})
 		b.WriteString(unit)
@@ -100,7 +100,7 @@ func TestFingerprintFormula(t *testing.T) {
 	fps := Fingerprints(in)
 	seen := map[string]int{}
 	for i, f := range in.Findings {
-		text, _ := in.Line(f.Pos.File, f.Pos.Line)
+		text, _ := in.Line(f.Pos.File, int(f.Pos.Line))
 		key := f.Rule + "\x00" + in.RelPath(f.Pos.File) + "\x00" + strings.Join(strings.Fields(stripComment(text)), " ")
 		h := fnv.New128a()
 		_, _ = h.Write([]byte(key + "\x00" + strconv.Itoa(seen[key])))

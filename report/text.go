@@ -116,7 +116,7 @@ const maxQuote = 200
 
 // quote prints the source line of pos with a caret under its column.
 func (in *Input) quote(w io.Writer, p palette, pos model.Pos) {
-	line, ok := in.Line(pos.File, pos.Line)
+	line, ok := in.Line(pos.File, int(pos.Line))
 	if !ok || pos.Col < 1 {
 		return
 	}
@@ -127,7 +127,7 @@ func (in *Input) quote(w io.Writer, p palette, pos model.Pos) {
 	}
 	// Tabs become four blanks and control characters escapes; the caret
 	// goes under the same character of the line so written.
-	line, col := escape(line, "    ", pos.Col-1)
+	line, col := escape(line, "    ", int(pos.Col)-1)
 	if utf8.RuneCountInString(line) > maxQuote {
 		return
 	}

@@ -91,12 +91,12 @@ func (ix *sourceIndex) offset(f *model.File, p model.Pos) int {
 		}
 		ix.lines[f] = starts
 	}
-	if p.Line > len(starts) {
+	if int(p.Line) > len(starts) {
 		return -1
 	}
 	// The column counts characters from the line's start.
 	src, off := f.Source, starts[p.Line-1]
-	for col := 1; col < p.Col; col++ {
+	for col := int32(1); col < p.Col; col++ {
 		if off >= len(src) || src[off] == '\n' {
 			return -1
 		}

@@ -52,7 +52,7 @@ func TestIndexOffsetIsFileOffset(t *testing.T) {
 		ix := newSourceIndex([]*model.File{f})
 		for line := 0; line <= 6; line++ {
 			for col := 0; col <= 8; col++ {
-				p := model.Pos{File: "a.conf", Line: line, Col: col}
+				p := model.Pos{File: "a.conf", Line: int32(line), Col: int32(col)}
 				if got, want := ix.offset(f, p), f.Offset(p); got != want {
 					t.Errorf("%q at %d:%d: index %d, File.Offset %d", src, line, col, got, want)
 				}

@@ -183,7 +183,7 @@ func fixtureWants(t *testing.T, m *model.Model) []*want {
 				continue
 			}
 			for _, mm := range wantRE.FindAllStringSubmatch(rest, -1) {
-				w := &want{file: f.Path, rule: mm[1], line: c.Pos.Line}
+				w := &want{file: f.Path, rule: mm[1], line: int(c.Pos.Line)}
 				if mm[2] != "" {
 					w.re = regexp.MustCompile(strings.ReplaceAll(mm[2], `\"`, `"`))
 				}
@@ -203,7 +203,7 @@ func matchWants(t *testing.T, findings []rules.Finding, wants []*want) {
 	for _, f := range findings {
 		found := false
 		for _, w := range wants {
-			if w.matched || w.file != f.Pos.File || w.line != f.Pos.Line || w.rule != f.Rule {
+			if w.matched || w.file != f.Pos.File || w.line != int(f.Pos.Line) || w.rule != f.Rule {
 				continue
 			}
 			if w.re != nil && !w.re.MatchString(f.Message) {
@@ -228,7 +228,7 @@ func matchWants(t *testing.T, findings []rules.Finding, wants []*want) {
 			}
 			t.Errorf("%s:%d: missing finding of %s%s", w.file, w.line, w.rule, msg)
 			for _, f := range findings {
-				if f.Pos.File == w.file && f.Pos.Line == w.line {
+				if f.Pos.File == w.file && int(f.Pos.Line) == w.line {
 					t.Logf("  on that line: %s [%s]", f.Message, f.Rule)
 				}
 			}

@@ -28,7 +28,7 @@ func TestRetryFixInThePlatformsTerms(t *testing.T) {
 		chain.AnalyzeModel(m, nil, 0)
 		var fix string
 		for _, f := range rules.Run(m, &rules.Options{}) {
-			if f.Rule == "retry-timeout-write" && f.Pos.Line == c.line {
+			if f.Rule == "retry-timeout-write" && int(f.Pos.Line) == c.line {
 				fix = f.Fix
 			}
 		}

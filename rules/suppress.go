@@ -126,7 +126,7 @@ func applySuppressions(m *model.Model, opts *Options, findings []Finding) []Find
 		// the comments say; hiding the reason would only confuse.
 		unsuppressible := f.Unread
 		for _, d := range byFile[f.Pos.File] {
-			if !d.whole && d.line != f.Pos.Line {
+			if !d.whole && d.line != int(f.Pos.Line) {
 				continue
 			}
 			if !d.covers(f.Rule) {
@@ -215,13 +215,14 @@ func parseIgnore(c model.Comment) (*ignoreDirective, string) {
 // skipping further comment lines (a reason may go on). A blank line ends
 // the search: the comment then covers nothing.
 func coveredLine(lines []string, pos model.Pos) int {
-	if pos.Line < 1 || pos.Line > len(lines) {
-		return pos.Line
+	line := int(pos.Line)
+	if line < 1 || line > len(lines) {
+		return line
 	}
-	if !blankBefore(lines[pos.Line-1], pos.Col) {
-		return pos.Line
+	if !blankBefore(lines[line-1], int(pos.Col)) {
+		return line
 	}
-	for n := pos.Line + 1; n <= len(lines); n++ {
+	for n := line + 1; n <= len(lines); n++ {
 		t := strings.TrimSpace(lines[n-1])
 		switch {
 		case t == "":

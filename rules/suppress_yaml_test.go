@@ -46,8 +46,8 @@ func TestSuppressionsInYAML(t *testing.T) {
 	require.Len(t, out, 3)
 	require.NotNil(t, out[0].Suppression, "the comment on the line above covers the key")
 	assert.Equal(t, "clients are HTTP/2 only", out[0].Suppression.Reason)
-	assert.Equal(t, 4, out[0].Suppression.Pos.Line)
+	assert.Equal(t, 4, int(out[0].Suppression.Pos.Line))
 	assert.Nil(t, out[1].Suppression, "a trailing comment covers its own line only")
 	assert.Equal(t, "unused-suppression", out[2].Rule)
-	assert.Equal(t, 8, out[2].Pos.Line)
+	assert.Equal(t, 8, int(out[2].Pos.Line))
 }

@@ -195,7 +195,7 @@ func chainText(w io.Writer, in *report.Input, views []chain.Path, useColor bool)
 			}
 		}
 		for _, f := range fs {
-			fmt.Fprintf(bw, "  %s %s: %s [%s]\n", warn.Sprint("!"), report.Escape(in.RelPath(f.Pos.File))+":"+strconv.Itoa(f.Pos.Line), report.Escape(firstSentence(f.Message)), report.Escape(f.Rule))
+			fmt.Fprintf(bw, "  %s %s: %s [%s]\n", warn.Sprint("!"), report.Escape(in.RelPath(f.Pos.File))+":"+strconv.Itoa(int(f.Pos.Line)), report.Escape(firstSentence(f.Message)), report.Escape(f.Rule))
 		}
 	}
 	return bw.Flush()
@@ -293,7 +293,7 @@ func chainJSON(w io.Writer, in *report.Input, views []chain.Path) error {
 		if !s.Valid() {
 			return nil
 		}
-		return &chainSetting{Seconds: s.Value.Seconds(), Setting: s.Name, Default: s.Default, File: in.RelPath(s.Pos.File), Line: s.Pos.Line}
+		return &chainSetting{Seconds: s.Value.Seconds(), Setting: s.Name, Default: s.Default, File: in.RelPath(s.Pos.File), Line: int(s.Pos.Line)}
 	}
 	for _, v := range views {
 		p := chainPath{Steps: []chainStep{}, Findings: []chainFinding{}}
@@ -302,15 +302,15 @@ func chainJSON(w io.Writer, in *report.Input, views []chain.Path) error {
 				Waits: setting(s.Waits), Idle: setting(s.Idle), PoolIdle: setting(s.PoolIdle), Lifetime: setting(s.Lifetime)}
 			switch {
 			case s.Route != nil:
-				cs.File, cs.Line = in.RelPath(s.Route.Pos.File), s.Route.Pos.Line
+				cs.File, cs.Line = in.RelPath(s.Route.Pos.File), int(s.Route.Pos.Line)
 			case s.Pos.IsValid():
-				cs.File, cs.Line = in.RelPath(s.Pos.File), s.Pos.Line
+				cs.File, cs.Line = in.RelPath(s.Pos.File), int(s.Pos.Line)
 			}
 			cs.Note = s.Note
 			p.Steps = append(p.Steps, cs)
 		}
 		for _, f := range pathFindings(v, in.Findings) {
-			p.Findings = append(p.Findings, chainFinding{Rule: f.Rule, File: in.RelPath(f.Pos.File), Line: f.Pos.Line, Message: f.Message})
+			p.Findings = append(p.Findings, chainFinding{Rule: f.Rule, File: in.RelPath(f.Pos.File), Line: int(f.Pos.Line), Message: f.Message})
 		}
 		doc.Paths = append(doc.Paths, p)
 	}

@@ -114,3 +114,21 @@ func TestSpecialFilesAsConfigAndBaseline(t *testing.T) {
 		}
 	}
 }
+
+// Positions count lines and columns in 32 bits, so one file is read up to
+// 2 GiB less one byte; a larger --max-file-size is refused, not taken.
+func TestMaxFileSizeFitsPositions(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(dir, ".git"), 0o755))
+	writeFile(t, dir, "nginx.conf", literalProxyPass)
+	for _, c := range []struct {
+		size string
+		code int
+	}{{"2G", exitError}, {"3G", exitError}, {"2147483648", exitError}, {"2147483647", exitFindings}, {"2047M", exitFindings}} {
+		code, out, errOut := runCLI(t, dir, "--no-color", "--no-config", "--max-file-size", c.size, "nginx.conf")
+		assert.Equal(t, c.code, code, "%s: %s%s", c.size, out, errOut)
+		if c.code == exitError {
+			assert.Contains(t, errOut, "--max-file-size: "+c.size+" is more than proxylint reads of one file (2G less one byte)")
+		}
+	}
+}

@@ -36,6 +36,10 @@ func (l *limits) check() error {
 			return fmt.Errorf("%s: %w", v.name, err)
 		}
 	}
+	if n, _ := parseSize(l.maxFileSize); n > maxFileSize {
+		// Positions count lines and columns in 32 bits.
+		return fmt.Errorf("--max-file-size: %s is more than proxylint reads of one file (2G less one byte)", l.maxFileSize)
+	}
 	if l.maxIncludes < 0 {
 		return fmt.Errorf("--max-includes: %d is negative", l.maxIncludes)
 	}
@@ -56,6 +60,10 @@ func (l *limits) apply(o *load.Options) {
 	}
 	o.MaxIncludes = l.maxIncludes
 }
+
+// maxFileSize is the largest --max-file-size: a file smaller has fewer
+// lines and columns than a position can count (model.Pos).
+const maxFileSize = 1<<31 - 1
 
 // parseSize reads a byte count: a number, optionally followed by K, M or G
 // (powers of 1024, with or without "iB" or "B").

@@ -63,7 +63,7 @@ func (b *builder) pos(n *node) model.Pos {
 	if n == nil {
 		return b.proxy.Pos
 	}
-	return model.Pos{File: b.file, Line: n.line, Col: n.col}
+	return model.Pos{File: b.file, Line: int32(n.line), Col: int32(n.col)}
 }
 
 // build makes one proxy of a collection.
@@ -470,7 +470,7 @@ func (b *builder) retry(rp *routev3.RetryPolicy, owner *node, level string, e *m
 			toks = append(toks, t.text)
 			if !KnownRetryOn(t.text, b.proxy.Target) {
 				r.Unknown = append(r.Unknown, model.UnknownCondition{
-					Setting: model.Set(t.text, name+"."+onKey.value, level, model.Pos{File: b.file, Line: t.line, Col: t.col}),
+					Setting: model.Set(t.text, name+"."+onKey.value, level, model.Pos{File: b.file, Line: int32(t.line), Col: int32(t.col)}),
 					Since:   retryOnTokens[t.text],
 					Known:   RetryOnTokens(),
 				})

@@ -30,7 +30,7 @@ func comments(file string, src []byte) []model.Comment {
 		quote = endQuote
 		if col > 0 {
 			out = append(out, model.Comment{
-				Pos:  model.Pos{File: file, Line: i + 1, Col: utf8.RuneCountInString(line[:col-1]) + 1},
+				Pos:  model.Pos{File: file, Line: int32(i + 1), Col: int32(utf8.RuneCountInString(line[:col-1]) + 1)},
 				Text: text,
 			})
 		}

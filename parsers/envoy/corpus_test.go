@@ -125,7 +125,7 @@ func TestCorpus(t *testing.T) {
 			failed++
 			found := false
 			for _, d := range errs {
-				if d.Pos.Line == want.line && d.Pos.Col == want.col && d.Code == want.code && strings.Contains(d.Message, want.msg) {
+				if int(d.Pos.Line) == want.line && int(d.Pos.Col) == want.col && d.Code == want.code && strings.Contains(d.Message, want.msg) {
 					found = true
 				}
 			}

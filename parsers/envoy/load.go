@@ -230,7 +230,7 @@ func (l *loader) pos(n *node) model.Pos {
 	if n == nil {
 		return model.Pos{File: l.file, Line: 1, Col: 1}
 	}
-	return model.Pos{File: l.file, Line: n.line, Col: n.col}
+	return model.Pos{File: l.file, Line: int32(n.line), Col: int32(n.col)}
 }
 
 func errorAt(p model.Pos, msg string) model.Diagnostic {
@@ -248,7 +248,7 @@ func (l *loader) posErr(err error) {
 	}
 	l.diags = append(l.diags, model.Diagnostic{
 		Code: CodeSyntax, Severity: model.Error, Fatal: true,
-		Pos: model.Pos{File: l.file, Line: pe.line, Col: pe.col}, Message: pe.msg,
+		Pos: model.Pos{File: l.file, Line: int32(pe.line), Col: int32(pe.col)}, Message: pe.msg,
 	})
 }
 

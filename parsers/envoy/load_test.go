@@ -37,7 +37,7 @@ func wantDiag(t *testing.T, r Result, line, col int, code, substr string) {
 func getDiag(t *testing.T, r Result, line, col int, code, substr string) model.Diagnostic {
 	t.Helper()
 	for _, d := range r.Diagnostics {
-		if d.Pos.Line == line && d.Pos.Col == col && d.Code == code && strings.Contains(d.Message, substr) {
+		if int(d.Pos.Line) == line && int(d.Pos.Col) == col && d.Code == code && strings.Contains(d.Message, substr) {
 			return d
 		}
 	}
@@ -69,7 +69,7 @@ func at[T comparable](t *testing.T, what string, s model.Setting[T], value T, li
 		t.Errorf("%s: not set", what)
 		return
 	}
-	if s.Value != value || s.Pos.Line != line || s.Pos.Col != col || s.Default != def {
+	if s.Value != value || int(s.Pos.Line) != line || int(s.Pos.Col) != col || s.Default != def {
 		t.Errorf("%s = %v at %d:%d default=%v (name %q, level %q); want %v at %d:%d default=%v",
 			what, s.Value, s.Pos.Line, s.Pos.Col, s.Default, s.Name, s.Level, value, line, col, def)
 	}

@@ -30,7 +30,7 @@ func wantPositioned(t *testing.T, r Result, lines int) {
 	t.Helper()
 	fatal := false
 	for _, d := range r.Diagnostics {
-		if d.Pos.Line < 1 || d.Pos.Line > lines || d.Pos.Col < 1 {
+		if d.Pos.Line < 1 || int(d.Pos.Line) > lines || d.Pos.Col < 1 {
 			t.Errorf("diagnostic off the file (%d lines): %d:%d %s", lines, d.Pos.Line, d.Pos.Col, d.Message)
 		}
 		if strings.Contains(d.Message, "internal error") {
@@ -166,7 +166,7 @@ func FuzzLoad(f *testing.F) {
 			if strings.Contains(d.Message, "internal error") {
 				t.Fatalf("crash: %s", d.Message)
 			}
-			if d.Pos.Line < 1 || d.Pos.Line > lines {
+			if d.Pos.Line < 1 || int(d.Pos.Line) > lines {
 				t.Fatalf("diagnostic off the file: %d:%d %s", d.Pos.Line, d.Pos.Col, d.Message)
 			}
 		}

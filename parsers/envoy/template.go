@@ -74,7 +74,7 @@ func templateAt(path string, src []byte) (model.Pos, string, bool) {
 			case bytes.HasPrefix(m, []byte("%%")):
 				kind = "%%NAME%% placeholders"
 			}
-			return model.Pos{File: path, Line: line, Col: utf8.RuneCount(code[:loc[0]]) + 1}, kind, true
+			return model.Pos{File: path, Line: int32(line), Col: int32(utf8.RuneCount(code[:loc[0]]) + 1)}, kind, true
 		}
 		if end < 0 {
 			break

@@ -79,7 +79,7 @@ func TestSyntaxLine(t *testing.T) {
 		}
 		d := res.Diagnostics[0]
 		want := "bad.yaml is not a YAML or JSON manifest proxylint can read: " + c.msg
-		if d.Code != CodeSyntax || !d.Fatal || d.Pos.Line != c.line || d.Message != want || len(res.Proxies) != 0 {
+		if d.Code != CodeSyntax || !d.Fatal || int(d.Pos.Line) != c.line || d.Message != want || len(res.Proxies) != 0 {
 			t.Errorf("%q: %v %v %q, want line %d %q", c.src, d.Code, d.Pos, d.Message, c.line, want)
 		}
 	}

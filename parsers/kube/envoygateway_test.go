@@ -25,7 +25,9 @@ spec:
     perRetry: {timeout: 5s}
 `
 
-func eg(line, col int) model.Pos { return model.Pos{File: "eg.yaml", Line: line, Col: col} }
+func eg(line, col int) model.Pos {
+	return model.Pos{File: "eg.yaml", Line: int32(line), Col: int32(col)}
+}
 
 func TestEnvoyGateway(t *testing.T) {
 	for _, c := range []struct {

@@ -8,7 +8,7 @@ import (
 )
 
 func gw(line, col int) model.Pos {
-	return model.Pos{File: "testdata/gateway.yaml", Line: line, Col: col}
+	return model.Pos{File: "testdata/gateway.yaml", Line: int32(line), Col: int32(col)}
 }
 
 func TestGatewayRoutes(t *testing.T) {

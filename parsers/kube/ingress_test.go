@@ -9,7 +9,7 @@ import (
 )
 
 func in(line, col int) model.Pos {
-	return model.Pos{File: "testdata/ingress.yaml", Line: line, Col: col}
+	return model.Pos{File: "testdata/ingress.yaml", Line: int32(line), Col: int32(col)}
 }
 
 func TestIngressNginx(t *testing.T) {

@@ -95,7 +95,7 @@ func (l *loader) pos(n *yaml.Node) model.Pos {
 	if n == nil {
 		return model.Pos{File: l.path}
 	}
-	return model.Pos{File: l.path, Line: n.Line, Col: n.Column}
+	return model.Pos{File: l.path, Line: int32(n.Line), Col: int32(n.Column)}
 }
 
 func (l *loader) diag(code string, sev model.Severity, n *yaml.Node, format string, args ...any) {
@@ -153,7 +153,7 @@ func LoadBytes(path string, src []byte, opts Options) Result {
 		line, msg := errorLine(err)
 		res.Diagnostics = append(res.Diagnostics, model.Diagnostic{
 			Code: CodeSyntax, Severity: model.Error, Fatal: true,
-			Pos:     model.Pos{File: path, Line: line, Col: 1},
+			Pos:     model.Pos{File: path, Line: int32(line), Col: 1},
 			Message: fmt.Sprintf("%s is not a YAML or JSON manifest proxylint can read: %s", path, msg),
 		})
 		return res

@@ -18,7 +18,9 @@ func load(t *testing.T, path string, target model.Target) Result {
 	return LoadBytes(path, src, Options{Target: target})
 }
 
-func at(line, col int) model.Pos { return model.Pos{File: "testdata/mesh.yaml", Line: line, Col: col} }
+func at(line, col int) model.Pos {
+	return model.Pos{File: "testdata/mesh.yaml", Line: int32(line), Col: int32(col)}
+}
 
 func check[T any](t *testing.T, what string, got model.Setting[T], want T, name string, pos model.Pos, dflt bool) {
 	t.Helper()

@@ -109,8 +109,8 @@ func (l *loader) embeddedMesh(n *yaml.Node) *yaml.Node {
 		// (wants, suppressions), which the file's own scan skips as
 		// part of a block scalar.
 		for _, c := range envoy.Comments(l.path, []byte(n.Value)) {
-			c.Pos.Line += n.Line
-			c.Pos.Col += indent
+			c.Pos.Line += int32(n.Line)
+			c.Pos.Col += int32(indent)
 			l.comments = append(l.comments, c)
 		}
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 func meshAt(line, col int) model.Pos {
-	return model.Pos{File: "testdata/meshconfig.yaml", Line: line, Col: col}
+	return model.Pos{File: "testdata/meshconfig.yaml", Line: int32(line), Col: int32(col)}
 }
 
 // The ConfigMap's defaultHttpRetryPolicy replaces Istio's default for the
@@ -83,7 +83,7 @@ spec:
 		t.Fatalf("diagnostics %v, read %v", res.Diagnostics, res.Read)
 	}
 	r := res.Proxies[0].Routes()[0]
-	at := func(l, c int) model.Pos { return model.Pos{File: "op.yaml", Line: l, Col: c} }
+	at := func(l, c int) model.Pos { return model.Pos{File: "op.yaml", Line: int32(l), Col: int32(c)} }
 	check(t, "retries", r.Envoy.NumRetries, 0, "meshConfig.defaultHttpRetryPolicy.attempts", at(5, 5), false)
 	check(t, "max attempts", r.MaxAttempts, 1, "meshConfig.defaultHttpRetryPolicy.attempts", at(5, 5), false)
 	check(t, "retry on", r.Retry.On, strings.Split(defaultRetryOn, ","), "meshConfig.defaultHttpRetryPolicy.retryOn", at(5, 5), true)

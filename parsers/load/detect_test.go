@@ -100,7 +100,7 @@ func TestTemplates(t *testing.T) {
 	var got []diag
 	for _, d := range m.Diagnostics {
 		assert.Equal(t, nginx.CodeSyntax, d.Code)
-		got = append(got, diag{d.Pos.File, d.Pos.Line, d.Severity, d.Message})
+		got = append(got, diag{d.Pos.File, int(d.Pos.Line), d.Severity, d.Message})
 	}
 	assert.ElementsMatch(t, []diag{
 		{"conf/a.conf", 1, model.Note, "this looks like a template (%%NAME%% placeholders): render it first, or exclude it; it was not linted"},

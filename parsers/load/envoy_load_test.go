@@ -65,5 +65,5 @@ func TestLoadThroughOptions(t *testing.T) {
 	require.Len(t, p.Upstreams, 1)
 	require.Len(t, m.Files, 1)
 	require.Len(t, m.Files[0].Comments, 1)
-	assert.Equal(t, 26, m.Files[0].Comments[0].Pos.Line)
+	assert.Equal(t, 26, int(m.Files[0].Comments[0].Pos.Line))
 }

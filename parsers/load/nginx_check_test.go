@@ -26,7 +26,7 @@ func TestRefusedFileBuildsNoModel(t *testing.T) {
 	d := res.Diagnostics[0]
 	assert.Equal(t, nginx.CodeSyntax, d.Code)
 	assert.True(t, d.Fatal)
-	assert.Equal(t, 6, d.Pos.Line)
+	assert.Equal(t, 6, int(d.Pos.Line))
 
 	// Declared as a private module's directive, it is accepted.
 	res = loadNginx(path, Options{

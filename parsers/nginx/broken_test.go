@@ -119,10 +119,10 @@ func TestBrokenInput(t *testing.T) {
 			}
 			d := fatal[0]
 			src := tt.files[filepath.Base(d.Pos.File)]
-			if src == nil || d.Pos.Line < 1 || d.Pos.Col < 1 || d.Pos.Line > bytes.Count(src, []byte("\n"))+1 {
+			if src == nil || d.Pos.Line < 1 || d.Pos.Col < 1 || int(d.Pos.Line) > bytes.Count(src, []byte("\n"))+1 {
 				t.Fatalf("error without a position in the file: %s: %s", d.Pos, d.Message)
 			}
-			if lines := bytes.Split(src, []byte("\n")); d.Pos.Line <= len(lines) && d.Pos.Col > utf8.RuneCount(lines[d.Pos.Line-1])+1 {
+			if lines := bytes.Split(src, []byte("\n")); int(d.Pos.Line) <= len(lines) && int(d.Pos.Col) > utf8.RuneCount(lines[d.Pos.Line-1])+1 {
 				t.Fatalf("error past the end of its line: %s: %s", d.Pos, d.Message)
 			}
 			rel, _ := filepath.Rel(dir, d.Pos.File)
@@ -161,7 +161,7 @@ func TestLoadLargeValidConfig(t *testing.T) {
 		t.Errorf("read %d servers, want %d", servers, want)
 	}
 	last := http.Block[len(http.Block)-1]
-	if last.End.Line != bytes.Count(big, []byte("\n"))-1 {
+	if int(last.End.Line) != bytes.Count(big, []byte("\n"))-1 {
 		t.Errorf("last server ends on line %d, want %d", last.End.Line, bytes.Count(big, []byte("\n"))-1)
 	}
 }

@@ -927,10 +927,10 @@ func (b *builder) annotations(s *scope) []model.Annotation {
 		return nil
 	}
 	start, end := s.dir.Pos, s.dir.End
-	var nested [][2]int
+	var nested [][2]int32
 	for _, loc := range s.children("location") {
 		if loc.Pos.File == start.File {
-			nested = append(nested, [2]int{loc.Pos.Line, loc.End.Line})
+			nested = append(nested, [2]int32{loc.Pos.Line, loc.End.Line})
 		}
 	}
 	var out []model.Annotation
@@ -961,7 +961,7 @@ func (b *builder) annotations(s *scope) []model.Annotation {
 // ownLine reports whether only blanks precede position p on its line.
 func (b *builder) ownLine(p model.Pos) bool {
 	src := b.sources[p.File]
-	line := 1
+	line := int32(1)
 	for i := 0; i < len(src); i++ {
 		if line == p.Line {
 			for j := i; j < len(src) && src[j] != '#' && src[j] != '\n'; j++ {

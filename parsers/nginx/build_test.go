@@ -69,7 +69,7 @@ http {
 	a := route(t, p, "location /a/")
 	assert.Equal(t, 20*time.Second, a.AttemptTimeout.Value)
 	assert.Equal(t, "server", a.AttemptTimeout.Level)
-	assert.Equal(t, 6, a.AttemptTimeout.Pos.Line)
+	assert.Equal(t, 6, int(a.AttemptTimeout.Pos.Line))
 	assert.Equal(t, []string{"error", "timeout", "http_502"}, a.Retry.On.Value)
 	assert.Equal(t, "http", a.Retry.On.Level)
 
@@ -320,7 +320,7 @@ http {
 `)
 	d := route(t, p, "location /default/").AccessLogs
 	assert.True(t, d.Default)
-	assert.Equal(t, 2, d.Pos.Line, "nginx's default log applies to the whole http block")
+	assert.Equal(t, 2, int(d.Pos.Line), "nginx's default log applies to the whole http block")
 	require.Len(t, d.Value, 1)
 	assert.True(t, d.Value[0].Format.Builtin)
 
@@ -349,7 +349,7 @@ http {
 `)
 	a := route(t, p, "location /a/").Nginx.ConnectionHeaderPlain
 	assert.Equal(t, "close", a.Value)
-	assert.Equal(t, 3, a.Pos.Line)
+	assert.Equal(t, 3, int(a.Pos.Line))
 	assert.Equal(t, "", route(t, p, "location /b/").Nginx.ConnectionHeaderPlain.Value)
 	assert.True(t, route(t, p, "location /b/").Nginx.ConnectionHeaderPlain.Valid())
 	assert.Equal(t, "close", route(t, p, "location /c/").Nginx.ConnectionHeaderPlain.Value)

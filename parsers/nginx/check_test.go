@@ -199,7 +199,7 @@ func TestCheckFragmentContext(t *testing.T) {
 	fatal := fatalDiagnostics(cfg)
 	require.Len(t, fatal, 1)
 	assert.Equal(t, `"worker_connections" directive is not allowed here`, fatal[0].Message)
-	assert.Equal(t, 5, fatal[0].Pos.Line)
+	assert.Equal(t, 5, int(fatal[0].Pos.Line))
 }
 
 // TestCheckIncludedFile: an included file is checked in the context of the
@@ -214,7 +214,7 @@ func TestCheckIncludedFile(t *testing.T) {
 	fatal := fatalDiagnostics(cfg)
 	require.Len(t, fatal, 1)
 	assert.Equal(t, "a.conf", filepath.Base(fatal[0].Pos.File))
-	assert.Equal(t, 5, fatal[0].Pos.Line)
+	assert.Equal(t, 5, int(fatal[0].Pos.Line))
 	assert.Equal(t, `"proxy_connect_timeout" directive is duplicate`, fatal[0].Message)
 }
 

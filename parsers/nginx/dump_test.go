@@ -46,7 +46,7 @@ func TestLoadDump(t *testing.T) {
 	assert.Equal(t, CodeInclude, d.Code)
 	assert.False(t, d.Fatal)
 	assert.Equal(t, "/srv/ngx/nginx.conf", d.Pos.File)
-	assert.Equal(t, 4, d.Pos.Line)
+	assert.Equal(t, 4, int(d.Pos.Line))
 	assert.Equal(t, `include "missing.conf": /srv/ngx/missing.conf is not in the nginx -T dump (dump), so it was not linted`, d.Message)
 	assert.False(t, cfg.Syntax)
 }

@@ -64,17 +64,17 @@ func FuzzParse(f *testing.F) {
 			if !errors.As(err, &e) {
 				t.Fatalf("error of type %T: %v", err, err)
 			}
-			checkPos(t, lines, e.Pos.File, e.Pos.Line, e.Pos.Col, "error "+e.Msg)
+			checkPos(t, lines, e.Pos.File, int(e.Pos.Line), int(e.Pos.Col), "error "+e.Msg)
 			return
 		}
 		walkTree(file.Directives, func(d *Directive) {
-			checkPos(t, lines, d.Pos.File, d.Pos.Line, d.Pos.Col, "directive "+d.Name)
+			checkPos(t, lines, d.Pos.File, int(d.Pos.Line), int(d.Pos.Col), "directive "+d.Name)
 			for _, a := range d.Args {
-				checkPos(t, lines, a.Pos.File, a.Pos.Line, a.Pos.Col, "argument "+a.Value)
+				checkPos(t, lines, a.Pos.File, int(a.Pos.Line), int(a.Pos.Col), "argument "+a.Value)
 			}
 		})
 		for _, c := range file.Comments {
-			checkPos(t, lines, c.Pos.File, c.Pos.Line, c.Pos.Col, "comment")
+			checkPos(t, lines, c.Pos.File, int(c.Pos.Line), int(c.Pos.Col), "comment")
 		}
 		// Lua code is read through nginx's buffer, so how a long block
 		// reads depends on where it starts: it may not survive moving.

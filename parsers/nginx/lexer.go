@@ -107,7 +107,7 @@ func (lx *lexer) pos(off int) model.Pos {
 		lx.posCol = utf8.RuneCount(lx.src[lx.lineStarts[line-1]:off]) + 1
 	}
 	lx.posLine, lx.posOff = line, off
-	return model.Pos{File: lx.file, Line: line, Col: lx.posCol}
+	return model.Pos{File: lx.file, Line: int32(line), Col: int32(lx.posCol)}
 }
 
 func (lx *lexer) errorf(off int, format string, args ...any) *Error {

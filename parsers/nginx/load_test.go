@@ -459,7 +459,7 @@ func TestMissingInstalledFileIsANote(t *testing.T) {
 		assert.Equal(t, CodeInclude, d.Code)
 		assert.Equal(t, model.Note, d.Severity)
 		assert.False(t, d.Fatal)
-		assert.Equal(t, line, d.Pos.Line)
+		assert.Equal(t, line, int(d.Pos.Line))
 		assert.Contains(t, d.Message, "is a file nginx's packages install next to nginx.conf")
 	}
 	assert.False(t, cfg.Syntax)
@@ -473,12 +473,12 @@ func TestInstalledFileIsMatchedByItsPath(t *testing.T) {
 	cfg := loadWithin(t, filepath.Join(dir, "nginx.conf"), Options{})
 	require.Len(t, cfg.Diagnostics, 2)
 	assert.Equal(t, model.Note, cfg.Diagnostics[0].Severity)
-	assert.Equal(t, 3, cfg.Diagnostics[0].Pos.Line)
+	assert.Equal(t, 3, int(cfg.Diagnostics[0].Pos.Line))
 	assert.Contains(t, cfg.Diagnostics[0].Message, "is a file nginx's packages install next to nginx.conf")
 	d := cfg.Diagnostics[1]
 	assert.Equal(t, CodeInclude, d.Code)
 	assert.Equal(t, model.Error, d.Severity)
 	assert.True(t, d.Fatal)
-	assert.Equal(t, 4, d.Pos.Line)
+	assert.Equal(t, 4, int(d.Pos.Line))
 	assert.Equal(t, `include "conf/mime.types": `+filepath.Join(dir, "conf/mime.types")+` does not exist`, d.Message)
 }

@@ -472,7 +472,7 @@ func firstFatal(cfg *Config) (*model.Diagnostic, bool) {
 // include at file:line.
 func includeDiagnosticAt(cfg *Config, file string, line int) bool {
 	for _, d := range cfg.Diagnostics {
-		if d.Code == CodeInclude && d.Pos.Line == line && realFile(d.Pos.File) == file {
+		if d.Code == CodeInclude && int(d.Pos.Line) == line && realFile(d.Pos.File) == file {
 			return true
 		}
 	}
@@ -530,7 +530,7 @@ func stoppedAt(cfg *Config, d nginxtest.Diagnostic) *Directive {
 	}
 	var found *Directive
 	for _, x := range flattenAll(cfg.Main.Directives) {
-		ends := x.End.Line == d.Line || x.IsBlock() && x.BlockPos.Line == d.Line
+		ends := int(x.End.Line) == d.Line || x.IsBlock() && int(x.BlockPos.Line) == d.Line
 		if ends && (name == "" || x.Name == name) {
 			found = x
 		}
@@ -558,7 +558,7 @@ func blankForeseen(src []byte, cfg *Config) []byte {
 		for _, d := range dirs {
 			_, known := lookupDirective(d.Name)
 			foreign := !known && !strings.Contains(d.Name, "lua") && !strings.HasPrefix(d.Name, "echo")
-			missing := d.Name == "include" && len(d.Args) == 1 && includeDiagnosticAt(cfg, realFile(d.Args[0].Pos.File), d.Args[0].Pos.Line)
+			missing := d.Name == "include" && len(d.Args) == 1 && includeDiagnosticAt(cfg, realFile(d.Args[0].Pos.File), int(d.Args[0].Pos.Line))
 			if (foreign || missing) && src != nil {
 				src = blank(src, d)
 				continue
@@ -589,7 +589,7 @@ func blank(src []byte, d *Directive) []byte {
 // offsetOf converts a position (columns in code points) to a byte offset.
 func offsetOf(src []byte, p model.Pos) int {
 	line, off := 1, 0
-	for line < p.Line {
+	for line < int(p.Line) {
 		i := bytes.IndexByte(src[off:], '\n')
 		if i < 0 {
 			return -1
@@ -597,7 +597,7 @@ func offsetOf(src []byte, p model.Pos) int {
 		off += i + 1
 		line++
 	}
-	for col := 1; col < p.Col && off < len(src); col++ {
+	for col := 1; col < int(p.Col) && off < len(src); col++ {
 		_, n := utf8.DecodeRune(src[off:])
 		off += n
 	}
@@ -792,7 +792,7 @@ func compareWithNginx(t *testing.T, f corpusFile, stats *diffStats) {
 			outcome("both reject a template")
 			return
 		case run.reason == reasonReader || checkedByUs(run.first, cfg):
-			if realFile(ours.Pos.File) != realFile(run.first.File) || ours.Pos.Line != run.first.Line {
+			if realFile(ours.Pos.File) != realFile(run.first.File) || int(ours.Pos.Line) != run.first.Line {
 				t.Errorf("error lines differ:\nnginx: %s\n   we: %s", run.first, ours)
 			} else {
 				outcome("both reject at the same line")
@@ -823,7 +823,7 @@ func compareWithNginx(t *testing.T, f corpusFile, stats *diffStats) {
 		}
 		// nginx read the file up to its error: a syntax error of ours
 		// before it in the same file is a disagreement.
-		if syntax && realFile(ours.Pos.File) == realFile(run.first.File) && ours.Pos.Line < run.first.Line {
+		if syntax && realFile(ours.Pos.File) == realFile(run.first.File) && int(ours.Pos.Line) < run.first.Line {
 			t.Errorf("we reject at %s, before nginx's error %s", ours, run.first)
 			return
 		}
@@ -903,14 +903,14 @@ func mutations(src []byte, cfg *Config) []struct {
 				what string
 				src  []byte
 				line int
-			}{"misspelt " + pick.Name, m, pick.Pos.Line})
+			}{"misspelt " + pick.Name, m, int(pick.Pos.Line)})
 		}
 		if m := replace(pick.Args[0].Pos, pick.Args[0].Raw, "1zz"); m != nil {
 			out = append(out, struct {
 				what string
 				src  []byte
 				line int
-			}{"invalid value of " + pick.Name, m, pick.Pos.Line})
+			}{"invalid value of " + pick.Name, m, int(pick.Pos.Line)})
 		}
 	}
 	return out
@@ -977,7 +977,7 @@ func TestMutationsMatchNginx(t *testing.T) {
 						continue
 					case !syntax:
 						t.Errorf("%s: nginx refuses (%s), we accept", m.what, run.first)
-					case ours.Pos.Line != run.first.Line || realFile(ours.Pos.File) != realFile(run.first.File):
+					case int(ours.Pos.Line) != run.first.Line || realFile(ours.Pos.File) != realFile(run.first.File):
 						t.Errorf("%s: lines differ:\nnginx: %s\n   we: %s", m.what, run.first, ours)
 					case run.first.Line != m.line:
 						t.Errorf("%s: nginx stops at line %d, not at the mutation (%d): %s", m.what, run.first.Line, m.line, run.first)

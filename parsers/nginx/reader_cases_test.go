@@ -226,7 +226,7 @@ func TestReaderCasesMatchNginx(t *testing.T) {
 				if len(errs) == 0 || errs[0].File != path {
 					t.Fatalf("nginx rejects, but not in the fragment: %s", res.Stderr)
 				}
-				if line := readCase(c).Pos.Line; errs[0].Line != line {
+				if line := readCase(c).Pos.Line; errs[0].Line != int(line) {
 					t.Errorf("nginx: %v; we: %s", errs[0], got)
 				}
 			}

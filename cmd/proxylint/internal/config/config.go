@@ -84,7 +84,7 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	pos := model.Pos{File: e.File, Line: e.Line, Col: e.Col}
+	pos := model.Pos{File: e.File, Line: int32(e.Line), Col: int32(e.Col)}
 	return pos.String() + ": " + e.Msg
 }
 
@@ -691,7 +691,7 @@ var hopFields = map[string]map[string]string{
 }
 
 func (p *parser) pos(n *yaml.Node) model.Pos {
-	return model.Pos{File: p.file, Line: n.Line, Col: n.Column}
+	return model.Pos{File: p.file, Line: int32(n.Line), Col: int32(n.Column)}
 }
 
 // hop reads one hop: a scalar (a duration, or a preset name) or a mapping

@@ -143,7 +143,7 @@ func TestChain(t *testing.T) {
 	assert.False(t, ha.PoolIdleTimeout.Valid())
 	assert.Equal(t, model.HopBackend, be.Kind)
 	assert.Equal(t, 65*time.Second, be.IdleTimeout.Value)
-	assert.Equal(t, 6, be.IdleTimeout.Pos.Line)
+	assert.Equal(t, 6, int(be.IdleTimeout.Pos.Line))
 	assert.False(t, be.CancelsOnDisconnect.Value)
 }
 
