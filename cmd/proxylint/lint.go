@@ -535,6 +535,7 @@ func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *model.
 	if scope != nil {
 		steps.InScope = scope.Contains
 	}
+	defer whileRules()()
 	return s, mdl, rules.Process(mdl, s.rules, rules.Check(mdl, s.rules), steps), true
 }
 
