@@ -3,11 +3,11 @@ package rules
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/proxylint/proxylint/internal/lazyre"
 	"github.com/proxylint/proxylint/model"
 )
 
@@ -169,14 +169,14 @@ func newline(src []byte) string {
 	return "\n"
 }
 
-var indentRE = regexp.MustCompile(`(?m)^([ \t]+)\S`)
+var indentRE = lazyre.New(`(?m)^([ \t]+)\S`)
 
 // indentUnit is one level of the file's indentation: a tab when its lines
 // are indented with tabs, else the narrowest indentation of a line, else
 // four spaces.
 func indentUnit(src []byte) string {
 	unit := ""
-	for _, m := range indentRE.FindAllSubmatch(src, 200) {
+	for _, m := range indentRE().FindAllSubmatch(src, 200) {
 		in := string(m[1])
 		if in[0] == '\t' {
 			return "\t"
@@ -709,9 +709,9 @@ func removeArgFix(pass *Pass, pos model.Pos, name, arg string) []Edit {
 }
 
 var (
-	yamlKeyLine = regexp.MustCompile(`^([ \t]*)(?:- )?["']?(common_http_protocol_options|commonHttpProtocolOptions)["']?[ \t]*:[ \t]*(#.*)?\r?$`)
-	yamlBoolVal = regexp.MustCompile(`^["']?(http1_safe_max_connection_duration|http1SafeMaxConnectionDuration)["']?[ \t]*:[ \t]*(false)\b`)
-	jsonOptsKey = regexp.MustCompile(`"(common_http_protocol_options|commonHttpProtocolOptions)"[ \t\r\n]*:`)
+	yamlKeyLine = lazyre.New(`^([ \t]*)(?:- )?["']?(common_http_protocol_options|commonHttpProtocolOptions)["']?[ \t]*:[ \t]*(#.*)?\r?$`)
+	yamlBoolVal = lazyre.New(`^["']?(http1_safe_max_connection_duration|http1SafeMaxConnectionDuration)["']?[ \t]*:[ \t]*(false)\b`)
+	jsonOptsKey = lazyre.New(`"(common_http_protocol_options|commonHttpProtocolOptions)"[ \t\r\n]*:`)
 )
 
 // h1SafeDrainFix sets http1_safe_max_connection_duration: true on the
@@ -731,7 +731,7 @@ func h1SafeDrainFix(pass *Pass, l *model.Listener) []Edit {
 		if off < 0 {
 			return nil
 		}
-		m := yamlBoolVal.FindSubmatchIndex(f.Source[off:])
+		m := yamlBoolVal().FindSubmatchIndex(f.Source[off:])
 		if m == nil {
 			return nil
 		}
@@ -751,7 +751,7 @@ func h1SafeDrainFix(pass *Pass, l *model.Listener) []Edit {
 	if t := bytes.TrimLeft(src, " \t\r\n\ufeff"); len(t) > 0 && (t[0] == '{' || t[0] == '[') {
 		// JSON: the nearest common_http_protocol_options key before the
 		// duration opens the object that holds it.
-		ms := jsonOptsKey.FindAllIndex(src[:off], -1)
+		ms := jsonOptsKey().FindAllIndex(src[:off], -1)
 		if len(ms) == 0 {
 			return nil
 		}
@@ -781,7 +781,7 @@ func h1SafeDrainFix(pass *Pass, l *model.Listener) []Edit {
 		if len(in) >= len(own) {
 			continue
 		}
-		m := yamlKeyLine.FindSubmatch(line)
+		m := yamlKeyLine().FindSubmatch(line)
 		if m == nil || strings.HasPrefix(strings.TrimLeft(string(line), " \t"), "- ") {
 			return nil
 		}

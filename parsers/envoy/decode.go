@@ -1,14 +1,14 @@
 package envoy
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/proxylint/proxylint/internal/lazyre"
 )
 
 // maxDecodeErrors bounds how many protojson errors one resource may
@@ -84,7 +84,7 @@ func decodeJSON(n *node, mt protoreflect.MessageType, dump bool, version string)
 
 // protoErrRE is compiled on first use: nothing is done at start-up for
 // runs that meet no error.
-var protoErrRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\(line (\d+):(\d+)\):\s*`) })
+var protoErrRE = lazyre.New(`\(line (\d+):(\d+)\):\s*`)
 
 // splitProtoError takes protojson's "proto: (line L:C): message" apart.
 // protojson randomly puts a non-breaking space after "proto:" so that

@@ -3,10 +3,9 @@ package envoy
 import (
 	"bytes"
 	"fmt"
-	"regexp"
-	"sync"
 	"unicode/utf8"
 
+	"github.com/proxylint/proxylint/internal/lazyre"
 	"github.com/proxylint/proxylint/model"
 )
 
@@ -17,9 +16,7 @@ import (
 // number goes is refused, in a string it is taken literally.
 // The expression is compiled on first use, and run only on lines that hold
 // one of the two characters every placeholder starts with.
-var templateMarks = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\{\{.*?\}\}|\{%.*?%\}|\$\{[A-Za-z_][A-Za-z0-9_]*(?::?[-=?+][^}]*)?\}|%%[A-Z_][A-Z0-9_]*%%`)
-})
+var templateMarks = lazyre.New(`\{\{.*?\}\}|\{%.*?%\}|\$\{[A-Za-z_][A-Za-z0-9_]*(?::?[-=?+][^}]*)?\}|%%[A-Z_][A-Z0-9_]*%%`)
 
 // mayHoldTemplate reports whether b holds "{{", "{%", "${" or "%%", the
 // starts of the placeholders templateMarks matches.

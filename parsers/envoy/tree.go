@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/proxylint/proxylint/internal/lazyre"
 )
 
 // kind is the shape of a node of the positioned tree.
@@ -236,7 +236,7 @@ func parseYAMLGeneral(src []byte) (docs []*node, err error) {
 	return docs, nil
 }
 
-var yamlLineRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): (.*)$`) })
+var yamlLineRE = lazyre.New(`^yaml: line (\d+): (.*)$`)
 
 // yamlError turns the YAML reader's error into a positioned one. The
 // reader gives lines but no columns; errors without a line (control

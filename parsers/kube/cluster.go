@@ -2,11 +2,11 @@ package kube
 
 import (
 	"bytes"
-	"regexp"
 	"strconv"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/proxylint/proxylint/internal/lazyre"
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/envoy"
 )
@@ -21,12 +21,12 @@ var firstMatch = envoy.FirstMatch
 // nothing the rules check.
 
 // linkedKindRE finds a Service or workload at the head of a manifest.
-var linkedKindRE = regexp.MustCompile(`(?m)(^[ \t-]*kind[ \t]*:[ \t]*["']?|"kind"\s*:\s*")(Service|Deployment|StatefulSet|DaemonSet)(["']|[ \t]*(#.*)?$)`)
+var linkedKindRE = lazyre.New(`(?m)(^[ \t-]*kind[ \t]*:[ \t]*["']?|"kind"\s*:\s*")(Service|Deployment|StatefulSet|DaemonSet)(["']|[ \t]*(#.*)?$)`)
 
 // DetectLinked reports whether the start of a file is a Kubernetes
 // manifest holding a Service or a workload, read for linking.
 func DetectLinked(head []byte) bool {
-	return bytes.IndexByte(head, 0) < 0 && apiVersionRE.Match(head) && linkedKindRE.Match(head)
+	return bytes.IndexByte(head, 0) < 0 && apiVersionRE().Match(head) && linkedKindRE().Match(head)
 }
 
 // workloadKind reports whether an object is a workload whose pod template

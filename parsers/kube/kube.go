@@ -12,12 +12,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/proxylint/proxylint/internal/lazyre"
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/envoy"
 )
@@ -61,15 +61,15 @@ type Result struct {
 
 // kindRE finds a document kind this package reads at the head of a YAML
 // or JSON file, at the top of a document or of a List item.
-var kindRE = regexp.MustCompile(`(?m)(^[ \t-]*kind[ \t]*:[ \t]*["']?|"kind"\s*:\s*")(VirtualService|DestinationRule|HTTPRoute|GRPCRoute|Ingress|BackendTrafficPolicy|IstioOperator)\b`)
+var kindRE = lazyre.New(`(?m)(^[ \t-]*kind[ \t]*:[ \t]*["']?|"kind"\s*:\s*")(VirtualService|DestinationRule|HTTPRoute|GRPCRoute|Ingress|BackendTrafficPolicy|IstioOperator)\b`)
 
 // apiVersionRE: a Kubernetes object names its API group and version.
-var apiVersionRE = regexp.MustCompile(`(?m)(^[ \t-]*apiVersion[ \t]*:|"apiVersion"\s*:)`)
+var apiVersionRE = lazyre.New(`(?m)(^[ \t-]*apiVersion[ \t]*:|"apiVersion"\s*:)`)
 
 // Detect reports whether the start of a file is a Kubernetes manifest
 // holding a resource this package reads.
 func Detect(head []byte) bool {
-	return bytes.IndexByte(head, 0) < 0 && apiVersionRE.Match(head) && kindRE.Match(head)
+	return bytes.IndexByte(head, 0) < 0 && apiVersionRE().Match(head) && kindRE().Match(head)
 }
 
 // object is one Kubernetes resource of a manifest.
@@ -107,7 +107,7 @@ func (l *loader) invalid(n *yaml.Node, format string, args ...any) {
 	l.diag(CodeInvalid, model.Error, n, format, args...)
 }
 
-var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLineRE = lazyre.New(`^yaml: line (\d+): (.*)$`)
 
 // errorLine reads the line of a YAML reader's error. The reader counts
 // lines from 0 for a parser's problems (an unclosed collection, a missing
@@ -115,7 +115,7 @@ var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 // scanner's; the parser's problems all start "did not find expected" or
 // "found" followed by a directive or document problem.
 func errorLine(err error) (int, string) {
-	m := yamlLineRE.FindStringSubmatch(err.Error())
+	m := yamlLineRE().FindStringSubmatch(err.Error())
 	if m == nil {
 		return 1, strings.TrimPrefix(err.Error(), "yaml: ")
 	}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/proxylint/proxylint/internal/lazyre"
 	"github.com/proxylint/proxylint/model"
 )
 
@@ -41,7 +42,7 @@ func Detect(src []byte) bool {
 			continue
 		}
 		name := st.args[0].Value
-		if n == 0 && !directiveName.MatchString(name) {
+		if n == 0 && !directiveName().MatchString(name) {
 			return false
 		}
 		parent := parentUnknown
@@ -83,25 +84,25 @@ func Parses(src []byte, limit int) bool {
 
 // directiveName is what a directive's name looks like: nginx accepts any
 // word, but every module names its directives this way.
-var directiveName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+var directiveName = lazyre.New(`^[a-z][a-z0-9_]*$`)
 
 // A template is a file a tool renders into a configuration: nginx would
 // read its placeholders literally and fail on them, or worse, read a
 // placeholder without ";" together with the directive after it.
 var templateMarks = []struct {
 	lit  string
-	re   *regexp.Regexp // matched at lit, on the rest of its line
+	re   func() *regexp.Regexp // matched at lit, on the rest of its line
 	what string
 	word bool // only where a word starts, outside quotes
 }{
-	{"%%", regexp.MustCompile(`^%%[A-Za-z_][A-Za-z0-9_]*%%`), "%%NAME%% placeholders", false},
-	{"{{", regexp.MustCompile(`^\{\{-?\s*[-.$A-Za-z_"'(!][^\n]*?\}\}`), "{{ }} expressions", false},
-	{"{%", regexp.MustCompile(`^\{%-?\s*[a-z][^\n]*?%\}`), "{% %} tags", false},
+	{"%%", lazyre.New(`^%%[A-Za-z_][A-Za-z0-9_]*%%`), "%%NAME%% placeholders", false},
+	{"{{", lazyre.New(`^\{\{-?\s*[-.$A-Za-z_"'(!][^\n]*?\}\}`), "{{ }} expressions", false},
+	{"{%", lazyre.New(`^\{%-?\s*[a-z][^\n]*?%\}`), "{% %} tags", false},
 	// Documentation samples to be filled in by hand: "server_name
 	// <container_name>.*;", "set $upstream_proto <http or https>;". Only
 	// a bare word that starts with "<": a regex's named capture "(?<name>"
 	// and a quoted "<head>" of sub_filter are not placeholders.
-	{"<", regexp.MustCompile(`^<[a-z][a-z0-9_]*(?: [a-z0-9_]+)*>(?:[\s;.:/]|$)`), "<name> placeholders", true},
+	{"<", lazyre.New(`^<[a-z][a-z0-9_]*(?: [a-z0-9_]+)*>(?:[\s;.:/]|$)`), "<name> placeholders", true},
 }
 
 // templateSpans lists the [start, end) offsets of the placeholders of
@@ -122,7 +123,7 @@ func templateSpans(src []byte, i int) [][2]int {
 		} else {
 			end += start
 		}
-		if loc := m.re.FindIndex(src[start:end]); loc != nil && (!m.word || wordStart(src, start)) {
+		if loc := m.re().FindIndex(src[start:end]); loc != nil && (!m.word || wordStart(src, start)) {
 			if m.word { // the character after the placeholder is not its own
 				loc[1] = bytes.LastIndexByte(src[start:start+loc[1]], '>') + 1
 			}
@@ -265,12 +266,12 @@ func lineState(src []byte, off int) (comment, quoted bool) {
 // when there is none.
 func envTemplate(dirs []*Directive) (*Directive, int, bool) {
 	for _, d := range dirs {
-		if envPlaceholder.MatchString(d.Name) {
+		if envPlaceholder().MatchString(d.Name) {
 			return d, -1, true
 		}
 		if literalValues(d.Name) {
 			for i, a := range d.Args {
-				if envPlaceholder.MatchString(a.Value) {
+				if envPlaceholder().MatchString(a.Value) {
 					return d, i, true
 				}
 			}
@@ -282,7 +283,7 @@ func envTemplate(dirs []*Directive) (*Directive, int, bool) {
 	return nil, 0, false
 }
 
-var envPlaceholder = regexp.MustCompile(`\$\{?[A-Z][A-Z0-9_]*\}?`)
+var envPlaceholder = lazyre.New(`\$\{?[A-Z][A-Z0-9_]*\}?`)
 
 // literalValues reports whether nginx reads a directive's arguments as
 // literal numbers, sizes, times or addresses, never expanding variables.

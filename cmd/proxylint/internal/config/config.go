@@ -25,6 +25,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/proxylint/proxylint/internal/lazyre"
 	"github.com/proxylint/proxylint/internal/suggest"
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
@@ -238,12 +239,12 @@ func (p *parser) errorf(n *yaml.Node, format string, args ...any) error {
 	return &Error{File: p.file, Line: n.Line, Col: n.Column, Msg: fmt.Sprintf(format, args...)}
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLine = lazyre.New(`^yaml: line (\d+): (.*)$`)
 
 // yamlError gives a YAML syntax error the file's name and its line.
 func (p *parser) yamlError(err error) error {
 	msg := err.Error()
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+	if m := yamlLine().FindStringSubmatch(msg); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		return &Error{File: p.file, Line: n, Msg: "invalid YAML: " + m[2]}
 	}

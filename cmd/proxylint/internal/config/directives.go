@@ -1,16 +1,16 @@
 package config
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/proxylint/proxylint/internal/lazyre"
 	"github.com/proxylint/proxylint/parsers/nginx"
 )
 
-var argsRE = regexp.MustCompile(`^(\d+)(?:(\+)|-(\d+))?$`)
+var argsRE = lazyre.New(`^(\d+)(?:(\+)|-(\d+))?$`)
 
 // directives reads the "directives" key: a list of directives of private
 // nginx modules, each with its name, the contexts it is allowed in and its
@@ -52,7 +52,7 @@ func (p *parser) directives(n *yaml.Node) error {
 				if err != nil {
 					return err
 				}
-				m := argsRE.FindStringSubmatch(s)
+				m := argsRE().FindStringSubmatch(s)
 				if m == nil {
 					return p.errorf(v, "directives: args %q must be a count (\"1\"), a range (\"1-3\") or a minimum (\"2+\")", s)
 				}
