@@ -2,9 +2,11 @@ package nginx
 
 import (
 	"fmt"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -110,6 +112,7 @@ func buildProxy(cfg *Config, target model.Target, release bool) *model.Proxy {
 	case "upstream":
 		b.upstream(newScope("upstream", nil, at, nil, top), "")
 	}
+	b.flush()
 	bs := newBehaviours()
 	for _, l := range p.Listeners {
 		for _, r := range l.Routes {
@@ -178,6 +181,32 @@ type builder struct {
 	// release drops each server block's directives once it is built
 	// (BuildReleasing).
 	release bool
+
+	// What the servers add to the proxy, kept here until flush adds it in
+	// order: a builder building some servers on its own (servers) hands
+	// it to the one that started it.
+	listeners []*model.Listener
+	upstreams []*model.Upstream // implicit upstreams, as they are made
+	uses      []upstreamUse
+	// base holds the implicit upstreams made before this builder's
+	// servers, read only (servers).
+	base map[string]*model.Upstream
+}
+
+// upstreamUse is a route that proxies to an upstream, for Upstream.Routes.
+type upstreamUse struct {
+	u *model.Upstream
+	r *model.Route
+}
+
+// flush adds what the servers built to the proxy.
+func (b *builder) flush() {
+	b.proxy.Listeners = append(b.proxy.Listeners, b.listeners...)
+	b.proxy.Upstreams = append(b.proxy.Upstreams, b.upstreams...)
+	for _, x := range b.uses {
+		x.u.Routes = append(x.u.Routes, x.r)
+	}
+	b.listeners, b.upstreams, b.uses = nil, nil, nil
 }
 
 func (b *builder) http(s *scope) {
@@ -216,12 +245,109 @@ func (b *builder) http(s *scope) {
 	if b.release {
 		s.release()
 	}
-	for i, srv := range servers {
-		b.server(newScope("server", srv, srv.Pos, s, srv.Block))
+	b.servers(s, servers)
+	b.flush()
+}
+
+// serversPerBuilder is the fewest server blocks worth building side by
+// side with others.
+const serversPerBuilder = 32
+
+// servers builds the server blocks of http. Servers share nothing but
+// what http holds, so a large configuration's are built side by side on
+// the available cores, each group by a builder of its own (fork), and put
+// together in the configuration's order (join): the proxy is the same as
+// one builder makes going through them in order.
+func (b *builder) servers(http *scope, servers []*Directive) {
+	build := func(b *builder, i int) {
+		srv := servers[i]
+		b.server(newScope("server", srv, srv.Pos, http, srv.Block))
 		if b.release {
 			servers[i] = nil
 		}
 	}
+	groups := min(2*runtime.GOMAXPROCS(0), len(servers)/serversPerBuilder)
+	if runtime.GOMAXPROCS(0) < 2 || groups < 2 {
+		for i := range servers {
+			build(b, i)
+		}
+		return
+	}
+	// What the servers read of http and of the builder is made before
+	// they are built, so that they only read it.
+	for c := http; c != nil; c = c.parent {
+		c.index()
+	}
+	b.oldDefaultsNote()
+	for _, m := range passModules {
+		b.moduleNames(m)
+	}
+	forks := make([]*builder, groups)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), groups) {
+		wg.Go(func() {
+			for g := range next {
+				f := b.fork()
+				for i := g * len(servers) / groups; i < (g+1)*len(servers)/groups; i++ {
+					build(f, i)
+				}
+				forks[g] = f
+			}
+		})
+	}
+	for g := range groups {
+		next <- g
+	}
+	close(next)
+	wg.Wait()
+	for _, f := range forks {
+		b.join(f)
+	}
+}
+
+// fork returns a builder for some of b's servers: it reads what b holds
+// and keeps what it makes to itself.
+func (b *builder) fork() *builder {
+	f := *b
+	f.base = b.implicit
+	f.implicit = map[string]*model.Upstream{}
+	f.routes, f.nginxRoutes = nil, nil
+	f.logs, f.defaultLogs = map[model.Pos]model.Setting[[]model.AccessLog]{}, map[model.Pos]model.Setting[[]model.AccessLog]{}
+	f.listeners, f.upstreams, f.uses = nil, nil, nil
+	return &f
+}
+
+// join takes what fork f built after what b holds. An implicit upstream f
+// made that b (or a fork joined before) made too is b's: its routes are
+// pointed there, as one builder would have made it once.
+func (b *builder) join(f *builder) {
+	same := map[*model.Upstream]*model.Upstream{}
+	for _, u := range f.upstreams {
+		key := strings.ToLower(u.Name)
+		if first := b.implicit[key]; first != nil {
+			same[u] = first
+			continue
+		}
+		b.implicit[key] = u
+		b.upstreams = append(b.upstreams, u)
+	}
+	if len(same) > 0 {
+		for _, l := range f.listeners {
+			for _, r := range l.Routes {
+				if r.Forward != nil && same[r.Forward.Upstream] != nil {
+					r.Forward.Upstream = same[r.Forward.Upstream]
+				}
+			}
+		}
+		for i, x := range f.uses {
+			if same[x.u] != nil {
+				f.uses[i].u = same[x.u]
+			}
+		}
+	}
+	b.listeners = append(b.listeners, f.listeners...)
+	b.uses = append(b.uses, f.uses...)
 }
 
 func (b *builder) upstream(s *scope, name string) *model.Upstream {
@@ -299,7 +425,7 @@ func (b *builder) server(s *scope) *model.Listener {
 	l.Codec = model.Default("HTTP1", "listen", s.at)
 	l.IdleTimeout = b.duration(s, "keepalive_timeout", defaultKeepaliveTimeout)
 	l.MaxConnectionDuration = b.duration(s, "keepalive_time", defaultKeepaliveTime)
-	b.proxy.Listeners = append(b.proxy.Listeners, l)
+	b.listeners = append(b.listeners, l)
 	for _, loc := range s.children("location") {
 		b.route(l, newScope("location", loc, loc.Pos, s, loc.Block), nil)
 	}
@@ -458,7 +584,7 @@ func (b *builder) resolvePass(r *model.Route, s *scope, parent *model.Route) {
 		switch {
 		case u != nil && addr.Port == 0:
 			p.Upstream = u
-			u.Routes = append(u.Routes, r)
+			b.uses = append(b.uses, upstreamUse{u, r})
 			return
 		case u != nil:
 			// nginx refuses a port on an upstream's name ("upstream
@@ -477,16 +603,19 @@ func (b *builder) resolvePass(r *model.Route, s *scope, parent *model.Route) {
 	key := strings.ToLower(addr.String())
 	u := b.implicit[key]
 	if u == nil {
+		u = b.base[key]
+	}
+	if u == nil {
 		u = &model.Upstream{Proxy: b.proxy, Kind: "upstream", Name: addr.String(), Implicit: true, Pos: d.Pos, ClosedUnderRequest: closedUnderRequest}
 		u.Servers = []model.Server{{Address: addr, Raw: hostport, Pos: d.Args[0].Pos, Literal: addr.Unix != "" || isLiteralHost(addr.Host), Addresses: knownAddresses(addr)}}
 		u.PoolSize = model.Default(0, "keepalive", d.Pos)
 		u.PoolIdle = model.Default(defaultUpstreamIdle, "keepalive_timeout", d.Pos)
 		u.PoolLifetime = model.Default(defaultKeepaliveTime, "keepalive_time", d.Pos)
 		b.implicit[key] = u
-		b.proxy.Upstreams = append(b.proxy.Upstreams, u)
+		b.upstreams = append(b.upstreams, u)
 	}
 	p.Upstream = u
-	u.Routes = append(u.Routes, r)
+	b.uses = append(b.uses, upstreamUse{u, r})
 }
 
 // uriVariables always start with "/": "http://backend$request_uri" names
