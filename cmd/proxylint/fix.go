@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"fmt"
 	"io"
 	"os"
@@ -183,7 +182,7 @@ func applyFixes(files map[string][2][]byte, paths []string, stderr io.Writer) (w
 			continue
 		}
 		now, err := os.ReadFile(p)
-		if err != nil || sha256.Sum256(now) != sha256.Sum256(files[p][0]) {
+		if err != nil || !bytes.Equal(now, files[p][0]) {
 			fmt.Fprintf(stderr, "proxylint: --fix: %s changed since it was read; no file changed\n", p)
 			ok = false
 		}
