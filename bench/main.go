@@ -107,8 +107,11 @@ func build(root, dir, rev string, log io.Writer) (string, error) {
 	} else {
 		fmt.Fprintf(log, "building proxylint from the working tree %s\n", root)
 	}
-	// One program: Envoy is read in-process.
-	cmd := exec.Command("go", "build", "-o", out, "./cmd/proxylint")
+	// One program: Envoy is read in-process. Built as the README's
+	// install commands and the GitHub Action build it: static, without
+	// cgo.
+	cmd := exec.Command("go", "build", "-trimpath", "-o", out, "./cmd/proxylint")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	cmd.Dir = src
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Run(); err != nil {
