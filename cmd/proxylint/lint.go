@@ -483,7 +483,7 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 	reportInputs := inputs(paths, mdl, s)
 	// The model is not used past this point: the report needs the
 	// findings and the files' sources, which in holds.
-	collectLarge()
+	collectLarge(bytesRead(mdl))
 	if err := writeReports(report.LintFormats, f, in, reportInputs, stdout, getenv); err != nil {
 		fmt.Fprintf(stderr, "proxylint: %v\n", err)
 		return exitError
@@ -535,7 +535,7 @@ func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *model.
 	if scope != nil {
 		steps.InScope = scope.Contains
 	}
-	defer whileRules()()
+	defer whileRules(bytesRead(mdl))()
 	return s, mdl, rules.Process(mdl, s.rules, rules.Check(mdl, s.rules), steps), true
 }
 

@@ -4,11 +4,20 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
+
+	"github.com/proxylint/proxylint/model"
 )
 
 // largeHeap is the heap, in bytes, above which collectLarge collects.
 const largeHeap = 32 << 20
+
+// smallInput is the size of the files read below which a run's heap stays
+// far from largeHeap (the model takes some twelve times the bytes of an
+// nginx configuration, about forty times those of an Envoy bootstrap): such
+// a run does not ask the runtime how large its heap is, which costs a
+// one-file lint more than the rest of its work (runtime/metrics' start-up,
+// or ReadMemStats' page faults).
+const smallInput = 256 << 10
 
 // collectLarge runs the garbage collector when the heap holds at least
 // largeHeap bytes. It is called where most of the heap has just become
@@ -17,8 +26,8 @@ const largeHeap = 32 << 20
 // lets it grow to twice what was in use at its last cycle, when the model
 // was, and a large configuration's report takes that room on top of the
 // model's. A small run never pays for it.
-func collectLarge() {
-	if heapObjects() >= largeHeap {
+func collectLarge(read int64) {
+	if read >= smallInput && heapObjects() >= largeHeap {
 		runtime.GC()
 	}
 }
@@ -37,22 +46,28 @@ const rulesGCPercent = 50
 // the 2000-server tree this holds the peak heap to 1.5 times the model
 // for a few more collections (docs/benchmarks.md). A user's GOGC is left
 // as it is.
-func whileRules() (restore func()) {
+func whileRules(read int64) (restore func()) {
 	// The runtime reads GOGC from the process's environment.
-	if os.Getenv("GOGC") != "" || heapObjects() < largeHeap {
+	if read < smallInput || os.Getenv("GOGC") != "" || heapObjects() < largeHeap {
 		return func() {}
 	}
 	old := debug.SetGCPercent(rulesGCPercent)
 	return func() { debug.SetGCPercent(old) }
 }
 
+// bytesRead is the size of the files a model was read from.
+func bytesRead(m *model.Model) int64 {
+	var n int64
+	for _, f := range m.Files {
+		n += int64(len(f.Source))
+	}
+	return n
+}
+
 // heapObjects is the bytes the heap's objects take, live or not yet
 // collected.
 func heapObjects() uint64 {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 {
-		return 0
-	}
-	return s[0].Value.Uint64()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
 }

@@ -16,7 +16,7 @@ func TestCollectLargeCollectsALargeHeap(t *testing.T) {
 	}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	collectLarge()
+	collectLarge(smallInput)
 	runtime.ReadMemStats(&after)
 	if after.NumGC <= before.NumGC {
 		t.Errorf("no collection with %d bytes in use", len(big))
@@ -36,7 +36,7 @@ func TestWhileRulesBoundsGrowthOnALargeHeap(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(80))
 	t.Setenv("GOGC", "")
 	runtime.GC()
-	restore := whileRules()
+	restore := whileRules(smallInput)
 	assert.Equal(t, 80, gcPercent(), "a small heap")
 	restore()
 
@@ -44,13 +44,16 @@ func TestWhileRulesBoundsGrowthOnALargeHeap(t *testing.T) {
 	for i := range big {
 		big[i] = byte(i)
 	}
-	restore = whileRules()
+	restore = whileRules(smallInput - 1)
+	assert.Equal(t, 80, gcPercent(), "a small input")
+	restore()
+	restore = whileRules(smallInput)
 	assert.Equal(t, rulesGCPercent, gcPercent(), "a large heap")
 	restore()
 	assert.Equal(t, 80, gcPercent(), "restored")
 
 	t.Setenv("GOGC", "80")
-	restore = whileRules()
+	restore = whileRules(smallInput)
 	assert.Equal(t, 80, gcPercent(), "the user's GOGC")
 	restore()
 	runtime.KeepAlive(big)
