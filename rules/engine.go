@@ -169,28 +169,58 @@ func Check(m *model.Model, opts *Options) []Finding {
 		}
 	}
 	found := make([]findingBatches, len(enabled))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(enabled)) {
-		wg.Go(func() {
-			for i := range next {
-				r, batch := enabled[i], &found[i]
-				r.Check(&Pass{Rule: r, Model: forRule(m, r), Options: opts, sources: sources, report: func(f Finding) {
-					f.Fatal, f.Unread = false, false // only loaders can say a file was not read
-					batch.add(f)
-				}})
-			}
-		})
+	run := func(i int) {
+		r, batch := enabled[i], &found[i]
+		r.Check(&Pass{Rule: r, Model: forRule(m, r), Options: opts, sources: sources, report: func(f Finding) {
+			f.Fatal, f.Unread = false, false // only loaders can say a file was not read
+			batch.add(f)
+		}})
 	}
-	for i := range enabled {
-		next <- i
+	workers := min(runtime.GOMAXPROCS(0), len(enabled))
+	if routeCount(m) < sideBySideRoutes {
+		// A small model: the rules take less time than starting the
+		// goroutines and threads to run them side by side.
+		workers = 1
 	}
-	close(next)
-	wg.Wait()
+	if workers <= 1 {
+		for i := range enabled {
+			run(i)
+		}
+	} else {
+		next := make(chan int)
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(func() {
+				for i := range next {
+					run(i)
+				}
+			})
+		}
+		for i := range enabled {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
+	}
 	for i := range found {
 		out.addAll(&found[i])
 	}
 	return out.all()
+}
+
+// sideBySideRoutes is the number of routes from which the rules run side
+// by side.
+const sideBySideRoutes = 256
+
+// routeCount counts the routes of a model.
+func routeCount(m *model.Model) int {
+	n := 0
+	for _, p := range m.Proxies {
+		for _, l := range p.Listeners {
+			n += len(l.Routes)
+		}
+	}
+	return n
 }
 
 // forRule is the model a rule checks: only the proxies of the products it

@@ -334,26 +334,36 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 // are load errors: the run stops reading instead of running out of memory.
 func loadAll(items []item, opts Options, roots []string) []Result {
 	results := make([]Result, len(items))
+	var total atomic.Int64
+	one := func(i int) {
+		if n := total.Load(); n > opts.MaxTotalSize {
+			results[i] = Result{Diagnostics: []model.Diagnostic{loadError(items[i].path, fmt.Sprintf(
+				"%s was not read: the files read before it hold %d bytes, more than the %d allowed in one run (raise the limit with --max-total-size)",
+				items[i].path, n, opts.MaxTotalSize))}}
+			return
+		}
+		results[i] = loadOne(items[i], opts, roots)
+		for _, f := range results[i].Files {
+			total.Add(int64(len(f.Source)))
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(items))
+	if workers <= 1 {
+		// One file: starting a goroutine (and a thread to run it) costs
+		// a one-file lint more than it could save.
+		for i := range items {
+			one(i)
+		}
+		return results
+	}
 	next := make(chan int)
 	var wg sync.WaitGroup
-	var total atomic.Int64
-	for range min(runtime.GOMAXPROCS(0), len(items)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	for range workers {
+		wg.Go(func() {
 			for i := range next {
-				if n := total.Load(); n > opts.MaxTotalSize {
-					results[i] = Result{Diagnostics: []model.Diagnostic{loadError(items[i].path, fmt.Sprintf(
-						"%s was not read: the files read before it hold %d bytes, more than the %d allowed in one run (raise the limit with --max-total-size)",
-						items[i].path, n, opts.MaxTotalSize))}}
-					continue
-				}
-				results[i] = loadOne(items[i], opts, roots)
-				for _, f := range results[i].Files {
-					total.Add(int64(len(f.Source)))
-				}
+				one(i)
 			}
-		}()
+		})
 	}
 	for i := range items {
 		next <- i
