@@ -622,9 +622,6 @@ func printSummary(out io.Writer, results []sizeResult) {
 			continue
 		}
 		label := r.tree.label
-		if r.tree.label == "one file" {
-			target(out, label, "whole process under 10 ms", fmtDur(pl), pl < 10*time.Millisecond)
-		}
 		if d := med(r, "nginx -t"); d > 0 {
 			// The time budget against nginx -t in the same run: twice
 			// its time for one file (start-up with Envoy's API linked),
