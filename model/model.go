@@ -432,6 +432,13 @@ type Forward struct {
 	// Upstream is the named or implicit upstream the route forwards to;
 	// nil when it is only known at run time.
 	Upstream *Upstream
+	// Unresolvable is set when a computed target names a host the proxy
+	// looks up at run time with nothing to look it up with (nginx: no
+	// resolver directive applies), in a configuration read whole: Value is
+	// the host name, Pos the directive, and Note names the releases of the
+	// target it holds for when only some (Angie has a default resolver
+	// since 1.12.0). Such a forward reaches no server.
+	Unresolvable Setting[string]
 }
 
 // Retry is a route's retry policy as written: the conditions named, and

@@ -21,6 +21,7 @@ var all = []*Rule{
 	LogFormatBlind,
 	NginxInclude,
 	NginxSyntax,
+	PassWithoutResolver,
 	RetryAmplification,
 	RetryTimeoutWrite,
 	RetryTriesUnbounded,

@@ -469,22 +469,29 @@ func (b *builder) route(l *model.Listener, s *scope, parent *model.Route) {
 }
 
 // unresolvable reports whether a host computed from variables can never
-// be connected to: a name that is neither an address nor an upstream
-// block, with no resolver in effect, in a configuration read whole (a
-// fragment's includer may set the resolver).
-func (b *builder) unresolvable(s *scope, hostport string) bool {
+// be connected to, and its name: a name that is neither an address nor an
+// upstream block, with no resolver in effect, in a configuration whose
+// upstreams were read whole (a fragment's includer may set the resolver).
+func (b *builder) unresolvable(s *scope, hostport string) (host string, ok bool) {
 	if !b.complete || strings.HasPrefix(hostport, "unix:") {
-		return false
+		return "", false
 	}
 	if i := strings.IndexByte(hostport, '/'); i >= 0 {
 		hostport = hostport[:i]
 	}
 	addr, err := parseAddress(hostport, 0)
 	if err != nil || addr.Unix != "" || isLiteralHost(addr.Host) || b.named[strings.ToLower(addr.Host)] != nil {
-		return false
+		return "", false
 	}
-	d, _ := s.lookup("resolver")
-	return d == nil
+	if d, _ := s.lookup("resolver"); d != nil {
+		return "", false
+	}
+	if b.target.Product == model.Angie && b.target.AtLeast(1, 12, 0) {
+		// "resolver conf" by default: the DNS servers of
+		// /etc/resolv.conf (docs/semantics.md, Angie).
+		return "", false
+	}
+	return addr.Host, true
 }
 
 // newRoute returns a zero route from the current batch.
@@ -554,12 +561,21 @@ func (b *builder) resolvePass(r *model.Route, s *scope, parent *model.Route) {
 				return
 			}
 			p.Scheme, rest = scheme, resolved
-			if b.unresolvable(s, hostPart(rest)) {
+			if host, ok := b.unresolvable(s, hostPart(rest)); ok {
 				// nginx looks a host name computed at run time up
 				// through the resolver directive, and without one
 				// answers 502 ("no resolver defined to resolve") and
 				// opens no connection (ngx_http_upstream.c,
-				// ngx_http_upstream_init_request): nothing to model.
+				// ngx_http_upstream_init_request): no upstream to
+				// model. Where a part of the configuration was not
+				// read, a resolver may be there.
+				if !b.proxy.Partial {
+					p.Unresolvable = model.Default(host, "resolver", d.Pos)
+					if b.target.Product == model.Angie {
+						p.Unresolvable.Note = "on " + b.target.Releases(model.Version{Major: 1, Minor: 12}) +
+							": Angie looks names up with the DNS servers of /etc/resolv.conf by default since 1.12.0"
+					}
+				}
 				return
 			}
 		}

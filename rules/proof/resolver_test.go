@@ -45,3 +45,47 @@ server {
 		t.Errorf("address in the variable: status %d, want 200", r.Status)
 	}
 }
+
+// TestOtherPassModulesWithoutResolverConnectNowhere: grpc_pass,
+// fastcgi_pass, uwsgi_pass and scgi_pass go through the same run-time
+// lookup as proxy_pass (ngx_http_upstream.c,
+// ngx_http_upstream_init_request), so a host name from a variable without
+// a resolver gets 502 before any connection too.
+func TestOtherPassModulesWithoutResolverConnectNowhere(t *testing.T) {
+	be := newBackend(t)
+	addr := freeAddr(t)
+	srv := startNginx(t, fmt.Sprintf(`
+server {
+    listen %[1]s;
+    location /grpc/ {
+        set $grpc_backend localhost:%[2]d;
+        grpc_pass grpc://$grpc_backend;
+    }
+    location /fastcgi/ {
+        set $fastcgi_backend localhost:%[2]d;
+        fastcgi_pass $fastcgi_backend;
+    }
+    location /uwsgi/ {
+        set $uwsgi_backend localhost:%[2]d;
+        uwsgi_pass $uwsgi_backend;
+    }
+    location /scgi/ {
+        set $scgi_backend localhost:%[2]d;
+        scgi_pass $scgi_backend;
+    }
+}
+`, addr, port(be.Addr)), addr)
+
+	for _, m := range []string{"grpc", "fastcgi", "uwsgi", "scgi"} {
+		tag := m + "-by-name"
+		if r := send(t, http.MethodPost, srv.URL()+"/"+m+"/x", tag); r.Status != http.StatusBadGateway {
+			t.Errorf("%s_pass host name without a resolver: status %d, want 502", m, r.Status)
+		}
+		if n := be.Hits(tag); n != 0 {
+			t.Errorf("%s_pass: backend saw the request %d times, want 0", m, n)
+		}
+	}
+	if n := strings.Count(srv.ErrorLog(), `no resolver defined to resolve localhost`); n != 4 {
+		t.Errorf("error log has \"no resolver defined to resolve localhost\" %d times, want 4:\n%s", n, srv.ErrorLog())
+	}
+}

@@ -1,0 +1,48 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/proxylint/proxylint/model"
+)
+
+// PassWithoutResolver flags a pass directive whose host name is computed
+// from variables, with no resolver to look it up: every request it passes
+// is answered 502.
+var PassWithoutResolver = &Rule{
+	ID:       "pass-without-resolver",
+	Summary:  "a *_pass host name computed from variables with no resolver: nginx answers 502 to every request it passes",
+	Severity: model.Error,
+	Tags:     []string{"nginx", "upstreams", "dns"},
+	Products: nginxFamily,
+	Check:    checkPassWithoutResolver,
+}
+
+// lookedUpPerRequest are the pass modules whose computed host names nginx
+// looks up per request (rules/proof/resolver_test.go).
+var lookedUpPerRequest = map[string]bool{"proxy": true, "grpc": true, "fastcgi": true, "uwsgi": true, "scgi": true}
+
+func checkPassWithoutResolver(pass *Pass) {
+	for _, p := range pass.Model.Proxies {
+		for _, r := range p.Routes() {
+			f := r.Forward
+			if f == nil || !f.Unresolvable.Valid() || f.Inherited || !lookedUpPerRequest[f.Module] {
+				continue
+			}
+			host := f.Unresolvable.Value
+			msg := fmt.Sprintf("%s %s names the host %s, which nginx looks up when a request comes, and no resolver directive applies here: "+
+				"nginx answers 502 to every request this location passes and connects nowhere (error log: \"no resolver defined to resolve %s\").",
+				f.Name, f.URL, host, host)
+			if n := f.Unresolvable.Note; n != "" {
+				msg = strings.TrimSuffix(msg, ".") + "; " + n + "."
+			}
+			pass.Report(Finding{
+				Pos:     f.Pos,
+				Message: msg,
+				Fix: fmt.Sprintf("set a resolver at http or server level (resolver ADDRESS valid=30s; the DNS server of the network nginx runs in), "+
+					"or name %s in an upstream block, which nginx resolves once when it starts", host),
+			})
+		}
+	}
+}
