@@ -425,6 +425,15 @@ func implicitUpstreamFix(pass *Pass, u *model.Upstream, r *model.Route) []Edit {
 	if fw.Variable || fw.Inherited || len(u.Servers) != 1 || len(u.Routes) == 0 {
 		return nil
 	}
+	for _, other := range u.Routes {
+		if other.Forward != nil && other.Forward.Variable {
+			// A pass directive whose host is computed reaches this
+			// upstream by its host and port; made an upstream block,
+			// which matches only a name without a port, it would be
+			// looked up instead (docs/semantics.md §D).
+			return nil
+		}
+	}
 	if srv := u.Servers[0]; !srv.Literal && srv.Addresses > 1 {
 		// localhost: an upstream of both its addresses retries each
 		// request on the other; which one the backend listens on is the

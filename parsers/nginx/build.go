@@ -176,6 +176,9 @@ type builder struct {
 	// them and the default of each http block, made once for the routes
 	// that inherit them.
 	logs, defaultLogs map[model.Pos]model.Setting[[]model.AccessLog]
+	// run is what the http block says about values computed at run time
+	// (lookup.go).
+	run runTime
 	// oldNote is oldDefaultsNote's answer, made once.
 	oldNote string
 	// release drops each server block's directives once it is built
@@ -232,6 +235,7 @@ func (b *builder) http(s *scope) {
 			b.maps[m.Args[1].Value] = m
 		}
 	}
+	b.run = readRunTime(s.dirs)
 	b.named = map[string]*model.Upstream{}
 	for _, u := range s.children("upstream") {
 		if len(u.Args) == 1 {
@@ -470,9 +474,11 @@ func (b *builder) route(l *model.Listener, s *scope, parent *model.Route) {
 
 // unresolvable reports whether a host computed from variables can never
 // be connected to, and its name: a name that is neither an address nor an
-// upstream block, with no resolver in effect, in a configuration whose
-// upstreams were read whole (a fragment's includer may set the resolver).
-func (b *builder) unresolvable(s *scope, hostport string) (host string, ok bool) {
+// upstream nginx has (an upstream block, for a value without a port; the
+// implicit upstream of a literal pass target of the same host and port),
+// with no resolver in effect, in a configuration whose upstreams were read
+// whole (a fragment's includer may set the resolver).
+func (b *builder) unresolvable(s *scope, scheme, hostport string) (host string, ok bool) {
 	if !b.complete || strings.HasPrefix(hostport, "unix:") {
 		return "", false
 	}
@@ -480,7 +486,20 @@ func (b *builder) unresolvable(s *scope, hostport string) (host string, ok bool)
 		hostport = hostport[:i]
 	}
 	addr, err := parseAddress(hostport, 0)
-	if err != nil || addr.Unix != "" || isLiteralHost(addr.Host) || b.named[strings.ToLower(addr.Host)] != nil {
+	if err != nil || addr.Unix != "" || isLiteralHost(addr.Host) {
+		return "", false
+	}
+	// An upstream block matches a value without a port; the implicit
+	// upstream of a literal pass target, one with its host and port
+	// (lookup.go).
+	if addr.Port == 0 && b.named[strings.ToLower(addr.Host)] != nil {
+		return "", false
+	}
+	port := addr.Port
+	if port == 0 {
+		port = defaultPort(scheme)
+	}
+	if b.run.literal[strings.ToLower(model.Address{Host: addr.Host, Port: port}.String())] {
 		return "", false
 	}
 	if d, _ := s.lookup("resolver"); d != nil {
@@ -561,7 +580,7 @@ func (b *builder) resolvePass(r *model.Route, s *scope, parent *model.Route) {
 				return
 			}
 			p.Scheme, rest = scheme, resolved
-			if host, ok := b.unresolvable(s, hostPart(rest)); ok {
+			if host, ok := b.unresolvable(s, p.Scheme, hostPart(rest)); ok {
 				// nginx looks a host name computed at run time up
 				// through the resolver directive, and without one
 				// answers 502 ("no resolver defined to resolve") and
@@ -569,7 +588,7 @@ func (b *builder) resolvePass(r *model.Route, s *scope, parent *model.Route) {
 				// ngx_http_upstream_init_request): no upstream to
 				// model. Where a part of the configuration was not
 				// read, a resolver may be there.
-				if !b.proxy.Partial {
+				if !b.proxy.Partial && b.certain(s, p.URL) {
 					p.Unresolvable = model.Default(host, "resolver", d.Pos)
 					if b.target.Product == model.Angie {
 						p.Unresolvable.Note = "on " + b.target.Releases(model.Version{Major: 1, Minor: 12}) +

@@ -89,3 +89,52 @@ server {
 		t.Errorf("error log has \"no resolver defined to resolve localhost\" %d times, want 4:\n%s", n, srv.ErrorLog())
 	}
 }
+
+// TestComputedHostMatchesUpstreamsFirst: before it looks a computed host
+// up, nginx looks for an upstream it has of that host and port: the
+// implicit upstream of a literal proxy_pass elsewhere in the configuration
+// serves a value with its host and port without a resolver; an upstream
+// block matches only a value without a port, and the block's name with a
+// port is looked up, and fails.
+func TestComputedHostMatchesUpstreamsFirst(t *testing.T) {
+	be := newBackend(t)
+	addr := freeAddr(t)
+	p := port(be.Addr)
+	srv := startNginx(t, fmt.Sprintf(`
+upstream app { server %[2]s; }
+server {
+    listen %[1]s;
+    location /literal/ {
+        proxy_pass http://localhost:%[3]d;
+    }
+    location /same-as-literal/ {
+        set $backend localhost:%[3]d;
+        proxy_pass http://$backend;
+    }
+    location /block/ {
+        set $block app;
+        proxy_pass http://$block;
+    }
+    location /block-with-port/ {
+        set $block_port app:%[3]d;
+        proxy_pass http://$block_port;
+    }
+}
+`, addr, be.Addr, p), addr)
+
+	if r := send(t, http.MethodGet, srv.URL()+"/same-as-literal/x", "same-as-literal"); r.Status != http.StatusOK {
+		t.Errorf("value matching a literal proxy_pass: status %d, want 200", r.Status)
+	}
+	if r := send(t, http.MethodGet, srv.URL()+"/block/x", "block"); r.Status != http.StatusOK {
+		t.Errorf("upstream block's name: status %d, want 200", r.Status)
+	}
+	if r := send(t, http.MethodGet, srv.URL()+"/block-with-port/x", "block-with-port"); r.Status != http.StatusBadGateway {
+		t.Errorf("upstream block's name with a port: status %d, want 502", r.Status)
+	}
+	if !strings.Contains(srv.ErrorLog(), `no resolver defined to resolve app`) {
+		t.Errorf("error log lacks \"no resolver defined to resolve app\":\n%s", srv.ErrorLog())
+	}
+	if n := be.Hits("block-with-port"); n != 0 {
+		t.Errorf("backend saw the request with the block's name and a port %d times, want 0", n)
+	}
+}
