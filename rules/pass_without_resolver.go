@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/proxylint/proxylint/model"
 )
@@ -31,12 +30,14 @@ func checkPassWithoutResolver(pass *Pass) {
 				continue
 			}
 			host := f.Unresolvable.Value
-			msg := fmt.Sprintf("%s %s names the host %s, which nginx looks up when a request comes, and no resolver directive applies here: "+
-				"nginx answers 502 to every request this location passes and connects nowhere (error log: \"no resolver defined to resolve %s\").",
-				f.Name, f.URL, host, host)
+			on := ""
 			if n := f.Unresolvable.Note; n != "" {
-				msg = strings.TrimSuffix(msg, ".") + "; " + n + "."
+				on = " " + n
 			}
+			msg := fmt.Sprintf("%s %s names the host %s, which nginx looks up when a request comes, and no resolver directive applies here%s: "+
+				"every request this location passes fails with a 502 (or what an error_page for 502 makes of it) and reaches no server "+
+				"(error log: \"no resolver defined to resolve %s\").",
+				f.Name, f.URL, host, on, host)
 			pass.Report(Finding{
 				Pos:     f.Pos,
 				Message: msg,

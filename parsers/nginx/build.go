@@ -588,11 +588,11 @@ func (b *builder) resolvePass(r *model.Route, s *scope, parent *model.Route) {
 				// ngx_http_upstream_init_request): no upstream to
 				// model. Where a part of the configuration was not
 				// read, a resolver may be there.
-				if !b.proxy.Partial && b.certain(s, p.URL) {
+				if !b.proxy.Partial && b.certain(s, module, p.URL, hostPart(rest)) {
 					p.Unresolvable = model.Default(host, "resolver", d.Pos)
 					if b.target.Product == model.Angie {
 						p.Unresolvable.Note = "on " + b.target.Releases(model.Version{Major: 1, Minor: 12}) +
-							": Angie looks names up with the DNS servers of /etc/resolv.conf by default since 1.12.0"
+							" (since 1.12.0 Angie looks names up with the DNS servers of /etc/resolv.conf by default)"
 					}
 				}
 				return
@@ -699,7 +699,7 @@ func setValue(sc *scope, name string) (string, bool) {
 }
 
 func defaultPort(scheme string) int {
-	switch scheme {
+	switch strings.ToLower(scheme) {
 	case "https", "grpcs", "suwsgi":
 		return 443
 	}

@@ -96,19 +96,29 @@ func literalTarget(url string) (string, bool) {
 }
 
 // certain reports whether the value the loader gave the computed host of
-// url, at scope s, is the one every request nginx passes there has. Each
-// variable of the host must be set by "set" in the pass's own location (or
-// its if blocks), which runs last before the request is passed; or at
-// server level, or by a map, and then given no other value anywhere (a
+// url (hostport once expanded), passed by module at scope s, is the one
+// every request nginx passes there has, and is looked up: a host, with a
+// port unless the module is proxy (the others answer 500, "no port in
+// upstream", before any lookup). Each variable of the host must be set by
+// "set" in the pass's own location (or its if blocks), which runs last
+// before the request is passed; or at server level, or by a map whose
+// values hold no variable, and then given no other value anywhere (a
 // request may come from another location that set it, through rewrite
-// ... last, try_files or error_page, and the server's rewrite directives
-// do not run again). No auth_request_set may give it a value after the
+// ... last or a named location, which do not run the server's rewrite
+// directives again). No auth_request_set may give it a value after the
 // rewrite directives, no script may change it, and no return, rewrite or
 // break at those levels may end the request or the rewrite directives
 // first. The rewrite directives of an enclosing location do not run for
 // a nested one.
-func (b *builder) certain(s *scope, url string) bool {
+func (b *builder) certain(s *scope, module, url, hostport string) bool {
 	if b.run.scripted {
+		return false
+	}
+	if i := strings.IndexByte(hostport, '/'); i >= 0 {
+		hostport = hostport[:i]
+	}
+	addr, err := parseAddress(hostport, 0)
+	if err != nil || addr.Host == "" || (module != "proxy" && addr.Port == 0) {
 		return false
 	}
 	own, server := ownLevels(s)
@@ -130,7 +140,7 @@ func (b *builder) certain(s *scope, url string) bool {
 		if setAt(own, name) {
 			continue
 		}
-		if b.maps["$"+name] != nil && len(values) == 0 {
+		if m := b.maps["$"+name]; m != nil && len(values) == 0 && !holdsVariable(m) {
 			continue
 		}
 		if len(values) != 1 || server == nil || !setAt([]*scope{server}, name) {
@@ -138,6 +148,19 @@ func (b *builder) certain(s *scope, url string) bool {
 		}
 	}
 	return true
+}
+
+// holdsVariable reports whether a map gives a value with a variable in it,
+// whose own value is another question.
+func holdsVariable(m *Directive) bool {
+	for _, e := range m.Block {
+		for _, a := range e.Args {
+			if strings.Contains(a.Value, "$") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // setAt reports whether "set $name VALUE" stands at one of the levels
