@@ -45,10 +45,10 @@ func (d *Directive) IsBlock() bool { return d.Block != nil || d.Lua != nil }
 // Arg is one argument of a directive.
 type Arg struct {
 	Value string // unquoted and unescaped as nginx does
-	Raw   string // as written, quotes included
-	Pos   model.Pos
-	// Quote is the quote character the argument was written with, or 0.
-	Quote byte
+	// Pos is where the argument starts as written (at its quote, if it has
+	// one); Len is how many bytes it takes there, quotes included.
+	Pos model.Pos
+	Len int32
 }
 
 // ArgValues returns the argument values.

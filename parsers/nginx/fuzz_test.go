@@ -85,7 +85,7 @@ func FuzzParse(f *testing.F) {
 		if long {
 			return
 		}
-		printed := printTree(file.Directives)
+		printed := printTree(src, file.Directives)
 		again, err := ParseFile("fuzz.conf", printed)
 		if err != nil {
 			t.Fatalf("the printed tree does not parse: %v\ninput:\n%q\nprinted:\n%q", err, src, printed)
@@ -145,7 +145,7 @@ func shape(dirs []*Directive) string {
 // printTree writes a tree as configuration text that reads back as the
 // same tree: each value as a bare word when that is safe, else in double
 // quotes; Lua code as it was.
-func printTree(dirs []*Directive) []byte {
+func printTree(src []byte, dirs []*Directive) []byte {
 	var b bytes.Buffer
 	var walk func([]*Directive, string)
 	walk = func(dirs []*Directive, indent string) {
@@ -154,7 +154,7 @@ func printTree(dirs []*Directive) []byte {
 			b.WriteString(printWord(d.Name))
 			for _, a := range d.Args {
 				b.WriteByte(' ')
-				b.WriteString(printArg(a))
+				b.WriteString(printArg(src, a))
 			}
 			switch {
 			case d.Lua != nil:
@@ -176,9 +176,9 @@ func printTree(dirs []*Directive) []byte {
 
 // printArg prints an argument. A word near nginx's 4096-byte limit is
 // printed as it was written: quoting it could push it over.
-func printArg(a Arg) string {
-	if len(a.Raw) > maxToken-64 {
-		return a.Raw
+func printArg(src []byte, a Arg) string {
+	if a.Len > maxToken-64 {
+		return argRaw(src, a)
 	}
 	return printWord(a.Value)
 }

@@ -125,3 +125,20 @@ func timeLimit(d time.Duration) time.Duration {
 	}
 	return d
 }
+
+// argRaw is argument a as written in src, quotes included.
+func argRaw(src []byte, a Arg) string {
+	off := offsetOf(src, a.Pos)
+	if off < 0 || off+int(a.Len) > len(src) {
+		return ""
+	}
+	return string(src[off : off+int(a.Len)])
+}
+
+// argQuote is the quote argument a was written with in src, or 0.
+func argQuote(src []byte, a Arg) byte {
+	if raw := argRaw(src, a); raw != "" && (raw[0] == '"' || raw[0] == '\'') {
+		return raw[0]
+	}
+	return 0
+}

@@ -348,13 +348,12 @@ func (lx *lexer) word(start, end int, quote byte) Arg {
 	if quote != 0 {
 		at, rawEnd = start-1, end+1
 	}
-	// Without escapes the value is a part of the raw word.
-	raw := lx.text[at:rawEnd]
-	value := raw[start-at : len(raw)-(rawEnd-end)]
+	// Without escapes the value is a part of the file's text.
+	value := lx.text[start:end]
 	if strings.IndexByte(value, '\\') >= 0 {
 		value = unescape(lx.src[start:end])
 	}
-	return Arg{Value: value, Raw: raw, Pos: lx.pos(at), Quote: quote}
+	return Arg{Value: value, Pos: lx.pos(at), Len: int32(rawEnd - at)}
 }
 
 func unescape(b []byte) string {

@@ -92,21 +92,22 @@ func TestUnescape(t *testing.T) {
 		{"'\\\nx'", "'\\\nx'", "\\\nx"},
 	}
 	for _, tt := range tests {
-		f, err := parseString("a " + tt.src + ";")
+		text := []byte("a " + tt.src + ";")
+		f, err := parseString(string(text))
 		if err != nil {
 			t.Errorf("%s: %v", tt.src, err)
 			continue
 		}
 		arg := f.Directives[0].Args[0]
-		if arg.Value != tt.want || arg.Raw != tt.raw {
-			t.Errorf("%s: value %q raw %q, want value %q raw %q", tt.src, arg.Value, arg.Raw, tt.want, tt.raw)
+		if raw := argRaw(text, arg); arg.Value != tt.want || raw != tt.raw {
+			t.Errorf("%s: value %q raw %q, want value %q raw %q", tt.src, arg.Value, raw, tt.want, tt.raw)
 		}
 		wantQuote := byte(0)
 		if tt.src[0] == '"' || tt.src[0] == '\'' {
 			wantQuote = tt.src[0]
 		}
-		if arg.Quote != wantQuote {
-			t.Errorf("%s: quote %q, want %q", tt.src, arg.Quote, wantQuote)
+		if q := argQuote(text, arg); q != wantQuote {
+			t.Errorf("%s: quote %q, want %q", tt.src, q, wantQuote)
 		}
 	}
 }

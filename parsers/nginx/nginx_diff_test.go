@@ -424,7 +424,7 @@ func confinePaths(src []byte, cfg *Config) []byte {
 		if strings.HasSuffix(d.Name, "_path") {
 			dir = "tmp/"
 		}
-		plain := strings.Trim(a.Raw, `"'`) == a.Value && strings.IndexFunc(a.Value, func(r rune) bool {
+		plain := strings.Trim(argRaw(src, a), `"'`) == a.Value && strings.IndexFunc(a.Value, func(r rune) bool {
 			return !pathChar(r)
 		}) < 0
 		name := fmt.Sprintf("x%d", n)
@@ -433,7 +433,7 @@ func confinePaths(src []byte, cfg *Config) []byte {
 		}
 		n++
 		at := offsetOf(src, a.Pos)
-		if a.Quote != 0 {
+		if argQuote(src, a) != 0 {
 			at++
 		}
 		if out == nil || &out[0] == &src[0] {
@@ -871,7 +871,7 @@ func mutations(src []byte, cfg *Config) []struct {
 			if len(picks) == maxMutated {
 				return
 			}
-			if len(d.Args) == 1 && d.End.Line == d.Pos.Line && d.Args[0].Quote == 0 && !seen[d.Name] {
+			if len(d.Args) == 1 && d.End.Line == d.Pos.Line && argQuote(src, d.Args[0]) == 0 && !seen[d.Name] {
 				for _, e := range declarations(d.Name) {
 					if e.spec.kind != kindOther && e.spec.module == "" && e.spec.until == 0 && !seen[d.Name] {
 						picks = append(picks, d)
@@ -905,7 +905,7 @@ func mutations(src []byte, cfg *Config) []struct {
 				line int
 			}{"misspelt " + pick.Name, m, int(pick.Pos.Line)})
 		}
-		if m := replace(pick.Args[0].Pos, pick.Args[0].Raw, "1zz"); m != nil {
+		if m := replace(pick.Args[0].Pos, argRaw(src, pick.Args[0]), "1zz"); m != nil {
 			out = append(out, struct {
 				what string
 				src  []byte
