@@ -529,13 +529,15 @@ func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *model.
 			return nil, nil, nil, false
 		}
 	}
+	heap := &tightHeap{}
+	s.load.Building = heap.hold
 	mdl, scope := load.LoadScoped(paths, s.load)
 	chain.AnalyzeModel(mdl, declared, f.limits.maxPaths)
 	steps := rules.Steps{}
 	if scope != nil {
 		steps.InScope = scope.Contains
 	}
-	defer whileRules(bytesRead(mdl))()
+	defer heap.hold(bytesRead(mdl))()
 	return s, mdl, rules.Process(mdl, s.rules, rules.Check(mdl, s.rules), steps), true
 }
 

@@ -4,6 +4,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"sync"
 
 	"github.com/proxylint/proxylint/model"
 )
@@ -32,27 +33,48 @@ func collectLarge(read int64) {
 	}
 }
 
-// rulesGCPercent is how far the heap may grow while the rules run on a
-// large model, as a percentage of what was in use after the last
-// collection (GOGC; the default is 100).
-const rulesGCPercent = 50
+// tightGCPercent is how far the heap may grow while a large model is built
+// and while the rules run on it, as a percentage of what was in use after
+// the last collection (GOGC; the default is 100).
+const tightGCPercent = 50
 
-// whileRules lets the heap grow by rulesGCPercent instead of the default
-// while the rules run, when the heap holds at least largeHeap bytes, and
-// returns what restores the setting. The model is then most of what is in
-// use, and it lives until the rules end: by default the collector lets
-// the heap grow by as much as the model again before it collects, room
-// the rules' garbage takes, so that a run's peak is twice its model. On
-// the 2000-server tree this holds the peak heap to 1.5 times the model
-// for a few more collections (docs/benchmarks.md). A user's GOGC is left
-// as it is.
-func whileRules(read int64) (restore func()) {
+// tightHeap lets the heap grow by tightGCPercent instead of the default
+// while a large configuration's model is built (its parse trees and the
+// model are then both in use) and while the rules run on it (the model is
+// then most of what is in use, and lives until they end). By default the
+// collector lets the heap grow by as much as is in use again before it
+// collects, room the garbage of building and checking takes, so that a
+// run's peak was twice its live heap; on the 2000-server tree this holds
+// it to about 1.5 times for a few more collections (docs/benchmarks.md).
+// Builds of several configurations may overlap: the setting holds until
+// the last ends. A user's GOGC is left as it is.
+type tightHeap struct {
+	mu    sync.Mutex
+	holds int
+	old   int
+}
+
+// hold tightens the heap's growth, when read (the bytes the work is about)
+// is at least smallInput and the heap holds at least largeHeap, and returns
+// what ends it.
+func (h *tightHeap) hold(read int64) (release func()) {
 	// The runtime reads GOGC from the process's environment.
 	if read < smallInput || os.Getenv("GOGC") != "" || heapObjects() < largeHeap {
 		return func() {}
 	}
-	old := debug.SetGCPercent(rulesGCPercent)
-	return func() { debug.SetGCPercent(old) }
+	h.mu.Lock()
+	if h.holds == 0 {
+		h.old = debug.SetGCPercent(tightGCPercent)
+	}
+	h.holds++
+	h.mu.Unlock()
+	return func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if h.holds--; h.holds == 0 {
+			debug.SetGCPercent(h.old)
+		}
+	}
 }
 
 // bytesRead is the size of the files a model was read from.

@@ -24,10 +24,10 @@ func TestCollectLargeCollectsALargeHeap(t *testing.T) {
 	runtime.KeepAlive(big)
 }
 
-// With a large heap the rules run with rulesGCPercent, and the setting in
-// effect before is restored after them; a small heap, or a GOGC the user
-// set, is left alone.
-func TestWhileRulesBoundsGrowthOnALargeHeap(t *testing.T) {
+// With a large heap and a large input the heap's growth is held to
+// tightGCPercent until the last hold ends, then the setting in effect before
+// is restored; a small heap or input, or a GOGC the user set, is left alone.
+func TestTightHeapHoldsGrowthOnALargeHeap(t *testing.T) {
 	gcPercent := func() int {
 		p := debug.SetGCPercent(100)
 		debug.SetGCPercent(p)
@@ -35,26 +35,30 @@ func TestWhileRulesBoundsGrowthOnALargeHeap(t *testing.T) {
 	}
 	defer debug.SetGCPercent(debug.SetGCPercent(80))
 	t.Setenv("GOGC", "")
+	h := &tightHeap{}
 	runtime.GC()
-	restore := whileRules(smallInput)
+	release := h.hold(smallInput)
 	assert.Equal(t, 80, gcPercent(), "a small heap")
-	restore()
+	release()
 
 	big := make([]byte, largeHeap+(8<<20))
 	for i := range big {
 		big[i] = byte(i)
 	}
-	restore = whileRules(smallInput - 1)
+	release = h.hold(smallInput - 1)
 	assert.Equal(t, 80, gcPercent(), "a small input")
-	restore()
-	restore = whileRules(smallInput)
-	assert.Equal(t, rulesGCPercent, gcPercent(), "a large heap")
-	restore()
-	assert.Equal(t, 80, gcPercent(), "restored")
+	release()
+	first := h.hold(smallInput)
+	assert.Equal(t, tightGCPercent, gcPercent(), "a large heap")
+	second := h.hold(smallInput)
+	first()
+	assert.Equal(t, tightGCPercent, gcPercent(), "held by the second")
+	second()
+	assert.Equal(t, 80, gcPercent(), "restored after the last")
 
 	t.Setenv("GOGC", "80")
-	restore = whileRules(smallInput)
+	release = h.hold(smallInput)
 	assert.Equal(t, 80, gcPercent(), "the user's GOGC")
-	restore()
+	release()
 	runtime.KeepAlive(big)
 }

@@ -51,6 +51,13 @@ type Options struct {
 	// tables do not know.
 	Directives []nginx.CustomDirective
 
+	// Building, when set, is called before an nginx configuration is
+	// checked and its model built, with the bytes of the files read for
+	// it, and what it returns is called after: the parse trees and the
+	// model are then both in memory, and a program can prepare for that
+	// (cmd/proxylint lets the heap grow less while a large one is built).
+	Building func(read int64) (done func())
+
 	// MaxFileSize bounds one file, MaxTotalSize what one run reads and
 	// what one nginx configuration expands to through its includes (each
 	// inclusion counted), MaxIncludes the include expansions of one nginx

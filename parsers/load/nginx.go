@@ -12,6 +12,13 @@ func loadNginx(path string, opts Options, roots []string) Result {
 		return r
 	}
 	cfg := nginx.Load(path, nginxOptions(opts, roots))
+	if opts.Building != nil {
+		var read int64
+		for _, f := range cfg.Files {
+			read += int64(len(f.Source))
+		}
+		defer opts.Building(read)()
+	}
 	return nginxResult(cfg, opts)
 }
 
