@@ -5,8 +5,8 @@ import (
 	"regexp"
 	"runtime"
 	"sort"
-	"sync"
 
+	"github.com/proxylint/proxylint/internal/workers"
 	"github.com/proxylint/proxylint/model"
 )
 
@@ -176,32 +176,13 @@ func Check(m *model.Model, opts *Options) []Finding {
 			batch.add(f)
 		}})
 	}
-	workers := min(runtime.GOMAXPROCS(0), len(enabled))
+	k := runtime.GOMAXPROCS(0)
 	if routeCount(m) < sideBySideRoutes {
 		// A small model: the rules take less time than starting the
 		// goroutines and threads to run them side by side.
-		workers = 1
+		k = 1
 	}
-	if workers <= 1 {
-		for i := range enabled {
-			run(i)
-		}
-	} else {
-		next := make(chan int)
-		var wg sync.WaitGroup
-		for range workers {
-			wg.Go(func() {
-				for i := range next {
-					run(i)
-				}
-			})
-		}
-		for i := range enabled {
-			next <- i
-		}
-		close(next)
-		wg.Wait()
-	}
+	workers.Each(len(enabled), k, run)
 	for i := range found {
 		out.addAll(&found[i])
 	}

@@ -13,10 +13,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/proxylint/proxylint/internal/regular"
+	"github.com/proxylint/proxylint/internal/workers"
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/envoy"
 	"github.com/proxylint/proxylint/parsers/kube"
@@ -354,29 +354,7 @@ func loadAll(items []item, opts Options, roots []string) []Result {
 			total.Add(int64(len(f.Source)))
 		}
 	}
-	workers := min(runtime.GOMAXPROCS(0), len(items))
-	if workers <= 1 {
-		// One file: starting a goroutine (and a thread to run it) costs
-		// a one-file lint more than it could save.
-		for i := range items {
-			one(i)
-		}
-		return results
-	}
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for i := range next {
-				one(i)
-			}
-		})
-	}
-	for i := range items {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	workers.Each(len(items), runtime.GOMAXPROCS(0), one)
 	return results
 }
 

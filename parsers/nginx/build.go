@@ -6,10 +6,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unsafe"
 
+	"github.com/proxylint/proxylint/internal/workers"
 	"github.com/proxylint/proxylint/model"
 )
 
@@ -287,24 +287,13 @@ func (b *builder) servers(http *scope, servers []*Directive) {
 		b.moduleNames(m)
 	}
 	forks := make([]*builder, groups)
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), groups) {
-		wg.Go(func() {
-			for g := range next {
-				f := b.fork()
-				for i := g * len(servers) / groups; i < (g+1)*len(servers)/groups; i++ {
-					build(f, i)
-				}
-				forks[g] = f
-			}
-		})
-	}
-	for g := range groups {
-		next <- g
-	}
-	close(next)
-	wg.Wait()
+	workers.Each(groups, runtime.GOMAXPROCS(0), func(g int) {
+		f := b.fork()
+		for i := g * len(servers) / groups; i < (g+1)*len(servers)/groups; i++ {
+			build(f, i)
+		}
+		forks[g] = f
+	})
 	for _, f := range forks {
 		b.join(f)
 	}

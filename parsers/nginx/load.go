@@ -10,10 +10,10 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"syscall"
 
 	"github.com/proxylint/proxylint/internal/regular"
+	"github.com/proxylint/proxylint/internal/workers"
 	"github.com/proxylint/proxylint/model"
 )
 
@@ -395,8 +395,8 @@ func (l *loader) include(p pendingInclude) {
 // that include would parse are parsed ahead: readable, inside the tree, not
 // already shared, and within what is left of the budgets.
 func (l *loader) parseAhead(paths []string, p pendingInclude) {
-	workers := runtime.GOMAXPROCS(0)
-	if len(paths) < 2 || workers < 2 {
+	k := runtime.GOMAXPROCS(0)
+	if len(paths) < 2 || k < 2 {
 		return
 	}
 	type job struct {
@@ -429,22 +429,11 @@ func (l *loader) parseAhead(paths []string, p pendingInclude) {
 		return
 	}
 	results := make([]parseResult, len(jobs))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(workers, len(jobs)) {
-		wg.Go(func() {
-			for i := range next {
-				j := jobs[i]
-				f, pending, perr := parseFile(j.key.path, j.src, j.key.parent, j.key.depth, l.opts.MaxDepth)
-				results[i] = parseResult{f, pending, perr}
-			}
-		})
-	}
-	for i := range jobs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	workers.Each(len(jobs), k, func(i int) {
+		j := jobs[i]
+		f, pending, perr := parseFile(j.key.path, j.src, j.key.parent, j.key.depth, l.opts.MaxDepth)
+		results[i] = parseResult{f, pending, perr}
+	})
 	if l.ahead == nil {
 		l.ahead = map[parseKey]parseResult{}
 	}
