@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/proxylint/proxylint/model"
 )
@@ -94,19 +93,7 @@ func (ix *sourceIndex) offset(f *model.File, p model.Pos) int {
 	if int(p.Line) > len(starts) {
 		return -1
 	}
-	// The column counts characters from the line's start.
-	src, off := f.Source, starts[p.Line-1]
-	for col := int32(1); col < p.Col; col++ {
-		if off >= len(src) || src[off] == '\n' {
-			return -1
-		}
-		_, size := utf8.DecodeRune(src[off:])
-		off += size
-	}
-	if off > len(src) {
-		return -1
-	}
-	return off
+	return f.ColumnOffset(starts[p.Line-1], p.Col)
 }
 
 // holds reports whether any file holds w as a word of its own.
