@@ -471,9 +471,6 @@ func (b *builder) unresolvable(s *scope, scheme, hostport string) (host string, 
 	if !b.complete || strings.HasPrefix(hostport, "unix:") {
 		return "", false
 	}
-	if i := strings.IndexByte(hostport, '/'); i >= 0 {
-		hostport = hostport[:i]
-	}
 	addr, err := parseAddress(hostport, 0)
 	if err != nil || addr.Unix != "" || isLiteralHost(addr.Host) {
 		return "", false
@@ -484,11 +481,7 @@ func (b *builder) unresolvable(s *scope, scheme, hostport string) (host string, 
 	if addr.Port == 0 && b.named[strings.ToLower(addr.Host)] != nil {
 		return "", false
 	}
-	port := addr.Port
-	if port == 0 {
-		port = defaultPort(scheme)
-	}
-	if b.run.literal[strings.ToLower(model.Address{Host: addr.Host, Port: port}.String())] {
+	if b.run.literal[implicitKey(addr, scheme)] {
 		return "", false
 	}
 	if d, _ := s.lookup("resolver"); d != nil {
@@ -569,7 +562,7 @@ func (b *builder) resolvePass(r *model.Route, s *scope, parent *model.Route) {
 				return
 			}
 			p.Scheme, rest = scheme, resolved
-			if host, ok := b.unresolvable(s, p.Scheme, hostPart(rest)); ok {
+			if host, ok := b.unresolvable(s, p.Scheme, passHost(rest)); ok {
 				// nginx looks a host name computed at run time up
 				// through the resolver directive, and without one
 				// answers 502 ("no resolver defined to resolve") and
@@ -577,7 +570,7 @@ func (b *builder) resolvePass(r *model.Route, s *scope, parent *model.Route) {
 				// ngx_http_upstream_init_request): no upstream to
 				// model. Where a part of the configuration was not
 				// read, a resolver may be there.
-				if !b.proxy.Partial && b.certain(s, module, p.URL, hostPart(rest)) {
+				if !b.proxy.Partial && b.certain(s, module, p.URL, passHost(rest)) {
 					p.Unresolvable = model.Default(host, "resolver", d.Pos)
 					if b.target.Product == model.Angie {
 						p.Unresolvable.Note = "on " + b.target.Releases(model.Version{Major: 1, Minor: 12}) +
@@ -588,15 +581,7 @@ func (b *builder) resolvePass(r *model.Route, s *scope, parent *model.Route) {
 			}
 		}
 	}
-	hostport := hostPart(rest)
-	if strings.HasPrefix(hostport, "unix:") {
-		// unix:/path/to.sock[:/uri]
-		if i := strings.Index(hostport[len("unix:"):], ":"); i >= 0 {
-			hostport = hostport[:len("unix:")+i]
-		}
-	} else if i := strings.IndexByte(hostport, '/'); i >= 0 {
-		hostport = hostport[:i]
-	}
+	hostport := passHost(rest)
 	addr, err := parseAddress(hostport, 0)
 	if err != nil {
 		return
@@ -621,10 +606,10 @@ func (b *builder) resolvePass(r *model.Route, s *scope, parent *model.Route) {
 			return
 		}
 	}
+	key := implicitKey(addr, p.Scheme)
 	if addr.Port == 0 && addr.Unix == "" {
 		addr.Port = defaultPort(p.Scheme)
 	}
-	key := strings.ToLower(addr.String())
 	u := b.implicit[key]
 	if u == nil {
 		u = b.base[key]

@@ -2,6 +2,8 @@ package nginx
 
 import (
 	"strings"
+
+	"github.com/proxylint/proxylint/model"
 )
 
 // What nginx does with a pass directive whose host comes from variables
@@ -19,10 +21,12 @@ type runTime struct {
 	// literal holds "host:port" (lower case) of every literal pass
 	// target: the implicit upstreams a computed value may match.
 	literal map[string]bool
-	// assigned counts, by variable name, the values directives other than
-	// "set" give it (auth_request_set, set_by_lua*, js_set, perl_set),
-	// and holds every value "set" gives it anywhere.
+	// assigned holds, by variable name, every value "set" gives it
+	// anywhere.
 	assigned map[string]map[string]bool
+	// late names the variables auth_request_set gives a value, in the
+	// access phase, after every rewrite directive.
+	late map[string]bool
 	// scripted is set when Lua, njs or Perl code runs on requests: it
 	// can give any variable any value.
 	scripted bool
@@ -30,7 +34,7 @@ type runTime struct {
 
 // readRunTime walks every directive of the http block, includes followed.
 func readRunTime(dirs []*Directive) runTime {
-	rt := runTime{literal: map[string]bool{}, assigned: map[string]map[string]bool{}}
+	rt := runTime{literal: map[string]bool{}, assigned: map[string]map[string]bool{}, late: map[string]bool{}}
 	assign := func(name, value string) {
 		if rt.assigned[name] == nil {
 			rt.assigned[name] = map[string]bool{}
@@ -55,7 +59,7 @@ func readRunTime(dirs []*Directive) runTime {
 				}
 				assign(strings.TrimPrefix(d.Args[0].Value, "$"), value)
 			case d.Name == "auth_request_set" && len(d.Args) >= 1:
-				assign(strings.TrimPrefix(d.Args[0].Value, "$"), "\x00"+d.Name)
+				rt.late[strings.TrimPrefix(d.Args[0].Value, "$")] = true
 			case strings.HasSuffix(d.Name, "_pass") && len(d.Args) > 0 && !strings.Contains(d.Args[0].Value, "$"):
 				if key, ok := literalTarget(d.Args[0].Value); ok {
 					rt.literal[key] = true
@@ -75,24 +79,35 @@ func literalTarget(url string) (string, bool) {
 	if s, after, ok := strings.Cut(url, "://"); ok {
 		scheme, rest = s, after
 	}
+	addr, err := parseAddress(passHost(rest), 0)
+	if err != nil || addr.Host == "" || addr.Unix != "" || (addr.Port == 0 && scheme == "") {
+		return "", false // a unix socket, or no default port to match against
+	}
+	return implicitKey(addr, scheme), true
+}
+
+// passHost is the host[:port], or unix:path, that a pass URL without its
+// scheme names: its URI left out.
+func passHost(rest string) string {
 	hostport := hostPart(rest)
-	if i := strings.IndexByte(hostport, '/'); i >= 0 {
+	if strings.HasPrefix(hostport, "unix:") {
+		// unix:/path/to.sock[:/uri]
+		if i := strings.Index(hostport[len("unix:"):], ":"); i >= 0 {
+			hostport = hostport[:len("unix:")+i]
+		}
+	} else if i := strings.IndexByte(hostport, '/'); i >= 0 {
 		hostport = hostport[:i]
 	}
-	if strings.HasPrefix(hostport, "unix:") {
-		return "", false
-	}
-	addr, err := parseAddress(hostport, 0)
-	if err != nil || addr.Host == "" {
-		return "", false
-	}
-	if addr.Port == 0 {
-		if scheme == "" {
-			return "", false // no default port to match against
-		}
+	return hostport
+}
+
+// implicitKey names the implicit upstream of address addr, its port the
+// scheme's default when it has none: lower case, as nginx compares names.
+func implicitKey(addr model.Address, scheme string) string {
+	if addr.Port == 0 && addr.Unix == "" {
 		addr.Port = defaultPort(scheme)
 	}
-	return strings.ToLower(addr.String()), true
+	return strings.ToLower(addr.String())
 }
 
 // certain reports whether the value the loader gave the computed host of
@@ -114,9 +129,6 @@ func (b *builder) certain(s *scope, module, url, hostport string) bool {
 	if b.run.scripted {
 		return false
 	}
-	if i := strings.IndexByte(hostport, '/'); i >= 0 {
-		hostport = hostport[:i]
-	}
 	addr, err := parseAddress(hostport, 0)
 	if err != nil || addr.Host == "" || (module != "proxy" && addr.Port == 0) {
 		return false
@@ -134,7 +146,7 @@ func (b *builder) certain(s *scope, module, url, hostport string) bool {
 	}
 	for _, name := range hostVariables(url) {
 		values := b.run.assigned[name]
-		if values["\x00auth_request_set"] {
+		if b.run.late[name] {
 			return false
 		}
 		if setAt(own, name) {
