@@ -648,10 +648,11 @@ func hostPart(rest string) string {
 	return rest
 }
 
-// setValue finds the one literal value "set $name VALUE" gives in scope.
+// setValue finds the one literal value "set $name VALUE" gives where the
+// rewrite directives run for a request at sc (rewriteLevels).
 func setValue(sc *scope, name string) (string, bool) {
 	value, found := "", 0
-	for c := sc; c != nil; c = c.parent {
+	for _, c := range rewriteLevels(sc) {
 		for _, d := range c.all("set") {
 			if len(d.Args) == 2 && d.Args[0].Value == "$"+name {
 				value = d.Args[1].Value

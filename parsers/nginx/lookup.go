@@ -188,6 +188,16 @@ func setAt(levels []*scope, name string) bool {
 	return false
 }
 
+// rewriteLevels are the scopes whose rewrite directives run for a request
+// at s: ownLevels, and the server's.
+func rewriteLevels(s *scope) []*scope {
+	own, server := ownLevels(s)
+	if server == nil {
+		return own
+	}
+	return append(own, server)
+}
+
 // ownLevels are the scopes whose rewrite directives run for a request
 // passed at s: s and the if blocks up to its location, and the location
 // (own); and the server. The rewrite directives of enclosing locations do

@@ -146,10 +146,11 @@ func (b *builder) staticValue(sc *scope, name string, depth int) (string, bool) 
 	return value, true
 }
 
-// setAnywhere reports whether a "set" of the variable stands in scope at
-// all, even when setValue could not take one value from it.
+// setAnywhere reports whether a "set" of the variable stands where the
+// rewrite directives run for a request at sc, even when setValue could not
+// take one value from it.
 func setAnywhere(sc *scope, name string) bool {
-	for c := sc; c != nil; c = c.parent {
+	for _, c := range rewriteLevels(sc) {
 		for _, d := range c.all("set") {
 			if len(d.Args) >= 1 && d.Args[0].Value == "$"+name {
 				return true

@@ -31,6 +31,12 @@ http {
         location /chained/ { set $a $b; set $b app; proxy_pass http://$a; }
         location /grpc/ { set $g grpc://svc:50051; grpc_pass $g; }
         location /conditional/ { set $c app; if ($arg_x) { set $c other; } proxy_pass http://$c:80; }
+        # The rewrite directives of an enclosing location do not run for
+        # a nested one: $outer is not set there.
+        location /outer/ { set $outer svc:9000; location /outer/inner/ { proxy_pass http://$outer; } }
+        # The server's run for every location.
+        set $server_wide svc:9100;
+        location /server-wide/ { proxy_pass http://$server_wide; }
     }
 }
 `)
@@ -60,6 +66,8 @@ http {
 		{"location /chained/", "http", "", ""},
 		{"location /grpc/", "grpc", "svc:50051", "svc:50051"},
 		{"location /conditional/", "http", "", ""},
+		{"location /outer/inner/", "http", "", ""},
+		{"location /server-wide/", "http", "svc:9100", "svc:9100"},
 	}
 	for _, c := range cases {
 		scheme, target, upstream := fwd(c.name)
