@@ -138,3 +138,52 @@ server {
 		t.Errorf("backend saw the request with the block's name and a port %d times, want 0", n)
 	}
 }
+
+// TestRewriteDirectivesOnRedirects: which "set" a request has run when it
+// gets to a location, which decides whether a computed host is known for
+// every request (parsers/nginx/lookup.go, certain). The rewrite directives
+// of an enclosing location do not run for a nested one; a value set in
+// one location survives "rewrite ... last" and a jump to a named location,
+// neither of which runs the server's rewrite directives again; an internal
+// redirect to a URI (try_files to a URI) runs them again. And the modules
+// other than proxy answer a computed address without a port with 500
+// before any lookup.
+func TestRewriteDirectivesOnRedirects(t *testing.T) {
+	addr := freeAddr(t)
+	srv := startNginx(t, fmt.Sprintf(`
+server {
+    listen %s;
+    set $v server;
+    location /outer/ {
+        set $v outer;
+        location /outer/inner/ { return 200 "[$v]"; }
+    }
+    location /last/ { set $v last; rewrite ^ /show/ last; }
+    location /uri/ { set $v uri; try_files /nonexistent /show/; }
+    location /named/ { set $v named; try_files /nonexistent @show; }
+    location @show { return 200 "[$v]"; }
+    location /show/ { return 200 "[$v]"; }
+    location /fastcgi-no-port/ {
+        set $no_port localhost;
+        fastcgi_pass $no_port;
+    }
+}
+`, addr), addr)
+
+	for _, c := range []struct{ path, want string }{
+		{"/outer/inner/x", "[server]"},
+		{"/last/x", "[last]"},
+		{"/uri/x", "[server]"},
+		{"/named/x", "[named]"},
+	} {
+		if r := send(t, http.MethodGet, srv.URL()+c.path, ""); r.Status != http.StatusOK || r.Body != c.want {
+			t.Errorf("%s: %d %q, want 200 %q", c.path, r.Status, r.Body, c.want)
+		}
+	}
+	if r := send(t, http.MethodGet, srv.URL()+"/fastcgi-no-port/x", "fastcgi-no-port"); r.Status != http.StatusInternalServerError {
+		t.Errorf("fastcgi_pass to a computed address without a port: status %d, want 500", r.Status)
+	}
+	if !strings.Contains(srv.ErrorLog(), `no port in upstream "localhost"`) {
+		t.Errorf("error log lacks \"no port in upstream\":\n%s", srv.ErrorLog())
+	}
+}
