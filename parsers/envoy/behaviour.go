@@ -5,8 +5,6 @@ import (
 	"time"
 
 	"github.com/proxylint/proxylint/model"
-
-	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 )
 
 // What an Envoy route does with its settings (docs/semantics.md §A, §B,
@@ -113,10 +111,10 @@ func behaviour(r *model.Route) {
 // (route_components.proto, RouteAction.timeout), so a server stream is
 // cut when it ends: only with the timeout disabled does the route carry
 // long-lived streams, whose silence idle_timeout bounds.
-func stream(b *builder, r *routev3.Route, n *node, timeout model.Setting[time.Duration]) model.Setting[bool] {
-	for _, u := range r.GetRoute().GetUpgradeConfigs() {
-		if strings.EqualFold(u.GetUpgradeType(), "websocket") {
-			if u.GetEnabled() != nil && !u.GetEnabled().GetValue() {
+func stream(b *builder, r msg, n *node, timeout model.Setting[time.Duration]) model.Setting[bool] {
+	for _, u := range r.get("route").list("upgrade_configs") {
+		if strings.EqualFold(u.str("upgrade_type"), "websocket") {
+			if on, set := u.wrapped("enabled"); set && !on.Bool() {
 				return model.Setting[bool]{}
 			}
 			key, _ := n.get("route").field("upgrade_configs")
@@ -126,13 +124,13 @@ func stream(b *builder, r *routev3.Route, n *node, timeout model.Setting[time.Du
 	if timeout.Value != 0 {
 		return model.Setting[bool]{}
 	}
-	m, mNode := r.GetMatch(), n.get("match")
-	if m.GetGrpc() != nil {
+	m, mNode := r.get("match"), n.get("match")
+	if m.has("grpc") {
 		key, _ := mNode.field("grpc")
 		return model.Set(true, "match.grpc", "route", b.pos(orNode(key, n)))
 	}
-	for i, h := range m.GetHeaders() {
-		if !strings.EqualFold(h.GetName(), "content-type") {
+	for i, h := range m.list("headers") {
+		if !strings.EqualFold(h.str("name"), "content-type") {
 			continue
 		}
 		if match, known := headerMatcher(h); known && match("application/grpc") && !match("application/json") {

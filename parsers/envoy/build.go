@@ -4,21 +4,9 @@ import (
 	"fmt"
 	"net"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
-
-	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
-	corev3 "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
-	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
-	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
-	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
-	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
-	upstreamhttpv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
-	matcherv3 "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
-	"google.golang.org/protobuf/types/known/durationpb"
-	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/proxylint/proxylint/model"
 )
@@ -45,8 +33,8 @@ type builder struct {
 	file     string
 	proxy    *model.Proxy
 	clusters map[string]*model.Upstream
-	routes   map[string]res[*routev3.RouteConfiguration]
-	cla      map[string]res[*endpointv3.ClusterLoadAssignment]
+	routes   map[string]res
+	cla      map[string]res
 	// conn is what each listener's connection manager gives its routes.
 	conn map[*model.Listener]connManager
 }
@@ -72,18 +60,18 @@ func build(file string, target model.Target, c *collection) *model.Proxy {
 	b := &builder{
 		file: file, proxy: p,
 		clusters: map[string]*model.Upstream{},
-		routes:   map[string]res[*routev3.RouteConfiguration]{},
-		cla:      map[string]res[*endpointv3.ClusterLoadAssignment]{},
+		routes:   map[string]res{},
+		cla:      map[string]res{},
 		conn:     map[*model.Listener]connManager{},
 	}
 	for _, r := range c.routes {
-		if _, dup := b.routes[r.msg.GetName()]; !dup {
-			b.routes[r.msg.GetName()] = r
+		if _, dup := b.routes[r.msg.str("name")]; !dup {
+			b.routes[r.msg.str("name")] = r
 		}
 	}
 	for _, e := range c.endpoints {
-		if _, dup := b.cla[e.msg.GetClusterName()]; !dup {
-			b.cla[e.msg.GetClusterName()] = e
+		if _, dup := b.cla[e.msg.str("cluster_name")]; !dup {
+			b.cla[e.msg.str("cluster_name")] = e
 		}
 	}
 	for _, cl := range c.clusters {
@@ -98,7 +86,7 @@ func build(file string, target model.Target, c *collection) *model.Proxy {
 	}
 	// A connection manager on its own (a fragment of a listener).
 	for _, h := range c.hcms {
-		ln := &model.Listener{Select: FirstMatch, Proxy: p, Name: "http connection manager " + h.msg.GetStatPrefix(), Pos: b.pos(h.n)}
+		ln := &model.Listener{Select: FirstMatch, Proxy: p, Name: "http connection manager " + h.msg.str("stat_prefix"), Pos: b.pos(h.n)}
 		b.hcm(ln, h.msg, h.n, h.n)
 		p.Listeners = append(p.Listeners, ln)
 	}
@@ -111,14 +99,14 @@ func build(file string, target model.Target, c *collection) *model.Proxy {
 		used[b.conn[l].routeConfig] = true
 	}
 	for _, rc := range c.routes {
-		if used[rc.msg.GetName()] {
+		if used[rc.msg.str("name")] {
 			continue
 		}
-		used[rc.msg.GetName()] = true
+		used[rc.msg.str("name")] = true
 		ln := &model.Listener{
 			Select: FirstMatch,
 			Proxy:  p,
-			Name:   fmt.Sprintf("route configuration %q (its listener is not in this file)", rc.msg.GetName()),
+			Name:   fmt.Sprintf("route configuration %q (its listener is not in this file)", rc.msg.str("name")),
 			Pos:    b.pos(rc.n),
 		}
 		b.routeConfig(ln, rc.msg, rc.n)
@@ -137,13 +125,15 @@ func build(file string, target model.Target, c *collection) *model.Proxy {
 
 // ---- settings ----
 
-func (b *builder) durSetting(block *node, name, level string, d *durationpb.Duration, def time.Duration, defBlock *node) model.Setting[time.Duration] {
-	if d != nil {
+// durSetting is the Duration field name of m, read from block; unset, it
+// is def at defBlock.
+func (b *builder) durSetting(m msg, block *node, name, level string, def time.Duration, defBlock *node) model.Setting[time.Duration] {
+	if d, ok := m.duration(name); ok {
 		key, _ := block.field(name)
 		if key == nil {
-			return model.Set(d.AsDuration(), name, level, b.pos(block))
+			return model.Set(d, name, level, b.pos(block))
 		}
-		return model.Set(d.AsDuration(), key.value, level, b.pos(key))
+		return model.Set(d, key.value, level, b.pos(key))
 	}
 	return model.Default(def, name, b.pos(defBlock))
 }
@@ -155,65 +145,63 @@ func (b *builder) boolSetting(block *node, name, level string, v, def bool, defB
 	return model.Default(def, name, b.pos(defBlock))
 }
 
-func (b *builder) uintSetting(block *node, name, level string, v *wrapperspb.UInt32Value, def int, defBlock *node) model.Setting[int] {
-	if v != nil {
+// uintSetting is the UInt32Value field name of m, read from block; unset,
+// it is def at defBlock.
+func (b *builder) uintSetting(m msg, block *node, name, level string, def int, defBlock *node) model.Setting[int] {
+	if v, ok := m.wrapped(name); ok {
 		key, _ := block.field(name)
 		if key == nil {
-			return model.Set(int(v.GetValue()), name, level, b.pos(block))
+			return model.Set(int(v.Uint()), name, level, b.pos(block))
 		}
-		return model.Set(int(v.GetValue()), key.value, level, b.pos(key))
+		return model.Set(int(v.Uint()), key.value, level, b.pos(key))
 	}
 	return model.Default(def, name, b.pos(defBlock))
 }
 
 // ---- clusters ----
 
-func (b *builder) upstream(cl *clusterv3.Cluster, n *node) *model.Upstream {
-	u := &model.Upstream{Proxy: b.proxy, Kind: "cluster", Name: cl.GetName(), Pos: b.pos(n), ClosedUnderRequest: closedUnderRequest}
-	u.ConnectTimeout = b.durSetting(n, "connect_timeout", "cluster", cl.GetConnectTimeout(), defaultConnectTimeout, n)
+func (b *builder) upstream(cl msg, n *node) *model.Upstream {
+	u := &model.Upstream{Proxy: b.proxy, Kind: "cluster", Name: cl.str("name"), Pos: b.pos(n), ClosedUnderRequest: closedUnderRequest}
+	u.ConnectTimeout = b.durSetting(cl, n, "connect_timeout", "cluster", defaultConnectTimeout, n)
 
 	// The upstream HTTP protocol options: the typed extension options, or
 	// the deprecated cluster fields (docs/semantics.md §D).
-	var opts *corev3.HttpProtocolOptions
+	var opts msg
 	var optsNode *node
 	tepo := n.get("typed_extension_protocol_options")
-	for _, key := range sortedKeys(cl.GetTypedExtensionProtocolOptions()) {
-		a := cl.GetTypedExtensionProtocolOptions()[key]
-		inner, err := unpack(a)
-		if err != nil {
-			continue
-		}
-		if hpo, ok := inner.(*upstreamhttpv3.HttpProtocolOptions); ok {
-			opts = hpo.GetCommonHttpProtocolOptions()
-			optsNode = tepo.get(key).get("common_http_protocol_options")
+	for _, e := range cl.entries("typed_extension_protocol_options") {
+		inner, ok := payload(e.val)
+		if ok && inner.name() == nameHTTPProtocolOptions {
+			opts = inner.get("common_http_protocol_options")
+			optsNode = tepo.get(e.key).get("common_http_protocol_options")
 			break
 		}
 	}
 	level := "cluster"
-	if opts == nil && cl.GetCommonHttpProtocolOptions() != nil { //nolint:staticcheck // the deprecated field still configures clusters
-		opts = cl.GetCommonHttpProtocolOptions() //nolint:staticcheck // as above
+	if !opts.ok() && cl.has("common_http_protocol_options") { // the deprecated field still configures clusters
+		opts = cl.get("common_http_protocol_options")
 		optsNode = n.get("common_http_protocol_options")
 	}
-	u.PoolIdle = b.durSetting(optsNode, "idle_timeout", level, opts.GetIdleTimeout(), defaultIdleTimeout, n)
-	u.PoolLifetime = b.durSetting(optsNode, "max_connection_duration", level, opts.GetMaxConnectionDuration(), 0, n)
+	u.PoolIdle = b.durSetting(opts, optsNode, "idle_timeout", level, defaultIdleTimeout, n)
+	u.PoolLifetime = b.durSetting(opts, optsNode, "max_connection_duration", level, 0, n)
 
 	// Servers: inline endpoints, or the EDS resource in the same file.
-	la, laNode := cl.GetLoadAssignment(), n.get("load_assignment")
-	if la == nil {
-		name := cl.GetEdsClusterConfig().GetServiceName()
+	la, laNode := cl.get("load_assignment"), n.get("load_assignment")
+	if !la.ok() {
+		name := cl.get("eds_cluster_config").str("service_name")
 		if name == "" {
-			name = cl.GetName()
+			name = cl.str("name")
 		}
 		if e, ok := b.cla[name]; ok {
 			la, laNode = e.msg, e.n
 		}
 	}
-	for li, lep := range la.GetEndpoints() {
+	for li, lep := range la.list("endpoints") {
 		lepNode := laNode.get("endpoints").item(li)
-		for ei, ep := range lep.GetLbEndpoints() {
+		for ei, ep := range lep.list("lb_endpoints") {
 			epNode := lepNode.get("lb_endpoints").item(ei)
 			addrNode := epNode.get("endpoint").get("address")
-			if s, ok := b.server(ep.GetEndpoint().GetAddress(), addrNode); ok {
+			if s, ok := b.server(ep.get("endpoint").get("address"), addrNode); ok {
 				u.Servers = append(u.Servers, s)
 			}
 		}
@@ -221,7 +209,7 @@ func (b *builder) upstream(cl *clusterv3.Cluster, n *node) *model.Upstream {
 	return u
 }
 
-func (b *builder) server(a *corev3.Address, n *node) (model.Server, bool) {
+func (b *builder) server(a msg, n *node) (model.Server, bool) {
 	addr, ok := b.address(a, n)
 	if !ok {
 		return model.Server{}, false
@@ -230,61 +218,53 @@ func (b *builder) server(a *corev3.Address, n *node) (model.Server, bool) {
 	return model.Server{Address: addr, Raw: addr.String(), Literal: literal, Pos: addr.Pos}, true
 }
 
-func (b *builder) address(a *corev3.Address, n *node) (model.Address, bool) {
+func (b *builder) address(a msg, n *node) (model.Address, bool) {
 	switch {
-	case a.GetSocketAddress() != nil:
-		sa := a.GetSocketAddress()
+	case a.has("socket_address"):
+		sa := a.get("socket_address")
 		sn := n.get("socket_address")
 		at := sn
 		if k, _ := sn.field("address"); k != nil {
 			at = k
 		}
-		return model.Address{Host: sa.GetAddress(), Port: int(sa.GetPortValue()), Pos: b.pos(at)}, true
-	case a.GetPipe() != nil:
-		return model.Address{Unix: a.GetPipe().GetPath(), Pos: b.pos(n.get("pipe"))}, true
+		return model.Address{Host: sa.str("address"), Port: int(sa.uint("port_value")), Pos: b.pos(at)}, true
+	case a.has("pipe"):
+		return model.Address{Unix: a.get("pipe").str("path"), Pos: b.pos(n.get("pipe"))}, true
 	}
 	return model.Address{}, false
 }
 
 // ---- listeners ----
 
-func (b *builder) listener(l *listenerv3.Listener, n *node) {
+func (b *builder) listener(l msg, n *node) {
 	type chain struct {
-		fc *listenerv3.FilterChain
+		fc msg
 		n  *node
 	}
 	var chains []chain
-	for i, fc := range l.GetFilterChains() {
+	for i, fc := range l.list("filter_chains") {
 		chains = append(chains, chain{fc, n.get("filter_chains").item(i)})
 	}
-	if fc := l.GetDefaultFilterChain(); fc != nil {
+	if fc := l.get("default_filter_chain"); fc.ok() {
 		chains = append(chains, chain{fc, n.get("default_filter_chain")})
 	}
 	var addrs []model.Address
-	if a, ok := b.address(l.GetAddress(), n.get("address")); ok {
+	if a, ok := b.address(l.get("address"), n.get("address")); ok {
 		addrs = append(addrs, a)
 	}
 	var hcms []*model.Listener
 	for ci, ch := range chains {
-		for fi, f := range ch.fc.GetFilters() {
-			tc := f.GetTypedConfig()
-			if tc == nil {
-				continue
-			}
-			inner, err := unpack(tc)
-			if err != nil {
-				continue
-			}
-			hcm, ok := inner.(*hcmv3.HttpConnectionManager)
-			if !ok {
+		for fi, f := range ch.fc.list("filters") {
+			hcm, ok := payload(f.get("typed_config"))
+			if !ok || hcm.name() != nameConnectionManager {
 				continue
 			}
 			fNode := ch.n.get("filters").item(fi)
-			name := l.GetName()
+			name := l.str("name")
 			if len(chains) > 1 {
 				switch {
-				case ch.fc.GetName() != "":
-					name += " filter chain " + ch.fc.GetName()
+				case ch.fc.str("name") != "":
+					name += " filter chain " + ch.fc.str("name")
 				default:
 					name += " filter chain " + strconv.Itoa(ci)
 				}
@@ -306,30 +286,30 @@ func (b *builder) listener(l *listenerv3.Listener, n *node) {
 
 // hcm fills a listener from an HttpConnectionManager read from node n;
 // defaults point at block, the typed_config that holds it.
-func (b *builder) hcm(ln *model.Listener, h *hcmv3.HttpConnectionManager, n, block *node) {
+func (b *builder) hcm(ln *model.Listener, h msg, n, block *node) {
 	const level = "hcm"
 	if key, _ := n.field("codec_type"); key != nil {
-		ln.Codec = model.Set(h.GetCodecType().String(), key.value, level, b.pos(key))
+		ln.Codec = model.Set(h.enum("codec_type"), key.value, level, b.pos(key))
 	} else {
 		ln.Codec = model.Default("AUTO", "codec_type", b.pos(block))
 	}
-	opts, optsNode := h.GetCommonHttpProtocolOptions(), n.get("common_http_protocol_options")
-	ln.IdleTimeout = b.durSetting(optsNode, "idle_timeout", level, opts.GetIdleTimeout(), defaultIdleTimeout, block)
-	ln.MaxConnectionDuration = b.durSetting(optsNode, "max_connection_duration", level, opts.GetMaxConnectionDuration(), 0, block)
-	ln.H1SafeMaxConnectionDuration = b.boolSetting(n, "http1_safe_max_connection_duration", level, h.GetHttp1SafeMaxConnectionDuration(), false, block)
-	ln.DrainTimeout = b.durSetting(n, "drain_timeout", level, h.GetDrainTimeout(), defaultDrainTimeout, block)
-	ln.DelayedCloseTimeout = b.durSetting(n, "delayed_close_timeout", level, h.GetDelayedCloseTimeout(), defaultDelayedClose, block)
-	ln.RequestTimeout = b.durSetting(n, "request_timeout", level, h.GetRequestTimeout(), 0, block)
-	cm := connManager{streamIdle: b.durSetting(n, "stream_idle_timeout", level, h.GetStreamIdleTimeout(), defaultStreamIdleTimeout, block)}
-	if h.GetRouteConfig() == nil && h.GetRds() != nil {
-		cm.routeConfig = h.GetRds().GetRouteConfigName()
+	opts, optsNode := h.get("common_http_protocol_options"), n.get("common_http_protocol_options")
+	ln.IdleTimeout = b.durSetting(opts, optsNode, "idle_timeout", level, defaultIdleTimeout, block)
+	ln.MaxConnectionDuration = b.durSetting(opts, optsNode, "max_connection_duration", level, 0, block)
+	ln.H1SafeMaxConnectionDuration = b.boolSetting(n, "http1_safe_max_connection_duration", level, h.flag("http1_safe_max_connection_duration"), false, block)
+	ln.DrainTimeout = b.durSetting(h, n, "drain_timeout", level, defaultDrainTimeout, block)
+	ln.DelayedCloseTimeout = b.durSetting(h, n, "delayed_close_timeout", level, defaultDelayedClose, block)
+	ln.RequestTimeout = b.durSetting(h, n, "request_timeout", level, 0, block)
+	cm := connManager{streamIdle: b.durSetting(h, n, "stream_idle_timeout", level, defaultStreamIdleTimeout, block)}
+	if !h.has("route_config") && h.has("rds") {
+		cm.routeConfig = h.get("rds").str("route_config_name")
 	}
 	b.conn[ln] = cm
 
 	switch {
-	case h.GetRouteConfig() != nil:
-		b.routeConfig(ln, h.GetRouteConfig(), n.get("route_config"))
-	case h.GetRds() != nil:
+	case h.has("route_config"):
+		b.routeConfig(ln, h.get("route_config"), n.get("route_config"))
+	case h.has("rds"):
 		if rc, ok := b.routes[cm.routeConfig]; ok {
 			b.routeConfig(ln, rc.msg, rc.n)
 		}
@@ -338,42 +318,44 @@ func (b *builder) hcm(ln *model.Listener, h *hcmv3.HttpConnectionManager, n, blo
 
 // ---- routes ----
 
-func (b *builder) routeConfig(ln *model.Listener, rc *routev3.RouteConfiguration, n *node) {
-	for vi, vh := range rc.GetVirtualHosts() {
+func (b *builder) routeConfig(ln *model.Listener, rc msg, n *node) {
+	for vi, vh := range rc.list("virtual_hosts") {
 		b.virtualHost(ln, vh, n.get("virtual_hosts").item(vi))
 	}
 }
 
-func (b *builder) virtualHost(ln *model.Listener, vh *routev3.VirtualHost, n *node) {
-	for ri, r := range vh.GetRoutes() {
+func (b *builder) virtualHost(ln *model.Listener, vh msg, n *node) {
+	for ri, r := range vh.list("routes") {
 		b.route(ln, vh, n, r, n.get("routes").item(ri))
 	}
 }
 
-func (b *builder) route(ln *model.Listener, vh *routev3.VirtualHost, vhNode *node, r *routev3.Route, n *node) {
+func (b *builder) route(ln *model.Listener, vh msg, vhNode *node, r msg, n *node) {
 	rt := &model.Route{Listener: ln, Kind: "route", Pos: b.pos(n)}
-	m, mNode := r.GetMatch(), n.get("match")
+	m, mNode := r.get("match"), n.get("match")
 	switch {
-	case m.GetPrefix() != "" || (m.GetPathSpecifier() != nil && isPrefix(m)):
-		rt.Match = model.Match{Kind: model.MatchPrefix, Path: m.GetPrefix()}
-		rt.Name = "route " + m.GetPrefix()
-	case m.GetPath() != "":
-		rt.Match = model.Match{Kind: model.MatchExact, Path: m.GetPath()}
-		rt.Name = "route = " + m.GetPath()
-	case m.GetSafeRegex() != nil:
-		rt.Match = model.Match{Kind: model.MatchRegex, Path: m.GetSafeRegex().GetRegex()}
-		rt.Name = "route ~ " + m.GetSafeRegex().GetRegex()
-	case m.GetPathSeparatedPrefix() != "":
-		rt.Match = model.Match{Kind: model.MatchPrefix, Path: m.GetPathSeparatedPrefix()}
-		rt.Name = "route " + m.GetPathSeparatedPrefix()
+	case m.oneof("path_specifier") == "prefix":
+		rt.Match = model.Match{Kind: model.MatchPrefix, Path: m.str("prefix")}
+		rt.Name = "route " + m.str("prefix")
+	case m.str("path") != "":
+		rt.Match = model.Match{Kind: model.MatchExact, Path: m.str("path")}
+		rt.Name = "route = " + m.str("path")
+	case m.has("safe_regex"):
+		rx := m.get("safe_regex").str("regex")
+		rt.Match = model.Match{Kind: model.MatchRegex, Path: rx}
+		rt.Name = "route ~ " + rx
+	case m.str("path_separated_prefix") != "":
+		rt.Match = model.Match{Kind: model.MatchPrefix, Path: m.str("path_separated_prefix")}
+		rt.Name = "route " + m.str("path_separated_prefix")
 	default:
 		rt.Name = "route"
 	}
-	rt.Match.CaseSensitive = m.GetCaseSensitive() == nil || m.GetCaseSensitive().GetValue()
-	rt.Methods = b.methods(m.GetHeaders(), mNode.get("headers"))
+	cs, set := m.wrapped("case_sensitive")
+	rt.Match.CaseSensitive = !set || cs.Bool()
+	rt.Methods = b.methods(m.list("headers"), mNode.get("headers"))
 
-	ra, raNode := r.GetRoute(), n.get("route")
-	if ra == nil {
+	ra, raNode := r.get("route"), n.get("route")
+	if !ra.ok() {
 		ln.Routes = append(ln.Routes, rt) // redirect, direct response: nothing proxied
 		return
 	}
@@ -388,9 +370,9 @@ func (b *builder) route(ln *model.Listener, vh *routev3.VirtualHost, vhNode *nod
 	if rt.Forward != nil && rt.Forward.Upstream != nil {
 		rt.ConnectTimeout = rt.Forward.Upstream.ConnectTimeout
 	}
-	e.Timeout = b.durSetting(raNode, "timeout", "route", ra.GetTimeout(), defaultRouteTimeout, block)
-	if ra.GetIdleTimeout() != nil {
-		e.IdleTimeout = b.durSetting(raNode, "idle_timeout", "route", ra.GetIdleTimeout(), 0, block)
+	e.Timeout = b.durSetting(ra, raNode, "timeout", "route", defaultRouteTimeout, block)
+	if ra.has("idle_timeout") {
+		e.IdleTimeout = b.durSetting(ra, raNode, "idle_timeout", "route", 0, block)
 	} else {
 		// The connection manager's (unset for routes whose connection
 		// manager is not in the file).
@@ -399,39 +381,34 @@ func (b *builder) route(ln *model.Listener, vh *routev3.VirtualHost, vhNode *nod
 
 	// A route's retry policy replaces the virtual host's entirely.
 	switch {
-	case ra.GetRetryPolicy() != nil:
-		rt.Retry = b.retry(ra.GetRetryPolicy(), raNode, "route", e)
-	case vh.GetRetryPolicy() != nil:
-		rt.Retry = b.retry(vh.GetRetryPolicy(), vhNode, "virtual_host", e)
+	case ra.has("retry_policy"):
+		rt.Retry = b.retry(ra.get("retry_policy"), raNode, "route", e)
+	case vh.has("retry_policy"):
+		rt.Retry = b.retry(vh.get("retry_policy"), vhNode, "virtual_host", e)
 	}
 	rt.Stream = stream(b, r, n, e.Timeout)
 	behaviour(rt)
 	ln.Routes = append(ln.Routes, rt)
 }
 
-func isPrefix(m *routev3.RouteMatch) bool {
-	_, ok := m.GetPathSpecifier().(*routev3.RouteMatch_Prefix)
-	return ok
-}
-
-func (b *builder) forward(ra *routev3.RouteAction, n *node, rt *model.Route) *model.Forward {
+func (b *builder) forward(ra msg, n *node, rt *model.Route) *model.Forward {
 	p := &model.Forward{Module: "envoy", CanPool: true}
 	switch {
-	case ra.GetCluster() != "":
+	case ra.str("cluster") != "":
 		key, _ := n.field("cluster")
-		p.Name, p.URL, p.Pos = fieldName(key, "cluster"), ra.GetCluster(), b.pos(orNode(key, n))
-	case ra.GetWeightedClusters() != nil:
+		p.Name, p.URL, p.Pos = fieldName(key, "cluster"), ra.str("cluster"), b.pos(orNode(key, n))
+	case ra.has("weighted_clusters"):
 		key, wn := n.field("weighted_clusters")
 		p.Name, p.Pos = fieldName(key, "weighted_clusters"), b.pos(orNode(key, n))
-		if cs := ra.GetWeightedClusters().GetClusters(); len(cs) > 0 {
-			p.URL = cs[0].GetName()
+		if cs := ra.get("weighted_clusters").list("clusters"); len(cs) > 0 {
+			p.URL = cs[0].str("name")
 			if cn := wn.get("clusters").item(0); cn != nil {
 				p.Pos = b.pos(cn)
 			}
 		}
-	case ra.GetClusterHeader() != "":
+	case ra.str("cluster_header") != "":
 		key, _ := n.field("cluster_header")
-		p.Name, p.URL, p.Pos, p.Variable = fieldName(key, "cluster_header"), ra.GetClusterHeader(), b.pos(orNode(key, n)), true
+		p.Name, p.URL, p.Pos, p.Variable = fieldName(key, "cluster_header"), ra.str("cluster_header"), b.pos(orNode(key, n)), true
 	default:
 		p.Name, p.Pos, p.Variable = "route", b.pos(n), true
 	}
@@ -459,7 +436,7 @@ func orNode(a, b *node) *node {
 	return b
 }
 
-func (b *builder) retry(rp *routev3.RetryPolicy, owner *node, level string, e *model.EnvoyRoute) model.Retry {
+func (b *builder) retry(rp msg, owner *node, level string, e *model.EnvoyRoute) model.Retry {
 	key, n := owner.field("retry_policy")
 	block := orNode(key, owner)
 	name := fieldName(key, "retry_policy")
@@ -489,11 +466,11 @@ func (b *builder) retry(rp *routev3.RetryPolicy, owner *node, level string, e *m
 	} else {
 		r.On = model.Default([]string(nil), name+".retry_on", b.pos(block))
 	}
-	e.NumRetries = b.uintSetting(n, "num_retries", level, rp.GetNumRetries(), defaultNumRetries, block)
-	e.PerTryTimeout = b.durSetting(n, "per_try_timeout", level, rp.GetPerTryTimeout(), 0, block)
+	e.NumRetries = b.uintSetting(rp, n, "num_retries", level, defaultNumRetries, block)
+	e.PerTryTimeout = b.durSetting(rp, n, "per_try_timeout", level, 0, block)
 	e.NumRetries.Name = qualify(name, e.NumRetries.Name)
 	e.PerTryTimeout.Name = qualify(name, e.PerTryTimeout.Name)
-	e.RetriableMethods = b.retriableMethods(rp.GetRetriableRequestHeaders(), n.get("retriable_request_headers"))
+	e.RetriableMethods = b.retriableMethods(rp.list("retriable_request_headers"), n.get("retriable_request_headers"))
 	r.MethodFilter = name + ".retriable_request_headers"
 	return r
 }
@@ -507,7 +484,7 @@ var standardMethods = []string{"GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", 
 
 // methods computes which methods pass the :method matchers among headers
 // (all matchers must match, as Envoy requires).
-func (b *builder) methods(headers []*routev3.HeaderMatcher, n *node) model.Methods {
+func (b *builder) methods(headers []msg, n *node) model.Methods {
 	out := model.Methods{Any: true}
 	allowed := map[string]bool{}
 	for _, m := range standardMethods {
@@ -515,7 +492,7 @@ func (b *builder) methods(headers []*routev3.HeaderMatcher, n *node) model.Metho
 	}
 	narrowed := false
 	for i, h := range headers {
-		if h.GetName() != ":method" {
+		if h.str("name") != ":method" {
 			continue
 		}
 		narrowed = true
@@ -557,13 +534,13 @@ func (b *builder) methods(headers []*routev3.HeaderMatcher, n *node) model.Metho
 // for GET and HEAD; docs/semantics.md §0b). So a matcher on another header
 // lets every method through (the request need only carry that header),
 // and :method matchers add up.
-func (b *builder) retriableMethods(headers []*routev3.HeaderMatcher, n *node) model.Methods {
+func (b *builder) retriableMethods(headers []msg, n *node) model.Methods {
 	if len(headers) == 0 {
 		return model.Methods{Any: true}
 	}
 	allowed := map[string]bool{}
 	for _, h := range headers {
-		if h.GetName() != ":method" {
+		if h.str("name") != ":method" {
 			return model.Methods{Any: true}
 		}
 		match, known := headerMatcher(h)
@@ -590,65 +567,71 @@ func (b *builder) retriableMethods(headers []*routev3.HeaderMatcher, n *node) mo
 
 // headerMatcher turns a header matcher into a test of one value; known is
 // false when the matcher cannot be evaluated here (a custom matcher, a
-// regex Go cannot compile).
-func headerMatcher(h *routev3.HeaderMatcher) (match func(string) bool, known bool) {
-	switch {
-	case h.GetStringMatch() != nil:
-		match, known = stringMatcher(h.GetStringMatch())
-	case h.GetSafeRegexMatch() != nil: //nolint:staticcheck // deprecated fields still match
-		match, known = regexMatcher(h.GetSafeRegexMatch().GetRegex(), false) //nolint:staticcheck // as above
-	case h.GetExactMatch() != "": //nolint:staticcheck // as above
-		want := h.GetExactMatch() //nolint:staticcheck // as above
-		match, known = func(v string) bool { return v == want }, true
-	case h.GetPrefixMatch() != "": //nolint:staticcheck // as above
-		p := h.GetPrefixMatch() //nolint:staticcheck // as above
-		match, known = func(v string) bool { return strings.HasPrefix(v, p) }, true
-	case h.GetSuffixMatch() != "": //nolint:staticcheck // as above
-		sfx := h.GetSuffixMatch() //nolint:staticcheck // as above
-		match, known = func(v string) bool { return strings.HasSuffix(v, sfx) }, true
-	case h.GetContainsMatch() != "": //nolint:staticcheck // as above
-		sub := h.GetContainsMatch() //nolint:staticcheck // as above
-		match, known = func(v string) bool { return strings.Contains(v, sub) }, true
-	case h.GetRangeMatch() != nil:
-		match, known = func(string) bool { return false }, true // a method is never a number
-	case h.GetHeaderMatchSpecifier() != nil:
-		if _, isPresent := h.GetHeaderMatchSpecifier().(*routev3.HeaderMatcher_PresentMatch); isPresent {
-			present := h.GetPresentMatch()
-			match, known = func(string) bool { return present }, true
+// regex Go cannot compile). The deprecated specifiers (exact_match,
+// safe_regex_match, ...) still match.
+func headerMatcher(h msg) (match func(string) bool, known bool) {
+	spec := h.oneof("header_match_specifier")
+	switch spec {
+	case "exact_match", "prefix_match", "suffix_match", "contains_match":
+		if h.str(spec) == "" {
+			return nil, false // an empty deprecated specifier is not read
 		}
-	default:
+	}
+	switch spec {
+	case "string_match":
+		match, known = stringMatcher(h.get("string_match"))
+	case "safe_regex_match":
+		match, known = regexMatcher(h.get("safe_regex_match").str("regex"), false)
+	case "exact_match":
+		want := h.str("exact_match")
+		match, known = func(v string) bool { return v == want }, true
+	case "prefix_match":
+		p := h.str("prefix_match")
+		match, known = func(v string) bool { return strings.HasPrefix(v, p) }, true
+	case "suffix_match":
+		sfx := h.str("suffix_match")
+		match, known = func(v string) bool { return strings.HasSuffix(v, sfx) }, true
+	case "contains_match":
+		sub := h.str("contains_match")
+		match, known = func(v string) bool { return strings.Contains(v, sub) }, true
+	case "range_match":
+		match, known = func(string) bool { return false }, true // a method is never a number
+	case "present_match":
+		present := h.flag("present_match")
+		match, known = func(string) bool { return present }, true
+	case "":
 		match, known = func(string) bool { return true }, true // no specifier: the header must be present
 	}
-	if known && h.GetInvertMatch() {
+	if known && h.flag("invert_match") {
 		inner := match
 		match = func(v string) bool { return !inner(v) }
 	}
 	return match, known
 }
 
-func stringMatcher(m *matcherv3.StringMatcher) (func(string) bool, bool) {
-	fold := m.GetIgnoreCase()
+func stringMatcher(m msg) (func(string) bool, bool) {
+	fold := m.flag("ignore_case")
 	norm := func(s string) string {
 		if fold {
 			return strings.ToLower(s)
 		}
 		return s
 	}
-	switch m.GetMatchPattern().(type) {
-	case *matcherv3.StringMatcher_Exact:
-		want := norm(m.GetExact())
+	switch m.oneof("match_pattern") {
+	case "exact":
+		want := norm(m.str("exact"))
 		return func(v string) bool { return norm(v) == want }, true
-	case *matcherv3.StringMatcher_Prefix:
-		p := norm(m.GetPrefix())
+	case "prefix":
+		p := norm(m.str("prefix"))
 		return func(v string) bool { return strings.HasPrefix(norm(v), p) }, true
-	case *matcherv3.StringMatcher_Suffix:
-		sfx := norm(m.GetSuffix())
+	case "suffix":
+		sfx := norm(m.str("suffix"))
 		return func(v string) bool { return strings.HasSuffix(norm(v), sfx) }, true
-	case *matcherv3.StringMatcher_Contains:
-		sub := norm(m.GetContains())
+	case "contains":
+		sub := norm(m.str("contains"))
 		return func(v string) bool { return strings.Contains(norm(v), sub) }, true
-	case *matcherv3.StringMatcher_SafeRegex:
-		return regexMatcher(m.GetSafeRegex().GetRegex(), fold)
+	case "safe_regex":
+		return regexMatcher(m.get("safe_regex").str("regex"), fold)
 	}
 	return nil, false
 }
@@ -665,13 +648,4 @@ func regexMatcher(re string, fold bool) (func(string) bool, bool) {
 		return nil, false
 	}
 	return rx.MatchString, true
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

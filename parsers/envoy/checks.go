@@ -4,13 +4,7 @@ import (
 	"fmt"
 	"sort"
 
-	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
-	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
-	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
-	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
-	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/types/known/anypb"
 
 	"github.com/proxylint/proxylint/model"
 )
@@ -38,23 +32,23 @@ func (l *loader) runChecks(ds []decoded) {
 		if d.r.state || d.r.inDump {
 			continue
 		}
-		m := d.m
-		if a, ok := m.(*anypb.Any); ok {
-			inner, err := unpack(a)
-			if err != nil {
+		m := wrap(d.m.ProtoReflect())
+		if m.name() == nameAny {
+			inner, ok := payload(m)
+			if !ok {
 				continue
 			}
 			m = inner
 		}
-		switch m := m.(type) {
-		case *bootstrapv3.Bootstrap:
+		switch m.name() {
+		case nameBootstrap:
 			l.checkBootstrap(m, d.r.n)
-		case *listenerv3.Listener:
-			xdsListeners[d.r.group] = append(xdsListeners[d.r.group], named{m.GetName(), d.r.n})
+		case nameListener:
+			xdsListeners[d.r.group] = append(xdsListeners[d.r.group], named{m.str("name"), d.r.n})
 			l.checkListener(m, d.r.n, nil)
-		case *clusterv3.Cluster:
-			xdsClusters[d.r.group] = append(xdsClusters[d.r.group], named{m.GetName(), d.r.n})
-		case *hcmv3.HttpConnectionManager:
+		case nameCluster:
+			xdsClusters[d.r.group] = append(xdsClusters[d.r.group], named{m.str("name"), d.r.n})
+		case nameConnectionManager:
 			l.checkTerminal(m, d.r.n)
 		}
 	}
@@ -95,9 +89,9 @@ func nameNode(n *node) *node {
 }
 
 // checkBootstrap runs the checks of the static resources of a bootstrap.
-func (l *loader) checkBootstrap(b *bootstrapv3.Bootstrap, n *node) {
+func (l *loader) checkBootstrap(b msg, n *node) {
 	srn := n.get("static_resources")
-	sr := b.GetStaticResources()
+	sr := b.get("static_resources")
 	// Static clusters: ClusterManagerImpl::loadCluster (envoyproxy/envoy
 	// source/common/upstream/cluster_manager_impl.cc) refuses a second
 	// cluster of the same name, "cluster manager: duplicate cluster '{}'"
@@ -147,10 +141,10 @@ func (l *loader) checkBootstrap(b *bootstrapv3.Bootstrap, n *node) {
 	// known yet when static listeners are built, so with a cds_config the
 	// check is left to Envoy.
 	var knownClusters map[string]bool
-	if b.GetDynamicResources().GetCdsConfig() == nil {
+	if !b.get("dynamic_resources").has("cds_config") {
 		knownClusters = clusters
 	}
-	for i, lst := range sr.GetListeners() {
+	for i, lst := range sr.list("listeners") {
 		l.checkListener(lst, srn.get("listeners").item(i), knownClusters)
 	}
 }
@@ -158,10 +152,10 @@ func (l *loader) checkBootstrap(b *bootstrapv3.Bootstrap, n *node) {
 // checkListener checks the connection managers of a listener; with
 // clusters non-nil, the clusters their inline route tables name must be
 // among them.
-func (l *loader) checkListener(lst *listenerv3.Listener, n *node, clusters map[string]bool) {
-	chains := lst.GetFilterChains()
+func (l *loader) checkListener(lst msg, n *node, clusters map[string]bool) {
+	chains := lst.list("filter_chains")
 	chainNodes := n.get("filter_chains").items()
-	if dc := lst.GetDefaultFilterChain(); dc != nil {
+	if dc := lst.get("default_filter_chain"); dc.ok() {
 		chains = append(chains, dc)
 		chainNodes = append(chainNodes, n.get("default_filter_chain"))
 	}
@@ -170,21 +164,17 @@ func (l *loader) checkListener(lst *listenerv3.Listener, n *node, clusters map[s
 			break
 		}
 		fnodes := chainNodes[i].get("filters").items()
-		for j, f := range fc.GetFilters() {
-			if j >= len(fnodes) || f.GetTypedConfig() == nil {
+		for j, f := range fc.list("filters") {
+			if j >= len(fnodes) {
 				continue
 			}
-			inner, err := unpack(f.GetTypedConfig())
-			if err != nil {
-				continue
-			}
-			hcm, ok := inner.(*hcmv3.HttpConnectionManager)
-			if !ok {
+			hcm, ok := payload(f.get("typed_config"))
+			if !ok || hcm.name() != nameConnectionManager {
 				continue
 			}
 			hn := fnodes[j].get("typed_config")
 			l.checkTerminal(hcm, hn)
-			if rc := hcm.GetRouteConfig(); rc != nil && clusters != nil {
+			if rc := hcm.get("route_config"); rc.ok() && clusters != nil {
 				l.checkRouteClusters(rc, hn.get("route_config"), clusters)
 			}
 		}
@@ -222,53 +212,53 @@ var nonTerminalHTTPFilters = map[string]bool{
 // (test/extensions/filters/network/http_connection_manager/config_test.cc,
 // NonTerminalFilter). Only filters known not to be terminal are judged:
 // a filter proxylint does not know may be.
-func (l *loader) checkTerminal(hcm *hcmv3.HttpConnectionManager, n *node) {
-	filters := hcm.GetHttpFilters()
+func (l *loader) checkTerminal(hcm msg, n *node) {
+	filters := hcm.list("http_filters")
 	items := n.get("http_filters").items()
 	if len(filters) == 0 || len(items) != len(filters) {
 		return
 	}
 	last := filters[len(filters)-1]
-	if last.GetTypedConfig() == nil || last.GetIsOptional() || last.GetDisabled() {
+	if !last.has("typed_config") || last.flag("is_optional") || last.flag("disabled") {
 		return
 	}
-	t := typeName(last.GetTypedConfig().GetTypeUrl())
+	t := typeName(last.get("typed_config").str("type_url"))
 	if !nonTerminalHTTPFilters[t] {
 		return
 	}
 	l.diags = append(l.diags, errorAt(l.pos(items[len(items)-1]),
-		fmt.Sprintf("non-terminal filter named %s of type %s is the last filter in a http filter chain: Envoy refuses the chain; end it with the router (envoy.filters.http.router)", last.GetName(), t)))
+		fmt.Sprintf("non-terminal filter named %s of type %s is the last filter in a http filter chain: Envoy refuses the chain; end it with the router (envoy.filters.http.router)", last.str("name"), t)))
 }
 
 // checkRouteClusters reports the routes of a static route table that name
 // a cluster not among clusters.
-func (l *loader) checkRouteClusters(rc *routev3.RouteConfiguration, n *node, clusters map[string]bool) {
-	if v := rc.GetValidateClusters(); v != nil && !v.GetValue() {
+func (l *loader) checkRouteClusters(rc msg, n *node, clusters map[string]bool) {
+	if v, set := rc.wrapped("validate_clusters"); set && !v.Bool() {
 		return
 	}
 	vhNodes := n.get("virtual_hosts").items()
-	for i, vh := range rc.GetVirtualHosts() {
+	for i, vh := range rc.list("virtual_hosts") {
 		if i >= len(vhNodes) {
 			return
 		}
 		rNodes := vhNodes[i].get("routes").items()
-		for j, r := range vh.GetRoutes() {
+		for j, r := range vh.list("routes") {
 			if j >= len(rNodes) {
 				break
 			}
 			an := rNodes[j].get("route")
-			ra := r.GetRoute()
-			if ra == nil {
+			ra := r.get("route")
+			if !ra.ok() {
 				continue
 			}
-			if c := ra.GetCluster(); c != "" && !clusters[c] {
+			if c := ra.str("cluster"); c != "" && !clusters[c] {
 				_, at := an.field("cluster")
 				l.diags = append(l.diags, errorAt(l.pos(at),
 					fmt.Sprintf("route: unknown cluster '%s': no static cluster has this name, and Envoy validates the clusters of a route table written in the connection manager", c)))
 			}
 			wcNodes := an.get("weighted_clusters").get("clusters").items()
-			for k, wc := range ra.GetWeightedClusters().GetClusters() {
-				if c := wc.GetName(); c != "" && !clusters[c] && k < len(wcNodes) {
+			for k, wc := range ra.get("weighted_clusters").list("clusters") {
+				if c := wc.str("name"); c != "" && !clusters[c] && k < len(wcNodes) {
 					_, at := wcNodes[k].field("name")
 					l.diags = append(l.diags, errorAt(l.pos(at),
 						fmt.Sprintf("route: unknown weighted cluster '%s': no static cluster has this name, and Envoy validates the clusters of a route table written in the connection manager", c)))

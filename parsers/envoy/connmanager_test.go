@@ -4,9 +4,6 @@ import (
 	"testing"
 	"time"
 
-	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
-	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
-
 	"github.com/proxylint/proxylint/model"
 )
 
@@ -18,15 +15,15 @@ func connManagerOf(t *testing.T, src string) (connManager, *model.Listener) {
 	if err != nil || len(tree) != 1 {
 		t.Fatalf("%d documents, %v", len(tree), err)
 	}
-	m, probs, _ := decode(tree[0], (&hcmv3.HttpConnectionManager{}).ProtoReflect().Type())
+	m, probs, _ := decode(tree[0], messageType(nameConnectionManager))
 	if len(probs) != 0 {
 		t.Fatalf("problems %+v", probs)
 	}
 	p := &model.Proxy{Product: model.Envoy}
 	b := &builder{file: "hcm.yaml", proxy: p, clusters: map[string]*model.Upstream{},
-		routes: map[string]res[*routev3.RouteConfiguration]{}, conn: map[*model.Listener]connManager{}}
+		routes: map[string]res{}, conn: map[*model.Listener]connManager{}}
 	ln := &model.Listener{Proxy: p}
-	b.hcm(ln, m.(*hcmv3.HttpConnectionManager), tree[0], tree[0])
+	b.hcm(ln, wrap(m.ProtoReflect()), tree[0], tree[0])
 	return b.conn[ln], ln
 }
 

@@ -44,12 +44,12 @@ func directRoots(t *testing.T, name string, src []byte) (roots, direct int) {
 	for _, doc := range docs {
 		rs, _ := classify(doc)
 		for _, r := range rs {
-			m, probs, unknown, ok, mismatch := compareDirect(r.n, r.mt, r.inDump, r.version)
+			m, probs, unknown, ok, mismatch := compareDirect(r.n, messageType(r.mt), r.inDump, r.version)
 			if mismatch != "" {
 				t.Errorf("%s: %s", name, mismatch)
 			}
 			if !ok && m != nil && len(probs) == 0 && len(unknown) == 0 {
-				t.Errorf("%s:%d:%d: protojson reads this %s cleanly, the direct reader does not", name, r.n.line, r.n.col, r.mt.Descriptor().FullName())
+				t.Errorf("%s:%d:%d: protojson reads this %s cleanly, the direct reader does not", name, r.n.line, r.n.col, r.mt)
 			}
 			roots++
 			if ok {
@@ -168,7 +168,7 @@ func FuzzDirect(f *testing.F) {
 		for _, doc := range docs {
 			rs, _ := classify(doc)
 			for _, r := range rs {
-				if _, _, _, _, mismatch := compareDirect(r.n, r.mt, r.inDump, r.version); mismatch != "" {
+				if _, _, _, _, mismatch := compareDirect(r.n, messageType(r.mt), r.inDump, r.version); mismatch != "" {
 					t.Fatal(mismatch)
 				}
 			}

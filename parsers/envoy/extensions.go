@@ -15,6 +15,13 @@ package envoy
 // transport sockets, the aggregate cluster, the TLS inspector and the
 // file and standard-stream access loggers.
 import (
+	_ "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3" // the resources the loader reads
+	_ "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
+
 	_ "github.com/cncf/xds/go/udpa/type/v1"                                              // udpa.type.v1.TypedStruct
 	_ "github.com/cncf/xds/go/xds/type/v3"                                               // xds.type.v3.TypedStruct
 	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/access_loggers/file/v3"   // file access log

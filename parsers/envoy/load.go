@@ -261,7 +261,7 @@ func (l *loader) report(code string, probs []problem) {
 // decode reads one root, validates it and everything inside its Anys, and
 // notes the extensions it could not read.
 func (l *loader) decode(r root) proto.Message {
-	m, probs, unknown := decodeRoot(r.n, r.mt, r.inDump, r.version)
+	m, probs, unknown := decodeRoot(r.n, messageType(r.mt), r.inDump, r.version)
 	if r.state {
 		// Envoy's runtime state in a config dump: read, not judged.
 		return m

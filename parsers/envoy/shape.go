@@ -4,16 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
-	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
-	endpointv3 "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
-	listenerv3 "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
-	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
-	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
-	tlsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/types/known/anypb"
 )
 
 // A file holds Envoy configuration in one of several shapes; the content
@@ -30,7 +22,7 @@ import (
 // root is a part of the tree to decode as one message.
 type root struct {
 	n  *node
-	mt protoreflect.MessageType
+	mt protoreflect.FullName // the message type to read it as
 	// group names the proxy the root belongs to: "" for the file's
 	// configuration, the wrapping keys for configurations wrapped under
 	// names.
@@ -54,36 +46,31 @@ type root struct {
 	version string
 }
 
-var (
-	typeAny       = (&anypb.Any{}).ProtoReflect().Type()
-	typeBootstrap = (&bootstrapv3.Bootstrap{}).ProtoReflect().Type()
-)
-
 // candidate is a resource type recognised by its fields.
 type candidate struct {
-	mt          protoreflect.MessageType
+	mt          protoreflect.FullName
 	distinctive []string // fields only this type has
 }
 
 var candidates = []candidate{
-	{(&listenerv3.Listener{}).ProtoReflect().Type(), []string{
+	{nameListener, []string{
 		"filter_chains", "listener_filters", "default_filter_chain", "api_listener", "internal_listener",
 		"udp_listener_config", "additional_addresses", "use_original_dst", "listener_filters_timeout", "per_connection_buffer_limit_bytes_listener"}},
-	{(&routev3.RouteConfiguration{}).ProtoReflect().Type(), []string{
+	{nameRouteConfiguration, []string{
 		"virtual_hosts", "vhds", "cluster_specifier_plugins", "internal_only_headers", "validate_clusters"}},
-	{(&clusterv3.Cluster{}).ProtoReflect().Type(), []string{
+	{nameCluster, []string{
 		"connect_timeout", "load_assignment", "lb_policy", "eds_cluster_config", "cluster_type",
 		"typed_extension_protocol_options", "circuit_breakers", "dns_lookup_family", "outlier_detection",
 		"health_checks", "http2_protocol_options", "transport_socket_matches", "upstream_connection_options",
 		"common_lb_config", "lb_subset_config", "dns_refresh_rate", "respect_dns_ttl", "load_balancing_policy",
 		"http_protocol_options", "upstream_http_protocol_options", "cleanup_interval", "close_connections_on_host_health_failure"}},
-	{(&endpointv3.ClusterLoadAssignment{}).ProtoReflect().Type(), []string{"endpoints", "named_endpoints"}},
+	{nameClusterLoadAssign, []string{"endpoints", "named_endpoints"}},
 	// Fragments people paste from a larger configuration: the HTTP
 	// connection manager's typed_config, a virtual host.
-	{(&hcmv3.HttpConnectionManager{}).ProtoReflect().Type(), []string{
+	{nameConnectionManager, []string{
 		"stat_prefix", "http_filters", "codec_type", "route_config", "rds", "scoped_routes", "common_http_protocol_options",
 		"http1_safe_max_connection_duration", "stream_idle_timeout", "request_timeout", "drain_timeout", "delayed_close_timeout"}},
-	{(&routev3.VirtualHost{}).ProtoReflect().Type(), []string{"domains"}},
+	{nameVirtualHost, []string{"domains"}},
 }
 
 // dumpEntryKeys hold the resource in the entries of a config dump's lists.
@@ -106,20 +93,20 @@ var dumpEntryKeys = []string{"listener", "cluster", "route_config", "endpoint_co
 func (c *classifier) dumpSection(n *node, group string) {
 	t := n.get("@type").str()
 	name := t[strings.LastIndexByte(t, '.')+1:]
-	add := func(r *node, mt protoreflect.MessageType, state, checkOnly bool) {
+	add := func(r *node, mt protoreflect.FullName, state, checkOnly bool) {
 		if r != nil && r.kind == kMap {
 			c.roots = append(c.roots, root{n: r, mt: mt, group: group, inDump: true, state: state, checkOnly: checkOnly, version: c.version})
 		}
 	}
 	resource := func(list, inner string, state, checkOnly bool) {
 		for _, e := range n.get(list).items() {
-			add(e.get(inner), typeAny, state, checkOnly)
+			add(e.get(inner), nameAny, state, checkOnly)
 		}
 	}
 	switch name {
 	case "BootstrapConfigDump":
 		if b := n.get("bootstrap"); b != nil && b.kind == kMap {
-			c.roots = append(c.roots, root{n: b, mt: typeBootstrap, group: group, dumped: true, inDump: true, version: c.version})
+			c.roots = append(c.roots, root{n: b, mt: nameBootstrap, group: group, dumped: true, inDump: true, version: c.version})
 		}
 	case "ListenersConfigDump":
 		resource("static_listeners", "listener", false, false)
@@ -127,9 +114,9 @@ func (c *classifier) dumpSection(n *node, group string) {
 			// The active state serves traffic; a listener still warming
 			// up serves next, and one that only warms is modelled.
 			active := e.get("active_state").get("listener")
-			add(active, typeAny, false, false)
-			add(e.get("warming_state").get("listener"), typeAny, false, active != nil)
-			add(e.get("draining_state").get("listener"), typeAny, false, true)
+			add(active, nameAny, false, false)
+			add(e.get("warming_state").get("listener"), nameAny, false, active != nil)
+			add(e.get("draining_state").get("listener"), nameAny, false, true)
 		}
 	case "ClustersConfigDump":
 		resource("static_clusters", "cluster", false, false)
@@ -178,12 +165,12 @@ func num(n *node) string {
 // caches and file-based xDS hold them, with the type each list holds when
 // its entries have no "@type"; a bare {listeners: [...]} or
 // {clusters: [...]} (static_resources without the wrapper) is one too.
-var snapshotKeys = map[string]protoreflect.MessageType{
-	"listeners": (&listenerv3.Listener{}).ProtoReflect().Type(),
-	"clusters":  (&clusterv3.Cluster{}).ProtoReflect().Type(),
-	"routes":    (&routev3.RouteConfiguration{}).ProtoReflect().Type(),
-	"endpoints": (&endpointv3.ClusterLoadAssignment{}).ProtoReflect().Type(),
-	"secrets":   (&tlsv3.Secret{}).ProtoReflect().Type(),
+var snapshotKeys = map[string]protoreflect.FullName{
+	"listeners": nameListener,
+	"clusters":  nameCluster,
+	"routes":    nameRouteConfiguration,
+	"endpoints": nameClusterLoadAssign,
+	"secrets":   nameSecret,
 }
 
 // snapshotExtras are keys a snapshot may carry besides its lists.
@@ -286,7 +273,7 @@ type classifier struct {
 	version string
 }
 
-func (c *classifier) add(n *node, mt protoreflect.MessageType, group string) {
+func (c *classifier) add(n *node, mt protoreflect.FullName, group string) {
 	c.roots = append(c.roots, root{n: n, mt: mt, group: group})
 }
 
@@ -310,7 +297,7 @@ func (c *classifier) visit(n *node, group string, depth int) bool {
 		return false
 	}
 	if hasAny(n, bootstrapKeys) && n.get("@type") == nil {
-		c.add(n, typeBootstrap, group)
+		c.add(n, nameBootstrap, group)
 		return true
 	}
 	if cf := n.get("configs"); cf != nil && cf.kind == kSeq && n.get("@type") == nil {
@@ -384,14 +371,14 @@ func (c *classifier) resource(n *node, group string) bool {
 		return false
 	}
 	if r := wrapped(n); r != nil {
-		c.add(r, typeAny, group)
+		c.add(r, nameAny, group)
 		return true
 	}
 	if t := n.get("@type"); t != nil {
 		if strings.Contains(t.str(), "envoy.admin.") {
 			c.dumpSection(n, group)
 		} else {
-			c.add(n, typeAny, group)
+			c.add(n, nameAny, group)
 		}
 		return true
 	}
@@ -399,12 +386,12 @@ func (c *classifier) resource(n *node, group string) bool {
 	// it and documentation excerpts show it: the resource is inside.
 	for _, w := range dumpEntryKeys {
 		if inner := n.get(w); inner != nil && inner.kind == kMap && inner.get("@type") != nil {
-			c.add(inner, typeAny, group)
+			c.add(inner, nameAny, group)
 			return true
 		}
 	}
 	if hasAny(n, bootstrapKeys) {
-		c.add(n, typeBootstrap, group)
+		c.add(n, nameBootstrap, group)
 		return true
 	}
 	best, bestScore := -1, 0
@@ -418,7 +405,7 @@ func (c *classifier) resource(n *node, group string) bool {
 		if score == 0 {
 			continue
 		}
-		md := cd.mt.Descriptor()
+		md := messageDescriptor(cd.mt)
 		for _, k := range n.kids {
 			if fieldByName(md, k.key.value) != nil {
 				score++
@@ -463,59 +450,59 @@ func onlyKeys(n *node, keys ...string) bool {
 }
 
 // res is a resource with the node it was read from.
-type res[T proto.Message] struct {
-	msg T
+type res struct {
+	msg msg
 	n   *node
 }
 
 // collection is everything the roots of one proxy hold, by type.
 type collection struct {
-	listeners []res[*listenerv3.Listener]
-	clusters  []res[*clusterv3.Cluster]
-	routes    []res[*routev3.RouteConfiguration]
-	endpoints []res[*endpointv3.ClusterLoadAssignment]
+	listeners []res
+	clusters  []res
+	routes    []res // RouteConfiguration
+	endpoints []res // ClusterLoadAssignment
 	// Fragments: connection managers and virtual hosts on their own.
-	hcms   []res[*hcmv3.HttpConnectionManager]
-	vhosts []res[*routev3.VirtualHost]
+	hcms   []res
+	vhosts []res
 	// The static resources of the bootstrap in a config dump: the dump's
 	// listener and cluster sections repeat them, so they are used only
 	// when the dump has no such section.
-	dumpListeners []res[*listenerv3.Listener]
-	dumpClusters  []res[*clusterv3.Cluster]
+	dumpListeners []res
+	dumpClusters  []res
 }
 
 // add files a decoded message; dumped marks a bootstrap read from a
 // config dump.
-func (c *collection) add(m proto.Message, n *node, dumped bool) {
-	switch m := m.(type) {
-	case *anypb.Any:
-		inner, err := unpack(m)
-		if err == nil {
-			c.add(inner, n, dumped)
+func (c *collection) add(pm proto.Message, n *node, dumped bool) {
+	m := wrap(pm.ProtoReflect())
+	switch m.name() {
+	case nameAny:
+		if inner, ok := payload(m); ok {
+			c.add(inner.m.Interface(), n, dumped)
 		}
-	case *listenerv3.Listener:
-		c.listeners = append(c.listeners, res[*listenerv3.Listener]{m, n})
-	case *clusterv3.Cluster:
-		c.clusters = append(c.clusters, res[*clusterv3.Cluster]{m, n})
-	case *routev3.RouteConfiguration:
-		c.routes = append(c.routes, res[*routev3.RouteConfiguration]{m, n})
-	case *endpointv3.ClusterLoadAssignment:
-		c.endpoints = append(c.endpoints, res[*endpointv3.ClusterLoadAssignment]{m, n})
-	case *hcmv3.HttpConnectionManager:
-		c.hcms = append(c.hcms, res[*hcmv3.HttpConnectionManager]{m, n})
-	case *routev3.VirtualHost:
-		c.vhosts = append(c.vhosts, res[*routev3.VirtualHost]{m, n})
-	case *bootstrapv3.Bootstrap:
+	case nameListener:
+		c.listeners = append(c.listeners, res{m, n})
+	case nameCluster:
+		c.clusters = append(c.clusters, res{m, n})
+	case nameRouteConfiguration:
+		c.routes = append(c.routes, res{m, n})
+	case nameClusterLoadAssign:
+		c.endpoints = append(c.endpoints, res{m, n})
+	case nameConnectionManager:
+		c.hcms = append(c.hcms, res{m, n})
+	case nameVirtualHost:
+		c.vhosts = append(c.vhosts, res{m, n})
+	case nameBootstrap:
 		ls, cs := &c.listeners, &c.clusters
 		if dumped {
 			ls, cs = &c.dumpListeners, &c.dumpClusters
 		}
-		sr, srn := m.GetStaticResources(), n.get("static_resources")
-		for i, l := range sr.GetListeners() {
-			*ls = append(*ls, res[*listenerv3.Listener]{l, srn.get("listeners").item(i)})
+		sr, srn := m.get("static_resources"), n.get("static_resources")
+		for i, l := range sr.list("listeners") {
+			*ls = append(*ls, res{l, srn.get("listeners").item(i)})
 		}
-		for i, cl := range sr.GetClusters() {
-			*cs = append(*cs, res[*clusterv3.Cluster]{cl, srn.get("clusters").item(i)})
+		for i, cl := range sr.list("clusters") {
+			*cs = append(*cs, res{cl, srn.get("clusters").item(i)})
 		}
 	}
 }
