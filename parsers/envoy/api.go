@@ -7,9 +7,19 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 )
 
+// resolver finds the message types of Envoy's API, for protojson and for
+// the Anys inside messages.
+type resolver interface {
+	protoregistry.MessageTypeResolver
+	protoregistry.ExtensionTypeResolver
+}
+
+// apiTypes is the resolver of Envoy's API.
+func apiTypes() resolver { return protoregistry.GlobalTypes }
+
 // messageType is the type of the named message of Envoy's API.
 func messageType(name protoreflect.FullName) protoreflect.MessageType {
-	mt, err := protoregistry.GlobalTypes.FindMessageByName(name)
+	mt, err := apiTypes().FindMessageByName(name)
 	if err != nil {
 		panic(fmt.Sprintf("message type %s: %v", name, err))
 	}

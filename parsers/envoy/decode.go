@@ -58,7 +58,7 @@ func decodeJSON(n *node, mt protoreflect.MessageType, dump bool, version string)
 		e.errs = e.errs[:0]
 		msg := mt.New().Interface()
 		// proto3 has no required fields: skip the check for them.
-		err := protojson.UnmarshalOptions{AllowPartial: true}.Unmarshal(data, msg)
+		err := protojson.UnmarshalOptions{AllowPartial: true, Resolver: apiTypes()}.Unmarshal(data, msg)
 		if err == nil {
 			return msg, probs, e.unknown
 		}

@@ -11,7 +11,6 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/reflect/protoregistry"
 )
 
 // The direct reader sets the fields of the messages straight from the
@@ -253,7 +252,7 @@ func directAny(n *node, m protoreflect.Message, depth int) bool {
 	if kind != jString || !utf8.ValidString(url) {
 		return false
 	}
-	mt, err := protoregistry.GlobalTypes.FindMessageByURL(url)
+	mt, err := apiTypes().FindMessageByURL(url)
 	if err != nil || rawJSON(mt.Descriptor()) {
 		return false
 	}
@@ -283,7 +282,7 @@ func directWellKnown(n *node, m protoreflect.Message) bool {
 		e.value(n, nil, nil, lineInfo{}, true)
 		data = e.buf.Bytes()
 	}
-	return protojson.UnmarshalOptions{AllowPartial: true}.Unmarshal(data, m.Interface()) == nil
+	return protojson.UnmarshalOptions{AllowPartial: true, Resolver: apiTypes()}.Unmarshal(data, m.Interface()) == nil
 }
 
 func isWrapper(md protoreflect.MessageDescriptor) bool {

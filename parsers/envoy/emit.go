@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/proxylint/proxylint/internal/suggest"
 )
@@ -290,7 +289,7 @@ func (e *emitter) anyMembers(n *node, open int) {
 		return
 	}
 	url := tv.value
-	mt, err := protoregistry.GlobalTypes.FindMessageByURL(url)
+	mt, err := apiTypes().FindMessageByURL(url)
 	if err == nil {
 		md := mt.Descriptor()
 		if rawJSON(md) {

@@ -33,7 +33,7 @@ import (
 	"sync"
 
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/proxylint/proxylint/model"
 )
@@ -273,10 +273,10 @@ func (l *loader) decode(r root) proto.Message {
 	if m == nil {
 		return nil
 	}
-	check := func(_ *anypb.Any, inner proto.Message, n *node) {
-		l.report(CodeInvalid, validate(inner, n))
+	check := func(inner protoreflect.Message, n *node) {
+		l.report(CodeInvalid, validate(inner.Interface(), n))
 	}
-	if _, isAny := m.(*anypb.Any); isAny {
+	if m.ProtoReflect().Descriptor().FullName() == nameAny {
 		visitMessage(m.ProtoReflect(), r.n, check)
 		return m
 	}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/types/known/anypb"
 )
 
 // The messages of Envoy's API are read through reflection, by the proto
@@ -215,13 +214,12 @@ func payload(a msg) (msg, bool) {
 	if !a.ok() {
 		return msg{}, false
 	}
-	any, isAny := a.m.Interface().(*anypb.Any)
-	if !isAny {
+	if a.name() != nameAny {
 		return msg{}, false
 	}
-	inner, err := unpack(any)
+	inner, err := unpack(a.m)
 	if err != nil {
 		return msg{}, false
 	}
-	return wrap(inner.ProtoReflect()), true
+	return wrap(inner), true
 }

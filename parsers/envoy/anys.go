@@ -1,0 +1,197 @@
+package envoy
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// The Anys of a configuration: the messages they hold, decoded once per
+// load, and a walk that visits each of them.
+
+// unpack decodes the message an Any holds. proto3 has no required fields,
+// so the check for them is skipped: it costs time on the first decode of
+// every message type.
+//
+// While a load runs, each Any is decoded once: validation, Envoy's checks
+// and the model builder all read the same Anys, and the messages they hold
+// are only read.
+func unpack(a protoreflect.Message) (protoreflect.Message, error) {
+	unpacked.Lock()
+	if unpacked.m != nil {
+		if r, ok := unpacked.m[a]; ok {
+			unpacked.Unlock()
+			return r.m, r.err
+		}
+	}
+	unpacked.Unlock()
+	m, err := unmarshalAny(a)
+	unpacked.Lock()
+	if unpacked.m != nil {
+		unpacked.m[a] = unpackResult{m, err}
+	}
+	unpacked.Unlock()
+	return m, err
+}
+
+type unpackResult struct {
+	m   protoreflect.Message
+	err error
+}
+
+// unmarshalAny decodes the message of an Any, by the type its URL names.
+func unmarshalAny(a protoreflect.Message) (protoreflect.Message, error) {
+	fields := a.Descriptor().Fields()
+	url := a.Get(fields.ByNumber(1)).String()
+	value := a.Get(fields.ByNumber(2)).Bytes()
+	mt, err := apiTypes().FindMessageByURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("type %q: %w", url, err)
+	}
+	m := mt.New()
+	if err := (proto.UnmarshalOptions{AllowPartial: true, Resolver: apiTypes()}).Unmarshal(value, m.Interface()); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// unpacked holds the decoded Anys while any load runs.
+var unpacked struct {
+	sync.Mutex
+	loads int
+	m     map[protoreflect.Message]unpackResult
+}
+
+// rememberUnpacked keeps decoded Anys until the load ends; the function it
+// returns ends it, and forgets them when no other load runs.
+func rememberUnpacked() func() {
+	unpacked.Lock()
+	if unpacked.loads == 0 {
+		unpacked.m = map[protoreflect.Message]unpackResult{}
+	}
+	unpacked.loads++
+	unpacked.Unlock()
+	return func() {
+		unpacked.Lock()
+		unpacked.loads--
+		if unpacked.loads == 0 {
+			unpacked.m = nil
+		}
+		unpacked.Unlock()
+	}
+}
+
+// anyVisitor is called for every Any inside a message, with the message it
+// holds and the node it was read from.
+type anyVisitor func(inner protoreflect.Message, n *node)
+
+// walkAnys finds every Any in m, unpacks it and calls fn, then walks the
+// unpacked message too. Anys whose type is not linked were rewritten to
+// TypedStruct and are skipped: there is nothing to check in them.
+func walkAnys(m protoreflect.Message, n *node, fn anyVisitor) {
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		if fd.Message() == nil {
+			return true
+		}
+		if md := valueMessage(fd); md == nil || !mayHoldAny(md) {
+			return true
+		}
+		_, fn2 := n.field(string(fd.Name()))
+		switch {
+		case fd.IsList():
+			l := v.List()
+			for i := 0; i < l.Len(); i++ {
+				visitMessage(l.Get(i).Message(), fn2.item(i), fn)
+			}
+		case fd.IsMap():
+			if fd.MapValue().Message() == nil {
+				return true
+			}
+			keys := make([]protoreflect.MapKey, 0, v.Map().Len())
+			v.Map().Range(func(k protoreflect.MapKey, _ protoreflect.Value) bool {
+				keys = append(keys, k)
+				return true
+			})
+			sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+			for _, k := range keys {
+				visitMessage(v.Map().Get(k).Message(), fn2.get(k.String()), fn)
+			}
+		default:
+			visitMessage(v.Message(), fn2, fn)
+		}
+		return true
+	})
+}
+
+func visitMessage(m protoreflect.Message, n *node, fn anyVisitor) {
+	md := m.Descriptor()
+	if md.FullName() == nameAny {
+		if n == nil || n.rewritten {
+			return
+		}
+		inner, err := unpack(m)
+		if err != nil {
+			return
+		}
+		fn(inner, n)
+		walkAnys(inner, n, fn)
+		return
+	}
+	if rawJSON(md) {
+		return
+	}
+	walkAnys(m, n, fn)
+}
+
+// holdsAny caches, per message type, whether a message of it can hold an
+// Any at any depth: walkAnys skips the fields whose type cannot (addresses,
+// matchers, durations, ...), most of a configuration's messages.
+var holdsAny sync.Map // protoreflect.FullName → bool
+
+// mayHoldAny reports whether a message of type md can hold an Any, itself
+// included. The well-known types other than Any hold none that walkAnys
+// would visit (visitMessage does not walk them).
+func mayHoldAny(md protoreflect.MessageDescriptor) bool {
+	if v, ok := holdsAny.Load(md.FullName()); ok {
+		return v.(bool)
+	}
+	seen := map[protoreflect.FullName]bool{}
+	found := reachesAny(md, seen)
+	if found {
+		holdsAny.Store(md.FullName(), true)
+	} else {
+		// Nothing reachable from md holds an Any, so nothing reachable
+		// from any type on the way does either.
+		for name := range seen {
+			holdsAny.Store(name, false)
+		}
+	}
+	return found
+}
+
+func reachesAny(md protoreflect.MessageDescriptor, seen map[protoreflect.FullName]bool) bool {
+	name := md.FullName()
+	if name == "google.protobuf.Any" {
+		return true
+	}
+	if seen[name] {
+		return false
+	}
+	seen[name] = true
+	if v, ok := holdsAny.Load(name); ok {
+		return v.(bool)
+	}
+	if rawJSON(md) {
+		return false
+	}
+	fields := md.Fields()
+	for i := 0; i < fields.Len(); i++ {
+		if sub := valueMessage(fields.Get(i)); sub != nil && reachesAny(sub, seen) {
+			return true
+		}
+	}
+	return false
+}
