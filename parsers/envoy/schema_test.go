@@ -1,6 +1,8 @@
 package envoy
 
 import (
+	"bytes"
+	"compress/gzip"
 	"errors"
 	"go/parser"
 	"go/token"
@@ -385,6 +387,37 @@ func TestSchemaRulesWithoutValidatePackage(t *testing.T) {
 	str := rules.Get(rules.Descriptor().Fields().ByName("string")).Message()
 	if got := str.Get(str.Descriptor().Fields().ByName("min_len")).Uint(); got != 1 {
 		t.Errorf("stat_prefix min_len = %d, want 1", got)
+	}
+}
+
+// A bad embedded file is an error for the loader to report, not a panic.
+func TestSchemaBuildErrors(t *testing.T) {
+	set, err := decodeSchema(schemaData, protoregistry.GlobalTypes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The last file without the files it imports.
+	raw, err := proto.Marshal(&descriptorpb.FileDescriptorSet{File: set.File[len(set.File)-1:]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var incomplete bytes.Buffer
+	zw := gzip.NewWriter(&incomplete)
+	if _, err := zw.Write(raw); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{
+		"empty":      nil,
+		"truncated":  schemaData[:len(schemaData)/2],
+		"not gzip":   raw,
+		"incomplete": incomplete.Bytes(),
+	} {
+		if s, err := buildSchema(data); err == nil || s != nil {
+			t.Errorf("%s: got %v, %v", name, s, err)
+		}
 	}
 }
 
