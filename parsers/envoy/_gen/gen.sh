@@ -19,3 +19,5 @@ mod=$(go list -m -f '{{.Dir}}' github.com/envoyproxy/go-control-plane/envoy)
 } >_gen/imports.go
 go run ./_gen >typenames.go
 gofmt -w typenames.go
+# schema.binpb.gz: the descriptors the loader builds its dynamic types from.
+go run ./_gen/schema

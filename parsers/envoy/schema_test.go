@@ -1,0 +1,431 @@
+package envoy
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	pgv "github.com/envoyproxy/protoc-gen-validate/validate"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/descriptorpb"
+
+	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
+	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
+
+	// The packages _gen/schema links, so that the embedded files can be
+	// compared with theirs whatever the loader links.
+	// TestSchemaHoldsLinkedPackages checks that none is missing here.
+	_ "github.com/cncf/xds/go/udpa/type/v1"
+	_ "github.com/cncf/xds/go/xds/type/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/access_loggers/file/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/access_loggers/stream/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/clusters/aggregate/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/compression/gzip/compressor/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/compressor/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/cors/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/fault/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/grpc_web/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/health_check/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/local_ratelimit/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/lua/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/router/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/listener/tls_inspector/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/raw_buffer/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
+	_ "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
+)
+
+func mustSchema(t testing.TB) *schema {
+	t.Helper()
+	s, err := loadSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// The embedded files are those the generated packages register: a
+// go-control-plane upgrade without running _gen/schema fails here.
+func TestSchemaMatchesGenerated(t *testing.T) {
+	set, err := decodeSchema(schemaData, protoregistry.GlobalTypes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, got := range set.File {
+		for _, dep := range got.Dependency {
+			if !seen[dep] {
+				t.Errorf("%s comes before %s, which it imports", got.GetName(), dep)
+			}
+		}
+		seen[got.GetName()] = true
+		if got.SourceCodeInfo != nil {
+			t.Errorf("%s keeps its source info", got.GetName())
+		}
+		fd, err := protoregistry.GlobalFiles.FindFileByPath(got.GetName())
+		if err != nil {
+			t.Errorf("%s: %v", got.GetName(), err)
+			continue
+		}
+		want := protodesc.ToFileDescriptorProto(fd)
+		want.SourceCodeInfo = nil
+		if !proto.Equal(got, want) {
+			t.Errorf("%s differs from the linked descriptor: run go run ./_gen/schema", got.GetName())
+		}
+	}
+}
+
+// The embedded files are exactly those linking the packages _gen/schema
+// lists registers: the files of these packages, of the packages they
+// import, and so on. Linking a package registers all its files, not only
+// those another imports, and the loader resolves an Any against all of
+// them; so do the embedded files. The loader links no package outside
+// that list.
+func TestSchemaHoldsLinkedPackages(t *testing.T) {
+	listed := map[string]bool{}
+	for pkg := range protoImports(t, filepath.Join("_gen", "schema", "main.go")) {
+		if isAPIPackage(pkg) {
+			listed[pkg] = true
+		}
+	}
+	if len(listed) == 0 {
+		t.Fatal("no package listed in _gen/schema")
+	}
+	byPackage := map[string][]protoreflect.FileDescriptor{}
+	protoregistry.GlobalFiles.RangeFiles(func(fd protoreflect.FileDescriptor) bool {
+		pkg := goPackage(fd)
+		byPackage[pkg] = append(byPackage[pkg], fd)
+		return true
+	})
+
+	want := map[string]bool{}
+	linked := map[string]bool{}
+	var link func(pkg string)
+	link = func(pkg string) {
+		if linked[pkg] {
+			return
+		}
+		linked[pkg] = true
+		for _, fd := range byPackage[pkg] {
+			want[fd.Path()] = true
+			imports := fd.Imports()
+			for i := 0; i < imports.Len(); i++ {
+				link(goPackage(imports.Get(i).FileDescriptor))
+			}
+		}
+	}
+	for pkg := range listed {
+		if len(byPackage[pkg]) == 0 {
+			t.Errorf("%s is not linked into the test: import it in schema_test.go", pkg)
+		}
+		link(pkg)
+	}
+
+	set, err := decodeSchema(schemaData, protoregistry.GlobalTypes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range set.File {
+		if !want[f.GetName()] {
+			t.Errorf("%s is embedded but not needed", f.GetName())
+		}
+		delete(want, f.GetName())
+	}
+	for path := range want {
+		t.Errorf("%s is needed but not embedded: run go run ./_gen/schema", path)
+	}
+
+	// Whatever the loader itself links, well-known types included, the
+	// schema must describe.
+	loader, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	embedded := map[string]bool{}
+	for _, f := range set.File {
+		embedded[f.GetName()] = true
+	}
+	for _, file := range loader {
+		if strings.HasSuffix(file, "_test.go") {
+			continue
+		}
+		for pkg := range protoImports(t, file) {
+			if isAPIPackage(pkg) && !listed[pkg] {
+				t.Errorf("%s imports %s, which _gen/schema does not list", file, pkg)
+			}
+			for _, fd := range byPackage[pkg] {
+				if !embedded[fd.Path()] {
+					t.Errorf("%s imports %s, whose %s is not embedded", file, pkg, fd.Path())
+				}
+			}
+		}
+	}
+}
+
+// protoImports returns the packages a Go file imports.
+func protoImports(t *testing.T, file string) map[string]bool {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.ImportsOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkgs := map[string]bool{}
+	for _, spec := range f.Imports {
+		pkg, err := strconv.Unquote(spec.Path.Value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pkgs[pkg] = true
+	}
+	return pkgs
+}
+
+// goPackage returns the import path of the Go package holding a file.
+func goPackage(fd protoreflect.FileDescriptor) string {
+	pkg, _, _ := strings.Cut(fd.Options().(*descriptorpb.FileOptions).GetGoPackage(), ";")
+	return pkg
+}
+
+func isAPIPackage(pkg string) bool {
+	return strings.HasPrefix(pkg, "github.com/envoyproxy/go-control-plane/") ||
+		strings.HasPrefix(pkg, "github.com/cncf/xds/go/")
+}
+
+func TestSchemaFindsTypes(t *testing.T) {
+	s := mustSchema(t)
+	for _, name := range []string{
+		"envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
+		"envoy.extensions.filters.http.router.v3.Router",
+		"envoy.config.bootstrap.v3.Bootstrap",
+		"xds.type.v3.TypedStruct",
+		"google.protobuf.Duration",
+	} {
+		mt, err := s.FindMessageByURL("type.googleapis.com/" + name)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if got := mt.Descriptor().FullName(); got != protoreflect.FullName(name) {
+			t.Errorf("%s: found %s", name, got)
+		}
+		if _, err := s.FindMessageByName(protoreflect.FullName(name)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	for _, url := range []string{
+		"type.googleapis.com/envoy.extensions.filters.http.nonesuch.v3.Nonesuch",
+		"type.googleapis.com/envoy.config.route.v3.RouteAction.ClusterNotFoundResponseCode", // an enum
+	} {
+		if _, err := s.FindMessageByURL(url); err == nil {
+			t.Errorf("%s: found", url)
+		}
+	}
+	url := "type.googleapis.com/envoy.extensions.filters.http.nonesuch.v3.Nonesuch"
+	if _, err := s.FindMessageByURL(url); !errors.Is(err, protoregistry.NotFound) {
+		t.Errorf("%s: got %v, want NotFound", url, err)
+	}
+}
+
+// bootstrapJSON is a small configuration as the YAML reader hands it over.
+const bootstrapJSON = `{
+  "static_resources": {
+    "listeners": [{
+      "name": "ingress",
+      "address": {"socket_address": {"address": "0.0.0.0", "port_value": 8080}},
+      "filter_chains": [{"filters": [{
+        "name": "envoy.filters.network.http_connection_manager",
+        "typed_config": {
+          "@type": "type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
+          "stat_prefix": "ingress",
+          "stream_idle_timeout": "30s",
+          "route_config": {"virtual_hosts": [{
+            "name": "all", "domains": ["*"],
+            "routes": [{"match": {"prefix": "/"}, "route": {"cluster": "backend", "timeout": "2.5s"}}]
+          }]},
+          "http_filters": [{
+            "name": "envoy.filters.http.router",
+            "typed_config": {"@type": "type.googleapis.com/envoy.extensions.filters.http.router.v3.Router"}
+          }]
+        }
+      }]}]
+    }],
+    "clusters": [{
+      "name": "backend", "type": "STRICT_DNS", "connect_timeout": "1s",
+      "load_assignment": {"cluster_name": "backend", "endpoints": [{"lb_endpoints": [
+        {"endpoint": {"address": {"socket_address": {"address": "backend", "port_value": 80}}}}
+      ]}]}
+    }]
+  }
+}`
+
+// A dynamic message read and written with the schema carries what the
+// generated one does, through JSON and through the wire format.
+func TestSchemaRoundTrip(t *testing.T) {
+	s := mustSchema(t)
+	want := &bootstrapv3.Bootstrap{}
+	if err := protojson.Unmarshal([]byte(bootstrapJSON), want); err != nil {
+		t.Fatal(err)
+	}
+	mt, err := s.FindMessageByName("envoy.config.bootstrap.v3.Bootstrap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dyn := mt.New().Interface()
+	if err := (protojson.UnmarshalOptions{Resolver: s}).Unmarshal([]byte(bootstrapJSON), dyn); err != nil {
+		t.Fatal(err)
+	}
+
+	js, err := protojson.MarshalOptions{Resolver: s}.Marshal(dyn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := &bootstrapv3.Bootstrap{}
+	if err := protojson.Unmarshal(js, got); err != nil {
+		t.Fatal(err)
+	}
+	if !proto.Equal(got, want) {
+		t.Errorf("through JSON:\n got %v\nwant %v", got, want)
+	}
+
+	wire, err := proto.MarshalOptions{Deterministic: true}.Marshal(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dyn = mt.New().Interface()
+	if err := (proto.UnmarshalOptions{Resolver: s}).Unmarshal(wire, dyn); err != nil {
+		t.Fatal(err)
+	}
+	back, err := proto.MarshalOptions{Deterministic: true}.Marshal(dyn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = &bootstrapv3.Bootstrap{}
+	if err := proto.Unmarshal(back, got); err != nil {
+		t.Fatal(err)
+	}
+	if !proto.Equal(got, want) {
+		t.Errorf("through the wire format:\n got %v\nwant %v", got, want)
+	}
+}
+
+// The PGV rules are read from the built descriptors as from the generated
+// ones, as typed extensions, since the validate package is linked.
+func TestSchemaKeepsValidateRules(t *testing.T) {
+	s := mustSchema(t)
+	const hcm = "envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager"
+	d, err := s.files.FindDescriptorByName(hcm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := d.(protoreflect.MessageDescriptor)
+	gen := (&hcmv3.HttpConnectionManager{}).ProtoReflect().Descriptor()
+
+	rules := proto.GetExtension(md.Fields().ByName("stat_prefix").Options(), pgv.E_Rules).(*pgv.FieldRules)
+	if rules.GetString_().GetMinLen() != 1 {
+		t.Errorf("stat_prefix rules: %v", rules)
+	}
+	if want := proto.GetExtension(gen.Fields().ByName("stat_prefix").Options(), pgv.E_Rules); !proto.Equal(rules, want.(*pgv.FieldRules)) {
+		t.Errorf("stat_prefix rules: got %v, want %v", rules, want)
+	}
+	if !proto.GetExtension(md.Oneofs().ByName("route_specifier").Options(), pgv.E_Required).(bool) {
+		t.Error("route_specifier is not required")
+	}
+}
+
+// A program that does not link the validate package finds the rules in the
+// unknown fields of the options; the schema's own extension type reads
+// them as dynamic messages.
+func TestSchemaRulesWithoutValidatePackage(t *testing.T) {
+	s := mustSchema(t)
+	set, err := decodeSchema(schemaData, new(protoregistry.Types))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := protodesc.NewFiles(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := files.FindDescriptorByName("envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager.stat_prefix")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := d.Options().(*descriptorpb.FieldOptions)
+	if proto.HasExtension(opts, pgv.E_Rules) || len(opts.ProtoReflect().GetUnknown()) == 0 {
+		t.Fatalf("rules decoded without the validate package: %v", opts)
+	}
+
+	xt, err := s.FindExtensionByName("validate.rules")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := proto.Marshal(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts = &descriptorpb.FieldOptions{}
+	if err := (proto.UnmarshalOptions{Resolver: s}).Unmarshal(raw, opts); err != nil {
+		t.Fatal(err)
+	}
+	rules := proto.GetExtension(opts, xt).(protoreflect.ProtoMessage).ProtoReflect()
+	str := rules.Get(rules.Descriptor().Fields().ByName("string")).Message()
+	if got := str.Get(str.Descriptor().Fields().ByName("min_len")).Uint(); got != 1 {
+		t.Errorf("stat_prefix min_len = %d, want 1", got)
+	}
+}
+
+// A bad embedded file is an error for the loader to report, not a panic.
+func TestSchemaBuildErrors(t *testing.T) {
+	set, err := decodeSchema(schemaData, protoregistry.GlobalTypes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The last file without the files it imports.
+	raw, err := proto.Marshal(&descriptorpb.FileDescriptorSet{File: set.File[len(set.File)-1:]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var incomplete bytes.Buffer
+	zw := gzip.NewWriter(&incomplete)
+	if _, err := zw.Write(raw); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{
+		"empty":      nil,
+		"truncated":  schemaData[:len(schemaData)/2],
+		"not gzip":   raw,
+		"incomplete": incomplete.Bytes(),
+	} {
+		if s, err := buildSchema(data); err == nil || s != nil {
+			t.Errorf("%s: got %v, %v", name, s, err)
+		}
+	}
+}
+
+func BenchmarkSchemaBuild(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := buildSchema(schemaData); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
