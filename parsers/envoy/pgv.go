@@ -20,6 +20,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
+	"google.golang.org/protobuf/types/dynamicpb"
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -128,6 +129,7 @@ type fieldPlan struct {
 	fd    protoreflect.FieldDescriptor
 	name  string // the Go name of the field
 	check valueCheck
+	empty protoreflect.Value // an empty list or map of the field's type
 }
 
 type oneofPlan struct {
@@ -143,27 +145,26 @@ func (p *msgPlan) validate(m protoreflect.Message) error {
 	}
 	r := report{message: p.name}
 	for i := range p.fields {
-		f := &p.fields[i]
-		f.check.check(&r, place{name: f.name}, m.Get(f.fd), isSet(m, f.fd))
+		r = p.fields[i].run(r, m)
 	}
 	for i := range p.oneofs {
 		o := &p.oneofs[i]
 		fd := m.WhichOneof(o.od)
 		if fd == nil {
 			if o.required {
-				r.add(place{name: o.name}, "value is required", nil)
+				r = r.add(place{name: o.name}, "value is required", nil)
 			}
 			continue
 		}
 		for j := range o.fields {
 			if f := &o.fields[j]; f.fd == fd {
-				f.check.check(&r, place{name: f.name}, m.Get(fd), true)
+				r = f.check.check(r, place{name: f.name}, m.Get(fd), true)
 			}
 		}
 	}
 	for i := range p.optional {
 		if f := &p.optional[i]; m.Has(f.fd) {
-			f.check.check(&r, place{name: f.name}, m.Get(f.fd), true)
+			r = f.check.check(r, place{name: f.name}, m.Get(f.fd), true)
 		}
 	}
 	if len(r.errs) == 0 {
@@ -172,23 +173,33 @@ func (p *msgPlan) validate(m protoreflect.Message) error {
 	return pgvMultiError(r.errs)
 }
 
-// isSet tells a message field that is set from one that is not (its Go
-// accessor returns nil); fields of other kinds always have a value.
-func isSet(m protoreflect.Message, fd protoreflect.FieldDescriptor) bool {
-	if fd.Message() == nil || fd.IsList() || fd.IsMap() {
-		return true
+// run checks one field of m. An unset message field and an empty list or
+// map are not read: reading them through protoreflect allocates.
+func (f *fieldPlan) run(r report, m protoreflect.Message) report {
+	at := place{name: f.name}
+	switch {
+	case f.fd.IsList() || f.fd.IsMap():
+		if !m.Has(f.fd) {
+			return f.check.check(r, at, f.empty, true)
+		}
+	case f.fd.Message() != nil:
+		if !m.Has(f.fd) {
+			return f.check.check(r, at, protoreflect.Value{}, false)
+		}
 	}
-	return m.Has(fd)
+	return f.check.check(r, at, m.Get(f.fd), true)
 }
 
-// report collects one message's violations.
+// report collects one message's violations. It is passed and returned by
+// value, so that a message without violations costs no allocation.
 type report struct {
 	message string
 	errs    []error
 }
 
-func (r *report) add(at place, reason string, cause error) {
+func (r report) add(at place, reason string, cause error) report {
 	r.errs = append(r.errs, pgvError{message: r.message, field: at.String(), reason: reason, cause: cause})
+	return r
 }
 
 // place is where a violation is: a field, or an element of a repeated
@@ -219,7 +230,7 @@ func (p place) String() string {
 // valueCheck checks one value: a field's, or an element's. set is false
 // for a message field that is not set.
 type valueCheck interface {
-	check(r *report, at place, v protoreflect.Value, set bool)
+	check(r report, at place, v protoreflect.Value, set bool) report
 }
 
 // failure is why a value breaks a rule; most rules have one fixed failure.
@@ -238,15 +249,16 @@ type scalarCheck struct {
 	tests    []test
 }
 
-func (c *scalarCheck) check(r *report, at place, v protoreflect.Value, _ bool) {
+func (c *scalarCheck) check(r report, at place, v protoreflect.Value, _ bool) report {
 	if c.skipZero && isZero(v) {
-		return
+		return r
 	}
 	for _, t := range c.tests {
 		if f := t(v); f != nil {
-			r.add(at, f.reason, f.cause)
+			r = r.add(at, f.reason, f.cause)
 		}
 	}
+	return r
 }
 
 func isZero(v protoreflect.Value) bool {
@@ -280,23 +292,24 @@ type messageCheck struct {
 	plan     func() *msgPlan // nil: nothing to validate inside
 }
 
-func (c *messageCheck) check(r *report, at place, v protoreflect.Value, set bool) {
+func (c *messageCheck) check(r report, at place, v protoreflect.Value, set bool) report {
 	if !set {
 		if c.required {
-			r.add(at, "value is required", nil)
+			r = r.add(at, "value is required", nil)
 		}
-		return
+		return r
 	}
 	if c.plan == nil {
-		return
+		return r
 	}
 	m := v.Message()
 	if !m.IsValid() {
-		return
+		return r
 	}
 	if err := c.plan().validate(m); err != nil {
-		r.add(at, "embedded message failed validation", err)
+		r = r.add(at, "embedded message failed validation", err)
 	}
+	return r
 }
 
 // wrapperCheck applies scalar rules to the value a google.protobuf.*Value
@@ -308,14 +321,14 @@ type wrapperCheck struct {
 	inner    valueCheck
 }
 
-func (c *wrapperCheck) check(r *report, at place, v protoreflect.Value, set bool) {
+func (c *wrapperCheck) check(r report, at place, v protoreflect.Value, set bool) report {
 	if !set {
 		if c.required {
-			r.add(at, "value is required and must not be nil.", nil)
+			r = r.add(at, "value is required and must not be nil.", nil)
 		}
-		return
+		return r
 	}
-	c.inner.check(r, place{name: at.name}, v.Message().Get(c.value), true)
+	return c.inner.check(r, place{name: at.name}, v.Message().Get(c.value), true)
 }
 
 // anyCheck is the any rules: required, and the type URL in or not in a list.
@@ -328,20 +341,21 @@ type anyCheck struct {
 	notInMsg string
 }
 
-func (c *anyCheck) check(r *report, at place, v protoreflect.Value, set bool) {
+func (c *anyCheck) check(r report, at place, v protoreflect.Value, set bool) report {
 	if !set {
 		if c.required {
-			r.add(at, "value is required", nil)
+			r = r.add(at, "value is required", nil)
 		}
-		return
+		return r
 	}
 	url := v.Message().Get(c.typeURL).String()
 	switch {
 	case c.in != nil && !c.in[url]:
-		r.add(at, c.inMsg, nil)
+		r = r.add(at, c.inMsg, nil)
 	case c.notIn != nil && c.notIn[url]:
-		r.add(at, c.notInMsg, nil)
+		r = r.add(at, c.notInMsg, nil)
 	}
+	return r
 }
 
 // timeCheck is the duration and timestamp rules: required, then, when the
@@ -360,26 +374,27 @@ type timeValue struct {
 	t time.Time
 }
 
-func (c *timeCheck) check(r *report, at place, v protoreflect.Value, set bool) {
+func (c *timeCheck) check(r report, at place, v protoreflect.Value, set bool) report {
 	if !set {
 		if c.required {
-			r.add(at, "value is required", nil)
+			r = r.add(at, "value is required", nil)
 		}
-		return
+		return r
 	}
 	if c.tests == nil {
-		return
+		return r
 	}
 	tv, err := c.read(v.Message())
 	if err != nil {
-		r.add(at, c.invalid, err)
-		return
+		r = r.add(at, c.invalid, err)
+		return r
 	}
 	for _, t := range c.tests {
 		if f := t(tv); f != nil {
-			r.add(at, f.reason, f.cause)
+			r = r.add(at, f.reason, f.cause)
 		}
 	}
+	return r
 }
 
 // listCheck is the repeated rules: the number of items, uniqueness, and
@@ -391,19 +406,19 @@ type listCheck struct {
 	item      valueCheck
 }
 
-func (c *listCheck) check(r *report, at place, v protoreflect.Value, _ bool) {
+func (c *listCheck) check(r report, at place, v protoreflect.Value, _ bool) report {
 	l := v.List()
 	n := l.Len()
 	if c.skipEmpty && n == 0 {
-		return
+		return r
 	}
 	if c.count != nil {
 		if f := c.count(n); f != nil {
-			r.add(at, f.reason, nil)
+			r = r.add(at, f.reason, nil)
 		}
 	}
 	if !c.unique && c.item == nil {
-		return
+		return r
 	}
 	var seen map[any]bool
 	if c.unique {
@@ -415,15 +430,16 @@ func (c *listCheck) check(r *report, at place, v protoreflect.Value, _ bool) {
 		if c.unique {
 			k := uniqueKey(item)
 			if seen[k] {
-				r.add(elem, "repeated value must contain unique items", nil)
+				r = r.add(elem, "repeated value must contain unique items", nil)
 			} else {
 				seen[k] = true
 			}
 		}
 		if c.item != nil {
-			c.item.check(r, elem, item, true)
+			r = c.item.check(r, elem, item, true)
 		}
 	}
+	return r
 }
 
 // uniqueKey is what makes two items equal to the generated code: their Go
@@ -449,33 +465,34 @@ type mapCheck struct {
 	values    valueCheck
 }
 
-func (c *mapCheck) check(r *report, at place, v protoreflect.Value, _ bool) {
+func (c *mapCheck) check(r report, at place, v protoreflect.Value, _ bool) report {
 	m := v.Map()
 	n := m.Len()
 	if c.skipEmpty && n == 0 {
-		return
+		return r
 	}
 	if c.count != nil {
 		if f := c.count(n); f != nil {
-			r.add(at, f.reason, nil)
+			r = r.add(at, f.reason, nil)
 		}
 	}
 	if !c.noSparse && c.keys == nil && c.values == nil {
-		return
+		return r
 	}
 	for _, k := range mapKeysInOrder(m) {
 		val := m.Get(k)
 		elem := place{name: at.name, key: k, which: placeKey}
 		if c.noSparse && !val.Message().IsValid() {
-			r.add(elem, "value cannot be sparse, all pairs must be non-nil", nil)
+			r = r.add(elem, "value cannot be sparse, all pairs must be non-nil", nil)
 		}
 		if c.keys != nil {
-			c.keys.check(r, elem, k.Value(), true)
+			r = c.keys.check(r, elem, k.Value(), true)
 		}
 		if c.values != nil {
-			c.values.check(r, elem, val, true)
+			r = c.values.check(r, elem, val, true)
 		}
 	}
+	return r
 }
 
 // mapKeysInOrder orders a map's keys as Go's < orders its key type.
@@ -530,7 +547,7 @@ func compileMessage(md protoreflect.MessageDescriptor) *msgPlan {
 		if c == nil {
 			continue
 		}
-		f := fieldPlan{fd: fd, name: goCamelCase(string(fd.Name())), check: c}
+		f := fieldPlan{fd: fd, name: goCamelCase(string(fd.Name())), check: c, empty: emptyValue(fd)}
 		if od != nil {
 			p.optional = append(p.optional, f)
 		} else {
@@ -557,6 +574,15 @@ func compileMessage(md protoreflect.MessageDescriptor) *msgPlan {
 		}
 	}
 	return p
+}
+
+// emptyValue is an empty list or map for a repeated or map field, read
+// from a new dynamic message so that it is shared and never changed.
+func emptyValue(fd protoreflect.FieldDescriptor) protoreflect.Value {
+	if !fd.IsList() && !fd.IsMap() {
+		return protoreflect.Value{}
+	}
+	return dynamicpb.NewMessage(fd.ContainingMessage()).Get(fd)
 }
 
 // hasValidator reports whether PGV generated a ValidateAll for md's Go

@@ -709,3 +709,56 @@ func collectReasons(err error, digits *regexp.Regexp, out map[string]bool) {
 		}
 	}
 }
+
+// BenchmarkValidate validates the decoded 256-listener bench/gen bootstrap
+// (10,240 routes) with the generated ValidateAll and with validateAll.
+func BenchmarkValidate(b *testing.B) {
+	src := gen.EnvoyBootstrap{Listeners: 256, RoutesPerListener: 40, Clusters: 2560}.YAML()
+	docs, err := readTree("bootstrap.yaml", src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	roots, _ := classify(docs[0])
+	defer rememberUnpacked()()
+	var msgs []proto.Message
+	for _, r := range roots {
+		m, _, _ := decodeRoot(r.n, r.mt, r.inDump, r.version)
+		msgs = append(msgs, m)
+		visitMessage(m.ProtoReflect(), r.n, func(_ *anypb.Any, inner proto.Message, _ *node) { msgs = append(msgs, inner) })
+	}
+	b.Run("ValidateAll", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, m := range msgs {
+				if v, ok := m.(validatorAll); ok && v.ValidateAll() != nil {
+					b.Fatal("invalid")
+				}
+			}
+		}
+	})
+	b.Run("validateAll", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, m := range msgs {
+				if validateAll(m.ProtoReflect()) != nil {
+					b.Fatal("invalid")
+				}
+			}
+		}
+	})
+	b.Run("validateAll-dynamic", func(b *testing.B) {
+		dyn := make([]protoreflect.Message, len(msgs))
+		for i, m := range msgs {
+			dyn[i] = asDynamic(b, m)
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		for b.Loop() {
+			for _, m := range dyn {
+				if validateAll(m) != nil {
+					b.Fatal("invalid")
+				}
+			}
+		}
+	})
+}
