@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -123,6 +124,60 @@ type msgPlan struct {
 	fields   []fieldPlan
 	oneofs   []oneofPlan
 	optional []fieldPlan
+	loud     atomic.Int32 // whether a message of the type can break a rule
+}
+
+// The states of msgPlan.loud: found on first use, then fixed.
+const (
+	loudUnknown = iota
+	loudWorking
+	loudYes
+	loudNo
+)
+
+// canFail reports whether some message of the type breaks a rule, itself
+// or in the messages it holds. A type met again while its own answer is
+// being worked out (a recursive type) counts as able to fail: the answer
+// errs only towards checking.
+func (p *msgPlan) canFail() bool {
+	if p == nil || p.disabled {
+		return false
+	}
+	switch p.loud.Load() {
+	case loudNo:
+		return false
+	case loudYes, loudWorking:
+		return true
+	}
+	p.loud.Store(loudWorking)
+	loud := p.anyCanFail()
+	if loud {
+		p.loud.Store(loudYes)
+	} else {
+		p.loud.Store(loudNo)
+	}
+	return loud
+}
+
+func (p *msgPlan) anyCanFail() bool {
+	for _, list := range [][]fieldPlan{p.fields, p.optional} {
+		for i := range list {
+			if list[i].check.canFail() {
+				return true
+			}
+		}
+	}
+	for i := range p.oneofs {
+		if p.oneofs[i].required {
+			return true
+		}
+		for j := range p.oneofs[i].fields {
+			if p.oneofs[i].fields[j].check.canFail() {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 type fieldPlan struct {
@@ -176,6 +231,9 @@ func (p *msgPlan) validate(m protoreflect.Message) error {
 // run checks one field of m. An unset message field and an empty list or
 // map are not read: reading them through protoreflect allocates.
 func (f *fieldPlan) run(r report, m protoreflect.Message) report {
+	if !f.check.canFail() {
+		return r
+	}
 	at := place{name: f.name}
 	switch {
 	case f.fd.IsList() || f.fd.IsMap():
@@ -231,6 +289,9 @@ func (p place) String() string {
 // for a message field that is not set.
 type valueCheck interface {
 	check(r report, at place, v protoreflect.Value, set bool) report
+	// canFail is false when no value can break the check: the field
+	// need not be read at all.
+	canFail() bool
 }
 
 // failure is why a value breaks a rule; most rules have one fixed failure.
@@ -260,6 +321,8 @@ func (c *scalarCheck) check(r report, at place, v protoreflect.Value, _ bool) re
 	}
 	return r
 }
+
+func (c *scalarCheck) canFail() bool { return true }
 
 func isZero(v protoreflect.Value) bool {
 	switch x := v.Interface().(type) {
@@ -292,6 +355,10 @@ type messageCheck struct {
 	plan     func() *msgPlan // nil: nothing to validate inside
 }
 
+func (c *messageCheck) canFail() bool {
+	return c.required || c.plan != nil && c.plan().canFail()
+}
+
 func (c *messageCheck) check(r report, at place, v protoreflect.Value, set bool) report {
 	if !set {
 		if c.required {
@@ -321,6 +388,8 @@ type wrapperCheck struct {
 	inner    valueCheck
 }
 
+func (c *wrapperCheck) canFail() bool { return true }
+
 func (c *wrapperCheck) check(r report, at place, v protoreflect.Value, set bool) report {
 	if !set {
 		if c.required {
@@ -340,6 +409,8 @@ type anyCheck struct {
 	inMsg    string
 	notInMsg string
 }
+
+func (c *anyCheck) canFail() bool { return true }
 
 func (c *anyCheck) check(r report, at place, v protoreflect.Value, set bool) report {
 	if !set {
@@ -374,6 +445,8 @@ type timeValue struct {
 	t time.Time
 }
 
+func (c *timeCheck) canFail() bool { return true }
+
 func (c *timeCheck) check(r report, at place, v protoreflect.Value, set bool) report {
 	if !set {
 		if c.required {
@@ -404,6 +477,10 @@ type listCheck struct {
 	count     func(n int) *failure
 	unique    bool
 	item      valueCheck
+}
+
+func (c *listCheck) canFail() bool {
+	return c.count != nil || c.unique || c.item != nil && c.item.canFail()
 }
 
 func (c *listCheck) check(r report, at place, v protoreflect.Value, _ bool) report {
@@ -463,6 +540,10 @@ type mapCheck struct {
 	noSparse  bool // only for message values, the only ones that can be nil
 	keys      valueCheck
 	values    valueCheck
+}
+
+func (c *mapCheck) canFail() bool {
+	return c.count != nil || c.noSparse || c.keys != nil && c.keys.canFail() || c.values != nil && c.values.canFail()
 }
 
 func (c *mapCheck) check(r report, at place, v protoreflect.Value, _ bool) report {
