@@ -22,6 +22,7 @@ import (
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/proxylint/proxylint/bench/gen"
 )
@@ -761,4 +762,112 @@ func BenchmarkValidate(b *testing.B) {
 			}
 		}
 	})
+}
+
+// unlinkedRules is a message type with the rule kinds that no linked
+// Envoy type uses, so no generated code can serve as the oracle; the
+// expected texts follow PGV's Go templates.
+func unlinkedRules(t *testing.T) protoreflect.MessageDescriptor {
+	t.Helper()
+	field := func(name string, n int32, typ descriptorpb.FieldDescriptorProto_Type, typeName string, rules *pgv.FieldRules) *descriptorpb.FieldDescriptorProto {
+		opts := &descriptorpb.FieldOptions{}
+		proto.SetExtension(opts, pgv.E_Rules, rules)
+		f := &descriptorpb.FieldDescriptorProto{Name: proto.String(name), Number: proto.Int32(n), Type: typ.Enum(),
+			Label: descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL.Enum(), Options: opts}
+		if typeName != "" {
+			f.TypeName = proto.String(typeName)
+		}
+		return f
+	}
+	str := func(name string, n int32, r *pgv.StringRules) *descriptorpb.FieldDescriptorProto {
+		return field(name, n, descriptorpb.FieldDescriptorProto_TYPE_STRING, "", &pgv.FieldRules{Type: &pgv.FieldRules_String_{String_: r}})
+	}
+	ts := func(name string, n int32, r *pgv.TimestampRules) *descriptorpb.FieldDescriptorProto {
+		return field(name, n, descriptorpb.FieldDescriptorProto_TYPE_MESSAGE, ".google.protobuf.Timestamp", &pgv.FieldRules{Type: &pgv.FieldRules_Timestamp{Timestamp: r}})
+	}
+	file := &descriptorpb.FileDescriptorProto{
+		Name: proto.String("proxylint/pgvtest.proto"), Package: proto.String("envoy.pgvtest"), Syntax: proto.String("proto3"),
+		Dependency: []string{"google/protobuf/timestamp.proto"},
+		MessageType: []*descriptorpb.DescriptorProto{{Name: proto.String("Rules"), Field: []*descriptorpb.FieldDescriptorProto{
+			str("host", 1, &pgv.StringRules{WellKnown: &pgv.StringRules_Hostname{Hostname: true}}),
+			str("ip", 2, &pgv.StringRules{WellKnown: &pgv.StringRules_Ip{Ip: true}}),
+			str("ipv4", 3, &pgv.StringRules{WellKnown: &pgv.StringRules_Ipv4{Ipv4: true}}),
+			str("ipv6", 4, &pgv.StringRules{WellKnown: &pgv.StringRules_Ipv6{Ipv6: true}}),
+			str("email", 5, &pgv.StringRules{WellKnown: &pgv.StringRules_Email{Email: true}}),
+			str("uri", 6, &pgv.StringRules{WellKnown: &pgv.StringRules_Uri{Uri: true}}),
+			str("uri_ref", 7, &pgv.StringRules{WellKnown: &pgv.StringRules_UriRef{UriRef: true}}),
+			str("uuid", 8, &pgv.StringRules{WellKnown: &pgv.StringRules_Uuid{Uuid: true}}),
+			str("address", 9, &pgv.StringRules{WellKnown: &pgv.StringRules_Address{Address: true}}),
+			str("text", 10, &pgv.StringRules{Const: proto.String("pa-b-s"), Prefix: proto.String("pa"), Suffix: proto.String("s"),
+				Contains: proto.String("-b-"), NotContains: proto.String("zz"), Len: proto.Uint64(6)}),
+			field("num", 11, descriptorpb.FieldDescriptorProto_TYPE_INT32, "", &pgv.FieldRules{Type: &pgv.FieldRules_Int32{Int32: &pgv.Int32Rules{In: []int32{1, 2}}}}),
+			ts("past", 12, &pgv.TimestampRules{LtNow: proto.Bool(true)}),
+			ts("after", 13, &pgv.TimestampRules{Gt: &timestamppb.Timestamp{Seconds: 10}}),
+		}}},
+	}
+	fd, err := protodesc.NewFile(file, protoregistry.GlobalFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fd.Messages().Get(0)
+}
+
+func TestValidateAllRulesNoLinkedTypeUses(t *testing.T) {
+	md := unlinkedRules(t)
+	good := map[string]any{
+		"host": "a.example.com", "ip": "1.2.3.4", "ipv4": "1.2.3.4", "ipv6": "::1", "email": "a@b.com",
+		"uri": "http://x/y", "uri_ref": "/y", "uuid": "123e4567-e89b-12d3-a456-426614174000", "address": "::1",
+		"text": "pa-b-s", "num": int32(2), "past": int64(1), "after": int64(11),
+	}
+	set := func(m protoreflect.Message, name string, v any) {
+		fd := md.Fields().ByName(protoreflect.Name(name))
+		if s, ok := v.(int64); ok {
+			ts := m.NewField(fd).Message()
+			ts.Set(ts.Descriptor().Fields().ByNumber(1), protoreflect.ValueOfInt64(s))
+			m.Set(fd, protoreflect.ValueOfMessage(ts))
+			return
+		}
+		m.Set(fd, protoreflect.ValueOf(v))
+	}
+	tests := []struct {
+		field string
+		value any
+		want  string
+	}{
+		{"host", "-a.com", "invalid Rules.Host: value must be a valid hostname | caused by: hostname parts cannot begin with hyphens"},
+		{"host", "a_b.com", `invalid Rules.Host: value must be a valid hostname | caused by: hostname parts can only contain alphanumeric characters or hyphens, got "_"`},
+		{"ip", "1.2.3", "invalid Rules.Ip: value must be a valid IP address"},
+		{"ipv4", "::1", "invalid Rules.Ipv4: value must be a valid IPv4 address"},
+		{"ipv6", "1.2.3.4", "invalid Rules.Ipv6: value must be a valid IPv6 address"},
+		{"email", "nobody", "invalid Rules.Email: value must be a valid email address | caused by: mail: missing '@' or angle-addr"},
+		{"uri", "/relative", "invalid Rules.Uri: value must be absolute"},
+		{"uri_ref", "%zz", `invalid Rules.UriRef: value must be a valid URI | caused by: parse "%zz": invalid URL escape "%zz"`},
+		{"uuid", "123", "invalid Rules.Uuid: value must be a valid UUID | caused by: invalid uuid format"},
+		{"address", "a_b", "invalid Rules.Address: value must be a valid hostname, or ip address"},
+		{"text", "xx-b-", "invalid Rules.Text: value must equal pa-b-s; invalid Rules.Text: value length must be 6 runes; " +
+			`invalid Rules.Text: value does not have prefix "pa"; invalid Rules.Text: value does not have suffix "s"`},
+		{"text", "pazz", "invalid Rules.Text: value must equal pa-b-s; invalid Rules.Text: value length must be 6 runes; " +
+			`invalid Rules.Text: value does not have suffix "s"; invalid Rules.Text: value does not contain substring "-b-"; invalid Rules.Text: value contains substring "zz"`},
+		{"num", int32(3), "invalid Rules.Num: value must be in list [1 2]"},
+		{"past", int64(1 << 33), "invalid Rules.Past: value must be less than now"},
+		{"after", int64(10), "invalid Rules.After: value must be greater than 1970-01-01 00:00:10 +0000 UTC"},
+	}
+	m := dynamicpb.NewMessage(md)
+	for name, v := range good {
+		set(m, name, v)
+	}
+	if err := validateAll(m); err != nil {
+		t.Fatalf("valid message: %v", err)
+	}
+	for _, tc := range tests {
+		m := dynamicpb.NewMessage(md)
+		for name, v := range good {
+			set(m, name, v)
+		}
+		set(m, tc.field, tc.value)
+		got := fmt.Sprint(validateAll(m))
+		if got != tc.want {
+			t.Errorf("%s = %v:\n got %s\nwant %s", tc.field, tc.value, got, tc.want)
+		}
+	}
 }
