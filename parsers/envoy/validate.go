@@ -9,11 +9,13 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
-// The generated ValidateAll methods check Envoy's schema constraints
-// (required fields, ranges, lengths, patterns) the way Envoy does when it
-// loads a configuration. They report paths of Go field names
-// ("FilterChains[0]" → cause "Filters[1]" → ...); validation walks that
-// chain of causes down the schema and the tree together to find the line.
+// Envoy's schema constraints (required fields, ranges, lengths, patterns:
+// the protoc-gen-validate rules in its descriptors) are checked the way
+// Envoy checks them when it loads a configuration. validateAll (pgv.go)
+// reports them as the generated ValidateAll methods do, with paths of Go
+// field names ("FilterChains[0]" → cause "Filters[1]" → ...); validation
+// walks that chain of causes down the schema and the tree together to
+// find the line.
 
 type validationError interface {
 	Field() string
@@ -26,14 +28,12 @@ type multiError interface {
 	AllErrors() []error
 }
 
-// validate runs ValidateAll on m (read from n) and reports every violation
-// at its position.
+// validate checks m (read from n) against its descriptor's rules and
+// reports every violation at its position. The rules are read from the
+// descriptors rather than run through the generated ValidateAll methods,
+// so the same check works on messages without generated code.
 func validate(m proto.Message, n *node) []problem {
-	v, ok := m.(interface{ ValidateAll() error })
-	if !ok {
-		return nil
-	}
-	err := v.ValidateAll()
+	err := validateAll(m.ProtoReflect())
 	if err == nil {
 		return nil
 	}
