@@ -14,8 +14,16 @@ type resolver interface {
 	protoregistry.ExtensionTypeResolver
 }
 
-// apiTypes is the resolver of Envoy's API.
-func apiTypes() resolver { return protoregistry.GlobalTypes }
+// apiTypes is the resolver of Envoy's API: the embedded schema, built on
+// first use. LoadBytes reports a schema that cannot be built before
+// anything asks for a type; past that point it resolves nothing.
+func apiTypes() resolver {
+	s, err := loadSchema()
+	if err != nil {
+		return new(protoregistry.Types)
+	}
+	return s
+}
 
 // messageType is the type of the named message of Envoy's API.
 func messageType(name protoreflect.FullName) protoreflect.MessageType {

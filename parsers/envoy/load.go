@@ -6,21 +6,27 @@
 //
 //  1. YAML (or JSON) is read into a positioned tree, with aliases bounded
 //     by a budget proportional to the input and nesting by a depth limit;
-//  2. the tree is read into the typed messages of go-control-plane: by
-//     the direct reader (direct.go), which sets the fields as protojson
-//     would, when the resource reads without an error or a note; else it
-//     is written out as JSON, one value per line, remembering for each
-//     line the node it came from, and read by protojson, so that every
-//     protojson error maps back to the line and column the user wrote;
-//  3. the generated ValidateAll checks Envoy's schema constraints on the
-//     root and on every Any inside it;
+//  2. the tree is read into messages of Envoy's API, built from the
+//     descriptors embedded in the program (schema.go) on the first Envoy
+//     file a run reads: by the direct reader (direct.go), which sets the
+//     fields as protojson would, when the resource reads without an error
+//     or a note; else it is written out as JSON, one value per line,
+//     remembering for each line the node it came from, and read by
+//     protojson, so that every protojson error maps back to the line and
+//     column the user wrote;
+//  3. Envoy's schema constraints (protoc-gen-validate's rules, read from
+//     the descriptors by pgv.go) are checked on the root and on every Any
+//     inside it;
 //  4. the messages become the model's listeners (one per HTTP connection
 //     manager), routes and upstreams (one per cluster), every value with
-//     its position or its default.
+//     its position or its default. The builder reads them by field name
+//     (msg.go).
 //
-// Any of an extension type proxylint does not link is kept as a
+// Any of an extension type proxylint does not know is kept as a
 // TypedStruct and reported as a note; unknown fields are never discarded
-// silently, because that would hide typos.
+// silently, because that would hide typos. The types it knows are those
+// _gen/schema embeds: the core API and the extensions configurations use
+// most.
 package envoy
 
 import (
@@ -106,6 +112,13 @@ func LoadBytes(path string, src []byte, opts Options) (res Result) {
 		return res
 	}
 	l := &loader{file: path, target: target}
+	if _, err := loadSchema(); err != nil {
+		res.Diagnostics = append(res.Diagnostics, model.Diagnostic{
+			Code: CodeSyntax, Severity: model.Error, Pos: model.Pos{File: path, Line: 1, Col: 1}, Fatal: true,
+			Message: fmt.Sprintf("internal error: proxylint cannot build Envoy's API to read this file: %v", err),
+		})
+		return res
+	}
 	docs, err := readTree(path, src)
 	if err != nil {
 		l.posErr(err)

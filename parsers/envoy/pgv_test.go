@@ -21,7 +21,6 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
-	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/proxylint/proxylint/bench/gen"
@@ -112,6 +111,25 @@ func asDynamic(t testing.TB, m proto.Message) protoreflect.Message {
 		t.Fatal(err)
 	}
 	return dm
+}
+
+// asGenerated is m, a message the loader read with the embedded schema,
+// as the generated Go type of its name, which the test links.
+func asGenerated(t testing.TB, m proto.Message) proto.Message {
+	t.Helper()
+	mt, err := protoregistry.GlobalTypes.FindMessageByName(m.ProtoReflect().Descriptor().FullName())
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := proto.MarshalOptions{AllowPartial: true, Deterministic: true}.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := mt.New().Interface()
+	if err := (proto.UnmarshalOptions{AllowPartial: true}).Unmarshal(data, g); err != nil {
+		t.Fatal(err)
+	}
+	return g
 }
 
 // sameAsOracle compares validateAll with ValidateAll on m and on its
@@ -214,18 +232,22 @@ func TestValidateAllMatchesOracleOnFiles(t *testing.T) {
 		for _, doc := range docs {
 			roots, _ := classify(doc)
 			for _, r := range roots {
-				m, _, _ := decodeRoot(r.n, r.mt, r.inDump, r.version)
+				m, _, _ := decodeRoot(r.n, messageType(r.mt), r.inDump, r.version)
 				if m == nil {
 					continue
 				}
 				check := func(what string, m proto.Message) {
 					messages++
-					if sameAsOracle(t, what, m) != nil {
+					g := asGenerated(t, m)
+					if sameAsOracle(t, what, g) != nil {
 						failing++
+					}
+					if got, want := describe(validateAll(m.ProtoReflect())), describe(validateAll(g.ProtoReflect())); got != want {
+						t.Errorf("%s: validateAll on the loader's message:\n%s\non the generated one:\n%s", what, got, want)
 					}
 				}
 				check(p, m)
-				visit := func(_ *anypb.Any, inner proto.Message, _ *node) { check(p+" (Any)", inner) }
+				visit := func(inner protoreflect.Message, _ *node) { check(p+" (Any)", inner.Interface()) }
 				visitMessage(m.ProtoReflect(), r.n, visit)
 			}
 		}
@@ -723,9 +745,9 @@ func BenchmarkValidate(b *testing.B) {
 	defer rememberUnpacked()()
 	var msgs []proto.Message
 	for _, r := range roots {
-		m, _, _ := decodeRoot(r.n, r.mt, r.inDump, r.version)
-		msgs = append(msgs, m)
-		visitMessage(m.ProtoReflect(), r.n, func(_ *anypb.Any, inner proto.Message, _ *node) { msgs = append(msgs, inner) })
+		m, _, _ := decodeRoot(r.n, messageType(r.mt), r.inDump, r.version)
+		msgs = append(msgs, asGenerated(b, m))
+		visitMessage(m.ProtoReflect(), r.n, func(inner protoreflect.Message, _ *node) { msgs = append(msgs, asGenerated(b, inner.Interface())) })
 	}
 	b.Run("ValidateAll", func(b *testing.B) {
 		b.ReportAllocs()

@@ -30,8 +30,8 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
 
-	// The packages whose types build.go, checks.go, shape.go and
-	// behaviour.go use.
+	// The resources the loader reads (build.go, checks.go, shape.go and
+	// behaviour.go read them by field name).
 	_ "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
 	_ "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	_ "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
@@ -40,8 +40,7 @@ import (
 	_ "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
 	_ "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
 
-	// The extension types of extensions.go, those configurations use
-	// most and no more, since every type linked costs start-up time: the
+	// The extension types configurations use most: the
 	// HTTP connection manager and router, the common HTTP filters (CORS,
 	// fault, health check, local rate limit, Lua, gRPC-Web, compressor),
 	// TCP proxy, the upstream HTTP protocol options, the TLS and raw
