@@ -65,6 +65,57 @@ var unpacked struct {
 	m     map[protoreflect.Message]unpackResult
 }
 
+// holdPayload keeps inner as the message the Any a holds, for the load
+// under way, so that unpack returns it without writing it to bytes and
+// reading them back: the direct reader builds the message anyway, and a
+// load reads Anys only through unpack. Outside a load it reports false, and
+// the caller writes the bytes.
+func holdPayload(a, inner protoreflect.Message) bool {
+	unpacked.Lock()
+	defer unpacked.Unlock()
+	if unpacked.m == nil {
+		return false
+	}
+	unpacked.m[a] = unpackResult{m: inner}
+	return true
+}
+
+// writePayloads writes into every Any inside m whose payload the load holds
+// (holdPayload) the bytes of that payload, as protojson would have, so that
+// m compares equal to the message protojson reads.
+func writePayloads(m protoreflect.Message) {
+	if m.Descriptor().FullName() == nameAny {
+		unpacked.Lock()
+		r, held := unpacked.m[m]
+		unpacked.Unlock()
+		if !held || r.m == nil {
+			return
+		}
+		writePayloads(r.m)
+		b, err := anyMarshal.Marshal(r.m.Interface())
+		if err == nil {
+			m.Set(m.Descriptor().Fields().ByNumber(2), protoreflect.ValueOfBytes(b))
+		}
+		return
+	}
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsList() && fd.Message() != nil:
+			for i := 0; i < v.List().Len(); i++ {
+				writePayloads(v.List().Get(i).Message())
+			}
+		case fd.IsMap() && fd.MapValue().Message() != nil:
+			v.Map().Range(func(_ protoreflect.MapKey, e protoreflect.Value) bool {
+				writePayloads(e.Message())
+				return true
+			})
+		case !fd.IsList() && !fd.IsMap() && fd.Message() != nil:
+			writePayloads(v.Message())
+		}
+		return true
+	})
+}
+
 // rememberUnpacked keeps decoded Anys until the load ends; the function it
 // returns ends it, and forgets them when no other load runs.
 func rememberUnpacked() func() {
@@ -92,13 +143,11 @@ type anyVisitor func(inner protoreflect.Message, n *node)
 // unpacked message too. Anys whose type is not linked were rewritten to
 // TypedStruct and are skipped: there is nothing to check in them.
 func walkAnys(m protoreflect.Message, n *node, fn anyVisitor) {
-	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
-		if fd.Message() == nil {
-			return true
+	for _, fd := range anyFields(m.Descriptor()) {
+		if !m.Has(fd) {
+			continue
 		}
-		if md := valueMessage(fd); md == nil || !mayHoldAny(md) {
-			return true
-		}
+		v := m.Get(fd)
 		_, fn2 := n.field(string(fd.Name()))
 		switch {
 		case fd.IsList():
@@ -107,9 +156,6 @@ func walkAnys(m protoreflect.Message, n *node, fn anyVisitor) {
 				visitMessage(l.Get(i).Message(), fn2.item(i), fn)
 			}
 		case fd.IsMap():
-			if fd.MapValue().Message() == nil {
-				return true
-			}
 			keys := make([]protoreflect.MapKey, 0, v.Map().Len())
 			v.Map().Range(func(k protoreflect.MapKey, _ protoreflect.Value) bool {
 				keys = append(keys, k)
@@ -122,9 +168,30 @@ func walkAnys(m protoreflect.Message, n *node, fn anyVisitor) {
 		default:
 			visitMessage(v.Message(), fn2, fn)
 		}
-		return true
-	})
+	}
 }
+
+// anyFields caches, per message type, its fields whose messages can hold
+// an Any, in the order they are declared: the fields walkAnys visits, in
+// an order that does not depend on how the message stores its fields.
+var anyFields = func() func(md protoreflect.MessageDescriptor) []protoreflect.FieldDescriptor {
+	var cache sync.Map // protoreflect.MessageDescriptor → []protoreflect.FieldDescriptor
+	return func(md protoreflect.MessageDescriptor) []protoreflect.FieldDescriptor {
+		if v, ok := cache.Load(md); ok {
+			return v.([]protoreflect.FieldDescriptor)
+		}
+		var out []protoreflect.FieldDescriptor
+		fields := md.Fields()
+		for i := 0; i < fields.Len(); i++ {
+			fd := fields.Get(i)
+			if sub := valueMessage(fd); sub != nil && mayHoldAny(sub) {
+				out = append(out, fd)
+			}
+		}
+		cache.Store(md, out)
+		return out
+	}
+}()
 
 func visitMessage(m protoreflect.Message, n *node, fn anyVisitor) {
 	md := m.Descriptor()

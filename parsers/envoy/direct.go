@@ -3,14 +3,18 @@ package envoy
 import (
 	"encoding/base64"
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/proxylint/proxylint/internal/workers"
 )
 
 // The direct reader sets the fields of the messages straight from the
@@ -128,6 +132,12 @@ func directFields(n *node, m protoreflect.Message, md protoreflect.MessageDescri
 				}
 				continue
 			}
+			if fd.Message() != nil && depth <= sideBySideDepth && len(v.kids) >= sideBySideItems {
+				if !directElems(v, fd, l, depth) {
+					return false
+				}
+				continue
+			}
 			for _, it := range v.kids {
 				if !it.dropped && !directElem(it.val, fd, l, depth) {
 					return false
@@ -181,6 +191,47 @@ func directElem(n *node, fd protoreflect.FieldDescriptor, l protoreflect.List, d
 		return false
 	}
 	l.Append(v)
+	return true
+}
+
+// A long list of messages near the root (a bootstrap's listeners and
+// clusters, a route table's virtual hosts) is read on all cores: each
+// element is a message of its own, and reading one touches nothing the
+// others read but the tree, which the direct reader never changes.
+const (
+	sideBySideDepth = 4
+	sideBySideItems = 16
+)
+
+// directElems appends the items of sequence n to list l of field fd, a
+// list of messages, reading them side by side.
+func directElems(n *node, fd protoreflect.FieldDescriptor, l protoreflect.List, depth int) bool {
+	items := make([]*node, 0, len(n.kids))
+	for _, it := range n.kids {
+		if it.dropped {
+			continue
+		}
+		if isJSONNull(it.val) {
+			return false
+		}
+		items = append(items, it.val)
+	}
+	elems := make([]protoreflect.Value, len(items))
+	for i := range elems {
+		elems[i] = l.NewElement()
+	}
+	var failed atomic.Bool
+	workers.Each(len(items), runtime.GOMAXPROCS(0), func(i int) {
+		if !failed.Load() && !directMessage(items[i], elems[i].Message(), depth+1) {
+			failed.Store(true)
+		}
+	})
+	if failed.Load() {
+		return false
+	}
+	for _, e := range elems {
+		l.Append(e)
+	}
 	return true
 }
 
@@ -260,12 +311,15 @@ func directAny(n *node, m protoreflect.Message, depth int) bool {
 	if !directFields(n, em, mt.Descriptor(), true, depth+1) {
 		return false
 	}
+	fds := m.Descriptor().Fields()
+	m.Set(fds.ByNumber(1), protoreflect.ValueOfString(url))
+	if holdPayload(m, em) {
+		return true // the load reads em itself, not its bytes
+	}
 	b, err := anyMarshal.Marshal(em.Interface())
 	if err != nil {
 		return false
 	}
-	fds := m.Descriptor().Fields()
-	m.Set(fds.ByNumber(1), protoreflect.ValueOfString(url))
 	m.Set(fds.ByNumber(2), protoreflect.ValueOfBytes(b))
 	return true
 }
@@ -274,6 +328,21 @@ func directAny(n *node, m protoreflect.Message, depth int) bool {
 // (Duration, Struct, Value, Timestamp, FieldMask, ...) by handing protojson
 // the JSON the emitter writes for it.
 func directWellKnown(n *node, m protoreflect.Message) bool {
+	if md := m.Descriptor(); n.kind == kScalar && md.FullName() == "google.protobuf.Duration" {
+		// The most common of them, read here: protojson would take a
+		// decoder and an error value for each.
+		kind, text := jsonScalar(n)
+		if kind != jString {
+			return false
+		}
+		secs, nanos, ok := parseDurationJSON(text)
+		if !ok {
+			return false
+		}
+		m.Set(md.Fields().ByNumber(1), protoreflect.ValueOfInt64(secs))
+		m.Set(md.Fields().ByNumber(2), protoreflect.ValueOfInt32(nanos))
+		return true
+	}
 	var data []byte
 	if n.kind == kScalar {
 		data = []byte(scalarJSON(n))
@@ -535,6 +604,9 @@ var crossCheck struct {
 // message differs from protojson's ("" when it does not).
 func compareDirect(n *node, mt protoreflect.MessageType, dump bool, version string) (proto.Message, []problem, []unknownType, bool, string) {
 	dm, ok := decodeDirect(n, mt)
+	if ok {
+		writePayloads(dm.ProtoReflect())
+	}
 	jm, probs, unknown := decodeJSON(n, mt, dump, version)
 	var mismatch string
 	switch {

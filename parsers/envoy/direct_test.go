@@ -72,7 +72,8 @@ func TestDirectMatchesProtojson(t *testing.T) {
 	if roots, direct := directRoots(t, "bootstrap.yaml", src); roots != 1 || direct != 1 {
 		t.Errorf("bootstrap.yaml: %d of %d resources read directly, want 1 of 1", direct, roots)
 	}
-	g := gen.EnvoyBootstrap{Listeners: 3, RoutesPerListener: 7, Clusters: 5}.YAML()
+	// Lists long enough to be read side by side (directElems).
+	g := gen.EnvoyBootstrap{Listeners: sideBySideItems + 3, RoutesPerListener: sideBySideItems + 1, Clusters: sideBySideItems + 5}.YAML()
 	if roots, direct := directRoots(t, "generated.yaml", g); roots != 1 || direct != 1 {
 		t.Errorf("generated bootstrap: %d of %d resources read directly, want 1 of 1", direct, roots)
 	}
@@ -91,6 +92,39 @@ func TestDirectMatchesProtojson(t *testing.T) {
 		direct += d
 	}
 	t.Logf("corpus: %d of %d resources read directly", direct, roots)
+}
+
+// Reading long lists side by side keeps their order: the listeners,
+// clusters and routes of a large bootstrap come out as written.
+func TestSideBySideKeepsOrder(t *testing.T) {
+	g := gen.EnvoyBootstrap{Listeners: 2 * sideBySideItems, RoutesPerListener: sideBySideItems + 1, Clusters: 3 * sideBySideItems}.YAML()
+	r := LoadBytes("generated.yaml", g, Options{})
+	if len(r.Diagnostics) != 0 || len(r.Proxies) != 1 {
+		t.Fatalf("%d proxies, diagnostics %v", len(r.Proxies), diagStrings(r))
+	}
+	p := r.Proxies[0]
+	if len(p.Listeners) != 2*sideBySideItems || len(p.Upstreams) != 3*sideBySideItems {
+		t.Fatalf("%d listeners, %d upstreams", len(p.Listeners), len(p.Upstreams))
+	}
+	last := int32(0)
+	for _, l := range p.Listeners {
+		if len(l.Routes) != sideBySideItems+1 {
+			t.Errorf("%s: %d routes", l.Name, len(l.Routes))
+		}
+		for _, rt := range l.Routes {
+			if rt.Pos.Line <= last {
+				t.Fatalf("%s: %s at line %d after line %d", l.Name, rt.Name, rt.Pos.Line, last)
+			}
+			last = rt.Pos.Line
+		}
+	}
+	last = 0
+	for _, u := range p.Upstreams {
+		if u.Pos.Line <= last {
+			t.Fatalf("cluster %s at line %d after line %d", u.Name, u.Pos.Line, last)
+		}
+		last = u.Pos.Line
+	}
 }
 
 // Each case is read both ways as a Cluster; direct says whether the direct

@@ -2,6 +2,7 @@ package envoy
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -35,4 +36,67 @@ func negativeDuration(fd protoreflect.FieldDescriptor, v *node) string {
 		return ""
 	}
 	return fmt.Sprintf("%s: negative duration %q; Envoy refuses durations below zero (Expected positive duration)", fd.Name(), s)
+}
+
+// maxDurationSeconds is the largest number of seconds a Duration holds,
+// about 10,000 years, as protojson checks it.
+const maxDurationSeconds = 315_576_000_000
+
+// parseDurationJSON reads the JSON form of a google.protobuf.Duration as
+// protojson reads it: a decimal number of seconds followed by "s", with an
+// optional sign, an integer part without leading zeros, and at most nine
+// digits after the point ("1s", "0.1s", "1.s", ".1s", "+1s", "-1.5s").
+// TestParseDurationJSONMatchesProtojson holds it to protojson.
+func parseDurationJSON(s string) (secs int64, nanos int32, ok bool) {
+	body, found := strings.CutSuffix(s, "s")
+	if !found || body == "" {
+		return 0, 0, false
+	}
+	neg := false
+	switch body[0] {
+	case '-':
+		neg, body = true, body[1:]
+	case '+':
+		body = body[1:]
+	}
+	whole, frac, dot := strings.Cut(body, ".")
+	if whole == "" && !dot {
+		return 0, 0, false
+	}
+	if len(whole) > 1 && whole[0] == '0' {
+		return 0, 0, false
+	}
+	for _, c := range []byte(whole) {
+		if c < '0' || c > '9' {
+			return 0, 0, false
+		}
+	}
+	if len(frac) > 9 {
+		return 0, 0, false
+	}
+	var n int64
+	for i := range 9 {
+		n *= 10
+		if i < len(frac) {
+			c := frac[i]
+			if c < '0' || c > '9' {
+				return 0, 0, false
+			}
+			n += int64(c - '0')
+		}
+	}
+	if whole != "" {
+		v, err := strconv.ParseInt(whole, 10, 64)
+		if err != nil {
+			return 0, 0, false
+		}
+		secs = v
+	}
+	if neg {
+		secs, n = -secs, -n
+	}
+	if secs < -maxDurationSeconds || secs > maxDurationSeconds {
+		return 0, 0, false
+	}
+	return secs, int32(n), true
 }

@@ -1,6 +1,8 @@
 package envoy
 
 import (
+	"strings"
+
 	yaml "go.yaml.in/yaml/v3"
 )
 
@@ -287,7 +289,7 @@ func (p *fastParser) key(i, depth int) *node {
 	}
 	k := p.newNode(kScalar, col, depth)
 	k.value = text
-	k.tag = scalarTag(&yaml.Node{Kind: yaml.ScalarNode, Value: text})
+	k.tag = plainTag(text)
 	p.pos = j
 	return k
 }
@@ -341,11 +343,23 @@ func (p *fastParser) rest(i int) {
 	}
 }
 
+// plainTag is scalarTag of a plain scalar. The YAML reader looks at the
+// first character before anything else: unless it is a digit, a sign, a
+// dot, a tilde or one of the letters that begin true, false, null, yes,
+// no, on and off, the scalar is a string, and asking costs an allocation
+// per key and value.
+func plainTag(text string) string {
+	if text != "" && !strings.ContainsRune("+-.0123456789yYnNtTfFoO~", rune(text[0])) {
+		return "str"
+	}
+	return scalarTag(&yaml.Node{Kind: yaml.ScalarNode, Value: text})
+}
+
 // plain makes a plain scalar of src[i:e].
 func (p *fastParser) plain(i, e, depth int) *node {
 	n := p.newNode(kScalar, i-p.ls, depth)
 	n.value = p.text[i:e]
-	n.tag = scalarTag(&yaml.Node{Kind: yaml.ScalarNode, Value: n.value})
+	n.tag = plainTag(n.value)
 	return n
 }
 

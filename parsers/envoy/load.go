@@ -34,6 +34,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -41,6 +42,7 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
+	"github.com/proxylint/proxylint/internal/workers"
 	"github.com/proxylint/proxylint/model"
 )
 
@@ -112,14 +114,17 @@ func LoadBytes(path string, src []byte, opts Options) (res Result) {
 		return res
 	}
 	l := &loader{file: path, target: target}
-	if _, err := loadSchema(); err != nil {
+	// The first Envoy file of a run builds the schema while its YAML is
+	// read, which needs none of it.
+	go func() { _, _ = loadSchema() }()
+	docs, err := readTree(path, src)
+	if _, serr := loadSchema(); serr != nil {
 		res.Diagnostics = append(res.Diagnostics, model.Diagnostic{
 			Code: CodeSyntax, Severity: model.Error, Pos: model.Pos{File: path, Line: 1, Col: 1}, Fatal: true,
-			Message: fmt.Sprintf("internal error: proxylint cannot build Envoy's API to read this file: %v", err),
+			Message: fmt.Sprintf("internal error: proxylint cannot build Envoy's API to read this file: %v", serr),
 		})
 		return res
 	}
-	docs, err := readTree(path, src)
 	if err != nil {
 		l.posErr(err)
 		res.Diagnostics = l.diags
@@ -286,15 +291,27 @@ func (l *loader) decode(r root) proto.Message {
 	if m == nil {
 		return nil
 	}
-	check := func(inner protoreflect.Message, n *node) {
-		l.report(CodeInvalid, validate(inner.Interface(), n))
+	// The root and every message inside its Anys are validated side by
+	// side, and their problems reported in the order of the walk.
+	type part struct {
+		m     protoreflect.Message
+		n     *node
+		probs []problem
 	}
+	var parts []part
+	collect := func(inner protoreflect.Message, n *node) { parts = append(parts, part{m: inner, n: n}) }
 	if m.ProtoReflect().Descriptor().FullName() == nameAny {
-		visitMessage(m.ProtoReflect(), r.n, check)
-		return m
+		visitMessage(m.ProtoReflect(), r.n, collect)
+	} else {
+		collect(m.ProtoReflect(), r.n)
+		walkAnys(m.ProtoReflect(), r.n, collect)
 	}
-	l.report(CodeInvalid, validate(m, r.n))
-	walkAnys(m.ProtoReflect(), r.n, check)
+	workers.Each(len(parts), runtime.GOMAXPROCS(0), func(i int) {
+		parts[i].probs = validate(parts[i].m.Interface(), parts[i].n)
+	})
+	for _, p := range parts {
+		l.report(CodeInvalid, p.probs)
+	}
 	return m
 }
 
