@@ -15,8 +15,8 @@
 //     protojson, so that every protojson error maps back to the line and
 //     column the user wrote;
 //  3. Envoy's schema constraints (protoc-gen-validate's rules, read from
-//     the descriptors by pgv.go) are checked on the root and on every Any
-//     inside it;
+//     the descriptors by internal/pgv) are checked on the root and on
+//     every Any inside it;
 //  4. the messages become the model's listeners (one per HTTP connection
 //     manager), routes and upstreams (one per cluster), every value with
 //     its position or its default. The builder reads them by field name

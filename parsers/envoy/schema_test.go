@@ -22,34 +22,9 @@ import (
 	bootstrapv3 "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
 	hcmv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
 
-	// The packages _gen/schema links, so that the embedded files can be
-	// compared with theirs whatever the loader links.
-	// TestSchemaHoldsLinkedPackages checks that none is missing here.
-	_ "github.com/cncf/xds/go/udpa/type/v1"
-	_ "github.com/cncf/xds/go/xds/type/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/access_loggers/file/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/access_loggers/stream/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/clusters/aggregate/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/compression/gzip/compressor/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/compressor/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/cors/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/fault/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/grpc_web/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/health_check/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/local_ratelimit/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/lua/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/router/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/listener/tls_inspector/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/raw_buffer/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
+	// The packages whose descriptors the schema holds, so that the
+	// embedded files can be compared with theirs.
+	_ "github.com/proxylint/proxylint/parsers/envoy/internal/envoyapi"
 )
 
 func mustSchema(t testing.TB) *schema {
@@ -92,7 +67,7 @@ func TestSchemaMatchesGenerated(t *testing.T) {
 	}
 }
 
-// The embedded files are exactly those linking the packages _gen/schema
+// The embedded files are exactly those linking the packages envoyapi
 // lists registers: the files of these packages, of the packages they
 // import, and so on. Linking a package registers all its files, not only
 // those another imports, and the loader resolves an Any against all of
@@ -100,13 +75,13 @@ func TestSchemaMatchesGenerated(t *testing.T) {
 // that list.
 func TestSchemaHoldsLinkedPackages(t *testing.T) {
 	listed := map[string]bool{}
-	for pkg := range protoImports(t, filepath.Join("_gen", "schema", "main.go")) {
+	for pkg := range protoImports(t, filepath.Join("internal", "envoyapi", "envoyapi.go")) {
 		if isAPIPackage(pkg) {
 			listed[pkg] = true
 		}
 	}
 	if len(listed) == 0 {
-		t.Fatal("no package listed in _gen/schema")
+		t.Fatal("no package listed in internal/envoyapi")
 	}
 	byPackage := map[string][]protoreflect.FileDescriptor{}
 	protoregistry.GlobalFiles.RangeFiles(func(fd protoreflect.FileDescriptor) bool {
@@ -133,7 +108,7 @@ func TestSchemaHoldsLinkedPackages(t *testing.T) {
 	}
 	for pkg := range listed {
 		if len(byPackage[pkg]) == 0 {
-			t.Errorf("%s is not linked into the test: import it in schema_test.go", pkg)
+			t.Errorf("%s is listed but not linked into the test", pkg)
 		}
 		link(pkg)
 	}
@@ -168,7 +143,7 @@ func TestSchemaHoldsLinkedPackages(t *testing.T) {
 		}
 		for pkg := range protoImports(t, file) {
 			if isAPIPackage(pkg) && !listed[pkg] {
-				t.Errorf("%s imports %s, which _gen/schema does not list", file, pkg)
+				t.Errorf("%s imports %s, which internal/envoyapi does not list", file, pkg)
 			}
 			for _, fd := range byPackage[pkg] {
 				if !embedded[fd.Path()] {

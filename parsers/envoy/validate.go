@@ -7,11 +7,13 @@ import (
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/proxylint/proxylint/parsers/envoy/internal/pgv"
 )
 
 // Envoy's schema constraints (required fields, ranges, lengths, patterns:
 // the protoc-gen-validate rules in its descriptors) are checked the way
-// Envoy checks them when it loads a configuration. validateAll (pgv.go)
+// Envoy checks them when it loads a configuration. pgv.ValidateAll
 // reports them as the generated ValidateAll methods do, with paths of Go
 // field names ("FilterChains[0]" → cause "Filters[1]" → ...); validation
 // walks that chain of causes down the schema and the tree together to
@@ -33,7 +35,7 @@ type multiError interface {
 // descriptors rather than run through the generated ValidateAll methods,
 // so the same check works on messages without generated code.
 func validate(m proto.Message, n *node) []problem {
-	err := validateAll(m.ProtoReflect())
+	err := pgv.ValidateAll(m.ProtoReflect())
 	if err == nil {
 		return nil
 	}

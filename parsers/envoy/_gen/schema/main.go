@@ -6,13 +6,13 @@
 //	go run ./_gen/schema
 //
 // The file is a gzip-compressed google.protobuf.FileDescriptorSet holding
-// the files the packages below register and every file they import, in
-// dependency order, without source info.
+// the files the packages internal/envoyapi links register and every file
+// they import, in dependency order, without source info.
 //
 // This program imports no other package holding .proto files but
 // descriptorpb (google/protobuf/descriptor.proto, which validate.proto
 // imports anyway) and gofeaturespb (linked by protodesc, and left out
-// because nothing below imports it).
+// because no file of Envoy's API imports it).
 package main
 
 import (
@@ -30,45 +30,8 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
 
-	// The resources the loader reads (build.go, checks.go, shape.go and
-	// behaviour.go read them by field name).
-	_ "github.com/envoyproxy/go-control-plane/envoy/config/bootstrap/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/config/core/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/config/endpoint/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/config/listener/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/type/matcher/v3"
-
-	// The extension types configurations use most: the
-	// HTTP connection manager and router, the common HTTP filters (CORS,
-	// fault, health check, local rate limit, Lua, gRPC-Web, compressor),
-	// TCP proxy, the upstream HTTP protocol options, the TLS and raw
-	// buffer transport sockets, the aggregate cluster, the TLS inspector
-	// and the file and standard-stream access loggers.
-	//
-	// schema_test.go checks that the loader links no package outside this
-	// list and that the file holds exactly what the list registers.
-	_ "github.com/cncf/xds/go/udpa/type/v1"                                              // udpa.type.v1.TypedStruct
-	_ "github.com/cncf/xds/go/xds/type/v3"                                               // xds.type.v3.TypedStruct
-	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/access_loggers/file/v3"   // file access log
-	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/access_loggers/stream/v3" // stdout/stderr access log
-	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/clusters/aggregate/v3"    // aggregate cluster
-	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/compression/gzip/compressor/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/compressor/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/cors/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/fault/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/grpc_web/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/health_check/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/local_ratelimit/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/lua/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/http/router/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/listener/tls_inspector/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/http_connection_manager/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/filters/network/tcp_proxy/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/raw_buffer/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/transport_sockets/tls/v3"
-	_ "github.com/envoyproxy/go-control-plane/envoy/extensions/upstreams/http/v3"
+	// The packages of Envoy's API whose descriptors the file holds.
+	_ "github.com/proxylint/proxylint/parsers/envoy/internal/envoyapi"
 )
 
 // modules hold every package listed above; a file registered from one of

@@ -1,4 +1,15 @@
-package envoy
+// Package pgv checks a message against the protoc-gen-validate (PGV)
+// rules written in its descriptor's options, the way the ValidateAll
+// methods PGV generates for Go do: the same violations in the same order,
+// with the same texts and the same error types' methods. It reads values
+// only through protoreflect, so it needs no generated code and works on
+// dynamicpb messages too: Envoy's API declares its schema constraints
+// this way, and Envoy checks them when it loads a configuration.
+//
+// The first validation of a message type compiles the type's rules into a
+// plan; plans are kept and shared, so the descriptors' options are read
+// once per type and regular expressions are compiled once, on first use.
+package pgv
 
 import (
 	"bytes"
@@ -17,7 +28,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	pgv "github.com/envoyproxy/protoc-gen-validate/validate"
+	validate "github.com/envoyproxy/protoc-gen-validate/validate"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
@@ -28,20 +39,10 @@ import (
 	"github.com/proxylint/proxylint/internal/lazyre"
 )
 
-// This file checks a message against the protoc-gen-validate (PGV) rules
-// written in its descriptor's options, the way the ValidateAll methods PGV
-// generates for Go do: the same violations in the same order, with the
-// same texts and the same error types' methods. It reads values only
-// through protoreflect, so it needs no generated code and works on
-// dynamicpb messages too.
-//
-// The first validation of a message type compiles the type's rules into a
-// plan; plans are kept and shared, so the descriptors' options are read
-// once per type and regular expressions are compiled once, on first use.
-
-// validateAll returns what m's generated ValidateAll would: nil, or a
-// pgvMultiError of pgvErrors.
-func validateAll(m protoreflect.Message) error {
+// ValidateAll returns what m's generated ValidateAll method would: nil, or
+// a multi-error (AllErrors) of violations, each with the methods of a
+// generated <Type>ValidationError (Field, Reason, Cause, Key, ErrorName).
+func ValidateAll(m protoreflect.Message) error {
 	if m == nil || !m.IsValid() {
 		return nil
 	}
@@ -613,7 +614,7 @@ func compileMessage(md protoreflect.MessageDescriptor) *msgPlan {
 		return nil
 	}
 	p := &msgPlan{name: goTypeName(md)}
-	if disabled, _ := extensionOf[bool](md.Options(), pgv.E_Disabled); disabled {
+	if disabled, _ := extensionOf[bool](md.Options(), validate.E_Disabled); disabled {
 		p.disabled = true
 		return p
 	}
@@ -642,7 +643,7 @@ func compileMessage(md protoreflect.MessageDescriptor) *msgPlan {
 			continue
 		}
 		o := oneofPlan{od: od, name: goCamelCase(string(od.Name()))}
-		o.required, _ = extensionOf[bool](od.Options(), pgv.E_Required)
+		o.required, _ = extensionOf[bool](od.Options(), validate.E_Required)
 		members := od.Fields()
 		for j := 0; j < members.Len(); j++ {
 			fd := members.Get(j)
@@ -678,7 +679,7 @@ func hasValidator(md protoreflect.MessageDescriptor) bool {
 	if md.IsMapEntry() {
 		return false
 	}
-	ignored, _ := extensionOf[bool](md.Options(), pgv.E_Ignored)
+	ignored, _ := extensionOf[bool](md.Options(), validate.E_Ignored)
 	return !ignored
 }
 
@@ -749,7 +750,7 @@ func isLower(c byte) bool { return 'a' <= c && c <= 'z' }
 // compileField turns a field's rules into its check; nil when there is
 // nothing to check.
 func compileField(fd protoreflect.FieldDescriptor) valueCheck {
-	rules, _ := extensionOf[*pgv.FieldRules](fd.Options(), pgv.E_Rules)
+	rules, _ := extensionOf[*validate.FieldRules](fd.Options(), validate.E_Rules)
 	switch {
 	case fd.IsMap():
 		return compileMap(fd, rules)
@@ -759,13 +760,13 @@ func compileField(fd protoreflect.FieldDescriptor) valueCheck {
 	return compileValue(fd, rules, fd.Kind() == protoreflect.EnumKind)
 }
 
-func compileList(fd protoreflect.FieldDescriptor, rules *pgv.FieldRules) valueCheck {
+func compileList(fd protoreflect.FieldDescriptor, rules *validate.FieldRules) valueCheck {
 	if rules.GetType() != nil && rules.GetRepeated() == nil {
 		return nil // rules of another type: PGV refuses them
 	}
 	r := rules.GetRepeated()
 	if r == nil {
-		r = &pgv.RepeatedRules{}
+		r = &validate.RepeatedRules{}
 	}
 	c := &listCheck{
 		skipEmpty: r.GetIgnoreEmpty(),
@@ -779,13 +780,13 @@ func compileList(fd protoreflect.FieldDescriptor, rules *pgv.FieldRules) valueCh
 	return c
 }
 
-func compileMap(fd protoreflect.FieldDescriptor, rules *pgv.FieldRules) valueCheck {
+func compileMap(fd protoreflect.FieldDescriptor, rules *validate.FieldRules) valueCheck {
 	r := rules.GetMap()
 	if r == nil && (rules.GetType() != nil || fd.MapValue().Message() == nil) {
 		return nil
 	}
 	if r == nil {
-		r = &pgv.MapRules{}
+		r = &validate.MapRules{}
 	}
 	c := &mapCheck{
 		skipEmpty: r.GetIgnoreEmpty(),
@@ -829,7 +830,7 @@ func failIf(broken bool, f *failure) *failure {
 // compileValue turns the rules for one value (a singular field, an item or
 // a map key or value, described by e) into its check. named is true for a
 // singular enum field, whose rules' messages name the enum's values.
-func compileValue(e protoreflect.FieldDescriptor, rules *pgv.FieldRules, named bool) valueCheck {
+func compileValue(e protoreflect.FieldDescriptor, rules *validate.FieldRules, named bool) valueCheck {
 	msgRules := rules.GetMessage()
 	switch t := rules.GetType().(type) {
 	case nil:
@@ -837,27 +838,27 @@ func compileValue(e protoreflect.FieldDescriptor, rules *pgv.FieldRules, named b
 			return nil
 		}
 		return compileMessageField(e.Message(), msgRules)
-	case *pgv.FieldRules_Enum:
+	case *validate.FieldRules_Enum:
 		if e.Kind() != protoreflect.EnumKind {
 			return nil
 		}
 		return scalar(false, enumTests(e.Enum(), t.Enum, named))
-	case *pgv.FieldRules_Any:
+	case *validate.FieldRules_Any:
 		if !isMessage(e, "google.protobuf.Any") {
 			return requiredOnly(e, t.Any.GetRequired())
 		}
 		return compileAny(e.Message(), t.Any)
-	case *pgv.FieldRules_Duration:
+	case *validate.FieldRules_Duration:
 		if !isMessage(e, "google.protobuf.Duration") {
 			return requiredOnly(e, t.Duration.GetRequired())
 		}
 		return compileDuration(t.Duration)
-	case *pgv.FieldRules_Timestamp:
+	case *validate.FieldRules_Timestamp:
 		if !isMessage(e, "google.protobuf.Timestamp") {
 			return requiredOnly(e, t.Timestamp.GetRequired())
 		}
 		return compileTimestamp(t.Timestamp)
-	case *pgv.FieldRules_Repeated, *pgv.FieldRules_Map:
+	case *validate.FieldRules_Repeated, *validate.FieldRules_Map:
 		return nil // on a value that is neither: PGV refuses them
 	}
 	// Scalar rules, on the scalar or on the wrapper message holding it.
@@ -894,7 +895,7 @@ func requiredOnly(e protoreflect.FieldDescriptor, required bool) valueCheck {
 
 // compileMessageField is a message value without type rules: required,
 // and validation inside (unless skipped) when its type has a ValidateAll.
-func compileMessageField(md protoreflect.MessageDescriptor, r *pgv.MessageRules) valueCheck {
+func compileMessageField(md protoreflect.MessageDescriptor, r *validate.MessageRules) valueCheck {
 	c := &messageCheck{required: r.GetRequired()}
 	if !r.GetSkip() && hasValidator(md) {
 		c.plan = sync.OnceValue(func() *msgPlan { return planFor(md) })
@@ -906,21 +907,21 @@ func compileMessageField(md protoreflect.MessageDescriptor, r *pgv.MessageRules)
 }
 
 // compileScalar is the rules for a bool, number, string or bytes value.
-func compileScalar(value protoreflect.FieldDescriptor, rules *pgv.FieldRules) valueCheck {
+func compileScalar(value protoreflect.FieldDescriptor, rules *validate.FieldRules) valueCheck {
 	switch t := rules.GetType().(type) {
-	case *pgv.FieldRules_Bool:
+	case *validate.FieldRules_Bool:
 		if value.Kind() != protoreflect.BoolKind || t.Bool == nil || t.Bool.Const == nil {
 			return nil
 		}
 		want := t.Bool.GetConst()
 		f := &failure{reason: fmt.Sprint("value must equal ", want)}
 		return scalar(false, []test{func(v protoreflect.Value) *failure { return failIf(v.Bool() != want, f) }})
-	case *pgv.FieldRules_String_:
+	case *validate.FieldRules_String_:
 		if value.Kind() != protoreflect.StringKind {
 			return nil
 		}
 		return scalar(t.String_.GetIgnoreEmpty(), stringTests(t.String_))
-	case *pgv.FieldRules_Bytes:
+	case *validate.FieldRules_Bytes:
 		if value.Kind() != protoreflect.BytesKind {
 			return nil
 		}
@@ -939,7 +940,7 @@ func scalar(skipZero bool, tests []test) valueCheck {
 // compileNumber is the rules of the twelve numeric types. They share their
 // field names (const, lt, lte, gt, gte, in, not_in, ignore_empty), so they
 // are read through protoreflect, each as the Go type of its kind.
-func compileNumber(value protoreflect.FieldDescriptor, rules *pgv.FieldRules) valueCheck {
+func compileNumber(value protoreflect.FieldDescriptor, rules *validate.FieldRules) valueCheck {
 	oneof := rules.ProtoReflect().Descriptor().Oneofs().ByName("type")
 	if oneof == nil {
 		return nil
@@ -1112,7 +1113,7 @@ func inTest[T comparable](in, notIn []T, inReason, notInReason string) func(T) *
 
 // enumTests is const, in or not_in, then defined_only. Their reasons name
 // the values of a singular enum field and give numbers otherwise.
-func enumTests(ed protoreflect.EnumDescriptor, r *pgv.EnumRules, named bool) []test {
+func enumTests(ed protoreflect.EnumDescriptor, r *validate.EnumRules, named bool) []test {
 	if r == nil {
 		return nil
 	}
@@ -1165,19 +1166,19 @@ var uuidPattern = lazyre.New("^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9
 
 // stringPattern is the pattern a string must match, well_known_regex
 // included, and whether there is one.
-func stringPattern(r *pgv.StringRules) (string, bool) {
+func stringPattern(r *validate.StringRules) (string, bool) {
 	wk := r.GetWellKnownRegex()
-	if wk == pgv.KnownRegex_UNKNOWN || r.Pattern != nil {
+	if wk == validate.KnownRegex_UNKNOWN || r.Pattern != nil {
 		return r.GetPattern(), r.Pattern != nil
 	}
 	loose := r.Strict != nil && !r.GetStrict()
 	switch wk {
-	case pgv.KnownRegex_HTTP_HEADER_NAME:
+	case validate.KnownRegex_HTTP_HEADER_NAME:
 		if loose {
 			return headerStringPattern, true
 		}
 		return headerNamePattern, true
-	case pgv.KnownRegex_HTTP_HEADER_VALUE:
+	case validate.KnownRegex_HTTP_HEADER_VALUE:
 		if loose {
 			return headerStringPattern, true
 		}
@@ -1209,7 +1210,7 @@ func patternTest(pattern string, match func(re *regexp.Regexp, v protoreflect.Va
 // stringTests is the string rules in the generated code's order: const,
 // in/not_in, length in runes, length in bytes, prefix, suffix, contains,
 // not_contains, the well-known formats, pattern.
-func stringTests(r *pgv.StringRules) []test {
+func stringTests(r *validate.StringRules) []test {
 	if r == nil {
 		return nil
 	}
@@ -1279,7 +1280,7 @@ func lengthTests(length func(string) int, exact, lo, hi *uint64, unit string) []
 
 // wellKnownTest is the string formats: ip, ipv4, ipv6, email, hostname,
 // address, uri, uri_ref, uuid.
-func wellKnownTest(r *pgv.StringRules) test {
+func wellKnownTest(r *validate.StringRules) test {
 	fixed := func(broken func(string) bool, reason string) test {
 		f := &failure{reason: reason}
 		return func(v protoreflect.Value) *failure { return failIf(broken(v.String()), f) }
@@ -1376,7 +1377,7 @@ func checkUUID(s string) error {
 
 // bytesTests is the bytes rules in the generated code's order: length,
 // prefix, suffix, contains, in/not_in, const, the IP formats, pattern.
-func bytesTests(r *pgv.BytesRules) []test {
+func bytesTests(r *validate.BytesRules) []test {
 	if r == nil {
 		return nil
 	}
@@ -1450,7 +1451,7 @@ func byteString(b []byte) string {
 	return s.String()
 }
 
-func compileAny(md protoreflect.MessageDescriptor, r *pgv.AnyRules) valueCheck {
+func compileAny(md protoreflect.MessageDescriptor, r *validate.AnyRules) valueCheck {
 	c := &anyCheck{required: r.GetRequired(), typeURL: md.Fields().ByNumber(1)}
 	if c.typeURL == nil {
 		return nil
@@ -1501,7 +1502,7 @@ func readTimestamp(m protoreflect.Message) (timeValue, error) {
 
 // compileDuration is the duration rules: required, then const, the range
 // and in/not_in on the duration, which must be valid when any is given.
-func compileDuration(r *pgv.DurationRules) valueCheck {
+func compileDuration(r *validate.DurationRules) valueCheck {
 	if r == nil {
 		return nil
 	}
@@ -1541,7 +1542,7 @@ func compileDuration(r *pgv.DurationRules) valueCheck {
 // compileTimestamp is the timestamp rules: required, then const, the
 // range, or else lt_now, gt_now and within, on a timestamp that must be
 // valid when any is given.
-func compileTimestamp(r *pgv.TimestampRules) valueCheck {
+func compileTimestamp(r *validate.TimestampRules) valueCheck {
 	if r == nil {
 		return nil
 	}
@@ -1573,7 +1574,7 @@ func compileTimestamp(r *pgv.TimestampRules) valueCheck {
 
 // nowTest is lt_now, gt_now and within, which compare with the time of the
 // check.
-func nowTest(r *pgv.TimestampRules) func(timeValue) *failure {
+func nowTest(r *validate.TimestampRules) func(timeValue) *failure {
 	var within time.Duration
 	if r.Within != nil {
 		within = r.Within.AsDuration()

@@ -1,11 +1,9 @@
-package envoy
+package pgv
 
 import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"reflect"
 	"regexp"
 	"sort"
@@ -14,7 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	pgv "github.com/envoyproxy/protoc-gen-validate/validate"
+	validate "github.com/envoyproxy/protoc-gen-validate/validate"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -23,7 +21,7 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	"github.com/proxylint/proxylint/bench/gen"
+	_ "github.com/proxylint/proxylint/parsers/envoy/internal/envoyapi" // the oracle: the generated ValidateAll methods
 )
 
 // The generated ValidateAll methods are the oracle: validateAll must say
@@ -31,6 +29,19 @@ import (
 // whose descriptors were rebuilt from descriptor protos.
 
 type validatorAll interface{ ValidateAll() error }
+
+// The interfaces the Envoy loader reads violations through.
+type (
+	validationError interface {
+		Field() string
+		Reason() string
+		Cause() error
+		Key() bool
+	}
+	multiError interface {
+		AllErrors() []error
+	}
+)
 
 // describe writes an error as violations() reads it: every violation's
 // interface methods, causes included, besides the text.
@@ -113,32 +124,13 @@ func asDynamic(t testing.TB, m proto.Message) protoreflect.Message {
 	return dm
 }
 
-// asGenerated is m, a message the loader read with the embedded schema,
-// as the generated Go type of its name, which the test links.
-func asGenerated(t testing.TB, m proto.Message) proto.Message {
-	t.Helper()
-	mt, err := protoregistry.GlobalTypes.FindMessageByName(m.ProtoReflect().Descriptor().FullName())
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := proto.MarshalOptions{AllowPartial: true, Deterministic: true}.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := mt.New().Interface()
-	if err := (proto.UnmarshalOptions{AllowPartial: true}).Unmarshal(data, g); err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
-
 // sameAsOracle compares validateAll with ValidateAll on m and on its
 // dynamic copy; it returns the oracle's error.
 func sameAsOracle(t *testing.T, what string, m proto.Message) error {
 	t.Helper()
 	v, ok := m.(validatorAll)
 	if !ok {
-		if err := validateAll(m.ProtoReflect()); err != nil {
+		if err := ValidateAll(m.ProtoReflect()); err != nil {
 			t.Errorf("%s: %T has no ValidateAll, but validateAll says %v", what, m, err)
 		}
 		return nil
@@ -157,106 +149,13 @@ func sameAsOracle(t *testing.T, what string, m proto.Message) error {
 			t.Errorf("same text, other structure:\n%s\n%s", wantText, describe(got))
 		}
 	}
-	differs("", validateAll(m.ProtoReflect()))
-	differs(", dynamic", validateAll(asDynamic(t, m)))
+	differs("", ValidateAll(m.ProtoReflect()))
+	differs(", dynamic", ValidateAll(asDynamic(t, m)))
 	return want
 }
 
 // differences counts reported differences, to stop after the first few.
 var differences atomic.Int32
-
-// envoyFiles lists the Envoy files to decode: the package's testdata, the
-// repository's fixtures, and the shared corpus when it is there.
-func envoyFiles(t *testing.T) []string {
-	var out []string
-	for _, dir := range []string{"testdata", "../../fixtures"} {
-		err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-			if err != nil || d.IsDir() || strings.Contains(p, string(filepath.Separator)+"fuzz"+string(filepath.Separator)) {
-				return err
-			}
-			out = append(out, p)
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, d := range corpusDirs {
-		if _, err := os.Stat(d); err != nil {
-			continue
-		}
-		err := filepath.WalkDir(d, func(p string, e os.DirEntry, err error) error {
-			if err == nil && !e.IsDir() {
-				out = append(out, p)
-			}
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		break
-	}
-	return out
-}
-
-// TestValidateAllMatchesOracleOnFiles decodes every Envoy file as the
-// loader does and compares both validators on each resource and on every
-// message an Any holds.
-func TestValidateAllMatchesOracleOnFiles(t *testing.T) {
-	defer rememberUnpacked()()
-	srcs := map[string][]byte{}
-	for _, p := range envoyFiles(t) {
-		src, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		srcs[p] = src
-	}
-	srcs["generated 8x40"] = gen.EnvoyBootstrap{Listeners: 8, RoutesPerListener: 40, Clusters: 80}.YAML()
-	var files, messages, failing int
-	names := make([]string, 0, len(srcs))
-	for p := range srcs {
-		names = append(names, p)
-	}
-	sort.Strings(names)
-	for _, p := range names {
-		src := breakLoneCR(srcs[p])
-		if !Detect(p, src) {
-			continue
-		}
-		docs, err := readTree(p, src)
-		if err != nil {
-			continue
-		}
-		files++
-		for _, doc := range docs {
-			roots, _ := classify(doc)
-			for _, r := range roots {
-				m, _, _ := decodeRoot(r.n, messageType(r.mt), r.inDump, r.version)
-				if m == nil {
-					continue
-				}
-				check := func(what string, m proto.Message) {
-					messages++
-					g := asGenerated(t, m)
-					if sameAsOracle(t, what, g) != nil {
-						failing++
-					}
-					if got, want := describe(validateAll(m.ProtoReflect())), describe(validateAll(g.ProtoReflect())); got != want {
-						t.Errorf("%s: validateAll on the loader's message:\n%s\non the generated one:\n%s", what, got, want)
-					}
-				}
-				check(p, m)
-				visit := func(inner protoreflect.Message, _ *node) { check(p+" (Any)", inner.Interface()) }
-				visitMessage(m.ProtoReflect(), r.n, visit)
-			}
-		}
-	}
-	t.Logf("%d Envoy files, %d messages (resources and Any payloads), %d with violations", files, messages, failing)
-	if messages == 0 || failing == 0 {
-		t.Errorf("too little compared: %d messages, %d with violations", messages, failing)
-	}
-}
 
 // TestGoNamesMatchGeneratedCode checks the names validateAll writes and
 // which types it validates against the generated Go types.
@@ -294,8 +193,8 @@ func TestGoNamesMatchGeneratedCode(t *testing.T) {
 }
 
 // fieldRulesOf reads a field's rules as the generated code saw them.
-func fieldRulesOf(fd protoreflect.FieldDescriptor) *pgv.FieldRules {
-	r, _ := extensionOf[*pgv.FieldRules](fd.Options(), pgv.E_Rules)
+func fieldRulesOf(fd protoreflect.FieldDescriptor) *validate.FieldRules {
+	r, _ := extensionOf[*validate.FieldRules](fd.Options(), validate.E_Rules)
 	return r
 }
 
@@ -319,14 +218,14 @@ func linkedRuleKinds() map[string]int {
 	out := map[string]int{}
 	protoregistry.GlobalTypes.RangeMessages(func(mt protoreflect.MessageType) bool {
 		md := mt.Descriptor()
-		if d, _ := extensionOf[bool](md.Options(), pgv.E_Disabled); d {
+		if d, _ := extensionOf[bool](md.Options(), validate.E_Disabled); d {
 			out["message option disabled"]++
 		}
-		if d, _ := extensionOf[bool](md.Options(), pgv.E_Ignored); d {
+		if d, _ := extensionOf[bool](md.Options(), validate.E_Ignored); d {
 			out["message option ignored"]++
 		}
 		for i := 0; i < md.Oneofs().Len(); i++ {
-			if r, _ := extensionOf[bool](md.Oneofs().Get(i).Options(), pgv.E_Required); r {
+			if r, _ := extensionOf[bool](md.Oneofs().Get(i).Options(), validate.E_Required); r {
 				out["oneof required"]++
 			}
 		}
@@ -359,7 +258,7 @@ var candidateStrings = []string{
 	"x.mmdb", "*", "GET", "0", "1",
 }
 
-func (vm valueMaker) strings(r *pgv.StringRules) []string {
+func (vm valueMaker) strings(r *validate.StringRules) []string {
 	out := append([]string(nil), candidateStrings...)
 	if r == nil {
 		return out
@@ -413,7 +312,7 @@ func bounds(r protoreflect.Message) []float64 {
 	return out
 }
 
-func (vm valueMaker) numbers(e protoreflect.FieldDescriptor, r *pgv.FieldRules) []protoreflect.Value {
+func (vm valueMaker) numbers(e protoreflect.FieldDescriptor, r *validate.FieldRules) []protoreflect.Value {
 	nums := []float64{0, 1, -1, 2, 100, 1e9, -1e9}
 	if set := r.ProtoReflect().WhichOneof(r.ProtoReflect().Descriptor().Oneofs().ByName("type")); set != nil && set.Message() != nil {
 		for _, b := range bounds(r.ProtoReflect().Get(set).Message()) {
@@ -455,7 +354,7 @@ func (vm valueMaker) numbers(e protoreflect.FieldDescriptor, r *pgv.FieldRules) 
 }
 
 // values lists candidates for one value of e's type under the rules r.
-func (vm valueMaker) values(e protoreflect.FieldDescriptor, r *pgv.FieldRules) []protoreflect.Value {
+func (vm valueMaker) values(e protoreflect.FieldDescriptor, r *validate.FieldRules) []protoreflect.Value {
 	var out []protoreflect.Value
 	switch e.Kind() {
 	case protoreflect.StringKind:
@@ -496,7 +395,7 @@ func (vm valueMaker) values(e protoreflect.FieldDescriptor, r *pgv.FieldRules) [
 
 // messages lists candidate messages of type md: the special cases of the
 // well-known types, an empty message, and one with every field filled.
-func (vm valueMaker) messages(md protoreflect.MessageDescriptor, r *pgv.FieldRules) []protoreflect.Message {
+func (vm valueMaker) messages(md protoreflect.MessageDescriptor, r *validate.FieldRules) []protoreflect.Message {
 	mt, err := protoregistry.GlobalTypes.FindMessageByName(md.FullName())
 	if err != nil {
 		return nil
@@ -733,67 +632,14 @@ func collectReasons(err error, digits *regexp.Regexp, out map[string]bool) {
 	}
 }
 
-// BenchmarkValidate validates the decoded 256-listener bench/gen bootstrap
-// (10,240 routes) with the generated ValidateAll and with validateAll.
-func BenchmarkValidate(b *testing.B) {
-	src := gen.EnvoyBootstrap{Listeners: 256, RoutesPerListener: 40, Clusters: 2560}.YAML()
-	docs, err := readTree("bootstrap.yaml", src)
-	if err != nil {
-		b.Fatal(err)
-	}
-	roots, _ := classify(docs[0])
-	defer rememberUnpacked()()
-	var msgs []proto.Message
-	for _, r := range roots {
-		m, _, _ := decodeRoot(r.n, messageType(r.mt), r.inDump, r.version)
-		msgs = append(msgs, asGenerated(b, m))
-		visitMessage(m.ProtoReflect(), r.n, func(inner protoreflect.Message, _ *node) { msgs = append(msgs, asGenerated(b, inner.Interface())) })
-	}
-	b.Run("ValidateAll", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			for _, m := range msgs {
-				if v, ok := m.(validatorAll); ok && v.ValidateAll() != nil {
-					b.Fatal("invalid")
-				}
-			}
-		}
-	})
-	b.Run("validateAll", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			for _, m := range msgs {
-				if validateAll(m.ProtoReflect()) != nil {
-					b.Fatal("invalid")
-				}
-			}
-		}
-	})
-	b.Run("validateAll-dynamic", func(b *testing.B) {
-		dyn := make([]protoreflect.Message, len(msgs))
-		for i, m := range msgs {
-			dyn[i] = asDynamic(b, m)
-		}
-		b.ReportAllocs()
-		b.ResetTimer()
-		for b.Loop() {
-			for _, m := range dyn {
-				if validateAll(m) != nil {
-					b.Fatal("invalid")
-				}
-			}
-		}
-	})
-}
-
 // unlinkedRules is a message type with the rule kinds that no linked
 // Envoy type uses, so no generated code can serve as the oracle; the
 // expected texts follow PGV's Go templates.
 func unlinkedRules(t *testing.T) protoreflect.MessageDescriptor {
 	t.Helper()
-	field := func(name string, n int32, typ descriptorpb.FieldDescriptorProto_Type, typeName string, rules *pgv.FieldRules) *descriptorpb.FieldDescriptorProto {
+	field := func(name string, n int32, typ descriptorpb.FieldDescriptorProto_Type, typeName string, rules *validate.FieldRules) *descriptorpb.FieldDescriptorProto {
 		opts := &descriptorpb.FieldOptions{}
-		proto.SetExtension(opts, pgv.E_Rules, rules)
+		proto.SetExtension(opts, validate.E_Rules, rules)
 		f := &descriptorpb.FieldDescriptorProto{Name: proto.String(name), Number: proto.Int32(n), Type: typ.Enum(),
 			Label: descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL.Enum(), Options: opts}
 		if typeName != "" {
@@ -801,30 +647,30 @@ func unlinkedRules(t *testing.T) protoreflect.MessageDescriptor {
 		}
 		return f
 	}
-	str := func(name string, n int32, r *pgv.StringRules) *descriptorpb.FieldDescriptorProto {
-		return field(name, n, descriptorpb.FieldDescriptorProto_TYPE_STRING, "", &pgv.FieldRules{Type: &pgv.FieldRules_String_{String_: r}})
+	str := func(name string, n int32, r *validate.StringRules) *descriptorpb.FieldDescriptorProto {
+		return field(name, n, descriptorpb.FieldDescriptorProto_TYPE_STRING, "", &validate.FieldRules{Type: &validate.FieldRules_String_{String_: r}})
 	}
-	ts := func(name string, n int32, r *pgv.TimestampRules) *descriptorpb.FieldDescriptorProto {
-		return field(name, n, descriptorpb.FieldDescriptorProto_TYPE_MESSAGE, ".google.protobuf.Timestamp", &pgv.FieldRules{Type: &pgv.FieldRules_Timestamp{Timestamp: r}})
+	ts := func(name string, n int32, r *validate.TimestampRules) *descriptorpb.FieldDescriptorProto {
+		return field(name, n, descriptorpb.FieldDescriptorProto_TYPE_MESSAGE, ".google.protobuf.Timestamp", &validate.FieldRules{Type: &validate.FieldRules_Timestamp{Timestamp: r}})
 	}
 	file := &descriptorpb.FileDescriptorProto{
 		Name: proto.String("proxylint/pgvtest.proto"), Package: proto.String("envoy.pgvtest"), Syntax: proto.String("proto3"),
 		Dependency: []string{"google/protobuf/timestamp.proto"},
 		MessageType: []*descriptorpb.DescriptorProto{{Name: proto.String("Rules"), Field: []*descriptorpb.FieldDescriptorProto{
-			str("host", 1, &pgv.StringRules{WellKnown: &pgv.StringRules_Hostname{Hostname: true}}),
-			str("ip", 2, &pgv.StringRules{WellKnown: &pgv.StringRules_Ip{Ip: true}}),
-			str("ipv4", 3, &pgv.StringRules{WellKnown: &pgv.StringRules_Ipv4{Ipv4: true}}),
-			str("ipv6", 4, &pgv.StringRules{WellKnown: &pgv.StringRules_Ipv6{Ipv6: true}}),
-			str("email", 5, &pgv.StringRules{WellKnown: &pgv.StringRules_Email{Email: true}}),
-			str("uri", 6, &pgv.StringRules{WellKnown: &pgv.StringRules_Uri{Uri: true}}),
-			str("uri_ref", 7, &pgv.StringRules{WellKnown: &pgv.StringRules_UriRef{UriRef: true}}),
-			str("uuid", 8, &pgv.StringRules{WellKnown: &pgv.StringRules_Uuid{Uuid: true}}),
-			str("address", 9, &pgv.StringRules{WellKnown: &pgv.StringRules_Address{Address: true}}),
-			str("text", 10, &pgv.StringRules{Const: proto.String("pa-b-s"), Prefix: proto.String("pa"), Suffix: proto.String("s"),
+			str("host", 1, &validate.StringRules{WellKnown: &validate.StringRules_Hostname{Hostname: true}}),
+			str("ip", 2, &validate.StringRules{WellKnown: &validate.StringRules_Ip{Ip: true}}),
+			str("ipv4", 3, &validate.StringRules{WellKnown: &validate.StringRules_Ipv4{Ipv4: true}}),
+			str("ipv6", 4, &validate.StringRules{WellKnown: &validate.StringRules_Ipv6{Ipv6: true}}),
+			str("email", 5, &validate.StringRules{WellKnown: &validate.StringRules_Email{Email: true}}),
+			str("uri", 6, &validate.StringRules{WellKnown: &validate.StringRules_Uri{Uri: true}}),
+			str("uri_ref", 7, &validate.StringRules{WellKnown: &validate.StringRules_UriRef{UriRef: true}}),
+			str("uuid", 8, &validate.StringRules{WellKnown: &validate.StringRules_Uuid{Uuid: true}}),
+			str("address", 9, &validate.StringRules{WellKnown: &validate.StringRules_Address{Address: true}}),
+			str("text", 10, &validate.StringRules{Const: proto.String("pa-b-s"), Prefix: proto.String("pa"), Suffix: proto.String("s"),
 				Contains: proto.String("-b-"), NotContains: proto.String("zz"), Len: proto.Uint64(6)}),
-			field("num", 11, descriptorpb.FieldDescriptorProto_TYPE_INT32, "", &pgv.FieldRules{Type: &pgv.FieldRules_Int32{Int32: &pgv.Int32Rules{In: []int32{1, 2}}}}),
-			ts("past", 12, &pgv.TimestampRules{LtNow: proto.Bool(true)}),
-			ts("after", 13, &pgv.TimestampRules{Gt: &timestamppb.Timestamp{Seconds: 10}}),
+			field("num", 11, descriptorpb.FieldDescriptorProto_TYPE_INT32, "", &validate.FieldRules{Type: &validate.FieldRules_Int32{Int32: &validate.Int32Rules{In: []int32{1, 2}}}}),
+			ts("past", 12, &validate.TimestampRules{LtNow: proto.Bool(true)}),
+			ts("after", 13, &validate.TimestampRules{Gt: &timestamppb.Timestamp{Seconds: 10}}),
 		}}},
 	}
 	fd, err := protodesc.NewFile(file, protoregistry.GlobalFiles)
@@ -878,7 +724,7 @@ func TestValidateAllRulesNoLinkedTypeUses(t *testing.T) {
 	for name, v := range good {
 		set(m, name, v)
 	}
-	if err := validateAll(m); err != nil {
+	if err := ValidateAll(m); err != nil {
 		t.Fatalf("valid message: %v", err)
 	}
 	for _, tc := range tests {
@@ -887,7 +733,7 @@ func TestValidateAllRulesNoLinkedTypeUses(t *testing.T) {
 			set(m, name, v)
 		}
 		set(m, tc.field, tc.value)
-		got := fmt.Sprint(validateAll(m))
+		got := fmt.Sprint(ValidateAll(m))
 		if got != tc.want {
 			t.Errorf("%s = %v:\n got %s\nwant %s", tc.field, tc.value, got, tc.want)
 		}
