@@ -151,6 +151,21 @@ func TestNoPanicEscapes(t *testing.T) {
 	}
 }
 
+// The YAML reader puts an empty value after the last line break, on a
+// line a file that does not end with one does not have: it is placed at
+// the end of the input.
+func TestEmptyValueAtTheEndOfTheInput(t *testing.T) {
+	for _, c := range []struct {
+		src       string
+		line, col int32
+	}{{"---", 1, 4}, {"---\n", 2, 1}} {
+		r := LoadBytes("end.yaml", []byte(c.src), Options{})
+		if len(r.Diagnostics) != 1 || r.Diagnostics[0].Pos.Line != c.line || r.Diagnostics[0].Pos.Col != c.col {
+			t.Errorf("%q: want one diagnostic at %d:%d, got %v", c.src, c.line, c.col, diagStrings(r))
+		}
+	}
+}
+
 // FuzzLoad checks that no input crashes or hangs the loader, and that
 // every diagnostic points into the file.
 func FuzzLoad(f *testing.F) {

@@ -214,6 +214,8 @@ func parseYAMLGeneral(src []byte) (docs []*node, err error) {
 		}
 	}()
 	lim := newLimits(len(src))
+	last := bytes.LastIndexByte(src, '\n')
+	endLine, endCol := bytes.Count(src, []byte("\n"))+1, utf8.RuneCount(src[last+1:])+1
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	for {
 		var doc yaml.Node
@@ -226,7 +228,7 @@ func parseYAMLGeneral(src []byte) (docs []*node, err error) {
 		if len(doc.Content) == 0 {
 			continue
 		}
-		c := &converter{lim: lim, anchors: map[*yaml.Node]*node{}, sizes: map[*yaml.Node]expansion{}}
+		c := &converter{lim: lim, anchors: map[*yaml.Node]*node{}, sizes: map[*yaml.Node]expansion{}, endLine: endLine, endCol: endCol}
 		n, err := c.convert(doc.Content[0], 1)
 		if err != nil {
 			return nil, err
@@ -311,6 +313,11 @@ type converter struct {
 	lim     *limits
 	anchors map[*yaml.Node]*node
 	sizes   map[*yaml.Node]expansion
+	// endLine and endCol are where the input ends. The YAML reader puts an
+	// empty value after the last line break, on a line a file that does
+	// not end with one does not have ("---" alone, "a:" at the very end);
+	// such a node is placed at the end of the input instead.
+	endLine, endCol int
 }
 
 func (c *converter) convert(y *yaml.Node, depth int) (*node, error) {
@@ -328,6 +335,9 @@ func (c *converter) convert(y *yaml.Node, depth int) (*node, error) {
 		return nil, c.tooBig(y)
 	}
 	n := &node{line: y.Line, col: y.Column}
+	if n.line > c.endLine || (n.line == c.endLine && n.col > c.endCol) {
+		n.line, n.col = c.endLine, c.endCol
+	}
 	switch y.Kind {
 	case yaml.ScalarNode:
 		n.kind = kScalar
