@@ -274,7 +274,7 @@ func directMap(n *node, fd protoreflect.FieldDescriptor, mp protoreflect.Map, de
 // anyMarshal is how protojson marshals an Any's message.
 var anyMarshal = proto.MarshalOptions{AllowPartial: true, Deterministic: true}
 
-// directAny reads an Any of a linked type that is not a well-known type.
+// directAny reads an Any of a linked type.
 func directAny(n *node, m protoreflect.Message, depth int) bool {
 	if n.kind != kMap {
 		return false
@@ -304,8 +304,14 @@ func directAny(n *node, m protoreflect.Message, depth int) bool {
 		return false
 	}
 	mt, err := apiTypes().FindMessageByURL(url)
-	if err != nil || rawJSON(mt.Descriptor()) {
+	if err != nil {
 		return false
+	}
+	if rawJSON(mt.Descriptor()) {
+		// A well-known type's JSON goes under "value" ({"@type": ...
+		// StringValue, "value": "x"}, as matchers' actions hold it):
+		// protojson reads the Any.
+		return directWellKnown(n, m)
 	}
 	em := mt.New()
 	if !directFields(n, em, mt.Descriptor(), true, depth+1) {
