@@ -99,9 +99,9 @@ func TestOneNotePerUnknownExtension(t *testing.T) {
 	src += `  - name: l2
     address: {socket_address: {address: 0.0.0.0, port_value: 81}}
     listener_filters:
-    - name: envoy.filters.listener.http_inspector
+    - name: envoy.filters.listener.local_ratelimit
       typed_config:
-        "@type": type.googleapis.com/envoy.extensions.filters.listener.http_inspector.v3.HttpInspector
+        "@type": type.googleapis.com/envoy.extensions.filters.listener.local_ratelimit.v3.LocalRateLimit
     filter_chains:
     - filters:
       - name: envoy.filters.network.http_connection_manager
@@ -117,7 +117,7 @@ func TestOneNotePerUnknownExtension(t *testing.T) {
 	r := loadString(t, "many.yaml", src)
 	wantExactly(t, r,
 		`14:24 envoy-unknown-extension extension not understood: acme.filters.Magic; its settings are kept but not checked (used 4 times, at lines 14, 18, 22, 43)`,
-		`33:18 envoy-unknown-extension extension not understood: envoy.extensions.filters.listener.http_inspector.v3.HttpInspector; its settings are kept but not checked`)
+		`33:18 envoy-unknown-extension extension not understood: envoy.extensions.filters.listener.local_ratelimit.v3.LocalRateLimit; its settings are kept but not checked`)
 }
 
 // The OpenTelemetry access logger is Envoy's, though its messages are not
