@@ -51,7 +51,7 @@ func (b *builder) pos(n *node) model.Pos {
 	if n == nil {
 		return b.proxy.Pos
 	}
-	return model.Pos{File: b.file, Line: int32(n.line), Col: int32(n.col)}
+	return model.Pos{File: b.file, Line: n.line, Col: n.col}
 }
 
 // build makes one proxy of a collection.

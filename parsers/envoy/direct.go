@@ -122,7 +122,7 @@ func directFields(n *node, m protoreflect.Message, md protoreflect.MessageDescri
 		}
 		switch {
 		case fd.IsList():
-			if v.kind == kScalar && v.tag == "null" {
+			if v.kind == kScalar && v.tag == tagNull {
 				return false
 			}
 			l := m.Mutable(fd).List()
@@ -395,18 +395,18 @@ const (
 func jsonScalar(n *node) (jsonKind, string) {
 	if n.json {
 		switch n.tag {
-		case "int", "float":
+		case tagInt, tagFloat:
 			return jNumber, n.value
-		case "bool":
+		case tagBool:
 			return jBool, n.value
-		case "null":
+		case tagNull:
 			return jNull, n.value
 		}
 	}
 	if n.json || n.quoted {
 		return jString, n.value
 	}
-	if n.tag == "null" {
+	if n.tag == tagNull {
 		return jNull, "null"
 	}
 	if b, ok := yamlCppBool(n.value); ok {

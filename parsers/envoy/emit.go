@@ -238,7 +238,7 @@ func (e *emitter) field(kd kid, fd protoreflect.FieldDescriptor, li lineInfo, la
 		e.value(kd.val, nil, nil, li, last)
 	case fd.IsMap():
 		e.mapEntry(kd, valueMessage(fd), li, last)
-	case fd.IsList() && kd.val.kind != kSeq && (kd.val.kind != kScalar || kd.val.tag != "null"):
+	case fd.IsList() && kd.val.kind != kSeq && (kd.val.kind != kScalar || kd.val.tag != tagNull):
 		start := e.buf.Len()
 		writeString(&e.buf, kd.key.value)
 		e.buf.WriteString(": ")
@@ -454,13 +454,13 @@ func suggestField(md protoreflect.MessageDescriptor, name string) string {
 //     written (line 77), which protobuf's JSON reader then takes for a
 //     number field as a number and for a string field as text.
 func scalarJSON(n *node) string {
-	if n.json && (n.tag == "int" || n.tag == "float" || n.tag == "bool" || n.tag == "null") {
+	if n.json && (n.tag == tagInt || n.tag == tagFloat || n.tag == tagBool || n.tag == tagNull) {
 		return n.value
 	}
 	if n.json || n.quoted {
 		return jsonString(n.value)
 	}
-	if n.tag == "null" {
+	if n.tag == tagNull {
 		return "null"
 	}
 	if b, ok := yamlCppBool(n.value); ok {
@@ -478,9 +478,9 @@ func scalarJSON(n *node) string {
 // envoyString reports whether Envoy reads the scalar n as a string.
 func envoyString(n *node) bool {
 	if n.json || n.quoted {
-		return n.tag == "str" || n.quoted
+		return n.tag == tagStr || n.quoted
 	}
-	if n.tag == "null" {
+	if n.tag == tagNull {
 		return false
 	}
 	if _, ok := yamlCppBool(n.value); ok {

@@ -100,7 +100,7 @@ func (p *fastParser) newNode(k kind, col, depth int) *node {
 	}
 	n := &p.slab[0]
 	p.slab = p.slab[1:]
-	n.kind, n.line, n.col = k, p.lineNo, col+1
+	n.kind, n.line, n.col = k, int32(p.lineNo), int32(col+1)
 	return n
 }
 
@@ -348,9 +348,9 @@ func (p *fastParser) rest(i int) {
 // dot, a tilde or one of the letters that begin true, false, null, yes,
 // no, on and off, the scalar is a string, and asking costs an allocation
 // per key and value.
-func plainTag(text string) string {
+func plainTag(text string) scalarType {
 	if text != "" && !strings.ContainsRune("+-.0123456789yYnNtTfFoO~", rune(text[0])) {
-		return "str"
+		return tagStr
 	}
 	return scalarTag(&yaml.Node{Kind: yaml.ScalarNode, Value: text})
 }
@@ -400,7 +400,7 @@ func (p *fastParser) quoted(i, depth int) (n *node, end int) {
 		n.value = p.text[i+1 : j]
 	}
 	n.quoted = true
-	n.tag = "str"
+	n.tag = tagStr
 	n.style = q
 	return n, j + 1
 }

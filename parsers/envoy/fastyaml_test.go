@@ -42,7 +42,8 @@ func dumpTree(n *node) string {
 			return
 		}
 		b.WriteString(strings.Repeat("  ", depth))
-		b.WriteString(strings.Join([]string{string("?msq"[n.kind]), n.value, n.tag, string(rune('0' + n.style)), itoa(n.line), itoa(n.col)}, "|"))
+		tags := []string{"", "str", "int", "float", "bool", "null"}
+		b.WriteString(strings.Join([]string{string("?msq"[n.kind]), n.value, tags[n.tag], string(rune('0' + n.style)), itoa(int(n.line)), itoa(int(n.col))}, "|"))
 		b.WriteString("\n")
 		for _, k := range n.kids {
 			if k.key != nil {

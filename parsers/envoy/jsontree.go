@@ -92,7 +92,7 @@ func (p *jsonParser) skip() {
 
 func (p *jsonParser) newNode(k kind) *node {
 	line, col := p.pos()
-	return &node{kind: k, line: line, col: col, json: true}
+	return &node{kind: k, line: int32(line), col: int32(col), json: true}
 }
 
 func (p *jsonParser) value(depth int) (*node, error) {
@@ -113,12 +113,15 @@ func (p *jsonParser) value(depth int) (*node, error) {
 		if err != nil {
 			return nil, err
 		}
-		n.value, n.tag, n.quoted, n.style = s, "str", true, '"'
+		n.value, n.tag, n.quoted, n.style = s, tagStr, true, '"'
 		return n, nil
 	case c == '-' || ('0' <= c && c <= '9'):
 		return p.number()
 	default:
-		for _, lit := range []struct{ text, tag string }{{"true", "bool"}, {"false", "bool"}, {"null", "null"}} {
+		for _, lit := range []struct {
+			text string
+			tag  scalarType
+		}{{"true", tagBool}, {"false", tagBool}, {"null", tagNull}} {
 			if hasWord(p.src[p.off:], lit.text) {
 				n := p.newNode(kScalar)
 				n.value, n.tag = lit.text, lit.tag
@@ -161,9 +164,9 @@ func (p *jsonParser) object(depth int) (*node, error) {
 		if err != nil {
 			return nil, err
 		}
-		k.value, k.tag, k.quoted = s, "str", true
+		k.value, k.tag, k.quoted = s, tagStr, true
 		if prev, dup := seen[s]; dup {
-			return nil, &posError{line: k.line, col: k.col, msg: fmt.Sprintf("duplicate key %q (first at line %d); Envoy rejects duplicate fields", s, prev.line)}
+			return nil, &posError{line: int(k.line), col: int(k.col), msg: fmt.Sprintf("duplicate key %q (first at line %d); Envoy rejects duplicate fields", s, prev.line)}
 		}
 		seen[s] = k
 		p.skip()
@@ -268,17 +271,17 @@ func (p *jsonParser) number() (*node, error) {
 	if digits() == 0 {
 		return nil, p.errorf("unexpected %s: expected a digit", p.what())
 	}
-	n.tag = "int"
+	n.tag = tagInt
 	if p.off < len(p.src) && p.src[p.off] == '.' {
 		p.off++
-		n.tag = "float"
+		n.tag = tagFloat
 		if digits() == 0 {
 			return nil, p.errorf("unexpected %s: expected a digit after the decimal point", p.what())
 		}
 	}
 	if p.off < len(p.src) && (p.src[p.off] == 'e' || p.src[p.off] == 'E') {
 		p.off++
-		n.tag = "float"
+		n.tag = tagFloat
 		if p.off < len(p.src) && (p.src[p.off] == '+' || p.src[p.off] == '-') {
 			p.off++
 		}

@@ -248,7 +248,7 @@ func (l *loader) pos(n *node) model.Pos {
 	if n == nil {
 		return model.Pos{File: l.file, Line: 1, Col: 1}
 	}
-	return model.Pos{File: l.file, Line: int32(n.line), Col: int32(n.col)}
+	return model.Pos{File: l.file, Line: n.line, Col: n.col}
 }
 
 func errorAt(p model.Pos, msg string) model.Diagnostic {

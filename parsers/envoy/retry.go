@@ -76,9 +76,9 @@ func splitRetryOn(n *node) []retryToken {
 		lead := len(part) - len(strings.TrimLeft(part, " \t"))
 		tok := strings.TrimSpace(part)
 		if tok != "" {
-			t := retryToken{text: tok, line: n.line, col: n.col}
+			t := retryToken{text: tok, line: int(n.line), col: int(n.col)}
 			if oneLine {
-				t.col = n.col + shift + runeLen(v[:off+lead])
+				t.col = int(n.col) + shift + runeLen(v[:off+lead])
 			}
 			out = append(out, t)
 		}

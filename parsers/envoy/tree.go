@@ -29,27 +29,43 @@ const (
 // Aliases share the anchored node, so a value written once has one position
 // however often it is used.
 type node struct {
-	kind kind
-	line int
-	col  int
+	// A large configuration has a node for every key and value: the
+	// fields are ordered and sized to keep one at 64 bytes.
+	line int32
+	col  int32
 
-	// Scalars: the text as written (unquoted), its resolved type and
-	// whether it was quoted (a quoted scalar is always a string).
-	value  string
-	tag    string // "str", "int", "float", "bool", "null"
-	quoted bool
-	style  byte // 0 plain, '"' or '\'' quoted, '|' literal, '>' folded
-	json   bool // read from JSON: numbers are already valid JSON
+	// Scalars: the text as written (unquoted).
+	value string
 
 	// Maps (key and value) and sequences (value only).
 	kids []kid
 	// drops counts the kids dropped (see drop).
-	drops int
+	drops int32
+
+	kind kind
+	// tag is the type a scalar resolves to; quoted marks a quoted scalar,
+	// which is always a string.
+	tag    scalarType
+	quoted bool
+	style  byte // 0 plain, '"' or '\'' quoted, '|' literal, '>' folded
+	json   bool // read from JSON: numbers are already valid JSON
 
 	// rewritten marks an Any whose type proxylint does not link: it is
 	// emitted as a TypedStruct, so its payload is kept but not checked.
 	rewritten bool
 }
+
+// scalarType is the JSON type a scalar resolves to.
+type scalarType uint8
+
+const (
+	tagNone scalarType = iota // not a scalar
+	tagStr
+	tagInt
+	tagFloat
+	tagBool
+	tagNull
+)
 
 // kid is an entry of a map or a sequence. dropped entries are left out of
 // the JSON after a decoding error so that the rest can be read.
@@ -215,7 +231,7 @@ func parseYAMLGeneral(src []byte) (docs []*node, err error) {
 	}()
 	lim := newLimits(len(src))
 	last := bytes.LastIndexByte(src, '\n')
-	endLine, endCol := bytes.Count(src, []byte("\n"))+1, utf8.RuneCount(src[last+1:])+1
+	endLine, endCol := int32(bytes.Count(src, []byte("\n"))+1), int32(utf8.RuneCount(src[last+1:])+1)
 	dec := yaml.NewDecoder(bytes.NewReader(src))
 	for {
 		var doc yaml.Node
@@ -317,7 +333,7 @@ type converter struct {
 	// empty value after the last line break, on a line a file that does
 	// not end with one does not have ("---" alone, "a:" at the very end);
 	// such a node is placed at the end of the input instead.
-	endLine, endCol int
+	endLine, endCol int32
 }
 
 func (c *converter) convert(y *yaml.Node, depth int) (*node, error) {
@@ -334,7 +350,7 @@ func (c *converter) convert(y *yaml.Node, depth int) (*node, error) {
 	if c.lim.used > c.lim.budget {
 		return nil, c.tooBig(y)
 	}
-	n := &node{line: y.Line, col: y.Column}
+	n := &node{line: int32(y.Line), col: int32(y.Column)}
 	if n.line > c.endLine || (n.line == c.endLine && n.col > c.endCol) {
 		n.line, n.col = c.endLine, c.endCol
 	}
@@ -362,7 +378,7 @@ func (c *converter) convert(y *yaml.Node, depth int) (*node, error) {
 		}
 	case yaml.DocumentNode:
 		if len(y.Content) == 0 {
-			n.kind, n.tag = kScalar, "null"
+			n.kind, n.tag = kScalar, tagNull
 			break
 		}
 		return c.convert(y.Content[0], depth)
@@ -458,12 +474,12 @@ func (c *converter) mapping(n *node, y *yaml.Node, depth int) error {
 			case kSeq:
 				for _, it := range v.items() {
 					if it.kind != kMap {
-						return &posError{line: it.line, col: it.col, msg: "a merge key (<<) takes a mapping or a list of mappings"}
+						return &posError{line: int(it.line), col: int(it.col), msg: "a merge key (<<) takes a mapping or a list of mappings"}
 					}
 					merges = append(merges, it)
 				}
 			default:
-				return &posError{line: v.line, col: v.col, msg: "a merge key (<<) takes a mapping or a list of mappings"}
+				return &posError{line: int(v.line), col: int(v.col), msg: "a merge key (<<) takes a mapping or a list of mappings"}
 			}
 			continue
 		}
@@ -475,7 +491,7 @@ func (c *converter) mapping(n *node, y *yaml.Node, depth int) error {
 			return err
 		}
 		if prev, dup := seen[k.value]; dup {
-			return &posError{line: k.line, col: k.col, msg: fmt.Sprintf("duplicate key %q (first at line %d); Envoy rejects duplicate fields", k.value, prev.line)}
+			return &posError{line: int(k.line), col: int(k.col), msg: fmt.Sprintf("duplicate key %q (first at line %d); Envoy rejects duplicate fields", k.value, prev.line)}
 		}
 		seen[k.value] = k
 		v, err := c.convert(vy, depth+1)
@@ -503,21 +519,21 @@ func (c *converter) mapping(n *node, y *yaml.Node, depth int) error {
 
 // scalarTag resolves a YAML scalar to the JSON type it becomes, under YAML
 // 1.2's core schema: "on", "yes" and "no" stay strings.
-func scalarTag(y *yaml.Node) string {
+func scalarTag(y *yaml.Node) scalarType {
 	if y.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
-		return "str"
+		return tagStr
 	}
 	switch y.ShortTag() {
 	case "!!null":
-		return "null"
+		return tagNull
 	case "!!bool":
-		return "bool"
+		return tagBool
 	case "!!int":
-		return "int"
+		return tagInt
 	case "!!float":
-		return "float"
+		return tagFloat
 	}
-	return "str"
+	return tagStr
 }
 
 func scalarStyle(s yaml.Style) byte {

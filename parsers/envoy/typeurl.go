@@ -225,7 +225,7 @@ func (l *loader) noteUnknown(u unknownType) {
 	}
 	line := 0
 	if u.n != nil {
-		line = u.n.line
+		line = int(u.n.line)
 	}
 	if i, ok := l.ext.byURL[name]; ok {
 		l.ext.lines[name] = append(l.ext.lines[name], line)
