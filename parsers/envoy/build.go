@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"net"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/proxylint/proxylint/internal/workers"
 	"github.com/proxylint/proxylint/model"
 )
 
@@ -37,6 +39,20 @@ type builder struct {
 	cla      map[string]res
 	// conn is what each listener's connection manager gives its routes.
 	conn map[*model.Listener]connManager
+	// In a fork (listeners): the listeners it built, and the routes to
+	// add to their upstreams' Routes when it is joined, in the order they
+	// were built. A fork reads the proxy and writes nothing shared.
+	built *[]*model.Listener
+	links *[]routeLink
+	// sideBySide is the number of listeners from which they are built by
+	// forks.
+	sideBySide int
+}
+
+// routeLink is a route that forwards to an upstream of the file.
+type routeLink struct {
+	u  *model.Upstream
+	rt *model.Route
 }
 
 // connManager is what the loader keeps of a connection manager: the RDS
@@ -56,13 +72,20 @@ func (b *builder) pos(n *node) model.Pos {
 
 // build makes one proxy of a collection.
 func build(file string, target model.Target, c *collection) *model.Proxy {
+	return buildSideBySide(file, target, c, sideBySideItems)
+}
+
+// buildSideBySide is build with the number of listeners from which they
+// are built side by side.
+func buildSideBySide(file string, target model.Target, c *collection, from int) *model.Proxy {
 	p := &model.Proxy{Product: model.Envoy, Target: target, Entry: file, Pos: model.Pos{File: file, Line: 1, Col: 1}}
 	b := &builder{
 		file: file, proxy: p,
-		clusters: map[string]*model.Upstream{},
-		routes:   map[string]res{},
-		cla:      map[string]res{},
-		conn:     map[*model.Listener]connManager{},
+		clusters:   map[string]*model.Upstream{},
+		routes:     map[string]res{},
+		cla:        map[string]res{},
+		conn:       map[*model.Listener]connManager{},
+		sideBySide: from,
 	}
 	for _, r := range c.routes {
 		if _, dup := b.routes[r.msg.str("name")]; !dup {
@@ -81,9 +104,7 @@ func build(file string, target model.Target, c *collection) *model.Proxy {
 			b.clusters[u.Name] = u
 		}
 	}
-	for _, l := range c.listeners {
-		b.listener(l.msg, l.n)
-	}
+	b.listeners(c.listeners)
 	// A connection manager on its own (a fragment of a listener).
 	for _, h := range c.hcms {
 		ln := &model.Listener{Select: FirstMatch, Proxy: p, Name: "http connection manager " + h.msg.str("stat_prefix"), Pos: b.pos(h.n)}
@@ -281,7 +302,41 @@ func (b *builder) listener(l msg, n *node) {
 			hcms = append(hcms, ln)
 		}
 	}
+	if b.built != nil {
+		*b.built = append(*b.built, hcms...)
+		return
+	}
 	b.proxy.Listeners = append(b.proxy.Listeners, hcms...)
+}
+
+// listeners builds the listeners of a file in order. Many are built side
+// by side by forks of the builder, each with its own list of listeners,
+// connection managers and links from routes to upstreams, joined in
+// order (TestListenersBuiltSideBySideAsInOrder).
+func (b *builder) listeners(ls []res) {
+	if len(ls) < b.sideBySide {
+		for _, l := range ls {
+			b.listener(l.msg, l.n)
+		}
+		return
+	}
+	forks := make([]*builder, len(ls))
+	workers.Each(len(ls), runtime.GOMAXPROCS(0), func(i int) {
+		f := *b
+		f.conn = map[*model.Listener]connManager{}
+		f.built, f.links = new([]*model.Listener), new([]routeLink)
+		f.listener(ls[i].msg, ls[i].n)
+		forks[i] = &f
+	})
+	for _, f := range forks {
+		for _, ln := range *f.built {
+			b.conn[ln] = f.conn[ln]
+		}
+		b.proxy.Listeners = append(b.proxy.Listeners, *f.built...)
+		for _, l := range *f.links {
+			l.u.Routes = append(l.u.Routes, l.rt)
+		}
+	}
 }
 
 // hcm fills a listener from an HttpConnectionManager read from node n;
@@ -416,7 +471,11 @@ func (b *builder) forward(ra msg, n *node, rt *model.Route) *model.Forward {
 	if !p.Variable {
 		if u, ok := b.clusters[p.URL]; ok {
 			p.Upstream = u
-			u.Routes = append(u.Routes, rt)
+			if b.links != nil {
+				*b.links = append(*b.links, routeLink{u, rt})
+			} else {
+				u.Routes = append(u.Routes, rt)
+			}
 		}
 	}
 	return p
