@@ -140,7 +140,7 @@ func rememberUnpacked() func() {
 type anyVisitor func(inner protoreflect.Message, n *node)
 
 // walkAnys finds every Any in m, unpacks it and calls fn, then walks the
-// unpacked message too. Anys whose type is not linked were rewritten to
+// unpacked message too. Anys whose type is not in the schema were rewritten to
 // TypedStruct and are skipped: there is nothing to check in them.
 func walkAnys(m protoreflect.Message, n *node, fn anyVisitor) {
 	for _, fd := range anyFields(m.Descriptor()) {

@@ -21,7 +21,7 @@ import (
 // tree, without writing JSON for protojson to read again. It covers the
 // configurations that read without an error or a note, which is nearly
 // all of them, and gives up on anything else: an unknown field, a value of
-// the wrong type, an Any of a type that is not linked, a number written in
+// the wrong type, an Any of a type that is not in the schema, a number written in
 // a form it does not read itself. Then the emitter and protojson read the
 // resource as before, and report what is wrong where it was written.
 //
@@ -620,7 +620,7 @@ func compareDirect(n *node, mt protoreflect.MessageType, dump bool, version stri
 	case len(probs) > 0:
 		mismatch = fmt.Sprintf("%d:%d: read directly, but protojson reports %d:%d %s", n.line, n.col, probs[0].n.line, probs[0].n.col, probs[0].msg)
 	case len(unknown) > 0:
-		mismatch = fmt.Sprintf("%d:%d: read directly, but %s is not linked", n.line, n.col, unknown[0].url)
+		mismatch = fmt.Sprintf("%d:%d: read directly, but %s is not in the schema", n.line, n.col, unknown[0].url)
 	case jm == nil || !proto.Equal(dm, jm):
 		mismatch = fmt.Sprintf("%d:%d: read directly as %v, by protojson as %v", n.line, n.col, dm, jm)
 	}

@@ -23,8 +23,8 @@ import (
 //   - report every misspelled field at once, with a suggestion, instead of
 //     protojson's first one only;
 //   - recognise google.protobuf.Any values and rewrite those whose type is
-//     not linked into an xds.type.v3.TypedStruct: the payload is kept and
-//     everything around it stays strict.
+//     not in the schema into an xds.type.v3.TypedStruct: the payload is
+//     kept and everything around it stays strict.
 
 // lineInfo says where a line of the emitted JSON came from.
 type lineInfo struct {
@@ -46,7 +46,7 @@ type schemaError struct {
 	msg string
 }
 
-// unknownType is an Any whose type is not linked.
+// unknownType is an Any whose type is not in the schema.
 type unknownType struct {
 	n   *node // the @type value
 	url string
@@ -280,7 +280,7 @@ func (e *emitter) mapEntry(kd kid, sub protoreflect.MessageDescriptor, li lineIn
 }
 
 // anyMembers writes the entries of an Any: its @type and the fields of the
-// type it names, or, for a type that is not linked, a TypedStruct holding
+// type it names, or, for a type that is not in the schema, a TypedStruct holding
 // them.
 func (e *emitter) anyMembers(n *node, open int) {
 	_, tv := n.field("@type")

@@ -53,7 +53,7 @@ const (
 	// CodeInvalid: Envoy would reject the configuration (unknown field,
 	// wrong type, a schema constraint).
 	CodeInvalid = "envoy-invalid"
-	// CodeUnknownExtension: an extension type proxylint does not link.
+	// CodeUnknownExtension: an extension type proxylint does not know.
 	CodeUnknownExtension = "envoy-unknown-extension"
 )
 

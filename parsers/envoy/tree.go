@@ -50,7 +50,7 @@ type node struct {
 	style  byte // 0 plain, '"' or '\'' quoted, '|' literal, '>' folded
 	json   bool // read from JSON: numbers are already valid JSON
 
-	// rewritten marks an Any whose type proxylint does not link: it is
+	// rewritten marks an Any whose type proxylint does not know: it is
 	// emitted as a TypedStruct, so its payload is kept but not checked.
 	rewritten bool
 }

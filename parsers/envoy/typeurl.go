@@ -30,11 +30,11 @@ import (
 // So an Any whose type is
 //   - a frozen v2 message, or a misspelling of a v3 message, is refused by
 //     every Envoy build: an error, with the v3 name;
-//   - a v3 message proxylint does not link is Envoy's own: kept unchecked;
+//   - a v3 message proxylint does not know is Envoy's own: kept unchecked;
 //   - anything else may be a third-party extension of a custom build
 //     (Istio's proxy links its own filters): kept unchecked, noted.
 
-// typeVerdict is what proxylint makes of a type URL it does not link.
+// typeVerdict is what proxylint makes of a type URL it does not know.
 type typeVerdict struct {
 	bad     bool   // no Envoy build reads it
 	suggest string // the message name to use instead, if known
@@ -51,7 +51,7 @@ var currentSet = sync.OnceValue(func() map[string]bool {
 
 var verdicts sync.Map // message name → typeVerdict
 
-// judgeType classifies the message name of an Any proxylint does not link.
+// judgeType classifies the message name of an Any proxylint does not know.
 func judgeType(name string) typeVerdict {
 	if v, ok := verdicts.Load(name); ok {
 		return v.(typeVerdict)
@@ -202,7 +202,7 @@ func badTypeMessage(url string, v typeVerdict) string {
 	return msg
 }
 
-// extNotes gathers the uses of each extension type proxylint does not link,
+// extNotes gathers the uses of each extension type proxylint does not know,
 // so that each type is noted once per file, listing where it is used.
 type extNotes struct {
 	byURL map[string]int // type name → index of its note in the loader's diagnostics
