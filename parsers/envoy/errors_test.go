@@ -261,3 +261,57 @@ func TestSnakeAndCamelCaseSpellings(t *testing.T) {
 func colOf(src string, line int, sub string) int {
 	return strings.Index(strings.Split(src, "\n")[line-1], sub) + 1
 }
+
+// Extensions beyond the connection manager and router are read and
+// checked like the core API: a misspelt field inside ext_authz's gRPC
+// service and a least-request policy with choice_count below its minimum
+// (least_request.proto: uint32 gte 2) are errors at their places.
+func TestExtensionsAreChecked(t *testing.T) {
+	src := `static_resources:
+  listeners:
+  - name: l
+    address: {socket_address: {address: 0.0.0.0, port_value: 80}}
+    listener_filters:
+    - name: i
+      typed_config: {"@type": type.googleapis.com/envoy.extensions.filters.listener.http_inspector.v3.HttpInspector}
+    filter_chains:
+    - filters:
+      - name: hcm
+        typed_config:
+          "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager
+          stat_prefix: x
+          http_filters:
+          - name: authz
+            typed_config:
+              "@type": type.googleapis.com/envoy.extensions.filters.http.ext_authz.v3.ExtAuthz
+              grpc_service: {envoy_grpc: {cluster_name: c}, timeout: 0.5s, bogus: 1}
+          - name: rbac
+            typed_config:
+              "@type": type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBAC
+              rules: {action: ALLOW, policies: {p: {permissions: [{any: true}], principals: [{any: true}]}}}
+          - name: envoy.filters.http.router
+            typed_config: {"@type": type.googleapis.com/envoy.extensions.filters.http.router.v3.Router}
+          route_config:
+            virtual_hosts:
+            - name: v
+              domains: ["*"]
+              routes:
+              - match: {prefix: /}
+                route: {cluster: c, timeout: 3s, retry_policy: {retry_on: 5xx, num_retries: 2}}
+  clusters:
+  - name: c
+    connect_timeout: 1s
+    load_balancing_policy:
+      policies:
+      - typed_extension_config:
+          name: lr
+          typed_config: {"@type": type.googleapis.com/envoy.extensions.load_balancing_policies.least_request.v3.LeastRequest, choice_count: 1}
+    load_assignment:
+      cluster_name: c
+      endpoints: [{lb_endpoints: [{endpoint: {address: {socket_address: {address: 10.0.0.1, port_value: 8080}}}}]}]
+`
+	r := loadString(t, "extensions.yaml", src)
+	wantExactly(t, r,
+		`18:76 envoy-invalid unknown field "bogus" in envoy.config.core.v3.GrpcService`,
+		`39:127 envoy-invalid choice_count: value must be greater than or equal to 2`)
+}
