@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	pgv "github.com/envoyproxy/protoc-gen-validate/validate"
+	pgvrules "github.com/envoyproxy/protoc-gen-validate/validate"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
@@ -25,6 +25,7 @@ import (
 	// The packages whose descriptors the schema holds, so that the
 	// embedded files can be compared with theirs.
 	_ "github.com/proxylint/proxylint/parsers/envoy/internal/envoyapi"
+	"github.com/proxylint/proxylint/parsers/envoy/internal/pgv"
 )
 
 func mustSchema(t testing.TB) *schema {
@@ -300,8 +301,10 @@ func TestSchemaRoundTrip(t *testing.T) {
 	}
 }
 
-// The PGV rules are read from the built descriptors as from the generated
-// ones, as typed extensions, since the validate package is linked.
+// The PGV rules stay in the built descriptors' options as they were
+// written, left unparsed until a type is first validated: they are what
+// the generated descriptors hold, and pgv.ValidateAll finds in them what
+// the generated ValidateAll says.
 func TestSchemaKeepsValidateRules(t *testing.T) {
 	s := mustSchema(t)
 	const hcm = "envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager"
@@ -312,15 +315,31 @@ func TestSchemaKeepsValidateRules(t *testing.T) {
 	md := d.(protoreflect.MessageDescriptor)
 	gen := (&hcmv3.HttpConnectionManager{}).ProtoReflect().Descriptor()
 
-	rules := proto.GetExtension(md.Fields().ByName("stat_prefix").Options(), pgv.E_Rules).(*pgv.FieldRules)
-	if rules.GetString_().GetMinLen() != 1 {
-		t.Errorf("stat_prefix rules: %v", rules)
+	opts := md.Fields().ByName("stat_prefix").Options()
+	unknown := opts.ProtoReflect().GetUnknown()
+	if proto.HasExtension(opts, pgvrules.E_Rules) || len(unknown) == 0 {
+		t.Fatalf("stat_prefix's rules are not kept unparsed: %v", opts)
 	}
-	if want := proto.GetExtension(gen.Fields().ByName("stat_prefix").Options(), pgv.E_Rules); !proto.Equal(rules, want.(*pgv.FieldRules)) {
+	parsed := &descriptorpb.FieldOptions{}
+	if err := (proto.UnmarshalOptions{Resolver: protoregistry.GlobalTypes}).Unmarshal(unknown, parsed); err != nil {
+		t.Fatal(err)
+	}
+	rules := proto.GetExtension(parsed, pgvrules.E_Rules).(*pgvrules.FieldRules)
+	if want := proto.GetExtension(gen.Fields().ByName("stat_prefix").Options(), pgvrules.E_Rules); rules.GetString_().GetMinLen() != 1 || !proto.Equal(rules, want.(*pgvrules.FieldRules)) {
 		t.Errorf("stat_prefix rules: got %v, want %v", rules, want)
 	}
-	if !proto.GetExtension(md.Oneofs().ByName("route_specifier").Options(), pgv.E_Required).(bool) {
-		t.Error("route_specifier is not required")
+
+	mt, err := s.FindMessageByName(hcm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := pgv.ValidateAll(mt.New())
+	want := (&hcmv3.HttpConnectionManager{}).ValidateAll()
+	if got == nil || want == nil || got.Error() != want.Error() {
+		t.Errorf("an empty connection manager:\n got %v\nwant %v", got, want)
+	}
+	if !strings.Contains(errorText(got), "StatPrefix") || !strings.Contains(errorText(got), "RouteSpecifier") {
+		t.Errorf("an empty connection manager lacks stat_prefix and one of its route specifiers: %v", got)
 	}
 }
 
@@ -342,7 +361,7 @@ func TestSchemaRulesWithoutValidatePackage(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := d.Options().(*descriptorpb.FieldOptions)
-	if proto.HasExtension(opts, pgv.E_Rules) || len(opts.ProtoReflect().GetUnknown()) == 0 {
+	if proto.HasExtension(opts, pgvrules.E_Rules) || len(opts.ProtoReflect().GetUnknown()) == 0 {
 		t.Fatalf("rules decoded without the validate package: %v", opts)
 	}
 
