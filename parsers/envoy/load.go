@@ -25,8 +25,8 @@
 // Any of an extension type proxylint does not know is kept as a
 // TypedStruct and reported as a note; unknown fields are never discarded
 // silently, because that would hide typos. The types it knows are those
-// _gen/schema embeds: the core API and the extensions configurations use
-// most.
+// of the packages internal/envoyapi lists, whose descriptors _gen/schema
+// embeds: the core API and the extensions configurations use most.
 package envoy
 
 import (
