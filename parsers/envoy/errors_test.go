@@ -120,8 +120,9 @@ func TestSingleValueForList(t *testing.T) {
 	at(t, "max_connection_duration", p.Listeners[0].MaxConnectionDuration, 60*time.Second, 11, 40, false)
 }
 
-func TestValidateAllViolations(t *testing.T) {
-	src := `static_resources:
+// violationsYAML breaks schema constraints at the root and inside the
+// connection manager's Any.
+const violationsYAML = `static_resources:
   listeners:
   - name: l
     address: {socket_address: {address: 0.0.0.0, port_value: 80}}
@@ -146,6 +147,9 @@ func TestValidateAllViolations(t *testing.T) {
   - name: c
     connect_timeout: 0s
 `
+
+func TestValidateAllViolations(t *testing.T) {
+	src := violationsYAML
 	r := loadString(t, "validate.yaml", src)
 	// stat_prefix is required: reported at the block that lacks it.
 	d := getDiag(t, r, 9, 11, CodeInvalid, "stat_prefix: value length must be at least 1 runes")
@@ -158,14 +162,16 @@ func TestValidateAllViolations(t *testing.T) {
 	onlyProxy(t, r)
 }
 
-func TestValidateAllAtRoot(t *testing.T) {
-	// Inside an Any at the root of a resources file.
-	src := `resources:
+// rootViolationYAML breaks a constraint inside an Any at the root of a
+// resources file.
+const rootViolationYAML = `resources:
 - "@type": type.googleapis.com/envoy.config.cluster.v3.Cluster
   name: ""
   connect_timeout: 1s
 `
-	r := loadString(t, "root.yaml", src)
+
+func TestValidateAllAtRoot(t *testing.T) {
+	r := loadString(t, "root.yaml", rootViolationYAML)
 	wantDiag(t, r, 3, 3, CodeInvalid, "name: value length must be at least 1 runes")
 }
 
@@ -262,12 +268,9 @@ func colOf(src string, line int, sub string) int {
 	return strings.Index(strings.Split(src, "\n")[line-1], sub) + 1
 }
 
-// Extensions beyond the connection manager and router are read and
-// checked like the core API: a misspelt field inside ext_authz's gRPC
-// service and a least-request policy with choice_count below its minimum
-// (least_request.proto: uint32 gte 2) are errors at their places.
-func TestExtensionsAreChecked(t *testing.T) {
-	src := `static_resources:
+// extensionsYAML uses extensions beyond the connection manager and router:
+// the HTTP inspector, ext_authz, RBAC and the least-request policy.
+const extensionsYAML = `static_resources:
   listeners:
   - name: l
     address: {socket_address: {address: 0.0.0.0, port_value: 80}}
@@ -284,7 +287,7 @@ func TestExtensionsAreChecked(t *testing.T) {
           - name: authz
             typed_config:
               "@type": type.googleapis.com/envoy.extensions.filters.http.ext_authz.v3.ExtAuthz
-              grpc_service: {envoy_grpc: {cluster_name: c}, timeout: 0.5s, bogus: 1}
+              grpc_service: {envoy_grpc: {cluster_name: c}, timeout: 0.5s}
           - name: rbac
             typed_config:
               "@type": type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBAC
@@ -305,12 +308,26 @@ func TestExtensionsAreChecked(t *testing.T) {
       policies:
       - typed_extension_config:
           name: lr
-          typed_config: {"@type": type.googleapis.com/envoy.extensions.load_balancing_policies.least_request.v3.LeastRequest, choice_count: 1}
+          typed_config: {"@type": type.googleapis.com/envoy.extensions.load_balancing_policies.least_request.v3.LeastRequest, choice_count: 3}
     load_assignment:
       cluster_name: c
       endpoints: [{lb_endpoints: [{endpoint: {address: {socket_address: {address: 10.0.0.1, port_value: 8080}}}}]}]
 `
-	r := loadString(t, "extensions.yaml", src)
+
+// extensionsBrokenYAML is extensionsYAML with a misspelt field inside
+// ext_authz's gRPC service and choice_count below its minimum.
+var extensionsBrokenYAML = strings.NewReplacer(
+	", timeout: 0.5s}", ", timeout: 0.5s, bogus: 1}",
+	"choice_count: 3}", "choice_count: 1}").Replace(extensionsYAML)
+
+// Extensions beyond the connection manager and router are read and
+// checked like the core API: a misspelt field inside ext_authz's gRPC
+// service and a least-request policy with choice_count below its minimum
+// (least_request.proto: uint32 gte 2) are errors at their places.
+func TestExtensionsAreChecked(t *testing.T) {
+	// Understood, so no note that their settings went unchecked.
+	wantExactly(t, loadString(t, "extensions.yaml", extensionsYAML))
+	r := loadString(t, "extensions.yaml", extensionsBrokenYAML)
 	wantExactly(t, r,
 		`18:76 envoy-invalid unknown field "bogus" in envoy.config.core.v3.GrpcService`,
 		`39:127 envoy-invalid choice_count: value must be greater than or equal to 2`)

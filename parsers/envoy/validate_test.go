@@ -98,43 +98,10 @@ func TestValidationMatchesGeneratedCodeOnFiles(t *testing.T) {
 	}
 	srcs["generated 8x40"] = gen.EnvoyBootstrap{Listeners: 8, RoutesPerListener: 40, Clusters: 80}.YAML()
 	// Real files are mostly valid: these break rules at the root, inside
-	// an Any, in lists and in oneofs, whether the corpus is there or not.
-	srcs["violations.yaml"] = []byte(`static_resources:
-  listeners:
-  - name: l
-    address: {socket_address: {address: 0.0.0.0, port_value: 80}}
-    filter_chains:
-    - filters:
-      - name: hcm
-        typed_config:
-          "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager
-          http_filters:
-          - name: envoy.filters.http.router
-          route_config:
-            virtual_hosts:
-            - name: vh
-              domains: ["*", "*"]
-              routes:
-              - match: {}
-                route:
-                  cluster: c
-                  retry_policy:
-                    retry_back_off: {base_interval: 0s}
-  clusters:
-  - name: c
-    connect_timeout: 0s
-    load_assignment:
-      cluster_name: c
-      endpoints:
-      - lb_endpoints:
-        - load_balancing_weight: 0
-          endpoint: {address: {socket_address: {address: "", port_value: 70000}}}
-`)
-	srcs["violations-root.yaml"] = []byte(`resources:
-- "@type": type.googleapis.com/envoy.config.cluster.v3.Cluster
-  name: ""
-  connect_timeout: 1s
-`)
+	// Anys and inside extensions, whether the corpus is there or not.
+	srcs["violations.yaml"] = []byte(violationsYAML)
+	srcs["violations-root.yaml"] = []byte(rootViolationYAML)
+	srcs["extensions.yaml"] = []byte(extensionsBrokenYAML)
 	names := make([]string, 0, len(srcs))
 	for p := range srcs {
 		names = append(names, p)
