@@ -112,7 +112,7 @@ func behaviour(r *model.Route) {
 // cut when it ends: only with the timeout disabled does the route carry
 // long-lived streams, whose silence idle_timeout bounds.
 func stream(b *builder, r msg, n *node, timeout model.Setting[time.Duration]) model.Setting[bool] {
-	for _, u := range r.get("route").list("upgrade_configs") {
+	for _, u := range r.sub("route").list("upgrade_configs") {
 		if strings.EqualFold(u.str("upgrade_type"), "websocket") {
 			if on, set := u.wrapped("enabled"); set && !on.Bool() {
 				return model.Setting[bool]{}
@@ -124,7 +124,7 @@ func stream(b *builder, r msg, n *node, timeout model.Setting[time.Duration]) mo
 	if timeout.Value != 0 {
 		return model.Setting[bool]{}
 	}
-	m, mNode := r.get("match"), n.get("match")
+	m, mNode := r.sub("match"), n.get("match")
 	if m.has("grpc") {
 		key, _ := mNode.field("grpc")
 		return model.Set(true, "match.grpc", "route", b.pos(orNode(key, n)))

@@ -193,23 +193,23 @@ func (b *builder) upstream(cl msg, n *node) *model.Upstream {
 	for _, e := range cl.entries("typed_extension_protocol_options") {
 		inner, ok := payload(e.val)
 		if ok && inner.name() == nameHTTPProtocolOptions {
-			opts = inner.get("common_http_protocol_options")
+			opts = inner.sub("common_http_protocol_options")
 			optsNode = tepo.get(e.key).get("common_http_protocol_options")
 			break
 		}
 	}
 	level := "cluster"
 	if !opts.ok() && cl.has("common_http_protocol_options") { // the deprecated field still configures clusters
-		opts = cl.get("common_http_protocol_options")
+		opts = cl.sub("common_http_protocol_options")
 		optsNode = n.get("common_http_protocol_options")
 	}
 	u.PoolIdle = b.durSetting(opts, optsNode, "idle_timeout", level, defaultIdleTimeout, n)
 	u.PoolLifetime = b.durSetting(opts, optsNode, "max_connection_duration", level, 0, n)
 
 	// Servers: inline endpoints, or the EDS resource in the same file.
-	la, laNode := cl.get("load_assignment"), n.get("load_assignment")
+	la, laNode := cl.sub("load_assignment"), n.get("load_assignment")
 	if !la.ok() {
-		name := cl.get("eds_cluster_config").str("service_name")
+		name := cl.sub("eds_cluster_config").str("service_name")
 		if name == "" {
 			name = cl.str("name")
 		}
@@ -222,7 +222,7 @@ func (b *builder) upstream(cl msg, n *node) *model.Upstream {
 		for ei, ep := range lep.list("lb_endpoints") {
 			epNode := lepNode.get("lb_endpoints").item(ei)
 			addrNode := epNode.get("endpoint").get("address")
-			if s, ok := b.server(ep.get("endpoint").get("address"), addrNode); ok {
+			if s, ok := b.server(ep.sub("endpoint").sub("address"), addrNode); ok {
 				u.Servers = append(u.Servers, s)
 			}
 		}
@@ -242,7 +242,7 @@ func (b *builder) server(a msg, n *node) (model.Server, bool) {
 func (b *builder) address(a msg, n *node) (model.Address, bool) {
 	switch {
 	case a.has("socket_address"):
-		sa := a.get("socket_address")
+		sa := a.sub("socket_address")
 		sn := n.get("socket_address")
 		at := sn
 		if k, _ := sn.field("address"); k != nil {
@@ -250,7 +250,7 @@ func (b *builder) address(a msg, n *node) (model.Address, bool) {
 		}
 		return model.Address{Host: sa.str("address"), Port: int(sa.uint("port_value")), Pos: b.pos(at)}, true
 	case a.has("pipe"):
-		return model.Address{Unix: a.get("pipe").str("path"), Pos: b.pos(n.get("pipe"))}, true
+		return model.Address{Unix: a.sub("pipe").str("path"), Pos: b.pos(n.get("pipe"))}, true
 	}
 	return model.Address{}, false
 }
@@ -266,17 +266,17 @@ func (b *builder) listener(l msg, n *node) {
 	for i, fc := range l.list("filter_chains") {
 		chains = append(chains, chain{fc, n.get("filter_chains").item(i)})
 	}
-	if fc := l.get("default_filter_chain"); fc.ok() {
+	if fc := l.sub("default_filter_chain"); fc.ok() {
 		chains = append(chains, chain{fc, n.get("default_filter_chain")})
 	}
 	var addrs []model.Address
-	if a, ok := b.address(l.get("address"), n.get("address")); ok {
+	if a, ok := b.address(l.sub("address"), n.get("address")); ok {
 		addrs = append(addrs, a)
 	}
 	var hcms []*model.Listener
 	for ci, ch := range chains {
 		for fi, f := range ch.fc.list("filters") {
-			hcm, ok := payload(f.get("typed_config"))
+			hcm, ok := payload(f.sub("typed_config"))
 			if !ok || hcm.name() != nameConnectionManager {
 				continue
 			}
@@ -348,7 +348,7 @@ func (b *builder) hcm(ln *model.Listener, h msg, n, block *node) {
 	} else {
 		ln.Codec = model.Default("AUTO", "codec_type", b.pos(block))
 	}
-	opts, optsNode := h.get("common_http_protocol_options"), n.get("common_http_protocol_options")
+	opts, optsNode := h.sub("common_http_protocol_options"), n.get("common_http_protocol_options")
 	ln.IdleTimeout = b.durSetting(opts, optsNode, "idle_timeout", level, defaultIdleTimeout, block)
 	ln.MaxConnectionDuration = b.durSetting(opts, optsNode, "max_connection_duration", level, 0, block)
 	ln.H1SafeMaxConnectionDuration = b.boolSetting(n, "http1_safe_max_connection_duration", level, h.flag("http1_safe_max_connection_duration"), false, block)
@@ -357,13 +357,13 @@ func (b *builder) hcm(ln *model.Listener, h msg, n, block *node) {
 	ln.RequestTimeout = b.durSetting(h, n, "request_timeout", level, 0, block)
 	cm := connManager{streamIdle: b.durSetting(h, n, "stream_idle_timeout", level, defaultStreamIdleTimeout, block)}
 	if !h.has("route_config") && h.has("rds") {
-		cm.routeConfig = h.get("rds").str("route_config_name")
+		cm.routeConfig = h.sub("rds").str("route_config_name")
 	}
 	b.conn[ln] = cm
 
 	switch {
 	case h.has("route_config"):
-		b.routeConfig(ln, h.get("route_config"), n.get("route_config"))
+		b.routeConfig(ln, h.sub("route_config"), n.get("route_config"))
 	case h.has("rds"):
 		if rc, ok := b.routes[cm.routeConfig]; ok {
 			b.routeConfig(ln, rc.msg, rc.n)
@@ -387,7 +387,7 @@ func (b *builder) virtualHost(ln *model.Listener, vh msg, n *node) {
 
 func (b *builder) route(ln *model.Listener, vh msg, vhNode *node, r msg, n *node) {
 	rt := &model.Route{Listener: ln, Kind: "route", Pos: b.pos(n)}
-	m, mNode := r.get("match"), n.get("match")
+	m, mNode := r.sub("match"), n.get("match")
 	switch {
 	case m.oneof("path_specifier") == "prefix":
 		rt.Match = model.Match{Kind: model.MatchPrefix, Path: m.str("prefix")}
@@ -396,7 +396,7 @@ func (b *builder) route(ln *model.Listener, vh msg, vhNode *node, r msg, n *node
 		rt.Match = model.Match{Kind: model.MatchExact, Path: m.str("path")}
 		rt.Name = "route = " + m.str("path")
 	case m.has("safe_regex"):
-		rx := m.get("safe_regex").str("regex")
+		rx := m.sub("safe_regex").str("regex")
 		rt.Match = model.Match{Kind: model.MatchRegex, Path: rx}
 		rt.Name = "route ~ " + rx
 	case m.str("path_separated_prefix") != "":
@@ -409,7 +409,7 @@ func (b *builder) route(ln *model.Listener, vh msg, vhNode *node, r msg, n *node
 	rt.Match.CaseSensitive = !set || cs.Bool()
 	rt.Methods = b.methods(m.list("headers"), mNode.get("headers"))
 
-	ra, raNode := r.get("route"), n.get("route")
+	ra, raNode := r.sub("route"), n.get("route")
 	if !ra.ok() {
 		ln.Routes = append(ln.Routes, rt) // redirect, direct response: nothing proxied
 		return
@@ -437,9 +437,9 @@ func (b *builder) route(ln *model.Listener, vh msg, vhNode *node, r msg, n *node
 	// A route's retry policy replaces the virtual host's entirely.
 	switch {
 	case ra.has("retry_policy"):
-		rt.Retry = b.retry(ra.get("retry_policy"), raNode, "route", e)
+		rt.Retry = b.retry(ra.sub("retry_policy"), raNode, "route", e)
 	case vh.has("retry_policy"):
-		rt.Retry = b.retry(vh.get("retry_policy"), vhNode, "virtual_host", e)
+		rt.Retry = b.retry(vh.sub("retry_policy"), vhNode, "virtual_host", e)
 	}
 	rt.Stream = stream(b, r, n, e.Timeout)
 	behaviour(rt)
@@ -455,7 +455,7 @@ func (b *builder) forward(ra msg, n *node, rt *model.Route) *model.Forward {
 	case ra.has("weighted_clusters"):
 		key, wn := n.field("weighted_clusters")
 		p.Name, p.Pos = fieldName(key, "weighted_clusters"), b.pos(orNode(key, n))
-		if cs := ra.get("weighted_clusters").list("clusters"); len(cs) > 0 {
+		if cs := ra.sub("weighted_clusters").list("clusters"); len(cs) > 0 {
 			p.URL = cs[0].str("name")
 			if cn := wn.get("clusters").item(0); cn != nil {
 				p.Pos = b.pos(cn)
@@ -638,9 +638,9 @@ func headerMatcher(h msg) (match func(string) bool, known bool) {
 	}
 	switch spec {
 	case "string_match":
-		match, known = stringMatcher(h.get("string_match"))
+		match, known = stringMatcher(h.sub("string_match"))
 	case "safe_regex_match":
-		match, known = regexMatcher(h.get("safe_regex_match").str("regex"), false)
+		match, known = regexMatcher(h.sub("safe_regex_match").str("regex"), false)
 	case "exact_match":
 		want := h.str("exact_match")
 		match, known = func(v string) bool { return v == want }, true
@@ -690,7 +690,7 @@ func stringMatcher(m msg) (func(string) bool, bool) {
 		sub := norm(m.str("contains"))
 		return func(v string) bool { return strings.Contains(norm(v), sub) }, true
 	case "safe_regex":
-		return regexMatcher(m.get("safe_regex").str("regex"), fold)
+		return regexMatcher(m.sub("safe_regex").str("regex"), fold)
 	}
 	return nil, false
 }

@@ -91,7 +91,7 @@ func nameNode(n *node) *node {
 // checkBootstrap runs the checks of the static resources of a bootstrap.
 func (l *loader) checkBootstrap(b msg, n *node) {
 	srn := n.get("static_resources")
-	sr := b.get("static_resources")
+	sr := b.sub("static_resources")
 	// Static clusters: ClusterManagerImpl::loadCluster (envoyproxy/envoy
 	// source/common/upstream/cluster_manager_impl.cc) refuses a second
 	// cluster of the same name, "cluster manager: duplicate cluster '{}'"
@@ -141,7 +141,7 @@ func (l *loader) checkBootstrap(b msg, n *node) {
 	// known yet when static listeners are built, so with a cds_config the
 	// check is left to Envoy.
 	var knownClusters map[string]bool
-	if !b.get("dynamic_resources").has("cds_config") {
+	if !b.sub("dynamic_resources").has("cds_config") {
 		knownClusters = clusters
 	}
 	for i, lst := range sr.list("listeners") {
@@ -155,7 +155,7 @@ func (l *loader) checkBootstrap(b msg, n *node) {
 func (l *loader) checkListener(lst msg, n *node, clusters map[string]bool) {
 	chains := lst.list("filter_chains")
 	chainNodes := n.get("filter_chains").items()
-	if dc := lst.get("default_filter_chain"); dc.ok() {
+	if dc := lst.sub("default_filter_chain"); dc.ok() {
 		chains = append(chains, dc)
 		chainNodes = append(chainNodes, n.get("default_filter_chain"))
 	}
@@ -168,13 +168,13 @@ func (l *loader) checkListener(lst msg, n *node, clusters map[string]bool) {
 			if j >= len(fnodes) {
 				continue
 			}
-			hcm, ok := payload(f.get("typed_config"))
+			hcm, ok := payload(f.sub("typed_config"))
 			if !ok || hcm.name() != nameConnectionManager {
 				continue
 			}
 			hn := fnodes[j].get("typed_config")
 			l.checkTerminal(hcm, hn)
-			if rc := hcm.get("route_config"); rc.ok() && clusters != nil {
+			if rc := hcm.sub("route_config"); rc.ok() && clusters != nil {
 				l.checkRouteClusters(rc, hn.get("route_config"), clusters)
 			}
 		}
@@ -222,7 +222,7 @@ func (l *loader) checkTerminal(hcm msg, n *node) {
 	if !last.has("typed_config") || last.flag("is_optional") || last.flag("disabled") {
 		return
 	}
-	t := typeName(last.get("typed_config").str("type_url"))
+	t := typeName(last.sub("typed_config").str("type_url"))
 	if !nonTerminalHTTPFilters[t] {
 		return
 	}
@@ -247,7 +247,7 @@ func (l *loader) checkRouteClusters(rc msg, n *node, clusters map[string]bool) {
 				break
 			}
 			an := rNodes[j].get("route")
-			ra := r.get("route")
+			ra := r.sub("route")
 			if !ra.ok() {
 				continue
 			}
@@ -257,7 +257,7 @@ func (l *loader) checkRouteClusters(rc msg, n *node, clusters map[string]bool) {
 					fmt.Sprintf("route: unknown cluster '%s': no static cluster has this name, and Envoy validates the clusters of a route table written in the connection manager", c)))
 			}
 			wcNodes := an.get("weighted_clusters").get("clusters").items()
-			for k, wc := range ra.get("weighted_clusters").list("clusters") {
+			for k, wc := range ra.sub("weighted_clusters").list("clusters") {
 				if c := wc.str("name"); c != "" && !clusters[c] && k < len(wcNodes) {
 					_, at := wcNodes[k].field("name")
 					l.diags = append(l.diags, errorAt(l.pos(at),

@@ -68,8 +68,8 @@ func (x msg) has(name string) bool {
 	return x.m != nil && x.m.Has(x.fd(name))
 }
 
-// get is a message field; absent when unset.
-func (x msg) get(name string) msg {
+// sub is a message field (a sub-message); absent when unset.
+func (x msg) sub(name string) msg {
 	if x.m == nil {
 		return msg{}
 	}
@@ -178,7 +178,7 @@ func (x msg) oneof(name string) string {
 // Like durationpb's AsDuration, a value beyond time.Duration's range is
 // held at its bounds.
 func (x msg) duration(name string) (time.Duration, bool) {
-	d := x.get(name)
+	d := x.sub(name)
 	if !d.ok() {
 		return 0, false
 	}
@@ -202,7 +202,7 @@ func durationOf(secs, nanos int64) time.Duration {
 // wrapped is the value of a google.protobuf wrapper field (BoolValue,
 // UInt32Value, ...), and whether the field is set.
 func (x msg) wrapped(name string) (protoreflect.Value, bool) {
-	w := x.get(name)
+	w := x.sub(name)
 	if !w.ok() {
 		return protoreflect.Value{}, false
 	}

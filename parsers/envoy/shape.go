@@ -497,7 +497,7 @@ func (c *collection) add(pm proto.Message, n *node, dumped bool) {
 		if dumped {
 			ls, cs = &c.dumpListeners, &c.dumpClusters
 		}
-		sr, srn := m.get("static_resources"), n.get("static_resources")
+		sr, srn := m.sub("static_resources"), n.get("static_resources")
 		for i, l := range sr.list("listeners") {
 			*ls = append(*ls, res{l, srn.get("listeners").item(i)})
 		}
