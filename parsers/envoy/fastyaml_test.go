@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	yaml "go.yaml.in/yaml/v3"
+
 	"github.com/proxylint/proxylint/bench/gen"
 )
 
@@ -181,4 +183,22 @@ func FuzzFastYAML(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src []byte) {
 		sameAsGeneral(t, "fuzz", src)
 	})
+}
+
+// plainTag skips the YAML reader's resolver for scalars whose first
+// character rules out anything but a string; it must type every plain
+// scalar as the resolver does.
+func TestPlainTagMatchesTheResolver(t *testing.T) {
+	var texts []string
+	for c := 0x20; c < 0x7f; c++ {
+		for _, rest := range []string{"", "rue", "alse", "ull", "0", "1.5", "x", "_1", "e3", "0s", ".inf", "es", "n", "ff"} {
+			texts = append(texts, string(rune(c))+rest)
+		}
+	}
+	texts = append(texts, "", "~", "<<", "0x1F", "-.inf", "+1", "2001-12-14", "1_000", ".5", "Yes", "NULL", "on")
+	for _, s := range texts {
+		if got, want := plainTag(s), scalarTag(&yaml.Node{Kind: yaml.ScalarNode, Value: s}); got != want {
+			t.Errorf("%q: plainTag %d, the resolver %d", s, got, want)
+		}
+	}
 }
