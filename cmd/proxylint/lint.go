@@ -702,6 +702,9 @@ func readStats(m *model.Model) report.ReadStats {
 	entries := map[string]bool{}
 	for _, p := range m.Proxies {
 		entries[p.Entry] = true
+		for _, s := range p.Sources {
+			entries[s] = true
+		}
 	}
 	r := report.ReadStats{Files: len(m.Files)}
 	for _, f := range m.Files {

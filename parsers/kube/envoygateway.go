@@ -50,16 +50,24 @@ func (l *loader) egDropsRouteTimeouts(t model.Target) bool {
 }
 
 // btpTargets reports whether a policy targets an object of kind with
-// name and labels: targetRef, targetRefs or targetSelectors. A reference
-// with a sectionName (a Gateway's listener) is not a reference to the
-// whole object.
-func btpTargets(b *object, kind, name string, labels *yaml.Node) (bool, *yaml.Node) {
-	return policyTargets(b, kind, name, "", labels)
+// name, namespace and labels: targetRef, targetRefs or targetSelectors. A
+// reference with a sectionName (a Gateway's listener) is not a reference
+// to the whole object.
+func btpTargets(b *object, kind, name, ns string, labels *yaml.Node) (bool, *yaml.Node) {
+	return policyTargets(b, kind, name, ns, "", labels)
 }
 
 // policyTargets is btpTargets for the section (listener) named section, or
-// for the whole object when section is "".
-func policyTargets(b *object, kind, name, section string, labels *yaml.Node) (bool, *yaml.Node) {
+// for the whole object when section is "". A policy's references are
+// local: they name objects of its own namespace
+// (gwapiv1a2.LocalPolicyTargetReferenceWithSectionName), so a policy and
+// an object whose namespaces are both written and differ do not match; a
+// namespace left unsaid (set when the manifest is applied, by kustomize or
+// kubectl -n) matches any.
+func policyTargets(b *object, kind, name, ns, section string, labels *yaml.Node) (bool, *yaml.Node) {
+	if !sameNamespace(b.Namespace, ns) {
+		return false, nil
+	}
 	refs := items(get(b.Spec, "targetRefs"))
 	if r := get(b.Spec, "targetRef"); r != nil {
 		refs = append(refs, r)
@@ -102,24 +110,33 @@ func (l *loader) envoyGateway(p *model.Proxy, routes, policies []*object) {
 	}
 	ups := map[string]*model.Upstream{}
 	replaced := map[string]bool{}
+	attached := map[*object]bool{}
+	defer func() {
+		for _, b := range policies {
+			if !attached[b] {
+				l.unattached(b)
+			}
+		}
+	}()
 	for _, o := range routes {
 		if o.Kind != "HTTPRoute" {
 			continue
 		}
 		labels := get(get(o.Node, "metadata"), "labels")
 		pol := l.egPolicyFor(p.Target, o, labels, btps)
+		attached[pol.route], attached[pol.gw] = true, true
 		routeLevel := pol.route != nil
-		ln := &model.Listener{Proxy: p, Name: "HTTPRoute " + o.Name, Pos: l.pos(o.Node)}
+		ln := &model.Listener{Proxy: p, Name: "HTTPRoute " + o.Name, Pos: o.pos(o.Node)}
 		p.Listeners = append(p.Listeners, ln)
-		l.egClient(p.Target, ln, o, ctps)
+		attached[l.egClient(p.Target, ln, o, ctps)] = true
 		for i, rule := range items(get(o.Spec, "rules")) {
-			r := &model.Route{Listener: ln, Kind: "route", Name: fmt.Sprintf("%s rules[%d]", ln.Name, i), Pos: l.pos(rule), Envoy: &model.EnvoyRoute{}}
+			r := &model.Route{Listener: ln, Kind: "route", Name: fmt.Sprintf("%s rules[%d]", ln.Name, i), Pos: o.pos(rule), Envoy: &model.EnvoyRoute{}}
 			if n := scalar(get(rule, "name")); n != "" {
 				r.Name = fmt.Sprintf("%s rule %q", ln.Name, n)
 			}
 			ln.Routes = append(ln.Routes, r)
-			r.Match, r.Methods = l.gatewayMatches(rule, false)
-			l.egTimeouts(p, r, rule, pol, routeLevel)
+			r.Match, r.Methods = gatewayMatches(o, rule, false)
+			l.egTimeouts(p, r, o, rule, pol, routeLevel)
 			l.egRetry(r, pol)
 			l.egReplaced(p, r, rule, pol, replaced)
 			refs := items(get(rule, "backendRefs"))
@@ -136,17 +153,17 @@ func (l *loader) envoyGateway(p *model.Proxy, routes, policies []*object) {
 			key := host + ":" + strconv.Itoa(port)
 			u, ok := ups[key]
 			if !ok {
-				u = &model.Upstream{Proxy: p, Kind: "backend", Name: key, Pos: l.pos(nameNode),
-					Servers:            []model.Server{{Address: model.Address{Host: host, Port: port}, Raw: host, Pos: l.pos(nameNode)}},
+				u = &model.Upstream{Proxy: p, Kind: "backend", Name: key, Pos: o.pos(nameNode),
+					Servers:            []model.Server{{Address: model.Address{Host: host, Port: port}, Raw: host, Pos: o.pos(nameNode)}},
 					ClosedUnderRequest: "reset",
-					PoolIdle:           model.Default(defaultIdleTimeout, "idle_timeout", l.pos(nameNode)),
-					PoolLifetime:       model.Default(time.Duration(0), "max_connection_duration", l.pos(nameNode)),
+					PoolIdle:           model.Default(defaultIdleTimeout, "idle_timeout", o.pos(nameNode)),
+					PoolLifetime:       model.Default(time.Duration(0), "max_connection_duration", o.pos(nameNode)),
 				}
 				ups[key] = u
 				p.Upstreams = append(p.Upstreams, u)
 			}
 			u.Routes = append(u.Routes, r)
-			r.Forward = &model.Forward{Module: "envoy", Name: "backendRefs.name", Pos: l.pos(nameNode), URL: scalar(nameNode),
+			r.Forward = &model.Forward{Module: "envoy", Name: "backendRefs.name", Pos: o.pos(nameNode), URL: scalar(nameNode),
 				Target: model.Address{Host: host, Port: port}, CanPool: true, Upstream: u}
 			r.Pool = &model.Pool{Upstream: u, Idle: u.PoolIdle, Lifetime: u.PoolLifetime}
 			egBehaviour(r)
@@ -161,14 +178,14 @@ func (l *loader) envoyGateway(p *model.Proxy, routes, policies []*object) {
 // getEffectiveRequestTimeout). A policy targeting the route drops the
 // HTTPRoute's timeouts on 1.1.0 to 1.1.2; what is dropped is recorded on
 // the proxy, with the policy that causes it.
-func (l *loader) egTimeouts(p *model.Proxy, r *model.Route, rule *yaml.Node, pol egPolicy, routeLevel bool) {
+func (l *loader) egTimeouts(p *model.Proxy, r *model.Route, o *object, rule *yaml.Node, pol egPolicy, routeLevel bool) {
 	e := r.Envoy
 	timeouts := get(rule, "timeouts")
 	var written model.Setting[time.Duration]
 	for _, f := range []string{"request", "backendRequest"} {
 		if n := get(timeouts, f); n != nil {
-			if d, ok := l.dur(n, "timeouts."+f); ok {
-				written = model.Set(d, "timeouts."+f, "route", l.pos(n))
+			if d, ok := l.dur(o, n, "timeouts."+f); ok {
+				written = model.Set(d, "timeouts."+f, "route", o.pos(n))
 			}
 		}
 	}
@@ -181,7 +198,7 @@ func (l *loader) egTimeouts(p *model.Proxy, r *model.Route, rule *yaml.Node, pol
 					"so the route's %s %s is lost and Envoy's %s route timeout applies (envoyproxy/gateway#4091, fixed in 1.1.3 and 1.2.0)",
 					policy.Name, strings.TrimPrefix(r.Listener.Name, "HTTPRoute "), p.Target.Version, written.Name, dur(written.Value), dur(egDefaultTimeout)),
 			},
-			By:     l.pos(pol.routeRef),
+			By:     policy.pos(pol.routeRef),
 			ByText: fmt.Sprintf("BackendTrafficPolicy %s attaches to the route here and makes it lose %s", policy.Name, written.Name),
 		})
 		written = model.Setting[time.Duration]{}
@@ -190,9 +207,9 @@ func (l *loader) egTimeouts(p *model.Proxy, r *model.Route, rule *yaml.Node, pol
 	case written.Valid():
 		e.Timeout = written
 	default:
-		if _, n := pol.field("timeout", "http", "requestTimeout"); n != nil {
-			if d, ok := l.dur(n, "timeout.http.requestTimeout"); ok {
-				e.Timeout = model.Set(d, "timeout.http.requestTimeout", "policy", l.pos(n))
+		if po, _, n := pol.field("timeout", "http", "requestTimeout"); n != nil {
+			if d, ok := l.dur(po, n, "timeout.http.requestTimeout"); ok {
+				e.Timeout = model.Set(d, "timeout.http.requestTimeout", "policy", po.pos(n))
 			}
 		}
 	}
@@ -212,35 +229,35 @@ func dur(d time.Duration) string {
 // egRetry: the policy's retry block (merged field by field with the
 // gateway policy's under mergeType); no policy retry, no retries.
 func (l *loader) egRetry(r *model.Route, pol egPolicy) {
-	key, retry := pol.field("retry")
+	ko, key, retry := pol.field("retry")
 	if retry == nil {
 		return
 	}
 	e := r.Envoy
-	if _, n := pol.field("retry", "numRetries"); n != nil {
-		v, _ := l.count(n, "retry.numRetries")
-		e.NumRetries = model.Set(v, "retry.numRetries", "policy", l.pos(n))
+	if po, _, n := pol.field("retry", "numRetries"); n != nil {
+		v, _ := l.count(po, n, "retry.numRetries")
+		e.NumRetries = model.Set(v, "retry.numRetries", "policy", po.pos(n))
 	} else {
-		e.NumRetries = model.Default(2, "retry.numRetries", l.pos(key))
+		e.NumRetries = model.Default(2, "retry.numRetries", ko.pos(key))
 		e.NumRetries.Note = noteEGRetry
 	}
-	if _, n := pol.field("retry", "perRetry", "timeout"); n != nil {
-		if d, ok := l.dur(n, "retry.perRetry.timeout"); ok {
-			e.PerTryTimeout = model.Set(d, "retry.perRetry.timeout", "policy", l.pos(n))
+	if po, _, n := pol.field("retry", "perRetry", "timeout"); n != nil {
+		if d, ok := l.dur(po, n, "retry.perRetry.timeout"); ok {
+			e.PerTryTimeout = model.Set(d, "retry.perRetry.timeout", "policy", po.pos(n))
 		}
 	}
 	toks := strings.Split(egDefaultRetryOn, ",")
-	onSetting := model.Default(toks, "retry.retryOn", l.pos(key))
+	onSetting := model.Default(toks, "retry.retryOn", ko.pos(key))
 	onSetting.Note = noteEGRetry
-	if _, t := pol.field("retry", "retryOn", "triggers"); len(items(t)) > 0 {
+	if po, _, t := pol.field("retry", "retryOn", "triggers"); len(items(t)) > 0 {
 		toks = nil
 		for _, x := range items(t) {
 			toks = append(toks, scalar(x))
 		}
-		onSetting = model.Set(toks, "retry.retryOn.triggers", "policy", l.pos(t))
+		onSetting = model.Set(toks, "retry.retryOn.triggers", "policy", po.pos(t))
 	}
 	codes := []string{"503"}
-	if _, c := pol.field("retry", "retryOn", "httpStatusCodes"); len(items(c)) > 0 {
+	if _, _, c := pol.field("retry", "retryOn", "httpStatusCodes"); len(items(c)) > 0 {
 		codes = nil
 		for _, x := range items(c) {
 			codes = append(codes, scalar(x))
@@ -271,4 +288,45 @@ func egBehaviour(r *model.Route) {
 		return
 	}
 	istioBehaviour(r, false)
+}
+
+// parentNamespace is the namespace of the Gateway a route's parentRef
+// names: its namespace, else the route's (Gateway API's default), "" when
+// neither is written.
+func parentNamespace(route *object, ref *yaml.Node) string {
+	if ns := scalar(get(ref, "namespace")); ns != "" {
+		return ns
+	}
+	return route.Namespace
+}
+
+// sameNamespace reports whether two resources may be in one namespace: a
+// namespace left unsaid in a manifest is set when it is applied (by
+// kustomize, a Flux Kustomization or kubectl -n), so it matches any.
+func sameNamespace(a, b string) bool {
+	return a == "" || b == "" || a == b
+}
+
+// unattached notes a policy that applies to no route of the run: what it
+// sets is not checked, and the note says which half is missing.
+func (l *loader) unattached(b *object) {
+	at, why := b.pos(b.Node), "it targets nothing"
+	refs := items(get(b.Spec, "targetRefs"))
+	if r := get(b.Spec, "targetRef"); r != nil {
+		refs = append([]*yaml.Node{r}, refs...)
+	}
+	if len(refs) > 0 {
+		at = b.pos(refs[0])
+		kind, name := scalar(get(refs[0], "kind")), scalar(get(refs[0], "name"))
+		why = fmt.Sprintf("it targets %s %s, which is not linted with it", kind, name)
+		if kind == "Gateway" {
+			why = fmt.Sprintf("it targets Gateway %s, and no HTTPRoute linted with it has that Gateway among its parentRefs", name)
+		}
+	} else if sels := items(get(b.Spec, "targetSelectors")); len(sels) > 0 {
+		at = b.pos(sels[0])
+		why = fmt.Sprintf("no %s linted with it has the labels its targetSelectors match", scalar(get(sels[0], "kind")))
+	}
+	l.diag("load-error", model.Note, at,
+		"%s %s applies to no route linted with it: %s, so what it sets is not checked; lint it with the routes it applies to (the directory of the deployment)",
+		b.Kind, b.Name, why)
 }

@@ -153,11 +153,9 @@ type Result struct {
 	Diagnostics []model.Diagnostic
 	// Includes lists the real paths of the files this one pulled in.
 	Includes []string
-	// Services and Workloads are cluster objects read for linking;
-	// linkOnly marks a file that holds nothing else.
-	Services  []*model.Service
-	Workloads []*model.Workload
-	linkOnly  bool
+	// kube is a file of Kubernetes manifests, joined with the others of
+	// the run once all are parsed (joinKube).
+	kube *kube.Manifest
 	// template marks an nginx file that is a template (nginx.Config);
 	// fragment one that is not a whole configuration; unreadRelative one
 	// with a relative include that was not read.
@@ -295,7 +293,8 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 	seenFile := map[string]bool{}
 	seenEntry := map[string]bool{}
 	named := map[*model.Proxy]bool{}
-	var linkOnly []item
+	var kubes []kubeItem
+	ranOther := false
 	for i, it := range items {
 		// A file that another loaded configuration includes is linted
 		// through it, in its real context, not a second time alone.
@@ -304,19 +303,13 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 		}
 		seenEntry[it.real] = true
 		r := results[i]
+		if r.kube != nil {
+			kubes = append(kubes, kubeItem{it, r.kube})
+			continue
+		}
+		ranOther = true
 		for _, p := range r.Proxies {
 			named[p] = it.explicit
-		}
-		for _, s := range r.Services {
-			s.Named = it.explicit
-		}
-		for _, w := range r.Workloads {
-			w.Named = it.explicit
-		}
-		m.Services = append(m.Services, r.Services...)
-		m.Workloads = append(m.Workloads, r.Workloads...)
-		if r.linkOnly {
-			linkOnly = append(linkOnly, it)
 		}
 		m.Proxies = append(m.Proxies, r.Proxies...)
 		m.Diagnostics = append(m.Diagnostics, r.Diagnostics...)
@@ -330,7 +323,7 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 	for p, n := range named {
 		p.Named = n
 	}
-	nothingToLint(m, linkOnly, paths, opts)
+	joinKube(m, kubes, ranOther, paths, opts)
 	return m, scope
 }
 
@@ -439,7 +432,7 @@ func detect(path, forced string, explicit bool, maxSize int64) (string, error) {
 	base := strings.ToLower(filepath.Base(path))
 	ext := filepath.Ext(base)
 	envoyFirst := ext == ".yaml" || ext == ".yml" || ext == ".json"
-	if envoyFirst && (kube.Detect(head) || kube.DetectLinked(head)) {
+	if envoyFirst && (kube.Detect(head) || kube.DetectLinked(head) || kube.DetectManifest(head)) {
 		return KindKube, nil
 	}
 	isEnvoy := func() bool { return looksEnvoy(path, head, maxSize) }
