@@ -69,7 +69,8 @@ Flags:
                            1.18, what distributions ship), nginx:1.28,
                            nginx:newest, angie, angie:1.11, envoy (default:
                            the newest), envoy:1.31, istio:1.23,
-                           ingress-nginx, envoy-gateway:1.1.2 (Kubernetes
+                           ingress-nginx, nginx-ingress (NGINX Inc's
+                           controller), envoy-gateway:1.1.2 (Kubernetes
                            manifests: docs/kubernetes.md)
   --kind nginx|envoy|kubernetes
                            read every file as this kind (default: detect)
@@ -129,7 +130,8 @@ Exit codes:
      directory entry that cannot be read or told apart (dangling link,
      link loop, path too long), a file that is not a regular file (FIFO,
      device), a file that cannot be parsed, a budget exceeded (--max-*),
-     or nothing to lint (no nginx or Envoy configuration found)
+     or nothing to lint (no nginx or Envoy configuration found; Kubernetes
+     manifests that configure no proxy exit 0 with a note)
 
 Examples:
   proxylint /etc/nginx/nginx.conf --include-root /etc/nginx

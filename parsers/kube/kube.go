@@ -175,6 +175,9 @@ type loader struct {
 	target model.Target
 	diags  []model.Diagnostic
 	mesh   *meshRetry // meshConfig.defaultHttpRetryPolicy (mesh.go)
+	// once holds the positions of diagnostics given once for all the
+	// routes they concern.
+	once map[model.Pos]bool
 }
 
 func (l *loader) diag(code string, sev model.Severity, pos model.Pos, format string, args ...any) {
@@ -272,7 +275,7 @@ func Link(ms []*Manifest, opts Options) Result {
 	if len(ms) > 0 {
 		res.File = ms[0].file
 	}
-	l := &loader{target: opts.Target}
+	l := &loader{target: opts.Target, once: map[model.Pos]bool{}}
 	if l.target.Product != model.Istio {
 		l.target = model.Target{Product: model.Istio}
 	}

@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -136,10 +137,22 @@ func (l *loader) nginxIncPath(p *model.Proxy, ln *model.Listener, ing *object, h
 	}
 	u.Routes = append(u.Routes, r)
 	module := "proxy"
-	if listsService(s.annotations, nginxIncPrefix+"grpc-services", svcName) {
+	grpcKey, grpcServices := getKV(s.annotations, nginxIncPrefix+"grpc-services")
+	http2, _ := strconv.ParseBool(scalar(get(s.data, "http2")))
+	switch {
+	case listsService(s.annotations, nginxIncPrefix+"grpc-services", svcName) && !http2:
+		// internal/configs/ingress.go:261-265: "requires HTTP2,
+		// ignoring"; http2 is false unless the ConfigMap sets it
+		// (configmaps.go:147-155).
+		if at := ing.pos(grpcKey); !l.once[at] {
+			l.once[at] = true
+			l.diag(CodeIgnored, model.Warning, at,
+				"nginx.org/grpc-services is ignored: NGINX Ingress Controller reads it only when its ConfigMap sets http2: \"true\", so %s is proxied as HTTP/1.1, not gRPC", scalar(grpcServices))
+		}
+	case listsService(s.annotations, nginxIncPrefix+"grpc-services", svcName):
 		module = "grpc"
-		r.Stream = model.Set(true, nginxIncPrefix+"grpc-services", "annotation", ing.pos(get(s.annotations, nginxIncPrefix+"grpc-services")))
-	} else if listsService(s.annotations, nginxIncPrefix+"websocket-services", svcName) {
+		r.Stream = model.Set(true, nginxIncPrefix+"grpc-services", "annotation", ing.pos(grpcServices))
+	case listsService(s.annotations, nginxIncPrefix+"websocket-services", svcName):
 		r.Stream = model.Set(true, nginxIncPrefix+"websocket-services", "annotation", ing.pos(get(s.annotations, nginxIncPrefix+"websocket-services")))
 	}
 	r.Forward = &model.Forward{Module: module, Name: "backend.service", Pos: ing.pos(svc), URL: svcName + ":" + port,

@@ -161,3 +161,22 @@ func TestNginxIncNextUpstreamBefore54(t *testing.T) {
 	r := res.Proxies[0].Routes()[0]
 	check(t, "retry on", r.Retry.On, []string{"error", "timeout"}, "proxy-next-upstream", incAt("ing.yaml", 15, 9), true)
 }
+
+// nginx.org/grpc-services makes the Service's locations gRPC ones only
+// when the ConfigMap sets http2: "true"; otherwise the controller ignores
+// the annotation, and says so once per Ingress.
+func TestNginxIncGRPCServices(t *testing.T) {
+	ing := strings.Replace(incIngress, "    nginx.org/proxy-read-timeout: \"30s\"\n", "    nginx.org/grpc-services: \"api\"\n", 1)
+	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: nginx-config}\ndata:\n  http2: \"true\"\n"
+	res := link(Options{}, "cm.yaml", cm, "ing.yaml", ing)
+	r := res.Proxies[0].Routes()[0]
+	if len(res.Diagnostics) != 0 || r.Forward.Module != "grpc" || !r.Stream.Value {
+		t.Errorf("with http2: diagnostics %v, module %q, stream %v", res.Diagnostics, r.Forward.Module, r.Stream)
+	}
+	res = LoadBytes("ing.yaml", []byte(ing), Options{})
+	r = res.Proxies[0].Routes()[0]
+	want := `nginx.org/grpc-services is ignored: NGINX Ingress Controller reads it only when its ConfigMap sets http2: "true", so api is proxied as HTTP/1.1, not gRPC`
+	if len(res.Diagnostics) != 1 || res.Diagnostics[0].Message != want || res.Diagnostics[0].Pos != incAt("ing.yaml", 7, 5) || r.Forward.Module != "proxy" || r.Stream.Valid() {
+		t.Errorf("without http2: diagnostics %v, module %q", res.Diagnostics, r.Forward.Module)
+	}
+}
