@@ -114,7 +114,7 @@ func (l *loader) envoyGateway(p *model.Proxy, routes, policies []*object) {
 	defer func() {
 		for _, b := range policies {
 			if !attached[b] {
-				l.unattached(b)
+				l.unattached(b, policies, routes)
 			}
 		}
 	}()
@@ -307,14 +307,37 @@ func sameNamespace(a, b string) bool {
 	return a == "" || b == "" || a == b
 }
 
-// unattached notes a policy that applies to no route of the run: what it
-// sets is not checked, and the note says which half is missing.
-func (l *loader) unattached(b *object) {
-	at, why := b.pos(b.Node), "it targets nothing"
+// unattached says why a policy applies to no route of the run: another
+// policy of its kind that comes first targets the same route or Gateway,
+// and Envoy Gateway marks this one Conflicted (a warning: what it sets is
+// ignored); or what it targets is not in the run (a note: what it sets is
+// not checked, for want of the other half).
+func (l *loader) unattached(b *object, policies, routes []*object) {
+	for _, o := range routes {
+		ref, what := reaches(b, o)
+		if ref == nil {
+			continue
+		}
+		for _, w := range policies {
+			if w.order < b.order && w.Kind == b.Kind {
+				if wref, wwhat := reaches(w, o); wref != nil && wwhat == what {
+					l.conflicted(b, ref, w, what)
+					return
+				}
+			}
+		}
+		if b.Kind == "ClientTrafficPolicy" && strings.HasPrefix(what, "Gateway ") {
+			l.diag("load-error", model.Note, b.pos(ref),
+				"ClientTrafficPolicy %s applies to no route linted with it: each HTTPRoute linted with it that names %s takes the ClientTrafficPolicy of its listener (sectionName), which wins over a Gateway-wide one",
+				b.Name, what)
+			return
+		}
+	}
 	refs := items(get(b.Spec, "targetRefs"))
 	if r := get(b.Spec, "targetRef"); r != nil {
 		refs = append([]*yaml.Node{r}, refs...)
 	}
+	at, why := b.pos(b.Node), "it targets nothing"
 	if len(refs) > 0 {
 		at = b.pos(refs[0])
 		kind, name := scalar(get(refs[0], "kind")), scalar(get(refs[0], "name"))
@@ -329,4 +352,38 @@ func (l *loader) unattached(b *object) {
 	l.diag("load-error", model.Note, at,
 		"%s %s applies to no route linted with it: %s, so what it sets is not checked; lint it with the routes it applies to (the directory of the deployment)",
 		b.Kind, b.Name, why)
+}
+
+// reaches says how policy b reaches route o: the reference (or selector)
+// that does, and what it names ("HTTPRoute orders", "Gateway public");
+// nil when it does not.
+func reaches(b *object, o *object) (*yaml.Node, string) {
+	if o.Kind != "HTTPRoute" {
+		return nil, ""
+	}
+	if ok, ref := btpTargets(b, "HTTPRoute", o.Name, o.Namespace, get(get(o.Node, "metadata"), "labels")); ok {
+		return ref, "HTTPRoute " + o.Name
+	}
+	for _, pr := range items(get(o.Spec, "parentRefs")) {
+		if k := scalar(get(pr, "kind")); k != "" && k != "Gateway" {
+			continue
+		}
+		name := scalar(get(pr, "name"))
+		if ok, ref := btpTargets(b, "Gateway", name, parentNamespace(o, pr), nil); ok {
+			return ref, "Gateway " + name
+		}
+	}
+	return nil, ""
+}
+
+// conflicted warns of policy b, which Envoy Gateway ignores because w, of
+// the same kind and earlier, targets the same object, what.
+func (l *loader) conflicted(b *object, ref *yaml.Node, w *object, what string) {
+	src := "internal/gatewayapi/backendtrafficpolicy.go v1.4.0:365-395"
+	if b.Kind == "ClientTrafficPolicy" {
+		src = "internal/gatewayapi/clienttrafficpolicy.go v1.5.0:195-212"
+	}
+	l.diag(CodeIgnored, model.Warning, b.pos(ref),
+		"%s %s is ignored: %s %s, earlier in the run, targets %s too, and Envoy Gateway attaches only the first policy to an object, marking the others Conflicted (%s)",
+		b.Kind, b.Name, w.Kind, w.Name, what, src)
 }

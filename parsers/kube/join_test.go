@@ -131,8 +131,9 @@ func TestJoinPolicyOrder(t *testing.T) {
 	res := link(eg, "a.yaml", policy("first", 3), "b.yaml", route+"---\n"+policy("second", 5))
 	r := res.Proxies[0].Routes()[0]
 	check(t, "retries", r.Envoy.NumRetries, 3, "retry.numRetries", model.Pos{File: "a.yaml", Line: 6, Col: 23}, false)
-	// The loser applies to no route: a note says so.
-	if len(res.Diagnostics) != 1 || res.Diagnostics[0].Pos.File != "b.yaml" || !strings.Contains(res.Diagnostics[0].Message, "BackendTrafficPolicy second applies to no route") {
+	// The second is Conflicted, and ignored: a warning at its reference.
+	want := "BackendTrafficPolicy second is ignored: BackendTrafficPolicy first, earlier in the run, targets HTTPRoute orders too, and Envoy Gateway attaches only the first policy to an object, marking the others Conflicted (internal/gatewayapi/backendtrafficpolicy.go v1.4.0:365-395)"
+	if len(res.Diagnostics) != 1 || res.Diagnostics[0].Pos != (model.Pos{File: "b.yaml", Line: 12, Col: 16}) || res.Diagnostics[0].Code != CodeIgnored || res.Diagnostics[0].Message != want {
 		t.Errorf("diagnostics %v", res.Diagnostics)
 	}
 }
