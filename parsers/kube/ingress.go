@@ -191,11 +191,13 @@ func (ctl *controller) configMaps(cms []*object) []*object {
 			rest = append(rest, c)
 		}
 	}
-	out := append(best, rest...)
-	if len(out) > 1 {
-		out = out[:1]
+	switch {
+	case len(best) > 0:
+		return best[:1]
+	case len(rest) > 0:
+		return rest[:1]
 	}
-	return out
+	return nil
 }
 
 // ingressScope finds a setting's value: the Ingress annotation, else the

@@ -361,13 +361,8 @@ func (l *loader) join(objs []*object, opts Options, res *Result) joined {
 		for _, o := range group {
 			o.use(res)
 		}
-		for _, c := range mine {
+		for _, c := range append(mine, claimed...) {
 			c.use(res)
-		}
-		for _, c := range classes {
-			if c.controller == ctl {
-				c.use(res)
-			}
 		}
 	}
 	if opts.Target.Product == model.EnvoyGateway && len(routes)+len(btps) > 0 {
