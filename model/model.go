@@ -247,9 +247,9 @@ type Proxy struct {
 	Target  Target
 	Entry   string // the file the configuration was loaded from
 	// Sources are the files the configuration was joined from, Entry
-	// first, when it is more than one file read on its own rather than
-	// included (the Kubernetes manifests of a run, one deployment); nil
-	// when it is Entry and what Entry includes.
+	// among them, when it is more than one file read on its own rather
+	// than included (the Kubernetes manifests of a run, one deployment);
+	// nil when it is Entry and what Entry includes.
 	Sources []string
 	// Named is set when the entry file was named on the command line
 	// rather than found in a directory.

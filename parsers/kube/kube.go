@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -282,6 +281,23 @@ func Link(ms []*Manifest, opts Options) Result {
 	j := l.join(objs, opts, &res)
 	res.Diagnostics = append(res.Diagnostics, l.diags...)
 	l.leftOut(&res, ms, j)
+	// Every proxy is joined from the manifests of the run, but those
+	// that configure no proxy.
+	idle := map[string]bool{}
+	for _, i := range res.Idle {
+		idle[i.Path] = true
+	}
+	var joinedFrom []string
+	for _, m := range ms {
+		if !idle[m.path] && !slices.Contains(joinedFrom, m.path) {
+			joinedFrom = append(joinedFrom, m.path)
+		}
+	}
+	if len(joinedFrom) > 1 {
+		for _, p := range res.Proxies {
+			p.Sources = joinedFrom
+		}
+	}
 	return res
 }
 
@@ -357,7 +373,6 @@ func (l *loader) join(objs []*object, opts Options, res *Result) joined {
 				claimed = append(claimed, c)
 			}
 		}
-		p.Sources = sources(group, mine, claimed)
 		for _, o := range group {
 			o.use(res)
 		}
@@ -370,7 +385,6 @@ func (l *loader) join(objs []*object, opts Options, res *Result) joined {
 		p := newProxy(model.EnvoyGateway, opts.Target, earliest(append(append([]*object{}, routes...), btps...)))
 		l.envoyGateway(p, routes, btps)
 		res.Proxies = append(res.Proxies, p)
-		p.Sources = sources(routes, btps)
 		for _, o := range routes {
 			o.use(res)
 		}
@@ -384,7 +398,6 @@ func (l *loader) join(objs []*object, opts Options, res *Result) joined {
 		l.mesh = l.meshRetryPolicy(meshes)
 		l.istio(p, vss, routes, drs, svcs)
 		res.Proxies = append(res.Proxies, p)
-		p.Sources = sources(istio, meshes)
 		for _, o := range istio {
 			o.use(res)
 		}
@@ -404,26 +417,6 @@ func (l *loader) join(objs []*object, opts Options, res *Result) joined {
 // entry is that resource's file.
 func newProxy(product model.Product, t model.Target, o *object) *model.Proxy {
 	return &model.Proxy{Product: product, Target: t, Entry: o.src.path, Pos: model.Pos{File: o.src.path, Line: 1, Col: 1}, Context: "main"}
-}
-
-// sources are the files of the objects, in the run's order, when they
-// are more than one (model.Proxy.Sources).
-func sources(groups ...[]*object) []string {
-	var all []*object
-	for _, g := range groups {
-		all = append(all, g...)
-	}
-	sort.Slice(all, func(i, j int) bool { return all[i].order < all[j].order })
-	var out []string
-	for _, o := range all {
-		if len(out) == 0 || !slices.Contains(out, o.src.path) {
-			out = append(out, o.src.path)
-		}
-	}
-	if len(out) < 2 {
-		return nil
-	}
-	return out
 }
 
 // earliest is the first of objs in the run's order (the order of

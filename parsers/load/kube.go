@@ -2,6 +2,7 @@ package load
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/proxylint/proxylint/model"
@@ -56,8 +57,11 @@ type kubeItem struct {
 // manifest says so in a note and passes. Read with --kind kubernetes, such
 // a manifest is an error, unless it holds Services or workloads for the
 // routes of other manifests.
-func joinKube(m *model.Model, kubes []kubeItem, ranOther bool, paths []string, opts Options) {
-	if len(kubes) == 0 {
+//
+// Helm chart templates (charts) were skipped before: they count among the
+// files of manifests that configure no proxy.
+func joinKube(m *model.Model, kubes []kubeItem, charts int, ranOther bool, paths []string, opts Options) {
+	if len(kubes)+charts == 0 {
 		return
 	}
 	ms := make([]*kube.Manifest, len(kubes))
@@ -111,11 +115,73 @@ func joinKube(m *model.Model, kubes []kubeItem, ranOther bool, paths []string, o
 				shownPaths[i] = opts.Stdin.name()
 			}
 		}
-		what := "1 Kubernetes manifest was skipped (--verbose names it)"
-		if len(skipped) > 1 {
-			what = fmt.Sprintf("%d Kubernetes manifests were skipped (--verbose names them)", len(skipped))
+		where := strings.Join(shownPaths, ", ")
+		var msg string
+		switch {
+		case charts == 0:
+			msg = fmt.Sprintf("nothing in %s configures a proxy: %s skipped (--verbose names %s)", where, were(len(skipped), "Kubernetes manifest"), them(len(skipped)))
+		case len(skipped) == 0:
+			msg = fmt.Sprintf("nothing in %s was linted: %s skipped, which proxylint reads once helm renders them (helm template CHART | proxylint -); --verbose names %s",
+				where, were(charts, "Helm chart template"), them(charts))
+		default:
+			msg = fmt.Sprintf("nothing in %s configures a proxy: %s and %s were skipped (helm template CHART | proxylint - reads the charts; --verbose names them)",
+				where, plural(len(skipped), "Kubernetes manifest"), plural(charts, "Helm chart template"))
 		}
-		m.Diagnostics = append(m.Diagnostics, model.Diagnostic{Code: nginx.CodeLoad, Severity: model.Note, Pos: model.Pos{File: shownPaths[0]},
-			Message: fmt.Sprintf("nothing in %s configures a proxy: %s", strings.Join(shownPaths, ", "), what)})
+		m.Diagnostics = append(m.Diagnostics, model.Diagnostic{Code: nginx.CodeLoad, Severity: model.Note, Pos: model.Pos{File: shownPaths[0]}, Message: msg})
 	}
+}
+
+// kindChart marks a Helm chart template, which is skipped: it is not a
+// manifest until helm renders it.
+const kindChart = "helm-chart-template"
+
+// helmChart is the chart directory when path lies under a chart's
+// templates/ directory (CHART/Chart.yaml beside CHART/templates/, as Helm
+// lays charts out), else "". Such a file is Go template text that renders
+// to manifests ({{ if }}, {{ .Values.x }}); read as YAML it is either
+// refused or read wrong.
+func helmChart(path string) string {
+	dir := filepath.Dir(path)
+	for i := 0; i < 8; i++ {
+		if filepath.Base(dir) == "templates" {
+			chart := filepath.Dir(dir)
+			if isRegular(filepath.Join(chart, "Chart.yaml")) {
+				return chart
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	return ""
+}
+
+func chartReason(path string) string {
+	chart := helmChart(path)
+	return "a Helm chart template (" + filepath.Join(chart, "Chart.yaml") + "): lint what helm renders (helm template " + chart + " | proxylint -)"
+}
+
+// plural is "1 thing" or "N things".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}
+
+// were is "1 thing was" or "N things were".
+func were(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing + " was"
+	}
+	return plural(n, thing) + " were"
+}
+
+func them(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
 }

@@ -135,3 +135,41 @@ func TestKubeClientTrafficPolicyDetected(t *testing.T) {
 		t.Errorf("detect = %q, %v", kind, err)
 	}
 }
+
+// A Helm chart's templates (CHART/templates/ beside CHART/Chart.yaml) are
+// Go template text, not manifests: skipped, with the reason, in a walk
+// and when named; a run of nothing else passes with a note that says how
+// to lint them.
+func TestHelmChartTemplates(t *testing.T) {
+	dir := t.TempDir()
+	chart := filepath.Join(dir, "shop")
+	if err := os.MkdirAll(filepath.Join(chart, "templates", "ingress"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeManifest(t, chart, "Chart.yaml", "apiVersion: v2\nname: shop\nversion: 1.0.0\n")
+	ing := writeManifest(t, chart, "templates/ingress/ingress.yaml",
+		"apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: {{ .Release.Name }}\nspec:\n  rules:\n  {{- range .Values.hosts }}\n  - host: {{ . }}\n  {{- end }}\n")
+	skipped := map[string]string{}
+	onSkip := func(p, why string) { skipped[p] = why }
+	m := Load([]string{chart}, Options{OnSkip: onSkip})
+	want := "nothing in " + chart + " was linted: 1 Helm chart template was skipped, which proxylint reads once helm renders them (helm template CHART | proxylint -); --verbose names it"
+	if len(m.Proxies) != 0 || len(m.Diagnostics) != 1 || m.Diagnostics[0].Fatal || m.Diagnostics[0].Message != want {
+		t.Fatalf("proxies %v, diagnostics %v", m.Proxies, m.Diagnostics)
+	}
+	reason := "a Helm chart template (" + filepath.Join(chart, "Chart.yaml") + "): lint what helm renders (helm template " + chart + " | proxylint -)"
+	if skipped[ing] != reason {
+		t.Errorf("skipped %q", skipped)
+	}
+	clear(skipped)
+	m = Load([]string{ing}, Options{OnSkip: onSkip})
+	if len(m.Diagnostics) != 1 || m.Diagnostics[0].Fatal || skipped[ing] != reason {
+		t.Errorf("named: diagnostics %v, skipped %q", m.Diagnostics, skipped)
+	}
+	// Beside a manifest that is read, the template is skipped and nothing
+	// more is said.
+	vs := writeManifest(t, dir, "vs.yaml", "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata: {name: a}\nspec:\n  http:\n  - route:\n    - destination: {host: a}\n")
+	m = Load([]string{vs, ing}, Options{})
+	if len(m.Diagnostics) != 0 || len(m.Proxies) != 1 {
+		t.Errorf("diagnostics %v, proxies %v", m.Diagnostics, m.Proxies)
+	}
+}

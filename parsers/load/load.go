@@ -192,6 +192,7 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 	roots := includeRoots(append(append([]string{}, paths...), opts.EntryPoints...), opts.IncludeRoots)
 	var items []item
 	namedExcluded := false
+	charts := 0 // Helm chart templates skipped
 	for _, p := range paths {
 		if p == StdinPath {
 			items = append(items, item{opts.Stdin.name(), kindStdin, "", true})
@@ -219,6 +220,11 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 				m.Diagnostics = append(m.Diagnostics, loadError(p, err.Error()))
 				continue
 			}
+			if kind == kindChart {
+				opts.skip(p, chartReason(p))
+				charts++
+				continue
+			}
 			real := realPath(p)
 			items = append(items, item{p, kind, real, true})
 			continue
@@ -241,6 +247,10 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 				m.Diagnostics = append(m.Diagnostics, loadError(f, err.Error()))
 			case kind == "":
 				opts.skip(f, "not an nginx or Envoy configuration")
+			case kind == kindChart:
+				opts.skip(f, chartReason(f))
+				charts++
+				found++
 			default:
 				found++
 				items = append(items, item{f, kind, realPath(f), false})
@@ -250,7 +260,7 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 			m.Diagnostics = append(m.Diagnostics, loadError(p, fmt.Sprintf("no nginx or Envoy configuration found in %s", p)))
 		}
 	}
-	if len(items) == 0 && len(paths) > 0 && !namedExcluded && !fatal(m.Diagnostics) {
+	if len(items) == 0 && len(paths) > 0 && !namedExcluded && charts == 0 && !fatal(m.Diagnostics) {
 		m.Diagnostics = append(m.Diagnostics, loadError(paths[0], fmt.Sprintf("no nginx or Envoy configuration found in %s", strings.Join(paths, ", "))))
 	}
 
@@ -323,7 +333,7 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 	for p, n := range named {
 		p.Named = n
 	}
-	joinKube(m, kubes, ranOther, paths, opts)
+	joinKube(m, kubes, charts, ranOther, paths, opts)
 	return m, scope
 }
 
@@ -424,6 +434,9 @@ func excluded(p string, patterns []string) bool {
 func detect(path, forced string, explicit bool, maxSize int64) (string, error) {
 	if forced != "" {
 		return forced, nil
+	}
+	if helmChart(path) != "" {
+		return kindChart, nil
 	}
 	head := readHead(path, headSize)
 	if nginx.IsDump(head) {
