@@ -108,7 +108,8 @@ func (l *loader) egPolicyFor(t model.Target, o *object, labels *yaml.Node, btps 
 			continue
 		}
 		for _, b := range btps {
-			if ok, _ := btpTargets(b, "Gateway", scalar(get(pr, "name")), parentNamespace(o, pr), nil); ok && e.gw == nil {
+			name, ns := scalar(get(pr, "name")), parentNamespace(o, pr)
+			if ok, _ := btpTargets(b, "Gateway", name, ns, l.gatewayLabels(name, ns)); ok && e.gw == nil {
 				e.gw = b
 			}
 		}
@@ -221,13 +222,13 @@ func (l *loader) egClient(t model.Target, ln *model.Listener, o *object, ctps []
 		}
 		gw, section, ns := scalar(get(pr, "name")), scalar(get(pr, "sectionName")), parentNamespace(o, pr)
 		for _, c := range ctps {
-			if ok, _ := policyTargets(c, "Gateway", gw, ns, section, nil); ok && section != "" {
+			if ok, _ := policyTargets(c, "Gateway", gw, ns, section, l.gatewayLabels(gw, ns)); ok && section != "" {
 				ctp = c
 				break
 			}
 		}
 		for _, c := range ctps {
-			if ok, _ := policyTargets(c, "Gateway", gw, ns, "", nil); ok && ctp == nil {
+			if ok, _ := policyTargets(c, "Gateway", gw, ns, "", l.gatewayLabels(gw, ns)); ok && ctp == nil {
 				ctp = c
 			}
 		}

@@ -81,18 +81,7 @@ func policyTargets(b *object, kind, name, ns, section string, labels *yaml.Node)
 		return false, nil // selectors name no section
 	}
 	for _, sel := range items(get(b.Spec, "targetSelectors")) {
-		if scalar(get(sel, "kind")) != kind {
-			continue
-		}
-		ml := get(sel, "matchLabels")
-		if ml == nil || ml.Kind != yaml.MappingNode {
-			continue
-		}
-		all := true
-		for i := 0; i+1 < len(ml.Content); i += 2 {
-			all = all && scalar(get(labels, ml.Content[i].Value)) == scalar(ml.Content[i+1])
-		}
-		if all {
+		if scalar(get(sel, "kind")) == kind && selects(sel, labels) {
 			return true, sel
 		}
 	}
@@ -290,6 +279,61 @@ func egBehaviour(r *model.Route) {
 	istioBehaviour(r, false)
 }
 
+// selects reports whether a targetSelector's matchLabels and
+// matchExpressions match labels, as a Kubernetes label selector does
+// (Envoy Gateway's selectorFromTargetSelector, internal/gatewayapi/
+// helpers.go v1.4.0:545-555, runs metav1.LabelSelectorAsSelector): a
+// selector with neither matches everything of its kind.
+func selects(sel, labels *yaml.Node) bool {
+	ml := get(sel, "matchLabels")
+	if ml != nil && ml.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(ml.Content); i += 2 {
+			if v := get(labels, ml.Content[i].Value); v == nil || scalar(v) != scalar(ml.Content[i+1]) {
+				return false
+			}
+		}
+	}
+	for _, e := range items(get(sel, "matchExpressions")) {
+		v := get(labels, scalar(get(e, "key")))
+		in := false
+		for _, x := range items(get(e, "values")) {
+			in = in || v != nil && scalar(v) == scalar(x)
+		}
+		switch scalar(get(e, "operator")) {
+		case "In":
+			if !in {
+				return false
+			}
+		case "NotIn":
+			if in {
+				return false
+			}
+		case "Exists":
+			if v == nil {
+				return false
+			}
+		case "DoesNotExist":
+			if v != nil {
+				return false
+			}
+		default:
+			return false // an operator the API server refuses
+		}
+	}
+	return true
+}
+
+// gatewayLabels are the labels of the Gateway named name in namespace ns,
+// when the run holds it: a targetSelector of kind Gateway matches them.
+func (l *loader) gatewayLabels(name, ns string) *yaml.Node {
+	for _, g := range l.gateways[name] {
+		if sameNamespace(g.Namespace, ns) {
+			return get(get(g.Node, "metadata"), "labels")
+		}
+	}
+	return nil
+}
+
 // parentNamespace is the namespace of the Gateway a route's parentRef
 // names: its namespace, else the route's (Gateway API's default), "" when
 // neither is written.
@@ -314,13 +358,13 @@ func sameNamespace(a, b string) bool {
 // not checked, for want of the other half).
 func (l *loader) unattached(b *object, policies, routes []*object) {
 	for _, o := range routes {
-		ref, what := reaches(b, o)
+		ref, what := l.reaches(b, o)
 		if ref == nil {
 			continue
 		}
 		for _, w := range policies {
 			if w.order < b.order && w.Kind == b.Kind {
-				if wref, wwhat := reaches(w, o); wref != nil && wwhat == what {
+				if wref, wwhat := l.reaches(w, o); wref != nil && wwhat == what {
 					l.conflicted(b, ref, w, what)
 					return
 				}
@@ -357,7 +401,7 @@ func (l *loader) unattached(b *object, policies, routes []*object) {
 // reaches says how policy b reaches route o: the reference (or selector)
 // that does, and what it names ("HTTPRoute orders", "Gateway public");
 // nil when it does not.
-func reaches(b *object, o *object) (*yaml.Node, string) {
+func (l *loader) reaches(b *object, o *object) (*yaml.Node, string) {
 	if o.Kind != "HTTPRoute" {
 		return nil, ""
 	}
@@ -369,7 +413,7 @@ func reaches(b *object, o *object) (*yaml.Node, string) {
 			continue
 		}
 		name := scalar(get(pr, "name"))
-		if ok, ref := btpTargets(b, "Gateway", name, parentNamespace(o, pr), nil); ok {
+		if ok, ref := btpTargets(b, "Gateway", name, parentNamespace(o, pr), l.gatewayLabels(name, parentNamespace(o, pr))); ok {
 			return ref, "Gateway " + name
 		}
 	}

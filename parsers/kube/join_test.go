@@ -192,3 +192,40 @@ func TestDetectManifest(t *testing.T) {
 		}
 	}
 }
+
+// targetSelectors of kind Gateway match the labels of the run's
+// Gateways, in another file too; a selector without matchLabels and
+// matchExpressions matches every Gateway (a Kubernetes label selector
+// that selects everything), as a GitOps repository writes it.
+func TestJoinGatewaySelectors(t *testing.T) {
+	eg := Options{Target: model.Target{Product: model.EnvoyGateway}}
+	policy := func(sel string) string {
+		return "apiVersion: gateway.envoyproxy.io/v1alpha1\nkind: BackendTrafficPolicy\nmetadata: {name: envoy, namespace: network}\nspec:\n  targetSelectors:\n  - group: gateway.networking.k8s.io\n    kind: Gateway\n" + sel + "  retry: {numRetries: 4}\n"
+	}
+	gateway := "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata:\n  name: external\n  namespace: network\n  labels: {tier: edge, zone: a}\nspec: {gatewayClassName: envoy}\n"
+	route := "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: hook, namespace: flux-system}\nspec:\n  parentRefs: [{name: external, namespace: network}]\n  rules:\n  - backendRefs: [{name: receiver, port: 80}]\n"
+	for _, c := range []struct {
+		sel     string
+		gateway bool
+		applies bool
+	}{
+		{"", false, true},
+		{"", true, true},
+		{"    matchLabels: {tier: edge}\n", true, true},
+		{"    matchLabels: {tier: edge}\n", false, false},
+		{"    matchLabels: {tier: internal}\n", true, false},
+		{"    matchExpressions: [{key: zone, operator: In, values: [a, b]}]\n", true, true},
+		{"    matchExpressions: [{key: zone, operator: NotIn, values: [a]}]\n", true, false},
+		{"    matchExpressions: [{key: tier, operator: Exists}]\n", true, true},
+	} {
+		files := []string{"envoy.yaml", policy(c.sel), "route.yaml", route}
+		if c.gateway {
+			files = append(files, "gateway.yaml", gateway)
+		}
+		res := link(eg, files...)
+		r := res.Proxies[0].Routes()[0]
+		if applies := r.Envoy.NumRetries.Value == 4; applies != c.applies {
+			t.Errorf("selector %q, Gateway in the run %v: applies %v, want %v (diagnostics %v)", c.sel, c.gateway, applies, c.applies, res.Diagnostics)
+		}
+	}
+}

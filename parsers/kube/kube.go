@@ -177,6 +177,9 @@ type loader struct {
 	// once holds the positions of diagnostics given once for all the
 	// routes they concern.
 	once map[model.Pos]bool
+	// gateways are the run's Gateway API Gateways by name, for the
+	// labels a policy's targetSelectors match.
+	gateways map[string][]*object
 }
 
 func (l *loader) diag(code string, sev model.Severity, pos model.Pos, format string, args ...any) {
@@ -274,7 +277,7 @@ func Link(ms []*Manifest, opts Options) Result {
 	if len(ms) > 0 {
 		res.File = ms[0].file
 	}
-	l := &loader{target: opts.Target, once: map[model.Pos]bool{}}
+	l := &loader{target: opts.Target, once: map[model.Pos]bool{}, gateways: map[string][]*object{}}
 	if l.target.Product != model.Istio {
 		l.target = model.Target{Product: model.Istio}
 	}
@@ -336,6 +339,8 @@ func (l *loader) join(objs []*object, opts Options, res *Result) joined {
 			ings = append(ings, o)
 		case ingressClassKind(o):
 			classes = append(classes, o)
+		case o.Kind == "Gateway" && gatewayAPI(o.APIVersion):
+			l.gateways[o.Name] = append(l.gateways[o.Name], o)
 		case meshSource(o):
 			meshes = append(meshes, o)
 		case o.Kind == "ConfigMap" && o.APIVersion == "v1":
@@ -505,6 +510,8 @@ func kept(o *object) bool {
 	case "VirtualService", "DestinationRule", "HTTPRoute", "GRPCRoute", "BackendTrafficPolicy", "ClientTrafficPolicy",
 		"Ingress", "IngressClass", "IstioOperator", "Service", "Deployment", "StatefulSet", "DaemonSet":
 		return true
+	case "Gateway":
+		return gatewayAPI(o.APIVersion) // for its labels
 	case "ConfigMap":
 		return controllerConfigMap(o) || meshSource(o)
 	}
