@@ -445,12 +445,16 @@ func detect(path, forced string, explicit bool, maxSize int64) (string, error) {
 	base := strings.ToLower(filepath.Base(path))
 	ext := filepath.Ext(base)
 	envoyFirst := ext == ".yaml" || ext == ".yml" || ext == ".json"
-	if envoyFirst && (kube.Detect(head) || kube.DetectLinked(head) || kube.DetectManifest(head)) {
+	if envoyFirst && (kube.Detect(head) || kube.DetectLinked(head)) {
 		return KindKube, nil
 	}
 	isEnvoy := func() bool { return looksEnvoy(path, head, maxSize) }
 	if envoyFirst && isEnvoy() {
 		return KindEnvoy, nil
+	}
+	if envoyFirst && kube.DetectManifest(head) {
+		// Manifests of other kinds, skipped once read (joinKube).
+		return KindKube, nil
 	}
 	nginxName := base == "nginx.conf" || ext == ".conf" || ext == ".nginx" || ext == ".vhost"
 	if looksNginx(head, nginxName) {

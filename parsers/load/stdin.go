@@ -87,10 +87,12 @@ func detectBytes(name string, data []byte, forced string) (string, error) {
 	}
 	head := data[:min(len(data), headSize)]
 	switch {
-	case kube.Detect(head) || kube.DetectLinked(head) || kube.DetectManifest(head):
+	case kube.Detect(head) || kube.DetectLinked(head):
 		return KindKube, nil
 	case bytes.IndexByte(data, 0) < 0 && len(bytes.TrimSpace(data)) > 0 && envoy.Detect(name, data):
 		return KindEnvoy, nil
+	case kube.DetectManifest(head):
+		return KindKube, nil
 	case looksNginx(head, false):
 		return KindNginx, nil
 	}
