@@ -38,10 +38,12 @@ Usage:
   proxylint version, --version   print the version
 
 PATH is a file or a directory. A directory is searched for nginx and Envoy
-files, told apart by their structure; other files are skipped (--verbose
-lists them), templates are noted once. A file included by another linted
-file, by an entry point named in .proxylint.yaml, or by a main
-configuration found above it, is linted through it, in context.
+files and Kubernetes manifests, told apart by their structure; other files
+are skipped (--verbose lists them), templates are noted once. A file
+included by another linted file, by an entry point named in
+.proxylint.yaml, or by a main configuration found above it, is linted
+through it, in context. The Kubernetes manifests of a run are joined as
+one deployment; those that configure no proxy are skipped.
 
 Flags:
   --format FORMAT[=FILE]   text (default), json, sarif (SARIF 2.1.0 for
