@@ -93,7 +93,22 @@ const (
 	// EnvoyGateway is Envoy configured through Envoy Gateway: Gateway API
 	// routes and its BackendTrafficPolicy.
 	EnvoyGateway Product = "envoy-gateway"
+	// NginxIngress is nginx configured through NGINX Inc's Ingress
+	// controller (nginx/kubernetes-ingress): its nginx.org annotations,
+	// ConfigMap and defaults, which are not ingress-nginx's.
+	NginxIngress Product = "nginx-ingress"
 )
+
+// Kubernetes reports whether the product is configured through
+// Kubernetes resources: its proxies are joined from every manifest of a
+// run, one deployment.
+func (p Product) Kubernetes() bool {
+	switch p {
+	case Istio, IngressNginx, EnvoyGateway, NginxIngress:
+		return true
+	}
+	return false
+}
 
 // Version is a release number; the zero Version means "the newest release".
 type Version struct{ Major, Minor, Patch int }
@@ -201,16 +216,16 @@ func (t Target) Releases(since Version) string {
 
 // ParseTarget reads "nginx" (every release still shipped), "nginx:1.28",
 // "nginx:1.29.7", "nginx:newest", "angie", "angie:1.12", "envoy" (the
-// newest), "envoy:1.31", "istio:1.23", "ingress-nginx:1.11" or
-// "envoy-gateway:1.1.2".
+// newest), "envoy:1.31", "istio:1.23", "ingress-nginx:1.11",
+// "envoy-gateway:1.1.2" or "nginx-ingress:5.3".
 func ParseTarget(s string) (Target, error) {
 	name, ver, _ := strings.Cut(s, ":")
 	var t Target
 	switch Product(name) {
-	case Nginx, Angie, Envoy, Istio, IngressNginx, EnvoyGateway:
+	case Nginx, Angie, Envoy, Istio, IngressNginx, EnvoyGateway, NginxIngress:
 		t = DefaultTarget(Product(name))
 	default:
-		return t, fmt.Errorf("unknown target %q (want nginx[:X.Y[.Z]|:newest], angie[:X.Y], envoy[:X.Y], istio[:X.Y], ingress-nginx[:X.Y] or envoy-gateway[:X.Y.Z])", s)
+		return t, fmt.Errorf("unknown target %q (want nginx[:X.Y[.Z]|:newest], angie[:X.Y], envoy[:X.Y], istio[:X.Y], ingress-nginx[:X.Y], envoy-gateway[:X.Y.Z] or nginx-ingress[:X.Y.Z])", s)
 	}
 	switch ver {
 	case "":
@@ -231,6 +246,11 @@ type Proxy struct {
 	Product Product
 	Target  Target
 	Entry   string // the file the configuration was loaded from
+	// Sources are the files the configuration was joined from, Entry
+	// among them, when it is more than one file read on its own rather
+	// than included (the Kubernetes manifests of a run, one deployment);
+	// nil when it is Entry and what Entry includes.
+	Sources []string
 	// Named is set when the entry file was named on the command line
 	// rather than found in a directory.
 	Named bool

@@ -38,10 +38,12 @@ Usage:
   proxylint version, --version   print the version
 
 PATH is a file or a directory. A directory is searched for nginx and Envoy
-files, told apart by their structure; other files are skipped (--verbose
-lists them), templates are noted once. A file included by another linted
-file, by an entry point named in .proxylint.yaml, or by a main
-configuration found above it, is linted through it, in context.
+files and Kubernetes manifests, told apart by their structure; other files
+are skipped (--verbose lists them), templates are noted once. A file
+included by another linted file, by an entry point named in
+.proxylint.yaml, or by a main configuration found above it, is linted
+through it, in context. The Kubernetes manifests of a run are joined as
+one deployment; those that configure no proxy are skipped.
 
 Flags:
   --format FORMAT[=FILE]   text (default), json, sarif (SARIF 2.1.0 for
@@ -69,7 +71,8 @@ Flags:
                            1.18, what distributions ship), nginx:1.28,
                            nginx:newest, angie, angie:1.11, envoy (default:
                            the newest), envoy:1.31, istio:1.23,
-                           ingress-nginx, envoy-gateway:1.1.2 (Kubernetes
+                           ingress-nginx, nginx-ingress (NGINX Inc's
+                           controller), envoy-gateway:1.1.2 (Kubernetes
                            manifests: docs/kubernetes.md)
   --kind nginx|envoy|kubernetes
                            read every file as this kind (default: detect)
@@ -129,7 +132,8 @@ Exit codes:
      directory entry that cannot be read or told apart (dangling link,
      link loop, path too long), a file that is not a regular file (FIFO,
      device), a file that cannot be parsed, a budget exceeded (--max-*),
-     or nothing to lint (no nginx or Envoy configuration found)
+     or nothing to lint (no nginx or Envoy configuration found; Kubernetes
+     manifests that configure no proxy exit 0 with a note)
 
 Examples:
   proxylint /etc/nginx/nginx.conf --include-root /etc/nginx
@@ -702,6 +706,9 @@ func readStats(m *model.Model) report.ReadStats {
 	entries := map[string]bool{}
 	for _, p := range m.Proxies {
 		entries[p.Entry] = true
+		for _, s := range p.Sources {
+			entries[s] = true
+		}
 	}
 	r := report.ReadStats{Files: len(m.Files)}
 	for _, f := range m.Files {

@@ -153,11 +153,9 @@ type Result struct {
 	Diagnostics []model.Diagnostic
 	// Includes lists the real paths of the files this one pulled in.
 	Includes []string
-	// Services and Workloads are cluster objects read for linking;
-	// linkOnly marks a file that holds nothing else.
-	Services  []*model.Service
-	Workloads []*model.Workload
-	linkOnly  bool
+	// kube is a file of Kubernetes manifests, joined with the others of
+	// the run once all are parsed (joinKube).
+	kube *kube.Manifest
 	// template marks an nginx file that is a template (nginx.Config);
 	// fragment one that is not a whole configuration; unreadRelative one
 	// with a relative include that was not read.
@@ -194,6 +192,7 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 	roots := includeRoots(append(append([]string{}, paths...), opts.EntryPoints...), opts.IncludeRoots)
 	var items []item
 	namedExcluded := false
+	charts := 0 // Helm chart templates skipped
 	for _, p := range paths {
 		if p == StdinPath {
 			items = append(items, item{opts.Stdin.name(), kindStdin, "", true})
@@ -221,6 +220,11 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 				m.Diagnostics = append(m.Diagnostics, loadError(p, err.Error()))
 				continue
 			}
+			if kind == kindChart {
+				opts.skip(p, chartReason(p))
+				charts++
+				continue
+			}
 			real := realPath(p)
 			items = append(items, item{p, kind, real, true})
 			continue
@@ -243,6 +247,10 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 				m.Diagnostics = append(m.Diagnostics, loadError(f, err.Error()))
 			case kind == "":
 				opts.skip(f, "not an nginx or Envoy configuration")
+			case kind == kindChart:
+				opts.skip(f, chartReason(f))
+				charts++
+				found++
 			default:
 				found++
 				items = append(items, item{f, kind, realPath(f), false})
@@ -252,7 +260,7 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 			m.Diagnostics = append(m.Diagnostics, loadError(p, fmt.Sprintf("no nginx or Envoy configuration found in %s", p)))
 		}
 	}
-	if len(items) == 0 && len(paths) > 0 && !namedExcluded && !fatal(m.Diagnostics) {
+	if len(items) == 0 && len(paths) > 0 && !namedExcluded && charts == 0 && !fatal(m.Diagnostics) {
 		m.Diagnostics = append(m.Diagnostics, loadError(paths[0], fmt.Sprintf("no nginx or Envoy configuration found in %s", strings.Join(paths, ", "))))
 	}
 
@@ -295,7 +303,8 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 	seenFile := map[string]bool{}
 	seenEntry := map[string]bool{}
 	named := map[*model.Proxy]bool{}
-	var linkOnly []item
+	var kubes []kubeItem
+	ranOther := false
 	for i, it := range items {
 		// A file that another loaded configuration includes is linted
 		// through it, in its real context, not a second time alone.
@@ -304,19 +313,13 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 		}
 		seenEntry[it.real] = true
 		r := results[i]
+		if r.kube != nil {
+			kubes = append(kubes, kubeItem{it, r.kube})
+			continue
+		}
+		ranOther = true
 		for _, p := range r.Proxies {
 			named[p] = it.explicit
-		}
-		for _, s := range r.Services {
-			s.Named = it.explicit
-		}
-		for _, w := range r.Workloads {
-			w.Named = it.explicit
-		}
-		m.Services = append(m.Services, r.Services...)
-		m.Workloads = append(m.Workloads, r.Workloads...)
-		if r.linkOnly {
-			linkOnly = append(linkOnly, it)
 		}
 		m.Proxies = append(m.Proxies, r.Proxies...)
 		m.Diagnostics = append(m.Diagnostics, r.Diagnostics...)
@@ -330,7 +333,7 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 	for p, n := range named {
 		p.Named = n
 	}
-	nothingToLint(m, linkOnly, paths, opts)
+	joinKube(m, kubes, charts, ranOther, paths, opts)
 	return m, scope
 }
 
@@ -432,6 +435,9 @@ func detect(path, forced string, explicit bool, maxSize int64) (string, error) {
 	if forced != "" {
 		return forced, nil
 	}
+	if helmChart(path) != "" {
+		return kindChart, nil
+	}
 	head := readHead(path, headSize)
 	if nginx.IsDump(head) {
 		return KindNginx, nil
@@ -445,6 +451,10 @@ func detect(path, forced string, explicit bool, maxSize int64) (string, error) {
 	isEnvoy := func() bool { return looksEnvoy(path, head, maxSize) }
 	if envoyFirst && isEnvoy() {
 		return KindEnvoy, nil
+	}
+	if envoyFirst && kube.DetectManifest(head) {
+		// Manifests of other kinds, skipped once read (joinKube).
+		return KindKube, nil
 	}
 	nginxName := base == "nginx.conf" || ext == ".conf" || ext == ".nginx" || ext == ".vhost"
 	if looksNginx(head, nginxName) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/envoy"
+	"github.com/proxylint/proxylint/parsers/kube"
 	"github.com/proxylint/proxylint/parsers/nginx"
 )
 
@@ -53,6 +54,11 @@ func loadStdin(_ string, opts Options, roots []string) Result {
 	if err != nil {
 		return Result{Diagnostics: []model.Diagnostic{loadError(name, err.Error())}}
 	}
+	if kind == KindKube {
+		// kubectl get -o yaml, helm template: joined with the run's
+		// other manifests.
+		return kubeResult(kube.Parse(name, data))
+	}
 	if kind == KindEnvoy {
 		target := opts.target(model.Envoy)
 		r := envoy.LoadBytes(name, data, envoy.Options{Target: target})
@@ -81,8 +87,12 @@ func detectBytes(name string, data []byte, forced string) (string, error) {
 	}
 	head := data[:min(len(data), headSize)]
 	switch {
+	case kube.Detect(head) || kube.DetectLinked(head):
+		return KindKube, nil
 	case bytes.IndexByte(data, 0) < 0 && len(bytes.TrimSpace(data)) > 0 && envoy.Detect(name, data):
 		return KindEnvoy, nil
+	case kube.DetectManifest(head):
+		return KindKube, nil
 	case looksNginx(head, false):
 		return KindNginx, nil
 	}
