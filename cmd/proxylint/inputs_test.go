@@ -1,0 +1,42 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// newRepo makes a checkout in a temporary directory.
+func newRepo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(dir, ".git"), 0o755))
+	return dir
+}
+
+// A plain nginx.conf whose first comment reads like a dump's header is a
+// plain file: its include is read from the disk and the error in it seen.
+func TestCommentLikeDumpHeaderIsPlainFile(t *testing.T) {
+	dir := newRepo(t)
+	writeFile(t, dir, "nginx.conf", "# configuration file for the shop:\nevents {}\nhttp {\n    include shop.conf;\n}\n")
+	writeFile(t, dir, "shop.conf", "server {\n    listen 80\n}\n")
+	code, out, errOut := runCLI(t, dir, "--no-color", "--no-config", "nginx.conf")
+	assert.Equal(t, exitError, code, "%s%s", out, errOut)
+	assert.Contains(t, out, "shop.conf:3:1: error: ")
+	assert.Contains(t, out, "[nginx-syntax]")
+}
+
+// A saved nginx -T dump whose messages were commented out is a dump: its
+// files are linted at their own paths.
+func TestCommentedDumpMessages(t *testing.T) {
+	dir := newRepo(t)
+	writeFile(t, dir, "dump.txt", "# nginx: the configuration file /etc/nginx/nginx.conf syntax is ok\n"+
+		"# nginx: configuration file /etc/nginx/nginx.conf test is successful\n"+
+		"# configuration file /etc/nginx/nginx.conf:\n"+literalProxyPass+"\n")
+	code, out, errOut := runCLI(t, dir, "--no-color", "--no-config", "--target", "nginx:1.28", "dump.txt")
+	assert.Equal(t, exitFindings, code, "%s%s", out, errOut)
+	assert.Contains(t, out, "/etc/nginx/nginx.conf:6:13: warning:")
+}
