@@ -97,7 +97,9 @@ func (p *jsonParser) newNode(k kind) *node {
 
 func (p *jsonParser) value(depth int) (*node, error) {
 	if depth > maxDepth {
-		return nil, p.errorf("nesting deeper than %d levels", maxDepth)
+		err := p.errorf("nesting deeper than %d levels", maxDepth)
+		err.(*posError).deep = true
+		return nil, err
 	}
 	if p.off >= len(p.src) {
 		return nil, p.errorf("unexpected end of file: a value is missing")

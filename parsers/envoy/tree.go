@@ -187,6 +187,8 @@ func jsonName(s string) string {
 type posError struct {
 	line, col int
 	msg       string
+	// deep marks the error of a document nested deeper than maxDepth.
+	deep bool
 }
 
 func (e *posError) Error() string { return fmt.Sprintf("%d:%d: %s", e.line, e.col, e.msg) }
@@ -338,7 +340,7 @@ type converter struct {
 
 func (c *converter) convert(y *yaml.Node, depth int) (*node, error) {
 	if depth > maxDepth {
-		return nil, &posError{line: y.Line, col: y.Column, msg: fmt.Sprintf("nesting deeper than %d levels", maxDepth)}
+		return nil, &posError{line: y.Line, col: y.Column, msg: fmt.Sprintf("nesting deeper than %d levels", maxDepth), deep: true}
 	}
 	if y.Kind == yaml.AliasNode {
 		return c.alias(y, depth)
@@ -403,7 +405,7 @@ func (c *converter) alias(y *yaml.Node, depth int) (*node, error) {
 		return nil, &posError{line: y.Line, col: y.Column, msg: fmt.Sprintf("alias *%s refers to the value that contains it", y.Value)}
 	}
 	if depth+size.depth > maxDepth {
-		return nil, &posError{line: y.Line, col: y.Column, msg: fmt.Sprintf("alias *%s nests deeper than %d levels", y.Value, maxDepth)}
+		return nil, &posError{line: y.Line, col: y.Column, msg: fmt.Sprintf("alias *%s nests deeper than %d levels", y.Value, maxDepth), deep: true}
 	}
 	c.lim.used += size.nodes
 	if c.lim.used > c.lim.budget {

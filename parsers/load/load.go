@@ -442,16 +442,29 @@ func detect(path, forced string, explicit bool, maxSize int64) (string, error) {
 	if envoyFirst && (kube.Detect(head) || kube.DetectLinked(head)) {
 		return KindKube, nil
 	}
-	isEnvoy := func() bool { return looksEnvoy(path, head, maxSize) }
-	if envoyFirst && isEnvoy() {
-		return KindEnvoy, nil
+	var isEnvoy, tooDeep, tried bool
+	envoyShape := func() (bool, bool) {
+		if !tried {
+			tried = true
+			isEnvoy, tooDeep = looksEnvoy(path, head, maxSize)
+		}
+		return isEnvoy, tooDeep
 	}
 	nginxName := base == "nginx.conf" || ext == ".conf" || ext == ".nginx" || ext == ".vhost"
+	if envoyFirst {
+		// A YAML or JSON file nested deeper than the reader follows is
+		// read as Envoy's, whose reader says where it got too deep.
+		if ok, deep := envoyShape(); ok || deep {
+			return KindEnvoy, nil
+		}
+	}
 	if looksNginx(head, nginxName) {
 		return KindNginx, nil
 	}
-	if !envoyFirst && isEnvoy() {
-		return KindEnvoy, nil
+	if !envoyFirst {
+		if ok, deep := envoyShape(); ok || (deep && !nginxName) {
+			return KindEnvoy, nil
+		}
 	}
 	if explicit {
 		// Named on the command line: an empty file is an empty nginx
@@ -501,21 +514,21 @@ func looksNginx(head []byte, nginxName bool) bool {
 }
 
 // looksEnvoy reports whether the file parses as a YAML or JSON document of
-// an Envoy shape (envoy.Detect), reading the whole file when its start
-// fills the head.
-func looksEnvoy(path string, head []byte, maxSize int64) bool {
+// an Envoy shape, or is one nested too deep to tell (envoy.DetectDepth),
+// reading the whole file when its start fills the head.
+func looksEnvoy(path string, head []byte, maxSize int64) (ok, tooDeep bool) {
 	if bytes.IndexByte(head, 0) >= 0 || len(bytes.TrimSpace(head)) == 0 {
-		return false
+		return false, false
 	}
 	src := head
 	if len(head) == headSize {
 		all, err := ReadRegular(path, maxSize)
 		if err != nil {
-			return false
+			return false, false
 		}
 		src = all
 	}
-	return envoy.Detect(path, src)
+	return envoy.DetectDepth(path, src)
 }
 
 // inScope keeps the diagnostics about files the run concerns.
