@@ -40,3 +40,17 @@ func TestCommentedDumpMessages(t *testing.T) {
 	assert.Equal(t, exitFindings, code, "%s%s", out, errOut)
 	assert.Contains(t, out, "/etc/nginx/nginx.conf:6:13: warning:")
 }
+
+// After "--", "-" is the file named "-": standard input is left unread.
+func TestDashAfterDoubleDashIsAFile(t *testing.T) {
+	dir := newRepo(t)
+	writeFile(t, dir, "-", literalProxyPass)
+	code, out, errOut := runStdin(t, dir, "events {}\n", "--no-color", "--no-config", "--kind", "nginx", "--target", "nginx:1.28", "--", "-")
+	assert.Equal(t, exitFindings, code, "%s%s", out, errOut)
+	assert.Contains(t, out, "-:6:13: warning:")
+	assert.NotContains(t, out, "<stdin>")
+
+	// Before "--" it is standard input, as it always was.
+	code, out, errOut = runStdin(t, dir, "events {}\n", "--no-color", "--no-config", "--kind", "nginx", "-")
+	assert.Equal(t, exitClean, code, "%s%s", out, errOut)
+}

@@ -120,7 +120,8 @@ Flags:
 
 Settings in .proxylint.yaml apply unless a flag says otherwise.
 
-Everything after "--" is a path, even when it starts with "-".
+Everything after "--" is a path, even when it starts with "-": after it,
+"-" is the file named "-", not standard input.
 
 Exit codes:
   0  no finding at or above --fail-on
@@ -244,7 +245,14 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 		paths = append(paths, args[0])
 		args = args[1:]
 	}
-	paths = append(paths, tail...)
+	for _, p := range tail {
+		if p == load.StdinPath {
+			// After "--" a "-" is the file of that name, not standard
+			// input.
+			p = "." + string(filepath.Separator) + p
+		}
+		paths = append(paths, p)
+	}
 	fs.Visit(func(fl *flag.Flag) { f.given[fl.Name] = true })
 	if f.help {
 		return f, paths, nil
