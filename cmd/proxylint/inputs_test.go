@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -53,4 +54,39 @@ func TestDashAfterDoubleDashIsAFile(t *testing.T) {
 	// Before "--" it is standard input, as it always was.
 	code, out, errOut = runStdin(t, dir, "events {}\n", "--no-color", "--no-config", "--kind", "nginx", "-")
 	assert.Equal(t, exitClean, code, "%s%s", out, errOut)
+}
+
+// --root names the checkout's directory: a missing one or a file is a
+// usage error, not paths relative to nothing.
+func TestRootMustBeADirectory(t *testing.T) {
+	dir := newRepo(t)
+	writeFile(t, dir, "nginx.conf", literalProxyPass)
+	for root, want := range map[string]string{
+		"missing":    "proxylint: --root missing: no such directory\n",
+		"nginx.conf": "proxylint: --root nginx.conf: not a directory\n",
+	} {
+		code, out, errOut := runCLI(t, dir, "--no-config", "--format", "sarif", "--root", root, "nginx.conf")
+		assert.Equal(t, exitError, code, root)
+		assert.Empty(t, out, root)
+		assert.True(t, strings.HasPrefix(errOut, want), "%s: %s", root, errOut)
+	}
+	code, _, errOut := runCLI(t, dir, "--no-config", "--format", "sarif", "--root", ".", "nginx.conf")
+	assert.Equal(t, exitFindings, code, errOut)
+}
+
+// A --target outside the releases proxylint models is an error that names
+// the range, on the command line and in .proxylint.yaml.
+func TestTargetOutsideModelledRange(t *testing.T) {
+	dir := newRepo(t)
+	writeFile(t, dir, "nginx.conf", literalProxyPass)
+	for _, target := range []string{"nginx:1.17", "nginx:2.0"} {
+		code, out, errOut := runCLI(t, dir, "--no-config", "--target", target, "nginx.conf")
+		assert.Equal(t, exitError, code, target)
+		assert.Empty(t, out, target)
+		assert.Contains(t, errOut, `proxylint: --target: target "`+target+`": proxylint models nginx 1.18 to `, target)
+	}
+	writeFile(t, dir, ".proxylint.yaml", "target: nginx:1.17\n")
+	code, out, errOut := runCLI(t, dir, "nginx.conf")
+	assert.Equal(t, exitError, code, out)
+	assert.Contains(t, errOut, `proxylint models nginx 1.18 to `)
 }

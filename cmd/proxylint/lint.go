@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -279,6 +280,11 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 	if err := f.limits.check(); err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", errUsage, err)
 	}
+	if f.root != "" {
+		if err := checkRoot(f.root); err != nil {
+			return nil, nil, fmt.Errorf("%w: %w", errUsage, err)
+		}
+	}
 	if f.config != "" && f.noConfig {
 		return nil, nil, fmt.Errorf("%w: --config and --no-config contradict each other", errUsage)
 	}
@@ -291,6 +297,21 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 		return nil, nil, fmt.Errorf("%w: --stdin-filename without \"-\" among the paths", errUsage)
 	}
 	return f, paths, nil
+}
+
+// checkRoot refuses a --root that names no directory: paths in SARIF and
+// github output would be relative to something that is not there.
+func checkRoot(root string) error {
+	fi, err := os.Stat(root)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("--root %s: no such directory", root)
+	case err != nil:
+		return fmt.Errorf("--root %s: %w", root, unwrapPath(err))
+	case !fi.IsDir():
+		return fmt.Errorf("--root %s: not a directory", root)
+	}
+	return nil
 }
 
 // settings are what a run does: the command line over the configuration
