@@ -331,7 +331,30 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 		p.Named = n
 	}
 	nothingToLint(m, linkOnly, paths, opts)
+	onlyTemplates(m, items, results, paths)
 	return m, scope
+}
+
+// onlyTemplates reports a run whose directory walks found templates and
+// nothing else to lint: each template is a note, and a run that lints
+// nothing must not pass.
+func onlyTemplates(m *model.Model, items []item, results []Result, paths []string) {
+	if len(items) == 0 || fatal(m.Diagnostics) {
+		return
+	}
+	var templates []string
+	for i, r := range results {
+		if !r.template || items[i].explicit {
+			return
+		}
+		templates = append(templates, items[i].path)
+	}
+	names := strings.Join(templates, ", ")
+	if len(templates) > 3 {
+		names = fmt.Sprintf("%s and %d more", strings.Join(templates[:3], ", "), len(templates)-3)
+	}
+	m.Diagnostics = append(m.Diagnostics, loadError(paths[0], fmt.Sprintf(
+		"nothing linted: the only configurations found in %s are templates (%s), which are linted once rendered", strings.Join(paths, ", "), names)))
 }
 
 // loadAll reads the items in parallel, one file per available core; the
