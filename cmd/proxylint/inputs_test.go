@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,4 +90,42 @@ func TestTargetOutsideModelledRange(t *testing.T) {
 	code, out, errOut := runCLI(t, dir, "nginx.conf")
 	assert.Equal(t, exitError, code, out)
 	assert.Contains(t, errOut, `proxylint models nginx 1.18 to `)
+}
+
+// A directory that holds only templates lints nothing: exit 2, the
+// templates still noted.
+func TestOnlyTemplatesIsNothingLinted(t *testing.T) {
+	dir := newRepo(t)
+	writeFile(t, dir, "d/site.conf", "server {\n    listen 80;\n    location / { proxy_pass http://{{ backend }}; }\n}\n")
+	code, out, errOut := runCLI(t, dir, "--no-color", "--no-config", "d")
+	assert.Equal(t, exitError, code, "%s%s", out, errOut)
+	assert.Contains(t, out, "d: error: nothing linted: the only configurations found in d are templates (d/site.conf), which are linted once rendered [load-error]\n")
+	assert.Contains(t, out, "d/site.conf:3:36: note: this looks like a template")
+
+	// With one file to lint beside it, the run lints that file.
+	writeFile(t, dir, "d/nginx.conf", literalProxyPass)
+	code, out, errOut = runCLI(t, dir, "--no-color", "--no-config", "--fail-on", "error", "d")
+	assert.Equal(t, exitClean, code, "%s%s", out, errOut)
+	assert.NotContains(t, out, "nothing linted")
+}
+
+// A baseline followed by anything but white space is not a baseline: the
+// run stops instead of hiding findings with half a file.
+func TestBaselineFollowedByGarbage(t *testing.T) {
+	dir := newRepo(t)
+	writeFile(t, dir, "nginx.conf", literalProxyPass)
+	code, _, errOut := runCLI(t, dir, "--no-config", "--write-baseline", "base.json", "nginx.conf")
+	require.Equal(t, exitClean, code, errOut)
+	b, err := os.ReadFile(filepath.Join(dir, "base.json"))
+	require.NoError(t, err)
+	for _, tail := range []string{"\n\n", "garbage\n", "}\n", "{}\n"} {
+		writeFile(t, dir, "base.json", string(b)+tail)
+		code, out, errOut := runCLI(t, dir, "--no-config", "--baseline", "base.json", "nginx.conf")
+		if strings.TrimSpace(tail) == "" {
+			assert.Equal(t, exitClean, code, "%q: %s%s", tail, out, errOut)
+			continue
+		}
+		assert.Equal(t, exitError, code, "%q: %s%s", tail, out, errOut)
+		assert.Equal(t, fmt.Sprintf("proxylint: baseline base.json: not a proxylint baseline: more follows the JSON document, at byte %d\n", len(b)-1), errOut, "%q", tail)
+	}
 }
