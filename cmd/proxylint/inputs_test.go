@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -128,4 +130,63 @@ func TestBaselineFollowedByGarbage(t *testing.T) {
 		assert.Equal(t, exitError, code, "%q: %s%s", tail, out, errOut)
 		assert.Equal(t, fmt.Sprintf("proxylint: baseline base.json: not a proxylint baseline: more follows the JSON document, at byte %d\n", len(b)-1), errOut, "%q", tail)
 	}
+}
+
+// endless is a stream that never ends.
+type endless struct{ read int64 }
+
+func (e *endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = '#'
+	}
+	e.read += int64(len(p))
+	return len(p), nil
+}
+
+// --max-file-size bounds standard input: more is an error naming it, and
+// an endless stream stops at the limit, its memory within about twice it.
+func TestStdinObeysMaxFileSize(t *testing.T) {
+	dir := newRepo(t)
+	code, out, errOut := runStdin(t, dir, strings.Repeat("# comment\n", 200), "--no-config", "--max-file-size", "1K", "-")
+	assert.Equal(t, exitError, code, out)
+	assert.Equal(t, "proxylint: <stdin>: standard input is too large (more than 1024 bytes; see --max-file-size)\n", errOut)
+
+	const limit = 8 << 20
+	in := &endless{}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	var stdout, stderr bytes.Buffer
+	code = runIO([]string{"--no-config", "--max-file-size", "8M", "-"}, in, &stdout, &stderr, noEnv)
+	runtime.ReadMemStats(&after)
+	assert.Equal(t, exitError, code, stdout.String())
+	assert.Contains(t, stderr.String(), "standard input is too large (more than 8388608 bytes")
+	assert.LessOrEqual(t, in.read, int64(limit+stdinChunk), "reading stops at the limit")
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(2*limit), "allocated while reading")
+}
+
+// --max-file-size bounds a saved dump, a baseline and the configuration
+// file as it bounds a configuration.
+func TestMaxFileSizeBoundsEveryFile(t *testing.T) {
+	dir := newRepo(t)
+	big := strings.Repeat("# padding\n", 300)
+	writeFile(t, dir, "nginx.conf", literalProxyPass)
+	writeFile(t, dir, "dump.txt", "# configuration file /etc/nginx/nginx.conf:\n"+big+literalProxyPass+"\n")
+	code, out, errOut := runCLI(t, dir, "--no-color", "--no-config", "--max-file-size", "2K", "dump.txt")
+	assert.Equal(t, exitError, code, errOut)
+	assert.Contains(t, out, "dump.txt: error: cannot read dump.txt: file too large")
+
+	code, _, errOut = runCLI(t, dir, "--no-config", "--write-baseline", "base.json", "nginx.conf")
+	require.Equal(t, exitClean, code, errOut)
+	b, err := os.ReadFile(filepath.Join(dir, "base.json"))
+	require.NoError(t, err)
+	writeFile(t, dir, "base.json", string(b)+strings.Repeat(" ", 2048))
+	code, _, errOut = runCLI(t, dir, "--no-config", "--max-file-size", "2K", "--baseline", "base.json", "nginx.conf")
+	assert.Equal(t, exitError, code)
+	assert.Contains(t, errOut, "proxylint: baseline: base.json: file too large")
+
+	writeFile(t, dir, ".proxylint.yaml", "fail-on: error\n"+big)
+	code, _, errOut = runCLI(t, dir, "--max-file-size", "2K", "nginx.conf")
+	assert.Equal(t, exitError, code)
+	assert.Contains(t, errOut, ".proxylint.yaml: file too large")
 }

@@ -353,7 +353,7 @@ func readConfig(f *lintFlags) (*config.Config, error) {
 			path = rel
 		}
 	}
-	cfg, err := config.Load(path)
+	cfg, err := config.LoadMax(path, f.fileLimit())
 	var ce *config.Error
 	if err != nil && !errors.As(err, &ce) {
 		return nil, fmt.Errorf("--config: %w", err)
@@ -599,7 +599,7 @@ func applyBaseline(f *lintFlags, s *settings, paths []string, mdl *model.Model, 
 		}
 		fmt.Fprintf(stderr, "proxylint: recorded %d %s in %s\n", n, plural(n, "finding", "findings"), path)
 	}
-	src, err := load.ReadRegular(path, s.load.MaxFileSize)
+	src, err := load.ReadRegular(path, f.fileLimit())
 	if err != nil {
 		fmt.Fprintf(stderr, "proxylint: baseline: %s: %v (write one with --write-baseline %s)\n", path, unwrapPath(err), path)
 		return nil, 0, exitError

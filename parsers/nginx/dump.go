@@ -91,6 +91,9 @@ type MemFS struct {
 	// Origin names where the files came from, for the note about an
 	// include that is not among them ("the nginx -T dump").
 	Origin string
+	// Max bounds a file read from the operating system (Fallback);
+	// DefaultMaxFileSize when zero.
+	Max int64
 }
 
 func (m *MemFS) dir(p string) bool {
@@ -133,7 +136,11 @@ func (m *MemFS) ReadFile(real string) ([]byte, error) {
 		return src, nil
 	}
 	if m.Fallback {
-		return readRegular(real, DefaultMaxFileSize)
+		max := m.Max
+		if max <= 0 {
+			max = DefaultMaxFileSize
+		}
+		return readRegular(real, max)
 	}
 	if m.dir(real) {
 		return nil, &fs.PathError{Op: "read", Path: real, Err: fmt.Errorf("is a directory")}
