@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -67,6 +68,8 @@ type File struct {
 	Path     string
 	Source   []byte
 	Comments []Comment
+	// index holds the lines of Source once PosAt has needed them.
+	index atomic.Pointer[indexed]
 }
 
 // Comment is a comment in a source file. Text excludes the comment marker.
