@@ -1,5 +1,11 @@
 package rules
 
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
 // findingBatches collects findings in batches and hands them over in one
 // slice of the right length: a run may report tens of thousands, and a
 // slice grown by appending copies them over and over and ends with up to
@@ -18,6 +24,7 @@ func (b *findingBatches) add(f Finding) {
 		}
 		b.cur = make([]Finding, 0, min(max(2*cap(b.cur), 8), 1024))
 	}
+	clipFinding(&f)
 	b.strs.finding(&f)
 	b.cur = append(b.cur, f)
 	b.n++
@@ -107,4 +114,56 @@ func (in *interner) finding(f *Finding) {
 	for i := range f.Edits {
 		f.Edits[i].New = in.str(f.Edits[i].New)
 	}
+}
+
+// maxEcho is the longest run of text without a space a finding's message
+// shows: messages quote names and values from the input, which a hostile
+// or broken file can make megabytes long (a 10 MB "@type").
+const maxEcho = 200
+
+// clipFinding cuts what a finding's texts echo of the input (clip); the
+// edits are left whole, as they must apply.
+func clipFinding(f *Finding) {
+	f.Message = clip(f.Message)
+	f.Fix = clip(f.Fix)
+	for i := range f.Related {
+		f.Related[i].Message = clip(f.Related[i].Message)
+	}
+}
+
+// clip shortens each run of s without white space that is longer than
+// maxEcho bytes to its start and end around a count of what was left out.
+func clip(s string) string {
+	if len(s) <= maxEcho {
+		return s
+	}
+	var b strings.Builder
+	run := 0
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == ' ' || c == '\n' || c == '\t' {
+			run = 0
+			continue
+		}
+		if run++; run <= maxEcho {
+			continue
+		}
+		// s[i-maxEcho:i] is a run that goes on: cut it.
+		start := i - maxEcho
+		end := i
+		for end < len(s) && s[end] != ' ' && s[end] != '\n' && s[end] != '\t' {
+			end++
+		}
+		keepHead, keepTail := start+maxEcho*3/4, end-maxEcho/4
+		for keepHead > start && !utf8.RuneStart(s[keepHead]) {
+			keepHead--
+		}
+		for keepTail < end && !utf8.RuneStart(s[keepTail]) {
+			keepTail++
+		}
+		b.WriteString(s[:keepHead])
+		fmt.Fprintf(&b, "…(%d bytes)…", keepTail-keepHead)
+		b.WriteString(s[keepTail:end])
+		return b.String() + clip(s[end:])
+	}
+	return s
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/proxylint/proxylint/bench/gen"
 )
 
 // newRepo makes a checkout in a temporary directory.
@@ -189,4 +191,20 @@ func TestMaxFileSizeBoundsEveryFile(t *testing.T) {
 	code, _, errOut = runCLI(t, dir, "--max-file-size", "2K", "nginx.conf")
 	assert.Equal(t, exitError, code)
 	assert.Contains(t, errOut, ".proxylint.yaml: file too large")
+}
+
+// What a message echoes of the input is cut: a 1 MB "@type" is not printed
+// whole in any format.
+func TestLongTypeURLIsNotEchoed(t *testing.T) {
+	dir := newRepo(t)
+	var src bytes.Buffer
+	require.NoError(t, gen.EnvoyLongTypeURL(&src, 1<<20))
+	writeFile(t, dir, "envoy.json", src.String())
+	for _, format := range []string{"text", "json", "sarif", "github"} {
+		code, out, errOut := runCLI(t, dir, "--no-config", "--no-color", "--format", format, "envoy.json")
+		assert.Equal(t, exitClean, code, "%s: %s", format, errOut)
+		assert.Contains(t, out, "extension not understood: example.xxxx", format)
+		assert.Regexp(t, `…\(104[0-9]{4} bytes\)…`, out, format)
+		assert.NotContains(t, out, strings.Repeat("x", 1000), format)
+	}
 }
