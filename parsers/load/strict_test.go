@@ -45,3 +45,21 @@ func TestDeepYAMLIsNotNginx(t *testing.T) {
 		assert.Equal(t, []string{c.want}, diagnostics(m), c.name)
 	}
 }
+
+// A Kubernetes resource with a key written twice is refused by the API
+// server's strict field validation, kubectl's default: an error at the
+// second key, in YAML and in JSON.
+func TestKubeDuplicateKeys(t *testing.T) {
+	dir := t.TempDir()
+	yamlSrc := "apiVersion: networking.istio.io/v1\nkind: VirtualService\nmetadata:\n  name: a\nspec:\n  hosts: [x]\n  http:\n  - route:\n    - destination: {host: svc}\n    timeout: 5s\n    timeout: 10s\n"
+	jsonSrc := `{"apiVersion": "networking.istio.io/v1", "kind": "VirtualService", "metadata": {"name": "a", "name": "b"}, "spec": {"hosts": ["x"], "http": [{"route": [{"destination": {"host": "svc"}}]}]}}`
+	for name, c := range map[string]struct{ src, want string }{
+		"vs.yaml": {yamlSrc, `vs.yaml:11:5: kube-invalid: duplicate key "timeout" (first at line 10): the API server's strict field validation, kubectl's default (--validate=strict), refuses the object; without it the last value is kept`},
+		"vs.json": {jsonSrc, `vs.json:1:94: kube-invalid: duplicate key "name" (first at line 1): the API server's strict field validation, kubectl's default (--validate=strict), refuses the object; without it the last value is kept`},
+	} {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(c.src), 0o644))
+		m := loadSoon(t, []string{p}, Options{})
+		assert.Contains(t, diagnostics(m), c.want, name)
+	}
+}
