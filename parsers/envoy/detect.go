@@ -23,7 +23,7 @@ func DetectDepth(path string, src []byte) (ok, tooDeep bool) {
 			ok, tooDeep = false, false
 		}
 	}()
-	docs, err := readTree(path, breakLoneCR(src))
+	docs, _, err := readTree(path, breakLoneCR(src))
 	if err != nil {
 		var pe *posError
 		return false, errors.As(err, &pe) && pe.deep
