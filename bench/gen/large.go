@@ -16,11 +16,11 @@ import (
 // locations, each proxied to a named upstream: 48 MB at n = 430,000.
 func NginxLocations(w io.Writer, n int) error {
 	b := bufio.NewWriter(w)
-	b.WriteString("events {}\nhttp {\n    upstream app {\n        server 127.0.0.1:8000;\n        keepalive 16;\n    }\n    server {\n        listen 80;\n")
+	fmt.Fprint(b, "events {}\nhttp {\n    upstream app {\n        server 127.0.0.1:8000;\n        keepalive 16;\n    }\n    server {\n        listen 80;\n")
 	for i := range n {
 		fmt.Fprintf(b, "        location /p%07d/ {\n            proxy_pass http://app;\n            proxy_read_timeout %ds;\n        }\n", i, 5+i%50)
 	}
-	b.WriteString("    }\n}\n")
+	fmt.Fprint(b, "    }\n}\n")
 	return b.Flush()
 }
 
@@ -28,11 +28,11 @@ func NginxLocations(w io.Writer, n int) error {
 // entries: 48 MB at n = 1,600,000.
 func NginxMap(w io.Writer, n int) error {
 	b := bufio.NewWriter(w)
-	b.WriteString("events {}\nhttp {\n    map $uri $backend {\n        default app;\n")
+	fmt.Fprint(b, "events {}\nhttp {\n    map $uri $backend {\n        default app;\n")
 	for i := range n {
 		fmt.Fprintf(b, "        /item/%09d/ app%d;\n", i, i%10)
 	}
-	b.WriteString("    }\n    server {\n        listen 80;\n        location / {\n            return 204;\n        }\n    }\n}\n")
+	fmt.Fprint(b, "    }\n    server {\n        listen 80;\n        location / {\n            return 204;\n        }\n    }\n}\n")
 	return b.Flush()
 }
 
@@ -41,11 +41,11 @@ func NginxMap(w io.Writer, n int) error {
 // n = 3,700,000.
 func NginxLongDirective(w io.Writer, n int) error {
 	b := bufio.NewWriter(w)
-	b.WriteString("events {}\nhttp {\n    server {\n        listen 80;\n        server_name")
+	fmt.Fprint(b, "events {}\nhttp {\n    server {\n        listen 80;\n        server_name")
 	for i := range n {
 		fmt.Fprintf(b, " h%07d.ex", i)
 	}
-	b.WriteString(";\n        location / {\n            return 204;\n        }\n    }\n}\n")
+	fmt.Fprint(b, ";\n        location / {\n            return 204;\n        }\n    }\n}\n")
 	return b.Flush()
 }
 
@@ -54,14 +54,14 @@ func NginxLongDirective(w io.Writer, n int) error {
 // 1,000,000.
 func EnvoyRoutesJSON(w io.Writer, n int) error {
 	b := bufio.NewWriter(w)
-	b.WriteString(`{"static_resources":{"listeners":[{"name":"l","address":{"socket_address":{"address":"0.0.0.0","port_value":10000}},"filter_chains":[{"filters":[{"name":"envoy.filters.network.http_connection_manager","typed_config":{"@type":"type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager","stat_prefix":"l","http_filters":[{"name":"envoy.filters.http.router","typed_config":{"@type":"type.googleapis.com/envoy.extensions.filters.http.router.v3.Router"}}],"route_config":{"name":"r","virtual_hosts":[{"name":"vh","domains":["*"],"routes":[`)
+	fmt.Fprint(b, `{"static_resources":{"listeners":[{"name":"l","address":{"socket_address":{"address":"0.0.0.0","port_value":10000}},"filter_chains":[{"filters":[{"name":"envoy.filters.network.http_connection_manager","typed_config":{"@type":"type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager","stat_prefix":"l","http_filters":[{"name":"envoy.filters.http.router","typed_config":{"@type":"type.googleapis.com/envoy.extensions.filters.http.router.v3.Router"}}],"route_config":{"name":"r","virtual_hosts":[{"name":"vh","domains":["*"],"routes":[`)
 	for i := range n {
 		if i > 0 {
-			b.WriteByte(',')
+			fmt.Fprint(b, ",")
 		}
 		fmt.Fprintf(b, `{"match":{"prefix":"/r%07d"},"route":{"cluster":"c"}}`, i)
 	}
-	b.WriteString(`]}]}}}]}]}],"clusters":[{"name":"c","type":"STATIC","connect_timeout":"1s","load_assignment":{"cluster_name":"c","endpoints":[{"lb_endpoints":[{"endpoint":{"address":{"socket_address":{"address":"127.0.0.1","port_value":8000}}}}]}]}}]}}` + "\n")
+	fmt.Fprint(b, `]}]}}}]}]}],"clusters":[{"name":"c","type":"STATIC","connect_timeout":"1s","load_assignment":{"cluster_name":"c","endpoints":[{"lb_endpoints":[{"endpoint":{"address":{"socket_address":{"address":"127.0.0.1","port_value":8000}}}}]}]}}]}}`+"\n")
 	return b.Flush()
 }
 
@@ -80,14 +80,14 @@ func KubeServices(w io.Writer, n int) error {
 // 24 MB at n = 1,000,000.
 func EnvoyTypedStruct(w io.Writer, n int) error {
 	b := bufio.NewWriter(w)
-	b.WriteString(`{"static_resources":{"listeners":[{"name":"l","address":{"socket_address":{"address":"0.0.0.0","port_value":10000}},"filter_chains":[{"filters":[{"name":"envoy.filters.network.http_connection_manager","typed_config":{"@type":"type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager","stat_prefix":"l","http_filters":[{"name":"example.filter","typed_config":{"@type":"type.googleapis.com/xds.type.v3.TypedStruct","type_url":"type.googleapis.com/example.Filter","value":{`)
+	fmt.Fprint(b, `{"static_resources":{"listeners":[{"name":"l","address":{"socket_address":{"address":"0.0.0.0","port_value":10000}},"filter_chains":[{"filters":[{"name":"envoy.filters.network.http_connection_manager","typed_config":{"@type":"type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager","stat_prefix":"l","http_filters":[{"name":"example.filter","typed_config":{"@type":"type.googleapis.com/xds.type.v3.TypedStruct","type_url":"type.googleapis.com/example.Filter","value":{`)
 	for i := range n {
 		if i > 0 {
-			b.WriteByte(',')
+			fmt.Fprint(b, ",")
 		}
 		fmt.Fprintf(b, `"k%07d":%d`, i, i%10)
 	}
-	b.WriteString(`}}},{"name":"envoy.filters.http.router","typed_config":{"@type":"type.googleapis.com/envoy.extensions.filters.http.router.v3.Router"}}],"route_config":{"name":"r","virtual_hosts":[{"name":"vh","domains":["*"],"routes":[{"match":{"prefix":"/"},"route":{"cluster":"c"}}]}]}}}]}]}],"clusters":[{"name":"c","type":"STATIC","connect_timeout":"1s","load_assignment":{"cluster_name":"c","endpoints":[{"lb_endpoints":[{"endpoint":{"address":{"socket_address":{"address":"127.0.0.1","port_value":8000}}}}]}]}}]}}` + "\n")
+	fmt.Fprint(b, `}}},{"name":"envoy.filters.http.router","typed_config":{"@type":"type.googleapis.com/envoy.extensions.filters.http.router.v3.Router"}}],"route_config":{"name":"r","virtual_hosts":[{"name":"vh","domains":["*"],"routes":[{"match":{"prefix":"/"},"route":{"cluster":"c"}}]}]}}}]}]}],"clusters":[{"name":"c","type":"STATIC","connect_timeout":"1s","load_assignment":{"cluster_name":"c","endpoints":[{"lb_endpoints":[{"endpoint":{"address":{"socket_address":{"address":"127.0.0.1","port_value":8000}}}}]}]}}]}}`+"\n")
 	return b.Flush()
 }
 
@@ -95,20 +95,20 @@ func EnvoyTypedStruct(w io.Writer, n int) error {
 // names a type of n bytes that no schema holds.
 func EnvoyLongTypeURL(w io.Writer, n int) error {
 	b := bufio.NewWriter(w)
-	b.WriteString(`{"static_resources":{"listeners":[{"name":"l","address":{"socket_address":{"address":"0.0.0.0","port_value":10000}},"filter_chains":[{"filters":[{"name":"envoy.filters.network.http_connection_manager","typed_config":{"@type":"type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager","stat_prefix":"l","http_filters":[{"name":"example.filter","typed_config":{"@type":"type.googleapis.com/example.`)
-	b.WriteString(strings.Repeat("x", n))
-	b.WriteString(`"}},{"name":"envoy.filters.http.router","typed_config":{"@type":"type.googleapis.com/envoy.extensions.filters.http.router.v3.Router"}}],"route_config":{"name":"r","virtual_hosts":[{"name":"vh","domains":["*"],"routes":[{"match":{"prefix":"/"},"route":{"cluster":"c"}}]}]}}}]}]}],"clusters":[{"name":"c","type":"STATIC","connect_timeout":"1s","load_assignment":{"cluster_name":"c","endpoints":[{"lb_endpoints":[{"endpoint":{"address":{"socket_address":{"address":"127.0.0.1","port_value":8000}}}}]}]}}]}}` + "\n")
+	fmt.Fprint(b, `{"static_resources":{"listeners":[{"name":"l","address":{"socket_address":{"address":"0.0.0.0","port_value":10000}},"filter_chains":[{"filters":[{"name":"envoy.filters.network.http_connection_manager","typed_config":{"@type":"type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager","stat_prefix":"l","http_filters":[{"name":"example.filter","typed_config":{"@type":"type.googleapis.com/example.`)
+	fmt.Fprint(b, strings.Repeat("x", n))
+	fmt.Fprint(b, `"}},{"name":"envoy.filters.http.router","typed_config":{"@type":"type.googleapis.com/envoy.extensions.filters.http.router.v3.Router"}}],"route_config":{"name":"r","virtual_hosts":[{"name":"vh","domains":["*"],"routes":[{"match":{"prefix":"/"},"route":{"cluster":"c"}}]}]}}}]}]}],"clusters":[{"name":"c","type":"STATIC","connect_timeout":"1s","load_assignment":{"cluster_name":"c","endpoints":[{"lb_endpoints":[{"endpoint":{"address":{"socket_address":{"address":"127.0.0.1","port_value":8000}}}}]}]}}]}}`+"\n")
 	return b.Flush()
 }
 
 // NestedYAML writes a YAML document of n nested flow mappings.
 func NestedYAML(w io.Writer, n int) error {
 	b := bufio.NewWriter(w)
-	b.WriteString("static_resources: ")
-	b.WriteString(strings.Repeat("{a: ", n))
-	b.WriteString("1")
-	b.WriteString(strings.Repeat("}", n))
-	b.WriteString("\n")
+	fmt.Fprint(b, "static_resources: ")
+	fmt.Fprint(b, strings.Repeat("{a: ", n))
+	fmt.Fprint(b, "1")
+	fmt.Fprint(b, strings.Repeat("}", n))
+	fmt.Fprint(b, "\n")
 	return b.Flush()
 }
 
