@@ -40,6 +40,8 @@ func main() {
 		err = runNginx(args, os.Stdout, os.Stderr)
 	case "envoy":
 		err = runEnvoy(args, os.Stdout, os.Stderr)
+	case "large":
+		err = runLarge(args, os.Stdout)
 	case "help":
 		fmt.Print(usage)
 		return
@@ -58,6 +60,9 @@ func main() {
 const usage = `Usage:
   go run ./bench [nginx] [flags]   proxylint vs nginx -t, gixy and nginx-linter
   go run ./bench envoy [flags]     proxylint on Envoy bootstraps of growing size
+  go run ./bench large DIR [CASE...]
+                                   write the large inputs of docs/benchmarks.md
+                                   ("Large inputs") under DIR, one directory a case
   go run ./bench nginx -h          the flags of a command
 
 Optional tools are found on PATH or through the environment:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -67,6 +68,8 @@ type File struct {
 	Path     string
 	Source   []byte
 	Comments []Comment
+	// index holds the lines of Source once PosAt has needed them.
+	index atomic.Pointer[indexed]
 }
 
 // Comment is a comment in a source file. Text excludes the comment marker.
@@ -172,6 +175,13 @@ type Target struct {
 // distributions, and defaults to the newest.
 var shippedSince = map[Product]Version{Nginx: {1, 18, 0}, Angie: {1, 0, 0}}
 
+// NewestNginx is the newest nginx release proxylint's directive tables
+// were made from (parsers/nginx/directives_gen.go, whose tests hold the two
+// equal). A target names a release from shippedSince[Nginx] to it: what
+// other releases default to, and which directives they have, is not
+// modelled.
+var NewestNginx = Version{1, 31, 4}
+
 // DefaultTarget is the target assumed for a product when none is named.
 func DefaultTarget(p Product) Target {
 	return Target{Product: p, Min: shippedSince[p]}
@@ -237,6 +247,9 @@ func ParseTarget(s string) (Target, error) {
 			return t, fmt.Errorf("target %q: %w", s, err)
 		}
 		t.Version, t.Min = v, Version{}
+		if t.Product == Nginx && (v.Less(shippedSince[Nginx]) || NewestNginx.Less(v)) {
+			return t, fmt.Errorf("target %q: proxylint models nginx %s to %s; name a release in that range, or nginx:newest", s, shippedSince[Nginx], NewestNginx)
+		}
 	}
 	return t, nil
 }

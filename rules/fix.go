@@ -161,14 +161,6 @@ func startsLine(src []byte, off int) bool {
 	return len(indentAt(src, off)) == off-lineStart(src, off)
 }
 
-// newline is the line ending the file uses.
-func newline(src []byte) string {
-	if bytes.Contains(src, []byte("\r\n")) {
-		return "\r\n"
-	}
-	return "\n"
-}
-
 var indentRE = lazyre.New(`(?m)^([ \t]+)\S`)
 
 // indentUnit is one level of the file's indentation: a tab when its lines
@@ -202,7 +194,7 @@ func (x *fixer) insertAfter(s *statement, lines ...string) {
 		return
 	}
 	src := s.file.Source
-	nl, in := newline(src), indentAt(src, s.tokens[0].start)
+	nl, in := s.file.LineEnding(), indentAt(src, s.tokens[0].start)
 	at := bytes.IndexByte(src[s.end:], '\n')
 	var text strings.Builder
 	if at < 0 {
@@ -228,7 +220,7 @@ func (x *fixer) insertBefore(f *model.File, off int, lines ...string) {
 		x.fail()
 		return
 	}
-	nl, in := newline(src), indentAt(src, off)
+	nl, in := f.LineEnding(), indentAt(src, off)
 	var text strings.Builder
 	for _, l := range lines {
 		if l == "" {

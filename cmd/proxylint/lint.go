@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -123,7 +124,8 @@ Flags:
 
 Settings in .proxylint.yaml apply unless a flag says otherwise.
 
-Everything after "--" is a path, even when it starts with "-".
+Everything after "--" is a path, even when it starts with "-": after it,
+"-" is the file named "-", not standard input.
 
 Exit codes:
   0  no finding at or above --fail-on
@@ -248,7 +250,14 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 		paths = append(paths, args[0])
 		args = args[1:]
 	}
-	paths = append(paths, tail...)
+	for _, p := range tail {
+		if p == load.StdinPath {
+			// After "--" a "-" is the file of that name, not standard
+			// input.
+			p = "." + string(filepath.Separator) + p
+		}
+		paths = append(paths, p)
+	}
 	fs.Visit(func(fl *flag.Flag) { f.given[fl.Name] = true })
 	if f.help {
 		return f, paths, nil
@@ -275,6 +284,11 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 	if err := f.limits.check(); err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", errUsage, err)
 	}
+	if f.root != "" {
+		if err := checkRoot(f.root); err != nil {
+			return nil, nil, fmt.Errorf("%w: %w", errUsage, err)
+		}
+	}
 	if f.config != "" && f.noConfig {
 		return nil, nil, fmt.Errorf("%w: --config and --no-config contradict each other", errUsage)
 	}
@@ -287,6 +301,21 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 		return nil, nil, fmt.Errorf("%w: --stdin-filename without \"-\" among the paths", errUsage)
 	}
 	return f, paths, nil
+}
+
+// checkRoot refuses a --root that names no directory: paths in SARIF and
+// github output would be relative to something that is not there.
+func checkRoot(root string) error {
+	fi, err := os.Stat(root)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("--root %s: no such directory", root)
+	case err != nil:
+		return fmt.Errorf("--root %s: %w", root, unwrapPath(err))
+	case !fi.IsDir():
+		return fmt.Errorf("--root %s: not a directory", root)
+	}
+	return nil
 }
 
 // settings are what a run does: the command line over the configuration
@@ -328,7 +357,7 @@ func readConfig(f *lintFlags) (*config.Config, error) {
 			path = rel
 		}
 	}
-	cfg, err := config.Load(path)
+	cfg, err := config.LoadMax(path, f.fileLimit())
 	var ce *config.Error
 	if err != nil && !errors.As(err, &ce) {
 		return nil, fmt.Errorf("--config: %w", err)
@@ -574,7 +603,7 @@ func applyBaseline(f *lintFlags, s *settings, paths []string, mdl *model.Model, 
 		}
 		fmt.Fprintf(stderr, "proxylint: recorded %d %s in %s\n", n, plural(n, "finding", "findings"), path)
 	}
-	src, err := load.ReadRegular(path, s.load.MaxFileSize)
+	src, err := load.ReadRegular(path, f.fileLimit())
 	if err != nil {
 		fmt.Fprintf(stderr, "proxylint: baseline: %s: %v (write one with --write-baseline %s)\n", path, unwrapPath(err), path)
 		return nil, 0, exitError

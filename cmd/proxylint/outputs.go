@@ -138,22 +138,88 @@ func countStdin(paths []string) int {
 	return n
 }
 
-// maxStdin bounds what is read from standard input.
-const maxStdin = 256 << 20
-
-// readStdin reads standard input whole, for "-" among the paths.
+// readStdin reads standard input whole, for "-" among the paths, up to
+// --max-file-size (what one file may hold): more is an error, and the
+// memory taken stays within about twice the limit (readCapped).
 func readStdin(f *lintFlags) (*load.Stdin, error) {
 	if f.stdin == nil {
 		return nil, errors.New("standard input (\"-\") cannot be read here")
 	}
-	data, err := io.ReadAll(io.LimitReader(f.stdin, maxStdin+1))
+	max := f.fileLimit()
+	data, err := readCapped(f.stdin, max)
+	if errors.Is(err, errTooLarge) {
+		name := f.stdinFilename
+		if name == "" {
+			name = load.DefaultStdinName
+		}
+		return nil, fmt.Errorf("%s: standard input is too large (more than %d bytes; see --max-file-size)", name, max)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reading standard input: %w", err)
 	}
-	if len(data) > maxStdin {
-		return nil, fmt.Errorf("standard input is too large (more than %d bytes)", maxStdin)
-	}
 	return &load.Stdin{Data: data, Name: f.stdinFilename}, nil
+}
+
+var errTooLarge = errors.New("too large")
+
+// stdinChunk is the size of the pieces readCapped reads a stream in.
+const stdinChunk = 1 << 20
+
+// readCapped reads r to its end, at most max bytes (errTooLarge past
+// them). A regular file is read into one buffer of its size; a stream in
+// pieces that are joined once it ends, so that the memory taken is at most
+// twice what was read, never the doubling of a growing buffer, and an
+// endless stream stops at the limit.
+func readCapped(r io.Reader, max int64) ([]byte, error) {
+	var chunks [][]byte
+	var total int64
+	if f, ok := r.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			if fi.Size() > max {
+				return nil, errTooLarge
+			}
+			buf := make([]byte, fi.Size()+1)
+			k, err := io.ReadFull(f, buf)
+			if int64(k) <= fi.Size() && (err == nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)) {
+				return buf[:k], nil
+			}
+			if err != nil {
+				return nil, err
+			}
+			// The file grew while it was read: read on.
+			chunks, total = [][]byte{buf}, int64(k)
+		}
+	}
+	for {
+		n := int64(stdinChunk)
+		if left := max + 1 - total; left < n {
+			n = left
+		}
+		buf := make([]byte, n)
+		k, err := io.ReadFull(r, buf)
+		total += int64(k)
+		if k > 0 {
+			chunks = append(chunks, buf[:k])
+		}
+		if total > max {
+			return nil, errTooLarge
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(chunks) == 1 {
+		return chunks[0], nil
+	}
+	data := make([]byte, 0, total)
+	for i, c := range chunks {
+		data = append(data, c...)
+		chunks[i] = nil
+	}
+	return data, nil
 }
 
 // repoRoot is the directory SARIF and GitHub paths are relative to:

@@ -83,7 +83,7 @@ func TestRetryOnTokens(t *testing.T) {
 	if u := p.Listeners[0].Routes[1].Retry.Unknown; len(u) != 1 || u[0].Value != "bogus" || u[0].Pos.Col != 56 {
 		t.Errorf("unknown tokens %+v", u)
 	}
-	tree, err := parseYAML([]byte(src))
+	tree, _, err := parseYAML([]byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,7 +37,7 @@ func TestMain(m *testing.M) {
 // be one the direct reader takes.
 func directRoots(t *testing.T, name string, src []byte) (roots, direct int) {
 	t.Helper()
-	docs, err := readTree(name, src)
+	docs, _, err := readTree(name, src)
 	if err != nil {
 		return 0, 0
 	}
@@ -172,7 +172,7 @@ func TestDirectCases(t *testing.T) {
 		{"name: a\nload_assignment: [1]\n", false},
 		{`{"name": "a", "per_connection_buffer_limit_bytes": 1.0}`, false},
 	} {
-		docs, err := readTree("c.yaml", []byte(c.src))
+		docs, _, err := readTree("c.yaml", []byte(c.src))
 		if err != nil {
 			t.Fatalf("%q: %v", c.src, err)
 		}
@@ -195,7 +195,7 @@ func FuzzDirect(f *testing.F) {
 	f.Add(string(src))
 	f.Add("name: a\nconnect_timeout: 5s\ntype: strict_dns\nmetadata: {filter_metadata: {a: {k: [1, null]}}}\n")
 	f.Fuzz(func(t *testing.T, s string) {
-		docs, err := readTree("f.yaml", []byte(s))
+		docs, _, err := readTree("f.yaml", []byte(s))
 		if err != nil {
 			return
 		}

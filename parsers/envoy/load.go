@@ -117,7 +117,7 @@ func LoadBytes(path string, src []byte, opts Options) (res Result) {
 	// The first Envoy file of a run builds the schema while its YAML is
 	// read, which needs none of it.
 	go func() { _, _ = loadSchema() }()
-	docs, err := readTree(path, src)
+	docs, warns, err := readTree(path, src)
 	if _, serr := loadSchema(); serr != nil {
 		res.Diagnostics = append(res.Diagnostics, model.Diagnostic{
 			Code: CodeSyntax, Severity: model.Error, Pos: model.Pos{File: path, Line: 1, Col: 1}, Fatal: true,
@@ -132,6 +132,12 @@ func LoadBytes(path string, src []byte, opts Options) (res Result) {
 		return res
 	}
 	res.File.Comments = comments(path, src)
+	for _, w := range warns {
+		l.diags = append(l.diags, model.Diagnostic{
+			Code: CodeInvalid, Severity: model.Warning,
+			Pos: model.Pos{File: l.file, Line: int32(w.line), Col: int32(w.col)}, Message: w.msg,
+		})
+	}
 	groups := map[string]*collection{}
 	var order []string
 	var ds []decoded
@@ -205,35 +211,37 @@ func pauseGC() func() {
 
 // readTree reads JSON with the JSON reader (its errors are where a JSON
 // reader would put them) and everything else, or JSON the JSON reader
-// refuses but YAML accepts, as YAML.
-func readTree(path string, src []byte) ([]*node, error) {
+// refuses but YAML accepts, as YAML. warns are the duplicate keys of YAML
+// mappings, whose last value Envoy keeps (converter.mapping).
+func readTree(path string, src []byte) (docs []*node, warns []posError, err error) {
 	trimmed := bytes.TrimLeft(bytes.TrimPrefix(src, []byte("\xEF\xBB\xBF")), " \t\r\n")
 	if len(trimmed) == 0 {
-		return nil, &posError{line: 1, col: 1, msg: "the file is empty"}
+		return nil, nil, &posError{line: 1, col: 1, msg: "the file is empty"}
 	}
 	looksJSON := trimmed[0] == '{' || trimmed[0] == '['
 	if looksJSON {
 		n, jerr := parseJSON(src)
 		if jerr == nil {
-			return []*node{n}, nil
+			return []*node{n}, nil, nil
 		}
-		docs, yerr := parseYAML(src)
-		if yerr == nil && len(docs) > 0 {
-			return docs, nil
+		jsonName := strings.EqualFold(filepath.Ext(path), ".json") || bytes.HasPrefix(trimmed, []byte(`{"`)) || bytes.HasPrefix(trimmed, []byte(`[{"`))
+		docs, warns, yerr := parseYAML(src)
+		if yerr == nil && len(docs) > 0 && (len(warns) == 0 || !jsonName) {
+			return docs, warns, nil
 		}
-		if strings.EqualFold(filepath.Ext(path), ".json") || bytes.HasPrefix(trimmed, []byte(`{"`)) || bytes.HasPrefix(trimmed, []byte(`[{"`)) || yerr == nil {
-			return nil, jerr
+		if jsonName || yerr == nil {
+			return nil, nil, jerr
 		}
-		return nil, yerr
+		return nil, nil, yerr
 	}
-	docs, err := parseYAML(src)
+	docs, warns, err = parseYAML(src)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(docs) == 0 {
-		return nil, &posError{line: 1, col: 1, msg: "the file holds no YAML document"}
+		return nil, nil, &posError{line: 1, col: 1, msg: "the file holds no YAML document"}
 	}
-	return docs, nil
+	return docs, warns, nil
 }
 
 // loader carries one file's diagnostics.

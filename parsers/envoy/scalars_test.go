@@ -12,7 +12,7 @@ import (
 // cluster and the problems as "line:col message".
 func decodeCluster(t *testing.T, src string) (*clusterv3.Cluster, []string) {
 	t.Helper()
-	docs, err := readTree("c.yaml", []byte(src))
+	docs, _, err := readTree("c.yaml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}

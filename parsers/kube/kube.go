@@ -469,6 +469,52 @@ func (m *Manifest) documents(src []byte) error {
 	}
 }
 
+// duplicateKeys reports a key written twice in one mapping of a resource.
+// The API server's strict field validation, which kubectl asks for by
+// default (--validate=strict), refuses such an object with a BadRequest;
+// with validation off it keeps the last value. Aliases are not followed:
+// the mapping they name is checked where it stands.
+func (m *Manifest) duplicateKeys(n *yaml.Node, depth int) {
+	if depth > maxKeyDepth {
+		return
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		var seen map[string]*yaml.Node
+		if len(n.Content) > 2 {
+			seen = make(map[string]*yaml.Node, len(n.Content)/2)
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if seen != nil && k.Kind == yaml.ScalarNode && k.ShortTag() != "!!merge" {
+				if prev, dup := seen[k.Value]; dup {
+					m.diags = append(m.diags, model.Diagnostic{Code: CodeInvalid, Severity: model.Error, Pos: model.Pos{File: m.path, Line: int32(k.Line), Col: int32(k.Column)},
+						Message: fmt.Sprintf("duplicate key %q (first at line %d): the API server's strict field validation, kubectl's default (--validate=strict), refuses the object; without it the last value is kept", clipKey(k.Value), prev.Line)})
+				} else {
+					seen[k.Value] = k
+				}
+			}
+			m.duplicateKeys(n.Content[i+1], depth+1)
+		}
+	case yaml.SequenceNode:
+		for _, it := range n.Content {
+			m.duplicateKeys(it, depth+1)
+		}
+	}
+}
+
+// maxKeyDepth bounds how deep duplicateKeys looks: the YAML reader has
+// already bounded nesting, and real resources nest far less.
+const maxKeyDepth = 200
+
+// clipKey shortens a key quoted in a message.
+func clipKey(k string) string {
+	if len(k) > 100 {
+		return k[:100] + "..."
+	}
+	return k
+}
+
 // collect reads each mapping once: Lists whose items are aliases of one
 // another would otherwise be read again at every reference, exponentially
 // many times.
@@ -483,6 +529,7 @@ func (m *Manifest) collect(n *yaml.Node, seen map[*yaml.Node]bool) {
 	if o.Kind == "" {
 		return
 	}
+	m.duplicateKeys(n, 0)
 	if strings.HasSuffix(o.Kind, "List") {
 		if items := get(n, "items"); items != nil && items.Kind == yaml.SequenceNode {
 			for _, it := range items.Content {

@@ -334,7 +334,30 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 		p.Named = n
 	}
 	joinKube(m, kubes, charts, ranOther, paths, opts)
+	onlyTemplates(m, items, results, paths)
 	return m, scope
+}
+
+// onlyTemplates reports a run whose directory walks found templates and
+// nothing else to lint: each template is a note, and a run that lints
+// nothing must not pass.
+func onlyTemplates(m *model.Model, items []item, results []Result, paths []string) {
+	if len(items) == 0 || fatal(m.Diagnostics) {
+		return
+	}
+	var templates []string
+	for i, r := range results {
+		if !r.template || items[i].explicit {
+			return
+		}
+		templates = append(templates, items[i].path)
+	}
+	names := strings.Join(templates, ", ")
+	if len(templates) > 3 {
+		names = fmt.Sprintf("%s and %d more", strings.Join(templates[:3], ", "), len(templates)-3)
+	}
+	m.Diagnostics = append(m.Diagnostics, loadError(paths[0], fmt.Sprintf(
+		"nothing linted: the only configurations found in %s are templates (%s), which are linted once rendered", strings.Join(paths, ", "), names)))
 }
 
 // loadAll reads the items in parallel, one file per available core; the
@@ -448,20 +471,33 @@ func detect(path, forced string, explicit bool, maxSize int64) (string, error) {
 	if envoyFirst && (kube.Detect(head) || kube.DetectLinked(head)) {
 		return KindKube, nil
 	}
-	isEnvoy := func() bool { return looksEnvoy(path, head, maxSize) }
-	if envoyFirst && isEnvoy() {
-		return KindEnvoy, nil
-	}
-	if envoyFirst && kube.DetectManifest(head) {
-		// Manifests of other kinds, skipped once read (joinKube).
-		return KindKube, nil
+	var isEnvoy, tooDeep, tried bool
+	envoyShape := func() (bool, bool) {
+		if !tried {
+			tried = true
+			isEnvoy, tooDeep = looksEnvoy(path, head, maxSize)
+		}
+		return isEnvoy, tooDeep
 	}
 	nginxName := base == "nginx.conf" || ext == ".conf" || ext == ".nginx" || ext == ".vhost"
+	if envoyFirst {
+		// A YAML or JSON file nested deeper than the reader follows is
+		// read as Envoy's, whose reader says where it got too deep.
+		if ok, deep := envoyShape(); ok || deep {
+			return KindEnvoy, nil
+		}
+		if kube.DetectManifest(head) {
+			// Manifests of other kinds, skipped once read (joinKube).
+			return KindKube, nil
+		}
+	}
 	if looksNginx(head, nginxName) {
 		return KindNginx, nil
 	}
-	if !envoyFirst && isEnvoy() {
-		return KindEnvoy, nil
+	if !envoyFirst {
+		if ok, deep := envoyShape(); ok || (deep && !nginxName) {
+			return KindEnvoy, nil
+		}
 	}
 	if explicit {
 		// Named on the command line: an empty file is an empty nginx
@@ -511,21 +547,21 @@ func looksNginx(head []byte, nginxName bool) bool {
 }
 
 // looksEnvoy reports whether the file parses as a YAML or JSON document of
-// an Envoy shape (envoy.Detect), reading the whole file when its start
-// fills the head.
-func looksEnvoy(path string, head []byte, maxSize int64) bool {
+// an Envoy shape, or is one nested too deep to tell (envoy.DetectDepth),
+// reading the whole file when its start fills the head.
+func looksEnvoy(path string, head []byte, maxSize int64) (ok, tooDeep bool) {
 	if bytes.IndexByte(head, 0) >= 0 || len(bytes.TrimSpace(head)) == 0 {
-		return false
+		return false, false
 	}
 	src := head
 	if len(head) == headSize {
 		all, err := ReadRegular(path, maxSize)
 		if err != nil {
-			return false
+			return false, false
 		}
 		src = all
 	}
-	return envoy.Detect(path, src)
+	return envoy.DetectDepth(path, src)
 }
 
 // inScope keeps the diagnostics about files the run concerns.

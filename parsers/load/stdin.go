@@ -3,7 +3,6 @@ package load
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/proxylint/proxylint/model"
@@ -72,7 +71,7 @@ func loadStdin(_ string, opts Options, roots []string) Result {
 	if err != nil {
 		return Result{Diagnostics: []model.Diagnostic{loadError(name, err.Error())}}
 	}
-	mem := &nginx.MemFS{Files: map[string][]byte{abs: data}, Fallback: true}
+	mem := &nginx.MemFS{Files: map[string][]byte{abs: data}, Fallback: true, Max: opts.MaxFileSize}
 	no := nginxOptions(opts, roots)
 	no.FS = mem
 	cfg := nginx.Load(name, no)
@@ -105,7 +104,7 @@ func loadDumpFile(path string, opts Options) (Result, bool) {
 	if !nginx.IsDump(readHead(path, 1<<10)) {
 		return Result{}, false
 	}
-	data, err := os.ReadFile(path)
+	data, err := ReadRegular(path, opts.MaxFileSize)
 	if err != nil {
 		return Result{Diagnostics: []model.Diagnostic{loadError(path, fmt.Sprintf("cannot read %s: %v", path, unwrap(err)))}}, true
 	}

@@ -150,8 +150,16 @@ const maxSize = 1 << 20
 
 // Load reads and checks the configuration file at path. It reads only a
 // regular file (a FIFO or a link to /dev/zero is refused).
-func Load(path string) (*Config, error) {
-	src, err := load.ReadRegular(path, maxSize)
+func Load(path string) (*Config, error) { return LoadMax(path, maxSize) }
+
+// LoadMax is Load with the file bounded by max bytes as well (the run's
+// --max-file-size), when that is less than the configuration file's own
+// bound.
+func LoadMax(path string, max int64) (*Config, error) {
+	if max <= 0 || max > maxSize {
+		max = maxSize
+	}
+	src, err := load.ReadRegular(path, max)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, unwrapPath(err))
 	}
