@@ -17,6 +17,7 @@ func loadKube(path string, opts Options, _ []string) Result {
 		return Result{Diagnostics: []model.Diagnostic{loadError(path, fmt.Sprintf("cannot read %s: %v", path, unwrap(err)))}}
 	}
 	r := kube.LoadBytes(path, src, kube.Options{Target: kubeTarget(opts)})
+	r.File.Real = realPath(path)
 	res := Result{Files: []*model.File{r.File}, Diagnostics: r.Diagnostics}
 	res.Proxies = r.Proxies
 	res.Services, res.Workloads = r.Services, r.Workloads
