@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,8 +12,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
-	"syscall"
 	"text/tabwriter"
+	"time"
 
 	"github.com/proxylint/proxylint/cmd/proxylint/internal/config"
 	"github.com/proxylint/proxylint/internal/suggest"
@@ -129,26 +130,38 @@ func cmdInit(args []string, stdout, stderr io.Writer) int {
 		return exitClean
 	}
 	// A committed symbolic link must not make init write elsewhere.
-	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+	fi, err := os.Lstat(path)
+	switch {
+	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
 		fmt.Fprintf(stderr, "proxylint init: %s is a symbolic link; refusing to write through it\n", path)
 		return exitError
-	} else if err == nil && *force && !fi.Mode().IsRegular() {
+	case err == nil && *force && !fi.Mode().IsRegular():
 		fmt.Fprintf(stderr, "proxylint init: %s is not a regular file; refusing to overwrite it\n", path)
 		return exitError
-	}
-	mode := os.O_WRONLY | os.O_CREATE | os.O_EXCL
-	if *force {
-		mode = os.O_WRONLY | os.O_CREATE | os.O_TRUNC | syscall.O_NOFOLLOW
-	}
-	file, err := os.OpenFile(path, mode, 0o644)
-	if errors.Is(err, fs.ErrExist) {
+	case err == nil && !*force:
 		fmt.Fprintf(stderr, "proxylint init: %s exists; --force overwrites it\n", path)
 		return exitError
 	}
+	text := config.Template(pathTarget())
 	if err == nil {
-		_, err = io.WriteString(file, config.Template(pathTarget()))
-		if cerr := file.Close(); err == nil {
-			err = cerr
+		// --force replaces the file by rename, never writing through
+		// it: another name for it (a hard link) keeps what it held.
+		err = renameInto(path, fi.Mode().Perm(), func(w io.Writer) error {
+			_, err := io.WriteString(w, text)
+			return err
+		})
+	} else {
+		var file *os.File
+		file, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			fmt.Fprintf(stderr, "proxylint init: %s exists; --force overwrites it\n", path)
+			return exitError
+		}
+		if err == nil {
+			_, err = io.WriteString(file, text)
+			if cerr := file.Close(); err == nil {
+				err = cerr
+			}
 		}
 	}
 	if err != nil {
@@ -176,12 +189,22 @@ func pathTarget() string {
 	if err != nil {
 		return "nginx"
 	}
-	out, err := exec.Command(bin, "-v").CombinedOutput()
+	// An nginx that never answers (a wrapper waiting on a lock, a
+	// script reading standard input) must not hang init.
+	ctx, cancel := context.WithTimeout(context.Background(), nginxVersionWait)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "-v")
+	cmd.WaitDelay = time.Second
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return "nginx"
 	}
 	return targetOfVersion(string(out))
 }
+
+// nginxVersionWait bounds how long init waits for "nginx -v", which
+// answers at once.
+const nginxVersionWait = 5 * time.Second
 
 // targetOfVersion reads "nginx version: nginx/1.22.1" (or
 // "Angie/1.11.3") into "nginx:1.22.1"; "nginx" when it cannot.

@@ -252,6 +252,13 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 	if err := f.parseOutputs(report.LintFormats.Names()); err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", errUsage, err)
 	}
+	if f.writeBaseline != "" && leadsToStdout(f.writeBaseline) {
+		for _, o := range f.outputs {
+			if o.file == "" {
+				return nil, nil, fmt.Errorf("%w: --write-baseline %s and the %s report both write to standard output; give the report a file with --format %s=FILE", errUsage, f.writeBaseline, o.format, o.format)
+			}
+		}
+	}
 	if _, err := model.ParseSeverity(f.failOn); err != nil {
 		return nil, nil, fmt.Errorf("%w: --fail-on: %w", errUsage, err)
 	}
@@ -438,7 +445,9 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 		return exitError
 	}
 	wd, _ := os.Getwd()
-	findings, known, code := applyBaseline(f, s, paths, mdl, findings, wd, stderr)
+	read := readStats(mdl)
+	findings = realNames(mdl, findings, wd)
+	findings, known, code := applyBaseline(f, s, paths, mdl, findings, wd, stdout, stderr)
 	if code != exitClean {
 		return code
 	}
@@ -450,7 +459,8 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 			return exitError
 		}
 		if f.diff {
-			if err := writeDiff(stdout, files); err != nil {
+			if err := writeDiff(stdout, files, repoRoot(f, wd), wd); err != nil {
+				fmt.Fprintf(stderr, "proxylint: --diff: %v\n", err)
 				return exitError
 			}
 			if len(files) > 0 {
@@ -458,7 +468,7 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 			}
 			return exitClean
 		}
-		n, ok := applyFixes(files, paths, stderr)
+		n, ok := applyFixes(files, paths, fixRepository(f, wd), stderr)
 		if !ok && n == 0 {
 			return exitError
 		}
@@ -469,7 +479,9 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 		if s, mdl, findings, ok = analyze(f, paths, stderr); !ok {
 			return exitError
 		}
-		if findings, known, code = applyBaseline(f, s, paths, mdl, findings, wd, stderr); code != exitClean {
+		read = readStats(mdl)
+		findings = realNames(mdl, findings, wd)
+		if findings, known, code = applyBaseline(f, s, paths, mdl, findings, wd, stdout, stderr); code != exitClean {
 			return code
 		}
 		// Like pre-commit's fixers: a run that changed files fails, and
@@ -478,13 +490,13 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 	}
 	in := &report.Input{Findings: findings, Known: known, Files: mdl.Files, Rules: rules.All(), Version: strings.TrimPrefix(buildVersion(), "v"),
 		Dir: wd, Root: repoRoot(f, wd), Diagnostics: mdl.Diagnostics, Skipped: s.skipped, Targets: targetsUsed(mdl),
-		Read: readStats(mdl), Verbose: f.verbose}
+		Read: read, Verbose: f.verbose}
 
 	reportInputs := inputs(paths, mdl, s)
 	// The model is not used past this point: the report needs the
 	// findings and the files' sources, which in holds.
 	collectLarge(bytesRead(mdl))
-	if err := writeReports(report.LintFormats, f, in, reportInputs, stdout, getenv); err != nil {
+	if err := writeReports(report.LintFormats, f, in, reportInputs, stdout, stderr, getenv); err != nil {
 		fmt.Fprintf(stderr, "proxylint: %v\n", err)
 		return exitError
 	}
@@ -545,7 +557,7 @@ func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *model.
 // findings it knows (--baseline or baseline: in the configuration), by the
 // fingerprints of the whole run. A freshly written baseline is applied at
 // once, so the run reports what a later run with it would: nothing new.
-func applyBaseline(f *lintFlags, s *settings, paths []string, mdl *model.Model, findings []rules.Finding, wd string, stderr io.Writer) ([]rules.Finding, int, int) {
+func applyBaseline(f *lintFlags, s *settings, paths []string, mdl *model.Model, findings []rules.Finding, wd string, stdout, stderr io.Writer) ([]rules.Finding, int, int) {
 	path := s.baseline
 	if f.writeBaseline != "" {
 		path = f.writeBaseline
@@ -556,24 +568,34 @@ func applyBaseline(f *lintFlags, s *settings, paths []string, mdl *model.Model, 
 	for i, fp := range report.FingerprintsOf(mdl.Files, wd, findings) {
 		findings[i].Fingerprint = fp
 	}
+	var src []byte
 	if f.writeBaseline != "" {
-		var n int
+		// Written from memory and read back from it: the destination
+		// may be a device or a pipe, which cannot be read back.
+		var buf bytes.Buffer
 		in := &report.Input{Findings: findings, Files: mdl.Files, Dir: wd}
-		err := writeFileAtomic(path, inputs(paths, nil, s), func(w io.Writer) error {
-			var err error
-			n, err = report.WriteBaseline(w, in)
-			return err
-		})
+		n, err := report.WriteBaseline(&buf, in)
+		if err == nil {
+			var d destination
+			if d, err = resolveDestination(path, repoRoot(f, wd)); err == nil {
+				err = writeDestination(d, stdout, stderr, inputs(paths, nil, s), func(w io.Writer) error {
+					_, err := w.Write(buf.Bytes())
+					return err
+				})
+			}
+		}
 		if err != nil {
-			fmt.Fprintf(stderr, "proxylint: --write-baseline: %v\n", err)
+			fmt.Fprintf(stderr, "proxylint: --write-baseline: %v\n", namedError(path, err))
 			return nil, 0, exitError
 		}
 		fmt.Fprintf(stderr, "proxylint: recorded %d %s in %s\n", n, plural(n, "finding", "findings"), path)
-	}
-	src, err := load.ReadRegular(path, s.load.MaxFileSize)
-	if err != nil {
-		fmt.Fprintf(stderr, "proxylint: baseline: %s: %v (write one with --write-baseline %s)\n", path, unwrapPath(err), path)
-		return nil, 0, exitError
+		src = buf.Bytes()
+	} else {
+		var err error
+		if src, err = load.ReadRegular(path, s.load.MaxFileSize); err != nil {
+			fmt.Fprintf(stderr, "proxylint: baseline: %s: %v (write one with --write-baseline %s)\n", path, unwrapPath(err), path)
+			return nil, 0, exitError
+		}
 	}
 	b, err := report.ReadBaseline(bytes.NewReader(src))
 	if err != nil {
