@@ -33,6 +33,19 @@ type differ struct {
 
 // diffLines returns the edit script that turns al into bl.
 func diffLines(al, bl []string) []diffOp {
+	ops := make([]diffOp, 0, max(len(al), len(bl))+8)
+	// The common head and tail, most of a fixed file, are compared as
+	// text; only the lines between are numbered and searched.
+	head := 0
+	for head < len(al) && head < len(bl) && al[head] == bl[head] {
+		ops = append(ops, diffOp{' ', al[head]})
+		head++
+	}
+	tail := 0
+	for tail < len(al)-head && tail < len(bl)-head && al[len(al)-1-tail] == bl[len(bl)-1-tail] {
+		tail++
+	}
+	am, bm := al[head:len(al)-tail], bl[head:len(bl)-tail]
 	ids := map[string]int{}
 	number := func(lines []string) []int {
 		out := make([]int, len(lines))
@@ -46,11 +59,13 @@ func diffLines(al, bl []string) []diffOp {
 		}
 		return out
 	}
-	d := &differ{a: number(al), b: number(bl), al: al, bl: bl}
-	size := 2*((len(al)+len(bl)+1)/2) + 3
+	d := &differ{a: number(am), b: number(bm), al: am, bl: bm, ops: ops}
+	size := 2*((len(am)+len(bm)+1)/2) + 3
 	d.vf, d.vb = make([]int, size), make([]int, size)
-	d.ops = make([]diffOp, 0, max(len(al), len(bl))+8)
-	d.compare(0, len(al), 0, len(bl))
+	d.compare(0, len(am), 0, len(bm))
+	for _, l := range al[len(al)-tail:] {
+		d.ops = append(d.ops, diffOp{' ', l})
+	}
 	deletionsFirst(d.ops)
 	return d.ops
 }
@@ -252,16 +267,19 @@ func hunkRange(start, n int) string {
 	return strconv.Itoa(start) + "," + strconv.Itoa(n)
 }
 
+// splitLines splits b into lines, each with its line break, as
+// substrings of one copy of b.
 func splitLines(b []byte) []string {
-	var out []string
-	for len(b) > 0 {
-		i := bytes.IndexByte(b, '\n')
+	s := string(b)
+	out := make([]string, 0, bytes.Count(b, []byte{'\n'})+1)
+	for len(s) > 0 {
+		i := strings.IndexByte(s, '\n')
 		if i < 0 {
-			out = append(out, string(b))
+			out = append(out, s)
 			break
 		}
-		out = append(out, string(b[:i+1]))
-		b = b[i+1:]
+		out = append(out, s[:i+1])
+		s = s[i+1:]
 	}
 	return out
 }

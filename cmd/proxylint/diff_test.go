@@ -60,3 +60,20 @@ func TestDiffLinesIsAShortestScript(t *testing.T) {
 		require.Equal(t, lcsLength(a, b), kept, "%q -> %q: a shortest script", a, b)
 	}
 }
+
+// BenchmarkUnifiedHunks diffs a 20,000-line file against itself with one
+// line changed, as --diff does after one fix.
+func BenchmarkUnifiedHunks(b *testing.B) {
+	var sb strings.Builder
+	for i := range 20000 {
+		sb.WriteString("        location /p")
+		sb.WriteString(strings.Repeat("x", i%50))
+		sb.WriteString(" { return 204; }\n")
+	}
+	old := sb.String()
+	fixed := strings.Replace(old, "location /pxxxxxxxxxx {", "location /pxxxxxxxxxx {\n            proxy_http_version 1.1;", 1)
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = unifiedHunks([]byte(old), []byte(fixed))
+	}
+}
