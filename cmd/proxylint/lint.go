@@ -49,9 +49,10 @@ Flags:
                            that annotate a pull request); repeat with
                            =FILE for several reports in one run:
                            --format sarif=proxylint.sarif --format text
-  --output FILE            write the report to FILE instead of stdout
-                           (through a temporary file renamed over it;
-                           never over a file the run reads)
+  --output FILE            write the report to FILE instead of stdout:
+                           where a link leads, in place for a device or
+                           a FIFO, by rename for a regular file; never
+                           over a file the run reads
   --root DIR               the repository root SARIF and github paths are
                            relative to (default: the directory above the
                            working directory that holds .git)
@@ -100,11 +101,14 @@ Flags:
   --baseline FILE          report only findings not recorded in FILE
   --write-baseline FILE    record today's findings in FILE; later runs
                            with --baseline FILE report only new ones
-  --diff                   print the fixes as a unified diff
-  --fix                    apply the fixes in place (each file replaced
-                           whole; never a file outside the named paths or
-                           changed since it was read), then lint again
-                           and report what remains
+  --diff                   print the fixes as a unified diff, files named
+                           relative to the repository root (git apply,
+                           patch -p1)
+  --fix                    apply the fixes to the files (a link's target,
+                           not the link), each replaced whole; never a
+                           file outside the named paths and the
+                           repository or changed since it was read; then
+                           lint again and report what remains
   --verbose                name each file a directory walk skips, and why
                            (the summary counts them)
   --max-file-size SIZE     read at most SIZE bytes of one file (default 64M;
@@ -129,7 +133,9 @@ Exit codes:
      directory entry that cannot be read or told apart (dangling link,
      link loop, path too long), a file that is not a regular file (FIFO,
      device), a file that cannot be parsed, a budget exceeded (--max-*),
-     or nothing to lint (no nginx or Envoy configuration found)
+     nothing to lint (no nginx or Envoy configuration found), or a
+     report, baseline or fix that cannot be written (a full device, a
+     FIFO nobody reads, a link out of the repository)
 
 Examples:
   proxylint /etc/nginx/nginx.conf --include-root /etc/nginx
