@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
@@ -186,10 +185,7 @@ func writeFix(fx fileFix) error {
 	if err != nil {
 		return errors.New("changed since it was read; not written")
 	}
-	uid, gid := -1, -1
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && os.Geteuid() == 0 {
-		uid, gid = int(st.Uid), int(st.Gid)
-	}
+	uid, gid := ownerOf(fi)
 	return renameInto(fx.real, fi.Mode().Perm(), func(w io.Writer) error {
 		if f, ok := w.(*os.File); ok && uid >= 0 {
 			// Root's fix keeps the file its owner's.

@@ -71,7 +71,7 @@ func runCLIBounded(t *testing.T, args ...string) (code int, out, errOut string) 
 	return code, out, errOut
 }
 
-func newRepo(t *testing.T) string {
+func dirWithGitMarker(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	require.NoError(t, os.Mkdir(filepath.Join(dir, ".git"), 0o755))
@@ -82,7 +82,7 @@ func newRepo(t *testing.T) string {
 // the device stays a device (renamed over, it used to become a regular
 // file: /dev/null run as root), and a full device is exit 2 naming it.
 func TestReportsIntoDevicesAreWrittenInPlace(t *testing.T) {
-	dir := newRepo(t)
+	dir := dirWithGitMarker(t)
 	writeFile(t, dir, "nginx.conf", literalProxyPass)
 	mknodChar(t, filepath.Join(dir, "null"), 1, 3)
 	mknodChar(t, filepath.Join(dir, "full"), 1, 7)
@@ -156,7 +156,7 @@ func fifoReader(t *testing.T, path string) (stop func() string) {
 // A FIFO with a reader gets the report; one nobody reads is an error at
 // once, not a run that blocks.
 func TestReportIntoFIFO(t *testing.T) {
-	dir := newRepo(t)
+	dir := dirWithGitMarker(t)
 	writeFile(t, dir, "nginx.conf", literalProxyPass)
 	fifo := filepath.Join(dir, "fifo")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
@@ -277,8 +277,8 @@ server {
 var fixedShopSite = strings.Replace(shopSite, "        proxy_next_upstream error timeout non_idempotent;\n",
 	"        proxy_next_upstream error timeout;\n        proxy_next_upstream_tries 2;\n        proxy_next_upstream_timeout 120s;\n", 1)
 
-// gitRepo makes a git repository with the files given, committed.
-func gitRepo(t *testing.T, files map[string]string, links map[string]string) string {
+// committedGitRepo makes a git repository with the files given, committed.
+func committedGitRepo(t *testing.T, files map[string]string, links map[string]string) string {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
@@ -297,17 +297,17 @@ func gitRepo(t *testing.T, files map[string]string, links map[string]string) str
 	return dir
 }
 
-// gitStatus is "git status --porcelain" in dir.
-func gitStatus(t *testing.T, dir string) string {
+// gitPorcelain is "git status --porcelain" in dir.
+func gitPorcelain(t *testing.T, dir string) string {
 	t.Helper()
 	out, err := exec.Command("git", "-C", dir, "status", "--porcelain").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	return string(out)
 }
 
-// applies checks that diff applies from dir with git apply and with
+// diffAppliesWithGitAndPatch checks that diff applies from dir with git apply and with
 // patch -p1, and leaves the files as want says.
-func applies(t *testing.T, dir, diff string, want map[string]string) {
+func diffAppliesWithGitAndPatch(t *testing.T, dir, diff string, want map[string]string) {
 	t.Helper()
 	for _, tool := range [][]string{{"git", "apply", "-v"}, {"patch", "-p1", "--no-backup-if-mismatch"}} {
 		if _, err := exec.LookPath(tool[0]); err != nil {
@@ -323,7 +323,7 @@ func applies(t *testing.T, dir, diff string, want map[string]string) {
 			assert.Equal(t, content, string(b), "%v: %s", tool, name)
 		}
 		git(t, dir, nil, "checkout", "-q", ".")
-		assert.Empty(t, gitStatus(t, dir), "%v", tool)
+		assert.Empty(t, gitPorcelain(t, dir), "%v", tool)
 	}
 }
 
@@ -339,7 +339,7 @@ func TestFixEditsTheFileALinkLeadsTo(t *testing.T) {
 		"nginx/sites-available/staging": "server {\n    listen 8080;\n    return 204;\n}\n",
 	}
 	links := map[string]string{"nginx/sites-enabled/shop": "../sites-available/shop"}
-	dir := gitRepo(t, files, links)
+	dir := committedGitRepo(t, files, links)
 	t.Chdir(dir)
 	const real, link = "nginx/sites-available/shop", "nginx/sites-enabled/shop"
 
@@ -392,7 +392,7 @@ func TestFixEditsTheFileALinkLeadsTo(t *testing.T) {
 	code, diff, errOut := runCLIBounded(t, "--diff", "nginx/")
 	assert.Equal(t, exitFindings, code, errOut)
 	assert.True(t, strings.HasPrefix(diff, "--- a/"+real+"\n+++ b/"+real+"\n@@ -9,6 +9,8 @@\n"), diff)
-	applies(t, dir, diff, map[string]string{real: fixedShopSite})
+	diffAppliesWithGitAndPatch(t, dir, diff, map[string]string{real: fixedShopSite})
 
 	for _, named := range []string{"nginx/", real, link} {
 		code, _, errOut := runCLIBounded(t, "--no-color", "--fix", named)
@@ -404,7 +404,7 @@ func TestFixEditsTheFileALinkLeadsTo(t *testing.T) {
 		b, err := os.ReadFile(filepath.Join(dir, real))
 		require.NoError(t, err)
 		assert.Equal(t, fixedShopSite, string(b), named)
-		assert.Equal(t, " M "+real+"\n", gitStatus(t, dir), "%s: a modification, not a type change", named)
+		assert.Equal(t, " M "+real+"\n", gitPorcelain(t, dir), "%s: a modification, not a type change", named)
 		git(t, dir, nil, "checkout", "-q", ".")
 	}
 }
@@ -413,7 +413,7 @@ func TestFixEditsTheFileALinkLeadsTo(t *testing.T) {
 // its findings are reported once and the diff edits it once.
 func TestTwoLinksToOneFileEditItOnce(t *testing.T) {
 	main := "events {}\nhttp {\n    include sites/*;\n}\n"
-	dir := gitRepo(t, map[string]string{
+	dir := committedGitRepo(t, map[string]string{
 		"prod/nginx.conf":    main,
 		"staging/nginx.conf": main,
 		"shared/shop.conf":   shopSite,
@@ -431,7 +431,7 @@ func TestTwoLinksToOneFileEditItOnce(t *testing.T) {
 	code, diff, errOut := runCLIBounded(t, "--diff", "prod", "staging")
 	assert.Equal(t, exitFindings, code, errOut)
 	assert.Equal(t, 1, strings.Count(diff, "--- "), diff)
-	applies(t, dir, diff, map[string]string{"shared/shop.conf": fixedShopSite})
+	diffAppliesWithGitAndPatch(t, dir, diff, map[string]string{"shared/shop.conf": fixedShopSite})
 
 	code, _, errOut = runCLIBounded(t, "--fix", "prod", "staging")
 	assert.Equal(t, exitFindings, code, errOut)
@@ -439,7 +439,7 @@ func TestTwoLinksToOneFileEditItOnce(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(dir, "shared/shop.conf"))
 	require.NoError(t, err)
 	assert.Equal(t, fixedShopSite, string(b))
-	assert.Equal(t, " M shared/shop.conf\n", gitStatus(t, dir))
+	assert.Equal(t, " M shared/shop.conf\n", gitPorcelain(t, dir))
 }
 
 // --fix writes only files it read from the disk, inside the named paths
@@ -480,12 +480,12 @@ func TestDiffNames(t *testing.T) {
 	for _, n := range names {
 		files[n] = literalProxyPass
 	}
-	dir := gitRepo(t, files, nil)
+	dir := committedGitRepo(t, files, nil)
 	t.Chdir(dir)
 	for _, n := range names {
 		code, diff, errOut := runCLIBounded(t, "--diff", "--kind", "nginx", "--", n)
 		assert.Equal(t, exitFindings, code, "%q: %s", n, errOut)
-		applies(t, dir, diff, map[string]string{n: fixedLiteralProxyPass})
+		diffAppliesWithGitAndPatch(t, dir, diff, map[string]string{n: fixedLiteralProxyPass})
 	}
 	code, diff, _ := runCLIBounded(t, "--diff", "--kind", "nginx", "--", "café.conf")
 	assert.Equal(t, exitFindings, code)
@@ -546,7 +546,7 @@ func (m *runtimeMem) read() {
 // Every format escapes a file name that holds a terminal escape; JSON
 // keeps one that is not UTF-8 readable and exact.
 func TestNamesEscapedInEveryFormat(t *testing.T) {
-	dir := newRepo(t)
+	dir := dirWithGitMarker(t)
 	esc := "n\x1b]0;title\x07.conf"
 	latin1 := "caf\xe9.conf"
 	writeFile(t, dir, esc, literalProxyPass)
@@ -621,7 +621,7 @@ func TestInitDoesNotWaitForAHungNginx(t *testing.T) {
 // positioned error, and a long one it can count is added up without
 // overflowing into a negative duration.
 func TestLongTimesInMessages(t *testing.T) {
-	dir := newRepo(t)
+	dir := dirWithGitMarker(t)
 	site := func(timeout string) string {
 		return "events {}\nhttp {\n" + strings.Replace(shopSite, "        proxy_next_upstream error timeout non_idempotent;\n",
 			"        proxy_read_timeout "+timeout+";\n        proxy_next_upstream error timeout;\n", 1) + "}\n"

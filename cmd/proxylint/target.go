@@ -9,9 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
-
-	"golang.org/x/sys/unix"
 )
 
 // A report or a baseline goes where the path named for it leads: through
@@ -193,10 +190,7 @@ func writeDestination(d destination, stdout, stderr io.Writer, inputs []string, 
 		case 2:
 			return write(stderr)
 		}
-		if _, err := unix.FcntlInt(uintptr(d.fd), unix.F_GETFD, 0); err != nil {
-			return fmt.Errorf("descriptor %d is not open", d.fd)
-		}
-		return write(fdWriter(d.fd))
+		return writeDescriptor(d.fd, write)
 	case destInPlace:
 		return writeInPlace(d.path, write)
 	}
@@ -204,55 +198,6 @@ func writeDestination(d destination, stdout, stderr io.Writer, inputs []string, 
 		return fmt.Errorf("%s is %s, which this run reads; refusing to overwrite it", d.named, in)
 	}
 	return renameInto(d.path, 0o644, write)
-}
-
-// writeInPlace opens the FIFO or device at path, without blocking on a
-// FIFO nobody reads and without making a terminal the controlling one,
-// and writes to it.
-func writeInPlace(path string, write func(io.Writer) error) (err error) {
-	fd, err := unix.Open(path, unix.O_WRONLY|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-	if errors.Is(err, syscall.ENXIO) {
-		return errors.New("no process reads this named pipe")
-	}
-	if err != nil {
-		return err
-	}
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFIFO && st.Mode&unix.S_IFMT != unix.S_IFCHR {
-		_ = unix.Close(fd)
-		return errors.New("changed while it was opened; nothing written")
-	}
-	// Written in blocking mode, as a shell's redirection would.
-	if err := unix.SetNonblock(fd, false); err != nil {
-		_ = unix.Close(fd)
-		return err
-	}
-	f := os.NewFile(uintptr(fd), path)
-	defer func() {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	return write(f)
-}
-
-// fdWriter writes to a descriptor the process was given, without taking
-// it over (an *os.File would close it when collected).
-type fdWriter int
-
-func (w fdWriter) Write(p []byte) (int, error) {
-	n := 0
-	for n < len(p) {
-		k, err := unix.Write(int(w), p[n:])
-		if errors.Is(err, syscall.EINTR) {
-			continue
-		}
-		if err != nil {
-			return n, err
-		}
-		n += k
-	}
-	return n, nil
 }
 
 // renameInto writes what write produces to a temporary file beside path,
