@@ -249,10 +249,11 @@ func insideAny(p string, roots []string) bool {
 	return false
 }
 
-// fixRepository is the repository --fix may write in besides the named
-// paths: --root, else the nearest directory at or above the working
-// directory that holds .git; "" outside a repository.
-func fixRepository(f *lintFlags, wd string) string {
+// repository is the checkout a run works in: --root, else the nearest
+// directory at or above the working directory that holds .git; "" outside
+// one. --fix writes in it besides the named paths, and a symbolic link
+// inside it that leads out of it is not written through.
+func repository(f *lintFlags, wd string) string {
 	if f.root != "" {
 		return f.root
 	}

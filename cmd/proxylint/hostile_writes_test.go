@@ -254,6 +254,18 @@ func TestReportsFollowLinks(t *testing.T) {
 	b, err := os.ReadFile(victim)
 	require.NoError(t, err)
 	assert.Equal(t, "keep me\n", string(b))
+
+	// Outside a repository no link is committed: one of your own is
+	// followed wherever it leads.
+	plain := filepath.Join(top, "plain")
+	writeFile(t, plain, "nginx.conf", literalProxyPass)
+	require.NoError(t, os.Symlink("../reports.sarif", filepath.Join(plain, "out.sarif")))
+	t.Chdir(plain)
+	code, _, errOut = runCLIBounded(t, "--format", "sarif=out.sarif", "nginx.conf")
+	assert.Equal(t, exitFindings, code, errOut)
+	b, err = os.ReadFile(filepath.Join(top, "reports.sarif"))
+	require.NoError(t, err)
+	assert.True(t, isJSON(string(b)))
 }
 
 // shopSite is a site whose two findings have fixes in the file itself.
@@ -440,6 +452,17 @@ func TestTwoLinksToOneFileEditItOnce(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, fixedShopSite, string(b))
 	assert.Equal(t, " M shared/shop.conf\n", gitPorcelain(t, dir))
+	git(t, dir, nil, "checkout", "-q", ".")
+
+	// So is a file two configurations name by two spellings of its path.
+	writeFile(t, dir, "a.conf", "events {}\nhttp {\n    include "+filepath.Join(dir, "shared", "shop.conf")+";\n}\n")
+	writeFile(t, dir, "b.conf", "events {}\nhttp {\n    include shared/shop.conf;\n}\n")
+	git(t, dir, nil, "add", "a.conf", "b.conf")
+	git(t, dir, nil, "-c", "user.name=proxylint", "-c", "user.email=proxylint@example.com", "commit", "-qm", "two spellings")
+	code, diff, errOut = runCLIBounded(t, "--diff", "a.conf", "b.conf")
+	assert.Equal(t, exitFindings, code, errOut)
+	assert.Equal(t, 1, strings.Count(diff, "--- "), diff)
+	diffAppliesWithGitAndPatch(t, dir, diff, map[string]string{"shared/shop.conf": fixedShopSite})
 }
 
 // --fix writes only files it read from the disk, inside the named paths

@@ -474,7 +474,7 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 			}
 			return exitClean
 		}
-		n, ok := applyFixes(files, paths, fixRepository(f, wd), stderr)
+		n, ok := applyFixes(files, paths, repository(f, wd), stderr)
 		if !ok && n == 0 {
 			return exitError
 		}
@@ -583,7 +583,7 @@ func applyBaseline(f *lintFlags, s *settings, paths []string, mdl *model.Model, 
 		n, err := report.WriteBaseline(&buf, in)
 		if err == nil {
 			var d destination
-			if d, err = resolveDestination(path, repoRoot(f, wd)); err == nil {
+			if d, err = resolveDestination(path, repository(f, wd)); err == nil {
 				err = writeDestination(d, stdout, stderr, inputs(paths, nil, s), func(w io.Writer) error {
 					_, err := w.Write(buf.Bytes())
 					return err

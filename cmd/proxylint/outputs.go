@@ -84,10 +84,10 @@ func contains(list []string, s string) bool {
 // writeReports writes every report the flags ask for, with the writers of
 // the registry, each where its path leads (writeDestination): never over
 // one of inputs, the files the run read, nor through a link inside the
-// repository (repoRoot) to outside it.
+// repository to outside it.
 func writeReports[T any](formats report.Formats[T], f *lintFlags, in T, inputs []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	wd, _ := os.Getwd()
-	repo := repoRoot(f, wd)
+	repo := repository(f, wd)
 	for _, o := range f.outputs {
 		format, ok := formats.Lookup(o.format)
 		if !ok {

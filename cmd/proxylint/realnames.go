@@ -15,16 +15,36 @@ import (
 // related places, suppressions and edits move to the real file, named
 // relative to the working directory when it lies below it, and each
 // finding there gets a related place naming the link it was reached
-// through. A file reached through two links becomes one, and a finding
-// made twice over it is reported once.
+// through. A file reached through two links (or by two spellings of its
+// path) becomes one, and a finding made twice over it is reported once.
 func realNames(mdl *model.Model, findings []rules.Finding, wd string) []rules.Finding {
 	realWD := wd
 	if r, err := filepath.EvalSymlinks(wd); err == nil {
 		realWD = r
 	}
+	// rename maps a path to the name of its file; throughLink marks the
+	// paths a link was followed on. One file has one name, however
+	// many paths reached it.
 	rename := map[string]string{}
+	throughLink := map[string]bool{}
+	byReal := map[string]string{}
 	for _, f := range mdl.Files {
-		if name, ok := realName(f.Path, f.Real, wd, realWD); ok {
+		if f.Real == "" {
+			continue
+		}
+		name, linked := realName(f.Path, f.Real, wd, realWD)
+		if !linked {
+			name = f.Path
+		}
+		if first, ok := byReal[f.Real]; ok {
+			name = first
+		} else {
+			byReal[f.Real] = name
+		}
+		if linked {
+			throughLink[f.Path] = true
+		}
+		if name != f.Path {
 			rename[f.Path] = name
 		}
 	}
@@ -65,7 +85,7 @@ func realNames(mdl *model.Model, findings []rules.Finding, wd string) []rules.Fi
 	index := map[string]int{}
 	for _, f := range findings {
 		link := ""
-		if _, ok := rename[f.Pos.File]; ok {
+		if throughLink[f.Pos.File] {
 			link = f.Pos.File
 		}
 		f.Pos, f.End = mapPos(f.Pos), mapPos(f.End)
