@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -129,7 +130,18 @@ func cmdInit(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, config.Template(pathTarget()))
 		return exitClean
 	}
-	// A committed symbolic link must not make init write elsewhere.
+	// A committed symbolic link must not make init write elsewhere: not
+	// the file itself, nor a directory on its way out of the repository.
+	if wd, err := os.Getwd(); err == nil {
+		if repo := gitTop(wd); repo != "" {
+			abs := absIn(wd, path)
+			realRepo, rerr := filepath.EvalSymlinks(repo)
+			if real := realAsFarAsItExists(abs); rerr == nil && within(abs, repo) && !within(real, realRepo) {
+				fmt.Fprintf(stderr, "proxylint init: %s leads out of the repository through a symbolic link (to %s); refusing to write there\n", path, real)
+				return exitError
+			}
+		}
+	}
 	fi, err := os.Lstat(path)
 	switch {
 	case err == nil && fi.Mode()&fs.ModeSymlink != 0:

@@ -257,6 +257,11 @@ func repository(f *lintFlags, wd string) string {
 	if f.root != "" {
 		return f.root
 	}
+	return gitTop(wd)
+}
+
+// gitTop is the nearest directory at or above dir that holds .git, or "".
+func gitTop(wd string) string {
 	for dir := wd; dir != ""; dir = filepath.Dir(dir) {
 		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
 			return dir

@@ -625,6 +625,35 @@ func TestCommittedConfigurationStaysInTheRepository(t *testing.T) {
 	assert.Less(t, len(errOut), 600)
 }
 
+// proxylint init writes the file named, never through a link: not the
+// file itself, nor a directory that leads out of the repository.
+func TestInitStaysInTheRepository(t *testing.T) {
+	top := t.TempDir()
+	dir := filepath.Join(top, "repo")
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, ".git"), 0o755))
+	require.NoError(t, os.Mkdir(filepath.Join(top, "etc"), 0o755))
+	require.NoError(t, os.Symlink("../etc", filepath.Join(dir, "conf")))
+	t.Chdir(dir)
+	code, _, errOut := runCLIBounded(t, "init", "conf/.proxylint.yaml")
+	assert.Equal(t, exitError, code)
+	assert.Equal(t, "proxylint init: conf/.proxylint.yaml leads out of the repository through a symbolic link (to "+filepath.Join(top, "etc", ".proxylint.yaml")+"); refusing to write there\n", errOut)
+	_, err := os.Lstat(filepath.Join(top, "etc", ".proxylint.yaml"))
+	assert.ErrorIs(t, err, fs.ErrNotExist)
+
+	// --force replaces a file by rename: a hard link to it keeps what
+	// it held.
+	writeFile(t, top, "keep.txt", "kept\n")
+	require.NoError(t, os.Link(filepath.Join(top, "keep.txt"), filepath.Join(dir, ".proxylint.yaml")))
+	code, _, errOut = runCLIBounded(t, "init", "--force")
+	assert.Equal(t, exitClean, code, errOut)
+	b, err := os.ReadFile(filepath.Join(top, "keep.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "kept\n", string(b))
+	b, err = os.ReadFile(filepath.Join(dir, ".proxylint.yaml"))
+	require.NoError(t, err)
+	assert.Contains(t, string(b), "# proxylint configuration")
+}
+
 // proxylint init asks the nginx on PATH for its version, and does not wait
 // for one that never answers.
 func TestInitDoesNotWaitForAHungNginx(t *testing.T) {
