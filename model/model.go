@@ -65,7 +65,12 @@ type Model struct {
 // can quote the line a finding points at; Comments let the engine read
 // suppressions.
 type File struct {
-	Path     string
+	Path string
+	// Real is the file on disk that Source was read from: absolute, with
+	// symbolic links resolved; empty for what was not read from a file
+	// (standard input, the files of an nginx -T dump). Path is the name
+	// the file was reached by, which may be a link.
+	Real     string
 	Source   []byte
 	Comments []Comment
 	// index holds the lines of Source once PosAt has needed them.

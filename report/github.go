@@ -24,7 +24,7 @@ func GitHub(w io.Writer, in *Input) error {
 		}
 		props := []string{}
 		if f.Pos.File != "" {
-			props = append(props, "file="+ghProperty(in.rootPath(f.Pos.File)))
+			props = append(props, "file="+ghProperty(Escape(in.rootPath(f.Pos.File))))
 			if f.Pos.Line >= 1 {
 				props = append(props, "line="+strconv.Itoa(int(f.Pos.Line)))
 				if f.Pos.Col >= 1 {
@@ -38,17 +38,21 @@ func GitHub(w io.Writer, in *Input) error {
 				}
 			}
 		}
-		props = append(props, "title="+ghProperty(f.Rule))
-		msg := f.Message
+		props = append(props, "title="+ghProperty(Escape(f.Rule)))
+		// What comes from the files read is escaped part by part, as in
+		// the text report: the log shows it, and a terminal escape or a
+		// line break in a file name must not act there. The line breaks
+		// between the parts are the runner's (%0A).
+		msg := Escape(f.Message)
 		for _, r := range f.Related {
 			if r.Pos.IsValid() {
-				msg += "\n" + in.rootPosText(r.Pos) + ": " + r.Message
+				msg += "\n" + Escape(in.rootPosText(r.Pos)) + ": " + Escape(r.Message)
 			} else {
-				msg += "\n" + r.Message
+				msg += "\n" + Escape(r.Message)
 			}
 		}
 		if f.Fix != "" {
-			msg += "\nfix: " + f.Fix
+			msg += "\nfix: " + Escape(f.Fix)
 		}
 		fmt.Fprintf(bw, "::%s %s::%s\n", ghCommand(f.Severity), strings.Join(props, ","), ghData(msg))
 	}

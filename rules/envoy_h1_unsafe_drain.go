@@ -43,7 +43,7 @@ func h1UnsafeDrain(p *model.Proxy, l *model.Listener) (Finding, bool) {
 		return Finding{}, false
 	}
 	drain, delayed := l.DrainTimeout, l.DelayedCloseTimeout
-	closed := limit.Value + drain.Value + delayed.Value
+	closed := addDur(limit.Value, drain.Value, delayed.Value)
 	speaks := "serves HTTP/1 (codec_type " + codec.Value + ")"
 	if codec.Value == "AUTO" && codec.Default {
 		speaks = "serves HTTP/1 (codec_type AUTO, the default, takes HTTP/1 and HTTP/2)"

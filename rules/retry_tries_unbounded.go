@@ -74,7 +74,7 @@ func connectTime(r *model.Route) time.Duration {
 
 // attempt is the longest one try can take: connect + send + read.
 func attempt(r *model.Route) time.Duration {
-	return connectTime(r) + r.Nginx.SendTimeout.Value + r.AttemptTimeout.Value
+	return addDur(connectTime(r), r.Nginx.SendTimeout.Value, r.AttemptTimeout.Value)
 }
 
 // connectText renders the connect part of a worst case: "60s connect", or
@@ -112,16 +112,16 @@ func worstCaseOf(r *model.Route, tries int) string {
 		// attempt but the last fails to connect.
 		return fmt.Sprintf("%d × %s + (%s + %s send + %s read) = %s (nginx passes %s on only when the request was never sent)",
 			tries-1, connectText(r), connectText(r), dur(r.Nginx.SendTimeout.Value), dur(r.AttemptTimeout.Value),
-			dur(time.Duration(tries-1)*connectTime(r)+attempt(r)), quoteList(r.Methods.Allowed))
+			dur(addDur(mulDur(tries-1, connectTime(r)), attempt(r))), quoteList(r.Methods.Allowed))
 	}
 	out := fmt.Sprintf("%d × (%s + %s send + %s read) = %s",
 		tries, connectText(r), dur(r.Nginx.SendTimeout.Value), dur(r.AttemptTimeout.Value),
-		dur(time.Duration(tries)*attempt(r)))
+		dur(mulDur(tries, attempt(r))))
 	hang, methods := hangPassedOn(r)
 	if !hang {
 		return out + " (a server that accepts the connection and then hangs is not passed on: the retries do not include timeout)"
 	}
-	out += fmt.Sprintf(", or %s when the servers accept the connection and then hang", dur(time.Duration(tries)*r.AttemptTimeout.Value))
+	out += fmt.Sprintf(", or %s when the servers accept the connection and then hang", dur(mulDur(tries, r.AttemptTimeout.Value)))
 	if len(methods.Except) > 0 {
 		out += fmt.Sprintf(" (for every method but %s, which nginx does not pass on once sent)", quoteList(methods.Except))
 	}
@@ -230,9 +230,9 @@ func timeoutWithoutTries(r *model.Route, n int, exact bool) (Finding, bool) {
 	if !budget.Explicit() || budget.Value == 0 || tries.Value != 0 {
 		return Finding{}, false
 	}
-	worst := budget.Value + attempt(r)
-	if exact && time.Duration(n)*attempt(r) < worst {
-		worst = time.Duration(n) * attempt(r)
+	worst := addDur(budget.Value, attempt(r))
+	if exact && mulDur(n, attempt(r)) < worst {
+		worst = mulDur(n, attempt(r))
 	}
 	return Finding{
 		Pos: budget.Pos,

@@ -71,7 +71,7 @@ func cmdChain(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv f
 	views := chain.Describe(mdl)
 	wd, _ := os.Getwd()
 	in := &report.Input{Findings: findings, Files: mdl.Files, Dir: wd}
-	if err := writeReports(chainFormats, f, chainReport{in, views}, inputs(paths, mdl, s), stdout, getenv); err != nil {
+	if err := writeReports(chainFormats, f, chainReport{in, views}, inputs(paths, mdl, s), stdout, stderr, getenv); err != nil {
 		fmt.Fprintf(stderr, "proxylint chain: %v\n", err)
 		return exitError
 	}

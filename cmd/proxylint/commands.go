@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -8,11 +9,12 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
-	"syscall"
 	"text/tabwriter"
+	"time"
 
 	"github.com/proxylint/proxylint/cmd/proxylint/internal/config"
 	"github.com/proxylint/proxylint/internal/suggest"
@@ -128,27 +130,50 @@ func cmdInit(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, config.Template(pathTarget()))
 		return exitClean
 	}
-	// A committed symbolic link must not make init write elsewhere.
-	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+	// A committed symbolic link must not make init write elsewhere: not
+	// the file itself, nor a directory on its way out of the repository.
+	if wd, err := os.Getwd(); err == nil {
+		if repo := gitTop(wd); repo != "" {
+			abs := absIn(wd, path)
+			realRepo, rerr := filepath.EvalSymlinks(repo)
+			if real := realAsFarAsItExists(abs); rerr == nil && within(abs, repo) && !within(real, realRepo) {
+				fmt.Fprintf(stderr, "proxylint init: %s leads out of the repository through a symbolic link (to %s); refusing to write there\n", path, real)
+				return exitError
+			}
+		}
+	}
+	fi, err := os.Lstat(path)
+	switch {
+	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
 		fmt.Fprintf(stderr, "proxylint init: %s is a symbolic link; refusing to write through it\n", path)
 		return exitError
-	} else if err == nil && *force && !fi.Mode().IsRegular() {
+	case err == nil && *force && !fi.Mode().IsRegular():
 		fmt.Fprintf(stderr, "proxylint init: %s is not a regular file; refusing to overwrite it\n", path)
 		return exitError
-	}
-	mode := os.O_WRONLY | os.O_CREATE | os.O_EXCL
-	if *force {
-		mode = os.O_WRONLY | os.O_CREATE | os.O_TRUNC | syscall.O_NOFOLLOW
-	}
-	file, err := os.OpenFile(path, mode, 0o644)
-	if errors.Is(err, fs.ErrExist) {
+	case err == nil && !*force:
 		fmt.Fprintf(stderr, "proxylint init: %s exists; --force overwrites it\n", path)
 		return exitError
 	}
+	text := config.Template(pathTarget())
 	if err == nil {
-		_, err = io.WriteString(file, config.Template(pathTarget()))
-		if cerr := file.Close(); err == nil {
-			err = cerr
+		// --force replaces the file by rename, never writing through
+		// it: another name for it (a hard link) keeps what it held.
+		err = renameInto(path, fi.Mode().Perm(), func(w io.Writer) error {
+			_, err := io.WriteString(w, text)
+			return err
+		})
+	} else {
+		var file *os.File
+		file, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			fmt.Fprintf(stderr, "proxylint init: %s exists; --force overwrites it\n", path)
+			return exitError
+		}
+		if err == nil {
+			_, err = io.WriteString(file, text)
+			if cerr := file.Close(); err == nil {
+				err = cerr
+			}
 		}
 	}
 	if err != nil {
@@ -176,12 +201,22 @@ func pathTarget() string {
 	if err != nil {
 		return "nginx"
 	}
-	out, err := exec.Command(bin, "-v").CombinedOutput()
+	// An nginx that never answers (a wrapper waiting on a lock, a
+	// script reading standard input) must not hang init.
+	ctx, cancel := context.WithTimeout(context.Background(), nginxVersionWait)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "-v")
+	cmd.WaitDelay = time.Second
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return "nginx"
 	}
 	return targetOfVersion(string(out))
 }
+
+// nginxVersionWait bounds how long init waits for "nginx -v", which
+// answers at once.
+const nginxVersionWait = 5 * time.Second
 
 // targetOfVersion reads "nginx version: nginx/1.22.1" (or
 // "Angie/1.11.3") into "nginx:1.22.1"; "nginx" when it cannot.

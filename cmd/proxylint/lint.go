@@ -52,9 +52,10 @@ Flags:
                            that annotate a pull request); repeat with
                            =FILE for several reports in one run:
                            --format sarif=proxylint.sarif --format text
-  --output FILE            write the report to FILE instead of stdout
-                           (through a temporary file renamed over it;
-                           never over a file the run reads)
+  --output FILE            write the report to FILE instead of stdout:
+                           where a link leads, in place for a device or
+                           a FIFO, by rename for a regular file; never
+                           over a file the run reads
   --root DIR               the repository root SARIF and github paths are
                            relative to (default: the directory above the
                            working directory that holds .git)
@@ -104,11 +105,14 @@ Flags:
   --baseline FILE          report only findings not recorded in FILE
   --write-baseline FILE    record today's findings in FILE; later runs
                            with --baseline FILE report only new ones
-  --diff                   print the fixes as a unified diff
-  --fix                    apply the fixes in place (each file replaced
-                           whole; never a file outside the named paths or
-                           changed since it was read), then lint again
-                           and report what remains
+  --diff                   print the fixes as a unified diff, files named
+                           relative to the repository root (git apply,
+                           patch -p1)
+  --fix                    apply the fixes to the files (a link's target,
+                           not the link), each replaced whole; never a
+                           file outside the named paths and the
+                           repository or changed since it was read; then
+                           lint again and report what remains
   --verbose                name each file a directory walk skips, and why
                            (the summary counts them)
   --max-file-size SIZE     read at most SIZE bytes of one file (default 64M;
@@ -134,8 +138,10 @@ Exit codes:
      directory entry that cannot be read or told apart (dangling link,
      link loop, path too long), a file that is not a regular file (FIFO,
      device), a file that cannot be parsed, a budget exceeded (--max-*),
-     or nothing to lint (no nginx or Envoy configuration found; Kubernetes
-     manifests that configure no proxy exit 0 with a note)
+     nothing to lint (no nginx or Envoy configuration found; Kubernetes
+     manifests that configure no proxy exit 0 with a note), or a
+     report, baseline or fix that cannot be written (a full device, a
+     FIFO nobody reads, a link out of the repository)
 
 Examples:
   proxylint /etc/nginx/nginx.conf --include-root /etc/nginx
@@ -264,6 +270,13 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 	}
 	if err := f.parseOutputs(report.LintFormats.Names()); err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", errUsage, err)
+	}
+	if f.writeBaseline != "" && leadsToStdout(f.writeBaseline) {
+		for _, o := range f.outputs {
+			if o.file == "" {
+				return nil, nil, fmt.Errorf("%w: --write-baseline %s and the %s report both write to standard output; give the report a file with --format %s=FILE", errUsage, f.writeBaseline, o.format, o.format)
+			}
+		}
 	}
 	if _, err := model.ParseSeverity(f.failOn); err != nil {
 		return nil, nil, fmt.Errorf("%w: --fail-on: %w", errUsage, err)
@@ -471,7 +484,9 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 		return exitError
 	}
 	wd, _ := os.Getwd()
-	findings, known, code := applyBaseline(f, s, paths, mdl, findings, wd, stderr)
+	read := readStats(mdl)
+	findings = realNames(mdl, findings, wd)
+	findings, known, code := applyBaseline(f, s, paths, mdl, findings, wd, stdout, stderr)
 	if code != exitClean {
 		return code
 	}
@@ -483,7 +498,8 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 			return exitError
 		}
 		if f.diff {
-			if err := writeDiff(stdout, files); err != nil {
+			if err := writeDiff(stdout, files, repoRoot(f, wd), wd); err != nil {
+				fmt.Fprintf(stderr, "proxylint: --diff: %v\n", err)
 				return exitError
 			}
 			if len(files) > 0 {
@@ -491,7 +507,7 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 			}
 			return exitClean
 		}
-		n, ok := applyFixes(files, paths, stderr)
+		n, ok := applyFixes(files, paths, repository(f, wd), stderr)
 		if !ok && n == 0 {
 			return exitError
 		}
@@ -502,7 +518,9 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 		if s, mdl, findings, ok = analyze(f, paths, stderr); !ok {
 			return exitError
 		}
-		if findings, known, code = applyBaseline(f, s, paths, mdl, findings, wd, stderr); code != exitClean {
+		read = readStats(mdl)
+		findings = realNames(mdl, findings, wd)
+		if findings, known, code = applyBaseline(f, s, paths, mdl, findings, wd, stdout, stderr); code != exitClean {
 			return code
 		}
 		// Like pre-commit's fixers: a run that changed files fails, and
@@ -511,13 +529,13 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 	}
 	in := &report.Input{Findings: findings, Known: known, Files: mdl.Files, Rules: rules.All(), Version: strings.TrimPrefix(buildVersion(), "v"),
 		Dir: wd, Root: repoRoot(f, wd), Diagnostics: mdl.Diagnostics, Skipped: s.skipped, Targets: targetsUsed(mdl),
-		Read: readStats(mdl), Verbose: f.verbose}
+		Read: read, Verbose: f.verbose}
 
 	reportInputs := inputs(paths, mdl, s)
 	// The model is not used past this point: the report needs the
 	// findings and the files' sources, which in holds.
 	collectLarge(bytesRead(mdl))
-	if err := writeReports(report.LintFormats, f, in, reportInputs, stdout, getenv); err != nil {
+	if err := writeReports(report.LintFormats, f, in, reportInputs, stdout, stderr, getenv); err != nil {
 		fmt.Fprintf(stderr, "proxylint: %v\n", err)
 		return exitError
 	}
@@ -578,7 +596,7 @@ func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *model.
 // findings it knows (--baseline or baseline: in the configuration), by the
 // fingerprints of the whole run. A freshly written baseline is applied at
 // once, so the run reports what a later run with it would: nothing new.
-func applyBaseline(f *lintFlags, s *settings, paths []string, mdl *model.Model, findings []rules.Finding, wd string, stderr io.Writer) ([]rules.Finding, int, int) {
+func applyBaseline(f *lintFlags, s *settings, paths []string, mdl *model.Model, findings []rules.Finding, wd string, stdout, stderr io.Writer) ([]rules.Finding, int, int) {
 	path := s.baseline
 	if f.writeBaseline != "" {
 		path = f.writeBaseline
@@ -589,24 +607,34 @@ func applyBaseline(f *lintFlags, s *settings, paths []string, mdl *model.Model, 
 	for i, fp := range report.FingerprintsOf(mdl.Files, wd, findings) {
 		findings[i].Fingerprint = fp
 	}
+	var src []byte
 	if f.writeBaseline != "" {
-		var n int
+		// Written from memory and read back from it: the destination
+		// may be a device or a pipe, which cannot be read back.
+		var buf bytes.Buffer
 		in := &report.Input{Findings: findings, Files: mdl.Files, Dir: wd}
-		err := writeFileAtomic(path, inputs(paths, nil, s), func(w io.Writer) error {
-			var err error
-			n, err = report.WriteBaseline(w, in)
-			return err
-		})
+		n, err := report.WriteBaseline(&buf, in)
+		if err == nil {
+			var d destination
+			if d, err = resolveDestination(path, repository(f, wd)); err == nil {
+				err = writeDestination(d, stdout, stderr, inputs(paths, nil, s), func(w io.Writer) error {
+					_, err := w.Write(buf.Bytes())
+					return err
+				})
+			}
+		}
 		if err != nil {
-			fmt.Fprintf(stderr, "proxylint: --write-baseline: %v\n", err)
+			fmt.Fprintf(stderr, "proxylint: --write-baseline: %v\n", namedError(path, err))
 			return nil, 0, exitError
 		}
 		fmt.Fprintf(stderr, "proxylint: recorded %d %s in %s\n", n, plural(n, "finding", "findings"), path)
-	}
-	src, err := load.ReadRegular(path, f.fileLimit())
-	if err != nil {
-		fmt.Fprintf(stderr, "proxylint: baseline: %s: %v (write one with --write-baseline %s)\n", path, unwrapPath(err), path)
-		return nil, 0, exitError
+		src = buf.Bytes()
+	} else {
+		var err error
+		if src, err = load.ReadRegular(path, f.fileLimit()); err != nil {
+			fmt.Fprintf(stderr, "proxylint: baseline: %s: %v (write one with --write-baseline %s)\n", path, unwrapPath(err), path)
+			return nil, 0, exitError
+		}
 	}
 	b, err := report.ReadBaseline(bytes.NewReader(src))
 	if err != nil {

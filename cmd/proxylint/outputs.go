@@ -15,8 +15,9 @@ import (
 )
 
 // output is one report a run writes: a format, to a file or ("") to
-// standard output.
-type output struct{ format, file string }
+// standard output; flag names it for messages ("--output",
+// "--format sarif=FILE").
+type output struct{ format, file, flag string }
 
 // appendFlag collects every value of a repeatable flag as given.
 type appendFlag struct{ vals *[]string }
@@ -46,8 +47,14 @@ func (f *lintFlags) parseOutputs(names []string) error {
 		if hasFile && file == "" {
 			return fmt.Errorf("--format %s=: name the file to write, as in --format %s=FILE", name, name)
 		}
+		flagName := "--format " + name
 		if !hasFile {
-			file = f.output
+			file, flagName = f.output, "--output"
+		}
+		if file != "" && leadsToStdout(file) {
+			// --output /dev/stdout is standard output, with one
+			// report at most.
+			file = ""
 		}
 		switch {
 		case file == "" && toStdout != "":
@@ -59,7 +66,7 @@ func (f *lintFlags) parseOutputs(names []string) error {
 		default:
 			byFile[file] = name
 		}
-		f.outputs = append(f.outputs, output{name, file})
+		f.outputs = append(f.outputs, output{name, file, flagName})
 	}
 	f.format = f.outputs[0].format
 	return nil
@@ -75,35 +82,57 @@ func contains(list []string, s string) bool {
 }
 
 // writeReports writes every report the flags ask for, with the writers of
-// the registry: a file is written to a temporary file renamed over it, and
-// never over one of inputs, the files the run read.
-func writeReports[T any](formats report.Formats[T], f *lintFlags, in T, inputs []string, stdout io.Writer, getenv func(string) string) error {
+// the registry, each where its path leads (writeDestination): never over
+// one of inputs, the files the run read, nor through a link inside the
+// repository to outside it.
+func writeReports[T any](formats report.Formats[T], f *lintFlags, in T, inputs []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	wd, _ := os.Getwd()
+	repo := repository(f, wd)
 	for _, o := range f.outputs {
 		format, ok := formats.Lookup(o.format)
 		if !ok {
 			return fmt.Errorf("--format %q: want %s", o.format, strings.Join(formats.Names(), " or "))
 		}
-		if err := writeReport(format, o, f, in, inputs, stdout, getenv); err != nil {
+		if err := writeReport(format, o, f, in, inputs, repo, stdout, stderr, getenv); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func writeReport[T any](format report.Format[T], o output, f *lintFlags, in T, inputs []string, stdout io.Writer, getenv func(string) string) error {
+func writeReport[T any](format report.Format[T], o output, f *lintFlags, in T, inputs []string, repo string, stdout, stderr io.Writer, getenv func(string) string) error {
 	if o.file == "" {
 		if err := format.Write(stdout, in, format.Color && useColor(f, stdout, getenv)); err != nil {
 			return fmt.Errorf("writing the %s report: %w", o.format, err)
 		}
 		return nil
 	}
-	err := writeFileAtomic(o.file, inputs, func(w io.Writer) error {
-		return format.Write(w, in, false)
-	})
+	d, err := resolveDestination(o.file, repo)
+	if err == nil {
+		err = writeDestination(d, stdout, stderr, inputs, func(w io.Writer) error {
+			return format.Write(w, in, false)
+		})
+	}
 	if err != nil {
-		return fmt.Errorf("--output: %w", err)
+		return fmt.Errorf("%s: %w", o.flag, namedError(o.file, err))
 	}
 	return nil
+}
+
+// namedError says what went wrong writing to path, naming it once.
+func namedError(path string, err error) error {
+	err = unwrapPath(err)
+	if strings.HasPrefix(err.Error(), path+" ") {
+		return err
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
+// leadsToStdout reports whether the links from path lead to standard
+// output (/dev/stdout, /proc/self/fd/1).
+func leadsToStdout(path string) bool {
+	d, err := resolveDestination(path, "")
+	return err == nil && d.kind == destFD && d.fd == 1
 }
 
 // flagError adds a "did you mean" to the flag package's message about an

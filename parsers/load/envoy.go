@@ -17,6 +17,7 @@ func loadEnvoy(path string, opts Options, _ []string) Result {
 	r := envoy.LoadBytes(path, src, envoy.Options{Target: target})
 	res := Result{Proxies: r.Proxies, Diagnostics: r.Diagnostics}
 	if r.File != nil {
+		r.File.Real = realPath(path)
 		res.Files = append(res.Files, r.File)
 	}
 	return res

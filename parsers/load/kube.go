@@ -21,7 +21,9 @@ func loadKube(path string, opts Options, _ []string) Result {
 	if err != nil {
 		return Result{Diagnostics: []model.Diagnostic{loadError(path, fmt.Sprintf("cannot read %s: %v", path, unwrap(err)))}}
 	}
-	return kubeResult(kube.Parse(path, src))
+	m := kube.Parse(path, src)
+	m.File().Real = realPath(path)
+	return kubeResult(m)
 }
 
 func kubeResult(m *kube.Manifest) Result {

@@ -19,8 +19,13 @@ func loadNginx(path string, opts Options, roots []string) Result {
 		}
 		defer opts.Building(read)()
 	}
-	return nginxResult(cfg, opts)
+	return nginxResult(cfg, opts, onDisk)
 }
+
+// onDisk and inMemory say whether a file of a configuration, by its real
+// path, was read from the disk (model.File.Real).
+func onDisk(string) bool   { return true }
+func inMemory(string) bool { return false }
 
 // nginxOptions are the reader's options for a load: the tree includes may
 // read and the budgets.
@@ -32,7 +37,8 @@ func nginxOptions(opts Options, roots []string) nginx.Options {
 }
 
 // nginxResult turns a loaded nginx configuration into a loader's result.
-func nginxResult(cfg *nginx.Config, opts Options) Result {
+// disk says which files, by their real paths, were read from the disk.
+func nginxResult(cfg *nginx.Config, opts Options, disk func(real string) bool) Result {
 	target := opts.target(model.Nginx, model.Angie)
 	// What nginx -t refuses beyond its reader: unknown directives,
 	// contexts, argument counts and values.
@@ -44,7 +50,11 @@ func nginxResult(cfg *nginx.Config, opts Options) Result {
 		}
 	}
 	for i, f := range cfg.Files {
-		res.Files = append(res.Files, &model.File{Path: f.Path, Source: f.Source, Comments: f.Comments})
+		mf := &model.File{Path: f.Path, Source: f.Source, Comments: f.Comments}
+		if f.Real != "" && disk(f.Real) {
+			mf.Real = f.Real
+		}
+		res.Files = append(res.Files, mf)
 		if i > 0 && f.Real != "" {
 			res.Includes = append(res.Includes, f.Real)
 		}

@@ -47,7 +47,7 @@ func loadStdin(_ string, opts Options, roots []string) Result {
 	}
 	data := opts.Stdin.Data
 	if opts.Kind != KindEnvoy && nginx.IsDump(data) {
-		return nginxResult(nginx.LoadDump(name, data, nginxOptions(opts, nil)), opts)
+		return nginxResult(nginx.LoadDump(name, data, nginxOptions(opts, nil)), opts, inMemory)
 	}
 	kind, err := detectBytes(name, data, opts.Kind)
 	if err != nil {
@@ -75,7 +75,9 @@ func loadStdin(_ string, opts Options, roots []string) Result {
 	no := nginxOptions(opts, roots)
 	no.FS = mem
 	cfg := nginx.Load(name, no)
-	return nginxResult(cfg, opts)
+	// Standard input stands for its file; its includes are read from
+	// the disk.
+	return nginxResult(cfg, opts, func(real string) bool { _, ok := mem.Files[real]; return !ok })
 }
 
 // detectBytes tells the kind of standard input by its content, as detect
@@ -108,5 +110,5 @@ func loadDumpFile(path string, opts Options) (Result, bool) {
 	if err != nil {
 		return Result{Diagnostics: []model.Diagnostic{loadError(path, fmt.Sprintf("cannot read %s: %v", path, unwrap(err)))}}, true
 	}
-	return nginxResult(nginx.LoadDump(path, data, nginxOptions(opts, nil)), opts), true
+	return nginxResult(nginx.LoadDump(path, data, nginxOptions(opts, nil)), opts, inMemory), true
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/proxylint/proxylint/internal/suggest"
 	"github.com/proxylint/proxylint/model"
@@ -198,6 +199,34 @@ func (ch *checker) report(d *Directive, at model.Pos, msg string) {
 	if len(ch.diags) == maxCheckErrors {
 		ch.stopped = true
 	}
+}
+
+// tooLong reports a time nginx accepts but proxylint cannot count (more
+// than about 292 years, what parseTime reads as uncounted): the durations
+// the rules add up from it would overflow, so the configuration is not
+// linted (the run exits 2) rather than linted with a wrong value.
+func (ch *checker) tooLong(d *Directive, arg Arg) bool {
+	ch.diags = append(ch.diags, model.Diagnostic{
+		Code: CodeLoad, Severity: model.Error, Pos: arg.Pos, Fatal: true,
+		Message: fmt.Sprintf("%q directive value %q is longer than proxylint can count (about 292 years): nginx accepts it, but the timeouts it adds up to cannot be linted; write a shorter time (nothing waits that long)", d.Name, clipValue(arg.Value)),
+	})
+	if len(ch.diags) == maxCheckErrors {
+		ch.stopped = true
+	}
+	return false
+}
+
+// clipValue cuts a value a message repeats to a few hundred bytes.
+func clipValue(s string) string {
+	const max = 200
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // maxCheckErrors bounds the errors reported for one configuration: nginx
@@ -400,8 +429,12 @@ func (ch *checker) value(d *Directive, e directiveEntry, ctxs context, sc *block
 			return bad(0, fmt.Sprintf("invalid value %q in %q directive, it must be \"on\" or \"off\"", v, d.Name))
 		}
 	case kindMsec:
-		if _, err := parseTime(v); err != nil {
+		t, err := parseTime(v)
+		if err != nil {
 			return bad(0, fmt.Sprintf("%q directive invalid value %q: not a time (units ms, s, m, h, d, w, as in \"30s\" or \"1m30s\")", d.Name, v))
+		}
+		if t == uncounted {
+			return ch.tooLong(d, d.Args[0])
 		}
 	case kindSec:
 		if !validSeconds(v) {
@@ -480,9 +513,13 @@ func (ch *checker) special(d *Directive, ctxs context, sc *blockScope) bool {
 	case "keepalive_timeout":
 		// ngx_http_core_keepalive: a time, then the Keep-Alive header's
 		// time in seconds.
-		if _, err := parseTime(d.Args[0].Value); err != nil {
+		t, err := parseTime(d.Args[0].Value)
+		if err != nil {
 			ch.report(d, d.Args[0].Pos, fmt.Sprintf("%q directive invalid value %q: not a time (units ms, s, m, h, d, w, as in \"30s\" or \"1m30s\")", d.Name, d.Args[0].Value))
 			return false
+		}
+		if t == uncounted {
+			return ch.tooLong(d, d.Args[0])
 		}
 		if len(d.Args) > 1 && !validSeconds(d.Args[1].Value) {
 			ch.report(d, d.Args[1].Pos, fmt.Sprintf("%q directive invalid value %q: not a time in seconds (units s, m, h, d, w, M, y, as in \"30s\" or \"1h\")", d.Name, d.Args[1].Value))

@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -100,11 +101,15 @@ func Find(dir string) (string, error) {
 		return "", err
 	}
 	top := repoTop(dir)
+	limit := top
+	if limit == "" {
+		limit = dir
+	}
 	for {
 		for _, n := range Names {
 			p := filepath.Join(dir, n)
 			if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-				return p, nil
+				return p, confined(p, limit)
 			}
 		}
 		parent := filepath.Dir(dir)
@@ -113,6 +118,26 @@ func Find(dir string) (string, error) {
 		}
 		dir = parent
 	}
+}
+
+// confined checks that the configuration file found at p is inside limit
+// (the repository, or the directory looked in outside one), symbolic links
+// resolved: a committed .proxylint.yaml that is a link to a file outside
+// the checkout is refused unread, so that no part of that file is printed
+// in an error.
+func confined(p, limit string) error {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return err
+	}
+	if r, err := filepath.EvalSymlinks(limit); err == nil {
+		limit = r
+	}
+	rel, err := filepath.Rel(limit, real)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return fmt.Errorf("%s is a symbolic link to %s, outside the repository (%s); a configuration file found there is read only from inside it (name it with --config to read it anyway)", p, real, limit)
+	}
+	return nil
 }
 
 // repoTop is the nearest directory at or above dir (absolute) that holds
@@ -244,7 +269,35 @@ func (p *parser) inside(path string) bool {
 }
 
 func (p *parser) errorf(n *yaml.Node, format string, args ...any) error {
+	// What the file holds is cut; the paths proxylint names are not.
+	for i, a := range args {
+		switch v := a.(type) {
+		case string:
+			if v != p.root && v != p.rel() {
+				args[i] = clip(v)
+			}
+		case error:
+			args[i] = clip(v.Error())
+		}
+	}
 	return &Error{File: p.file, Line: n.Line, Col: n.Column, Msg: fmt.Sprintf(format, args...)}
+}
+
+// maxEcho is the most of a key or value from the file that a message
+// repeats, in bytes.
+const maxEcho = 200
+
+// clip cuts s, a key or a value a message repeats, to maxEcho bytes: a
+// ten-megabyte key is not echoed whole.
+func clip(s string) string {
+	if len(s) <= maxEcho {
+		return s
+	}
+	cut := maxEcho
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 var yamlLine = lazyre.New(`^yaml: line (\d+): (.*)$`)
@@ -254,9 +307,9 @@ func (p *parser) yamlError(err error) error {
 	msg := err.Error()
 	if m := yamlLine().FindStringSubmatch(msg); m != nil {
 		n, _ := strconv.Atoi(m[1])
-		return &Error{File: p.file, Line: n, Msg: "invalid YAML: " + m[2]}
+		return &Error{File: p.file, Line: n, Msg: "invalid YAML: " + clip(m[2])}
 	}
-	return &Error{File: p.file, Msg: "invalid YAML: " + strings.TrimPrefix(msg, "yaml: ")}
+	return &Error{File: p.file, Msg: "invalid YAML: " + clip(strings.TrimPrefix(msg, "yaml: "))}
 }
 
 // topKeys are the keys of the file, with what each holds (for messages).
@@ -399,6 +452,9 @@ func (p *parser) top(root *yaml.Node) error {
 			s, err := p.str(k, v)
 			if err != nil {
 				return err
+			}
+			if !p.inside(p.abs(s)) {
+				return p.errorf(v, "baseline: %s is outside the repository (%s); a configuration file names a baseline inside it (--baseline on the command line reads one anywhere)", s, p.root)
 			}
 			p.cfg.Baseline = p.abs(s)
 		case "require-reason":
