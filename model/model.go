@@ -145,10 +145,16 @@ func ParseVersion(s string) (Version, error) {
 // from Min to the newest (Version zero, Min set: what proxylint assumes
 // when none is named, so that a finding holds on whatever release runs the
 // configuration), or the newest release (both zero).
+//
+// Before, when set on a range, ends it: the range is then every release
+// from Min up to, not including, Before. A configuration that the newer
+// releases of a range refuse (a directive nginx removed) is linted for the
+// older ones, which run it.
 type Target struct {
 	Product Product
 	Version Version
 	Min     Version
+	Before  Version
 }
 
 // Oldest releases still shipped, assumed when no release is named: nginx
@@ -183,6 +189,8 @@ func (t Target) String() string {
 	switch {
 	case !t.Version.IsZero():
 		return string(t.Product) + ":" + t.Version.String()
+	case !t.Min.IsZero() && !t.Before.IsZero():
+		return string(t.Product) + " " + t.Min.String() + " or newer before " + t.Before.String()
 	case !t.Min.IsZero():
 		return string(t.Product) + " " + t.Min.String() + " or newer"
 	}
@@ -191,8 +199,11 @@ func (t Target) String() string {
 
 // Releases names the releases of the target older than since, for a
 // message about a default that changed in since: "nginx:1.28", or "nginx
-// before 1.29.7" for a range.
+// before 1.29.7" for a range (the whole range when it ends before since).
 func (t Target) Releases(since Version) string {
+	if t.IsRange() && !t.Before.IsZero() && !since.Less(t.Before) {
+		return t.String() // every release of the range is older
+	}
 	if t.IsRange() {
 		return fmt.Sprintf("%s before %s", t.Product, since)
 	}

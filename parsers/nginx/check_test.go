@@ -158,7 +158,6 @@ func TestCheckVersions(t *testing.T) {
 	}{
 		{"nginx:1.22", []string{`5: invalid value "0" in "keepalive" directive`, `10: unknown directive "http2": nginx added it in 1.25.1 (target nginx:1.22)`}},
 		{"nginx:1.26", []string{`5: invalid value "0" in "keepalive" directive`, `9: unknown directive "ssl": nginx removed it in 1.25.1 (target nginx:1.26)`}},
-		{"nginx", []string{`9: unknown directive "ssl" on nginx 1.25.1 and newer, which removed it (target nginx 1.18 or newer: older releases accept it)`}},
 	} {
 		tg, err := model.ParseTarget(c.target)
 		require.NoError(t, err)
@@ -170,6 +169,44 @@ func TestCheckVersions(t *testing.T) {
 		}
 		assert.Equal(t, c.want, got, c.target)
 	}
+}
+
+// TestCheckRefusedOnPartOfTheRange: a directive that the newer releases of
+// the target range removed ("ssl on", gone in 1.25.1) is an error for
+// those releases, and no longer fatal: the configuration is read, and
+// built for the older releases, which run it. With another error beside
+// it the configuration stays unread, as for any error.
+func TestCheckRefusedOnPartOfTheRange(t *testing.T) {
+	src := "events {}\nhttp {\n  server {\n    listen 8443;\n    ssl on;\n  }\n  server {\n    listen 8444;\n    ssl on;\n  }\n}\n"
+	dir := writeFiles(t, map[string]string{"nginx.conf": src, "broken.conf": strings.Replace(src, "listen 8444;", "listen 8444;\n    proxy_read_timeot 1s;", 1)})
+	cfg := Load(filepath.Join(dir, "nginx.conf"), Options{})
+	cfg.Check(model.DefaultTarget(model.Nginx), nil)
+	assert.False(t, cfg.Syntax)
+	assert.Empty(t, fatalDiagnostics(cfg))
+	assert.Equal(t, model.Version{Major: 1, Minor: 25, Patch: 1}, cfg.RefusedFrom)
+	var got []string
+	for _, d := range cfg.Diagnostics {
+		assert.Equal(t, model.Error, d.Severity)
+		got = append(got, fmt.Sprintf("%d: %s", d.Pos.Line, d.Message))
+	}
+	want := `unknown directive "ssl" on nginx 1.25.1 and newer, which removed it (target nginx 1.18 or newer: older releases accept it, and the configuration was linted for them: nginx 1.18 or newer before 1.25.1)`
+	assert.Equal(t, []string{"5: " + want, "9: " + want}, got)
+	p := Build(cfg, model.Target{Product: model.Nginx, Min: model.Version{Major: 1, Minor: 18}, Before: cfg.RefusedFrom})
+	assert.Len(t, p.Listeners, 2)
+
+	cfg = Load(filepath.Join(dir, "broken.conf"), Options{})
+	cfg.Check(model.DefaultTarget(model.Nginx), nil)
+	assert.True(t, cfg.Syntax)
+	assert.True(t, cfg.RefusedFrom.IsZero())
+	got = nil
+	for _, d := range fatalDiagnostics(cfg) {
+		got = append(got, fmt.Sprintf("%d: %s", d.Pos.Line, d.Message))
+	}
+	assert.Equal(t, []string{
+		`5: unknown directive "ssl" on nginx 1.25.1 and newer, which removed it (target nginx 1.18 or newer: older releases accept it)`,
+		`9: unknown directive "proxy_read_timeot" (did you mean "proxy_read_timeout"?)`,
+		`10: unknown directive "ssl" on nginx 1.25.1 and newer, which removed it (target nginx 1.18 or newer: older releases accept it)`,
+	}, got)
 }
 
 func TestCheckCustomDirectives(t *testing.T) {

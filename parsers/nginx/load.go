@@ -75,6 +75,11 @@ type Config struct {
 	// Template is set when a file read is a template of a configuration
 	// rather than one (detect.go): one diagnostic says so.
 	Template bool
+	// RefusedFrom is set by Check when only the releases of a target
+	// range from this one on refuse the configuration (a directive nginx
+	// removed inside the range): the refusals are errors that are not
+	// fatal, and the configuration is built for the older releases.
+	RefusedFrom model.Version
 }
 
 // UnreadInclude is an include directive whose files were not read: outside
