@@ -34,7 +34,7 @@ func checkUpstreamNoKeepalive(pass *Pass) {
 // never pools these (keepalive_module.c skips implicit upstreams).
 func implicitUpstream(pass *Pass, u *model.Upstream) {
 	for _, r := range u.Routes {
-		if !r.Forward.CanPool || alwaysUpgrades(r) {
+		if !r.Forward.CanPool {
 			continue
 		}
 		f := Finding{
@@ -70,7 +70,10 @@ func namedUpstream(pass *Pass, p *model.Proxy, u *model.Upstream) {
 	}
 	var pooling []*model.Route
 	for _, r := range u.Routes {
-		if r.Forward.CanPool && !alwaysUpgrades(r) {
+		// A location that passes upgrades on ("Connection: upgrade"
+		// with every request) carries plain requests too, which pool
+		// (rules/proof, TestConnectionUpgradeOnPlainRequestsPools).
+		if r.Forward.CanPool {
 			pooling = append(pooling, r)
 		}
 	}
@@ -217,12 +220,4 @@ func poolDefeated(p *model.Proxy, u *model.Upstream, r *model.Route) (Finding, b
 		}
 	}
 	return Finding{}, false, false
-}
-
-// alwaysUpgrades reports whether every request through the route asks the
-// backend to upgrade (Connection: upgrade, not a map that sends close for
-// plain requests): an upgraded connection carries one stream and is never
-// pooled, so pooling does not apply (docs/semantics.md §D).
-func alwaysUpgrades(r *model.Route) bool {
-	return r.Stream.Value && r.Nginx != nil && strings.EqualFold(r.Nginx.ConnectionHeader.Value, "upgrade")
 }

@@ -24,7 +24,14 @@ const sequentialRequests = 5
 // accepted.
 func connectionsFor(t *testing.T, upstreams, location string) (ports []int, conns int) {
 	t.Helper()
-	be := newBackend(t)
+	_, ports, conns = connectionsTo(t, upstreams, location)
+	return ports, conns
+}
+
+// connectionsTo is connectionsFor that also returns the backend.
+func connectionsTo(t *testing.T, upstreams, location string) (be *backend, ports []int, conns int) {
+	t.Helper()
+	be = newBackend(t)
 	addr := freeAddr(t)
 	expand := func(s string) string { return strings.ReplaceAll(s, "BACKEND", be.Addr) }
 	srv := startNginx(t, fmt.Sprintf(`
@@ -49,7 +56,7 @@ server {
 	for _, r := range reqs {
 		ports = append(ports, r.RemotePort)
 	}
-	return ports, len(accepted)
+	return be, ports, len(accepted)
 }
 
 func distinct(ports []int) int {
@@ -173,4 +180,47 @@ func TestUpstreamKeepaliveTimeoutBoundsThePool(t *testing.T) {
 	if n := connectionsAcrossIdle(t, "", "keepalive_timeout 1s;"); n != 2 {
 		t.Errorf("the backend accepted %d connections, want 2: the pool closes idle connections after the upstream's keepalive_timeout", n)
 	}
+}
+
+// websocketIdiom is what a location that passes WebSocket upgrades on sends
+// with every request: the client's Upgrade header (none for a plain
+// request) and "Connection: upgrade".
+const websocketIdiom = `proxy_http_version 1.1;
+        proxy_set_header Upgrade $http_upgrade;
+        proxy_set_header Connection "upgrade";`
+
+// TestConnectionUpgradeOnPlainRequestsPools: a location that sends
+// "Connection: upgrade" with every request is not a WebSocket-only stream.
+// A request without an Upgrade header goes out with "Connection: upgrade"
+// and no Upgrade, the backend answers it as a plain request, and nginx
+// returns the connection to the upstream's pool: with keepalive 8 five
+// GETs share one connection, without it each opens its own. So the
+// pooling of such a location's upstream matters (upstream-no-keepalive
+// judges it), and a keepalive in that upstream is used.
+func TestConnectionUpgradeOnPlainRequestsPools(t *testing.T) {
+	t.Parallel()
+	be, ports, conns := connectionsTo(t, `
+upstream pool {
+    server BACKEND;
+    keepalive 8;
+}`, websocketIdiom+`
+        proxy_pass http://pool;`)
+	first := be.Requests("seq-0")
+	if len(first) != 1 {
+		t.Fatalf("the backend saw the first request %d times, want 1", len(first))
+	}
+	for _, r := range first {
+		if !strings.EqualFold(r.Connection, "upgrade") || r.Upgrade != "" {
+			t.Errorf("the backend got Connection %q and Upgrade %q, want \"upgrade\" and none", r.Connection, r.Upgrade)
+		}
+	}
+	if conns != 1 || distinct(ports) != 1 {
+		t.Errorf("with keepalive 8, %d plain requests came on %d connections from ports %v, want 1 connection", sequentialRequests, conns, ports)
+	}
+	ports, conns = connectionsFor(t, `
+upstream pool {
+    server BACKEND;
+}`, websocketIdiom+`
+        proxy_pass http://pool;`)
+	wantConnectionPerRequest(t, ports, conns)
 }
