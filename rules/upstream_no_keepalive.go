@@ -90,7 +90,7 @@ func namedUpstream(pass *Pass, p *model.Proxy, u *model.Upstream) {
 		return
 	}
 	if u.PoolSize.Value <= 0 {
-		if f, ok := defeatedEverywhere(p, u, pooling); ok {
+		if f, ok := defeatedEverywhere(pass, u, pooling); ok {
 			pass.Report(f)
 			return
 		}
@@ -121,51 +121,84 @@ func namedUpstream(pass *Pass, p *model.Proxy, u *model.Upstream) {
 		return
 	}
 	for _, r := range pooling {
-		if f, _, ok := poolDefeated(p, u, r); ok {
-			f.Edits = poolDefeatedFix(pass, r)
-			pass.Report(f)
+		for i, d := range poolDefeats(u, r) {
+			if i == 0 {
+				// One repair for the route, made once.
+				d.Edits = poolDefeatedFix(pass, r)
+			}
+			pass.Report(d.Finding)
 		}
 	}
 }
 
 // defeatedEverywhere: an upstream without a pool whose every route also
-// keeps connections from being reused by a setting written in the
-// configuration (Connection: close, a map that sends it for requests
-// without Upgrade, HTTP/1.0, fastcgi_keep_conn off). Adding keepalive
-// alone would change nothing, on any nginx version (1.29.7's pooling by
-// default included), so the finding names that setting and the fix both.
-func defeatedEverywhere(p *model.Proxy, u *model.Upstream, routes []*model.Route) (Finding, bool) {
-	var first Finding
+// keeps connections from being reused by a setting that holds on every
+// release (a Connection: close or HTTP/1.0 written in the configuration,
+// a map that sends Connection: close for requests without Upgrade,
+// FastCGI without fastcgi_keep_conn on, whose default no release
+// changed). Adding keepalive alone would change nothing, on any nginx
+// version (1.29.7's pooling by default included), so the finding names
+// that setting and the fix does both: it repairs every defeat of the
+// routes, those of a release's defaults included, so that it pools.
+func defeatedEverywhere(pass *Pass, u *model.Upstream, routes []*model.Route) (Finding, bool) {
+	var first defeat
+	oldDefaults, defaultClose := false, false
 	for i, r := range routes {
-		f, written, ok := poolDefeated(p, u, r)
-		if !ok || !written {
+		var found *defeat
+		ds := poolDefeats(u, r)
+		for j := range ds {
+			if ds[j].everyRelease && found == nil {
+				found = &ds[j]
+			}
+			oldDefaults = oldDefaults || !ds[j].everyRelease
+		}
+		if c := r.Nginx.ConnectionHeader; c.Default && c.Value != "" {
+			defaultClose = true
+		}
+		if found == nil {
 			return Finding{}, false
 		}
 		if i == 0 {
-			first = f
+			first = *found
 		}
 	}
-	why := strings.TrimSuffix(first.Message, ".")
-	if _, after, ok := strings.Cut(why, ": "); ok {
-		why = after
+	fix := fmt.Sprintf("add \"keepalive 16;\" to upstream %q, and %s", u.Name, first.Fix)
+	switch {
+	case oldDefaults && defaultClose:
+		fix += "; before nginx 1.29.7 also proxy_http_version 1.1 and proxy_set_header Connection \"\" where it is proxied to"
+	case oldDefaults:
+		fix += "; before nginx 1.29.7 also proxy_http_version 1.1 where it is proxied to"
 	}
 	return Finding{
 		Pos: u.Pos,
 		Message: fmt.Sprintf("upstream %q has no keepalive directive, and %s: every request opens a new connection on every nginx version, and adding keepalive alone would not change that.",
-			u.Name, why),
+			u.Name, first.cause),
 		Related: []Related{{Pos: first.Pos, Message: "keeps connections from being reused (" + routes[0].Forward.Name + " in " + routeName(routes[0]) + ")"}},
-		Fix:     fmt.Sprintf("add \"keepalive 16;\" to upstream %q, and %s", u.Name, first.Fix),
+		Fix:     fix,
+		Edits:   namedUpstreamFix(pass, u, routes),
 	}, true
 }
 
-// poolDefeated finds the setting that keeps a route from reusing its
-// upstream's pooled connections (docs/semantics.md §D), and says whether
-// it is written in the configuration rather than a release's default
-// (the second result); the third is false when nothing defeats it.
-func poolDefeated(p *model.Proxy, u *model.Upstream, r *model.Route) (Finding, bool, bool) {
+// defeat is a setting that keeps a route from reusing its upstream's
+// pooled connections, as a finding; everyRelease is set when it holds on
+// every release, not only where a release's default is in effect.
+type defeat struct {
+	Finding
+	everyRelease bool
+	// cause says what the setting does, for a finding at the upstream.
+	cause string
+}
+
+// poolDefeats lists every setting that keeps a route from reusing its
+// upstream's pooled connections (docs/semantics.md §D), in the order the
+// request meets them. The defaults before nginx 1.29.7 (HTTP/1.0 and
+// Connection: close) are one defeat, named by the HTTP version.
+func poolDefeats(u *model.Upstream, r *model.Route) []defeat {
 	related := []Related{{Pos: u.Pos, Message: fmt.Sprintf("upstream %q keeps a pool", u.Name)}}
+	var out []defeat
 	switch r.Forward.Module {
 	case "proxy":
+		version := false
 		if v := r.Nginx.HTTPVersion; v.Valid() && v.Value == "1.0" {
 			f := Finding{
 				Pos: v.Pos,
@@ -178,9 +211,15 @@ func poolDefeated(p *model.Proxy, u *model.Upstream, r *model.Route) (Finding, b
 				f.Message = fmt.Sprintf("proxy_http_version defaults to 1.0 %s, which defeats the keepalive pool of upstream %q: nginx never reuses a connection after an HTTP/1.0 request.",
 					v.Note, u.Name)
 			}
-			return f, !v.Default, true
+			if c := r.Nginx.ConnectionHeader; c.Explicit() && !strings.EqualFold(c.Value, "close") {
+				// The location sets its Connection header (the
+				// websocket idiom): only the version is to change.
+				f.Fix = "set proxy_http_version 1.1 in this location (or at server or http level)"
+			}
+			out = append(out, defeat{f, !v.Default, "proxy_http_version 1.0 is set, and nginx never reuses a connection after an HTTP/1.0 request"})
+			version = v.Default
 		}
-		if c := r.Nginx.ConnectionHeader; c.Valid() && strings.EqualFold(c.Value, "close") {
+		if c := r.Nginx.ConnectionHeader; c.Valid() && strings.EqualFold(c.Value, "close") && !(c.Default && version) {
 			f := Finding{
 				Pos: c.Pos,
 				Message: fmt.Sprintf("proxy_set_header Connection close defeats the keepalive pool of upstream %q: the backend closes every connection after one request.",
@@ -193,16 +232,16 @@ func poolDefeated(p *model.Proxy, u *model.Upstream, r *model.Route) (Finding, b
 					c.Note, u.Name)
 				f.Fix = "add proxy_set_header Connection \"\" (and proxy_http_version 1.1) in this location or at server or http level"
 			}
-			return f, !c.Default, true
+			out = append(out, defeat{f, !c.Default, "proxy_set_header Connection close makes the backend close every connection after one request"})
 		}
 		if c, plain := r.Nginx.ConnectionHeader, r.Nginx.ConnectionHeaderPlain; plain.Valid() && strings.EqualFold(plain.Value, "close") {
-			return Finding{
+			out = append(out, defeat{Finding{
 				Pos: c.Pos,
 				Message: fmt.Sprintf("proxy_set_header Connection %s defeats the keepalive pool of upstream %q: %s sends \"Connection: close\" with every request that does not upgrade, so the backend closes the connection after it.",
 					c.Value, u.Name, plain.Name),
 				Related: append(related, Related{Pos: plain.Pos, Message: "the value for requests without Upgrade: close"}),
 				Fix:     "map requests without Upgrade to an empty Connection header: map $http_upgrade " + c.Value + " { default upgrade; '' ''; }",
-			}, true, true
+			}, true, plain.Name + " sends \"Connection: close\" with every request that does not upgrade, so the backend closes the connection after it"})
 		}
 	case "fastcgi":
 		if k := r.Nginx.KeepConn; k.Valid() && !k.Value {
@@ -213,11 +252,14 @@ func poolDefeated(p *model.Proxy, u *model.Upstream, r *model.Route) (Finding, b
 				Related: related,
 				Fix:     "set fastcgi_keep_conn on where the upstream is used",
 			}
+			cause := "fastcgi_keep_conn off makes nginx ask the FastCGI server to close the connection after each request"
 			if k.Default {
 				f.Message = fmt.Sprintf("fastcgi_keep_conn is off by default: nginx asks the FastCGI server to close the connection after each request, so the keepalive pool of upstream %q is never used.", u.Name)
+				cause = "fastcgi_keep_conn is off by default, so nginx asks the FastCGI server to close the connection after each request"
 			}
-			return f, !k.Default, true
+			// No release changed the default: it holds on all.
+			out = append(out, defeat{f, true, cause})
 		}
 	}
-	return Finding{}, false, false
+	return out
 }
