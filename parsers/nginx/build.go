@@ -495,6 +495,19 @@ func (b *builder) unresolvable(s *scope, scheme, hostport string) (host string, 
 	return addr.Host, true
 }
 
+// literalUnresolvable reports whether the literal host of a pass URL
+// that holds variables elsewhere (its URI) can never be connected to, and
+// its name: unresolvable, for a module that looks it up (a port is
+// needed but for proxy, as for a computed host), in a configuration read
+// whole.
+func (b *builder) literalUnresolvable(s *scope, module, scheme, hostport string) (string, bool) {
+	addr, err := parseAddress(hostport, 0)
+	if err != nil || addr.Host == "" || (module != "proxy" && addr.Port == 0) || b.proxy.Partial {
+		return "", false
+	}
+	return b.unresolvable(s, scheme, hostport)
+}
+
 // newRoute returns a zero route from the current batch.
 func (b *builder) newRoute() *model.Route { return next(&b.routes) }
 
@@ -579,6 +592,17 @@ func (b *builder) resolvePass(r *model.Route, s *scope, parent *model.Route) {
 				}
 				return
 			}
+		} else if host, ok := b.literalUnresolvable(s, module, p.Scheme, passHost(host)); ok {
+			// A variable in the URI alone still makes the whole URL a
+			// script: nginx makes no upstream for it and looks its
+			// literal host up when a request comes, as a computed one
+			// (rules/proof, TestLiteralHostWithVariablesIsLookedUpPerRequest).
+			p.Unresolvable = model.Default(host, "resolver", d.Pos)
+			if b.target.Product == model.Angie {
+				p.Unresolvable.Note = "on " + b.target.Releases(model.Version{Major: 1, Minor: 12}) +
+					" (since 1.12.0 Angie looks names up with the DNS servers of /etc/resolv.conf by default)"
+			}
+			return
 		}
 	}
 	hostport := passHost(rest)
