@@ -663,8 +663,13 @@ type Upstream struct {
 	Kind     string
 	Name     string
 	Implicit bool
-	Pos      Pos
-	Servers  []Server
+	// HostAssumed is set on an implicit upstream whose host name could
+	// also name an upstream block in configuration that was not read (a
+	// fragment's includer): it is taken for a DNS name, because it reads
+	// as one (it has a domain).
+	HostAssumed bool
+	Pos         Pos
+	Servers     []Server
 
 	// The pool of idle connections the upstream keeps: Size (nginx
 	// "keepalive N"; 0 = no pool; invalid for Envoy, which pools

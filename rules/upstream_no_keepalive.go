@@ -33,6 +33,16 @@ func checkUpstreamNoKeepalive(pass *Pass) {
 // implicitUpstream: proxy_pass to an address no upstream block names. nginx
 // never pools these (keepalive_module.c skips implicit upstreams).
 func implicitUpstream(pass *Pass, u *model.Upstream) {
+	// The server as an upstream block must name it: with its port, which
+	// a server line otherwise takes as 80 (https:// passes use 443).
+	server := u.Servers[0].Raw
+	if a := u.Servers[0].Address; a.Unix == "" && a.Port != 0 && !strings.HasSuffix(server, fmt.Sprintf(":%d", a.Port)) {
+		host := a.Host
+		if strings.Contains(host, ":") && !strings.HasPrefix(host, "[") {
+			host = "[" + host + "]"
+		}
+		server = fmt.Sprintf("%s:%d", host, a.Port)
+	}
 	for _, r := range u.Routes {
 		if !r.Forward.CanPool {
 			continue
@@ -42,7 +52,11 @@ func implicitUpstream(pass *Pass, u *model.Upstream) {
 			Message: fmt.Sprintf("%s to %s has no upstream block, so nginx opens a new connection for every request. "+
 				"Addresses used directly are never pooled, on any nginx version.", r.Forward.Name, u.Name),
 			Fix: fmt.Sprintf("declare \"upstream backend { server %s; }\" (nginx before 1.29.7 also needs \"keepalive 16;\" in it, "+
-				"proxy_http_version 1.1 and proxy_set_header Connection \"\") and use %s %s://backend", u.Servers[0].Raw, r.Forward.Name, schemeOr(r.Forward.Scheme, "http")),
+				"proxy_http_version 1.1 and proxy_set_header Connection \"\") and use %s %s://backend", server, r.Forward.Name, schemeOr(r.Forward.Scheme, "http")),
+		}
+		if u.HostAssumed {
+			f.Message += fmt.Sprintf(" (%s is taken for a host name, as it reads as one: an upstream block of that name in the configuration that includes this file, which was not read, would be used instead.)",
+				u.Servers[0].Address.Host)
 		}
 		if u.Servers[0].Address.Unix != "" {
 			f.Severity = model.Note
@@ -50,7 +64,7 @@ func implicitUpstream(pass *Pass, u *model.Upstream) {
 				"Cheaper than TCP, but still never pooled.", r.Forward.Name, u.Name)
 		}
 		if r.Forward.Module == "grpc" || r.Forward.Module == "memcached" {
-			f.Fix = fmt.Sprintf("declare \"upstream backend { server %s; }\" (with \"keepalive 16;\" before nginx 1.29.7) and use %s to it", u.Servers[0].Raw, r.Forward.Name)
+			f.Fix = fmt.Sprintf("declare \"upstream backend { server %s; }\" (with \"keepalive 16;\" before nginx 1.29.7) and use %s to it", server, r.Forward.Name)
 		}
 		f.Fix, f.Edits = implicitUpstreamFixOf(pass, u, r, f.Fix)
 		pass.Report(f)

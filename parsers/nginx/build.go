@@ -623,13 +623,14 @@ func (b *builder) resolvePass(r *model.Route, s *scope, parent *model.Route) {
 			// nginx refuses a port on an upstream's name ("upstream
 			// may not have port"): nothing to model.
 			return
-		case addr.Port == 0 && !isLiteralHost(addr.Host) && !b.complete:
+		case addr.Port == 0 && !isLiteralHost(addr.Host) && !b.complete && !domainName(addr.Host):
 			// A name without a port may be an upstream block in a part
 			// of the configuration that was not read (the file that
 			// includes this fragment, an include outside the tree).
 			return
 		}
 	}
+	assumed := addr.Unix == "" && addr.Port == 0 && !isLiteralHost(addr.Host) && !b.complete
 	key := implicitKey(addr, p.Scheme)
 	if addr.Port == 0 && addr.Unix == "" {
 		addr.Port = defaultPort(p.Scheme)
@@ -639,7 +640,7 @@ func (b *builder) resolvePass(r *model.Route, s *scope, parent *model.Route) {
 		u = b.base[key]
 	}
 	if u == nil {
-		u = &model.Upstream{Proxy: b.proxy, Kind: "upstream", Name: addr.String(), Implicit: true, Pos: d.Pos, ClosedUnderRequest: closedUnderRequest}
+		u = &model.Upstream{Proxy: b.proxy, Kind: "upstream", Name: addr.String(), Implicit: true, HostAssumed: assumed, Pos: d.Pos, ClosedUnderRequest: closedUnderRequest}
 		u.Servers = []model.Server{{Address: addr, Raw: hostport, Pos: d.Args[0].Pos, Literal: addr.Unix != "" || isLiteralHost(addr.Host), Addresses: knownAddresses(addr)}}
 		u.PoolSize = model.Default(0, "keepalive", d.Pos)
 		u.PoolIdle = model.Default(defaultUpstreamIdle, "keepalive_timeout", d.Pos)
