@@ -294,6 +294,14 @@ func (l *loader) parse(path, real, parent string, depth int, from model.Pos) (*F
 		l.template(pos, "${NAME} placeholders where nginx reads no variables")
 		return nil, nil, nil
 	}
+	if d, i, ok := envsubstTemplate(path, f.Directives); ok {
+		pos := d.Pos
+		if i >= 0 {
+			pos = d.Args[i].Pos
+		}
+		l.template(pos, "${NAME} placeholders of a .template file, which envsubst renders, as the nginx image does with /etc/nginx/templates")
+		return nil, nil, nil
+	}
 	if len(pending) == 0 && perr == nil && depth > 0 {
 		if l.parsed == nil {
 			l.parsed = map[parseKey]*File{}
