@@ -259,7 +259,12 @@ type Proxy struct {
 	// for a whole configuration; for a fragment linted alone, the block its
 	// contents imply ("http", "server", "location", "upstream"), whose
 	// surroundings, and so the values they may set, are unknown.
-	Context   string
+	Context string
+	// Snippets are the location-level files linted through this
+	// configuration, itself a fragment that no configuration found
+	// includes: each may be included by other locations too, whose
+	// settings (the access log) are not known.
+	Snippets  []string
 	Listeners []*Listener
 	Upstreams []*Upstream
 	// Dropped lists settings the platform silently drops in favour of

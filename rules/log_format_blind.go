@@ -25,6 +25,7 @@ var timingVariables = []string{"request_time", "upstream_response_time", "upstre
 
 func checkLogFormatBlind(pass *Pass) {
 	for _, p := range pass.Model.Proxies {
+		snippetLogs(pass, p)
 		// The routes of a server share its access_log.
 		seen := reported{}
 		for _, r := range p.Routes() {
@@ -86,6 +87,33 @@ func blindLog(r *model.Route, context string) (Finding, bool) {
 		return f, true
 	}
 	return Finding{}, false
+}
+
+// snippetLogs judges the location-level snippets linted through p, a
+// fragment that no configuration found includes (Proxy.Snippets): the
+// locations that include a snippet there are one use, and it may be
+// included elsewhere too, so a snippet that proxies and sets no
+// access_log of its own gets the note it gets alone.
+func snippetLogs(pass *Pass, p *model.Proxy) {
+	for _, file := range p.Snippets {
+		for _, r := range p.Routes() {
+			if r.Forward == nil || r.Forward.Pos.File != file || r.AccessLogs.Pos.File == file {
+				continue
+			}
+			var missing []string
+			for _, v := range timingVariables {
+				missing = append(missing, "$"+v)
+			}
+			pass.Report(Finding{
+				Pos: model.Pos{File: file, Line: 1, Col: 1},
+				Message: fmt.Sprintf("This snippet sets no access_log, so what it proxies is logged by each location that includes it: %s, which was found, is one, and the configuration of the others was not found; "+
+					"if one logs as %s, the log has no %s: %s.", routeName(r), stockLogs, quoteList(missing), blindness(missing)),
+				Related: []Related{{Pos: r.Pos, Message: "includes this snippet (" + routeName(r) + ")"}},
+				Fix:     "decide where the access log goes and log it with a format that has $request_time, $upstream_response_time and $upstream_status",
+			})
+			break
+		}
+	}
 }
 
 // stockLogs are the access logs of the nginx.conf that distributions

@@ -278,10 +278,22 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 	items, results, scope := withEntryPoints(items, results, included, epOpts, append(roots, dirs...))
 	discovered := map[string]bool{}
 	for _, ep := range found {
-		discovered[realPath(ep)] = true
-		for _, it := range items {
-			if scope != nil && scope.through[it.real] == realPath(ep) {
-				m.Diagnostics = append(m.Diagnostics, throughNote(it.path, ep))
+		real := realPath(ep)
+		discovered[real] = true
+		var epResult *Result
+		for i, it := range items {
+			if it.real == real && !it.explicit {
+				epResult = &results[i]
+			}
+		}
+		fragment := epResult != nil && epResult.fragment
+		for i, it := range items {
+			if scope == nil || scope.through[it.real] != real {
+				continue
+			}
+			m.Diagnostics = append(m.Diagnostics, throughNote(it.path, ep, fragment))
+			if fragment && epResult != nil {
+				snippetThrough(epResult, it, results[i])
 			}
 		}
 	}
@@ -332,6 +344,25 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 	}
 	nothingToLint(m, linkOnly, paths, opts)
 	return m, scope
+}
+
+// snippetThrough records, on the proxies of a fragment that a
+// location-level snippet was linted through, that the snippet may be
+// included elsewhere too: the fragment is one use the repository shows,
+// and no configuration found includes it (model.Proxy.Snippets).
+func snippetThrough(ep *Result, it item, alone Result) {
+	if len(alone.Proxies) == 0 || alone.Proxies[0].Context != "location" {
+		return
+	}
+	for _, f := range ep.Files {
+		if realPath(f.Path) != it.real {
+			continue
+		}
+		for _, p := range ep.Proxies {
+			p.Snippets = append(p.Snippets, f.Path)
+		}
+		return
+	}
 }
 
 // loadAll reads the items in parallel, one file per available core; the
