@@ -74,12 +74,12 @@ func TestDiscoveryStopsAtTheRepository(t *testing.T) {
 // lists the snippet as one that other locations may include as well.
 func TestSnippetLintedThroughTheSiteThatIncludesIt(t *testing.T) {
 	dir := tree(t, map[string]string{
-		"etc/nginx/nginx.conf":                  "events {}\nhttp {\n    include /etc/nginx/conf.d/*.conf;\n}\n",
-		"etc/nginx/conf.d/default.conf":         "server {\n    listen 80;\n    set $server \"127.0.0.1\";\n    set $port \"80\";\n    include conf.d/include/assets.conf;\n}\n",
-		"etc/nginx/conf.d/include/assets.conf":  "location ~* \\.(css|js)$ {\n    access_log off;\n    include conf.d/include/proxy.conf;\n}\n",
-		"etc/nginx/conf.d/include/proxy.conf":   "proxy_set_header Host $host;\nproxy_pass http://$server:$port$request_uri;\n",
-		"etc/nginx/conf.d/include/unused.conf":  "add_header X-Unused 1;\n",
-		"etc/nginx/conf.d/include/broken.conf":  "include conf.d/include/proxy.conf;\nlocation {\n",
+		"etc/nginx/nginx.conf":                 "events {}\nhttp {\n    include /etc/nginx/conf.d/*.conf;\n}\n",
+		"etc/nginx/conf.d/default.conf":        "server {\n    listen 80;\n    set $server \"127.0.0.1\";\n    set $port \"80\";\n    include conf.d/include/assets.conf;\n}\n",
+		"etc/nginx/conf.d/include/assets.conf": "location ~* \\.(css|js)$ {\n    access_log off;\n    include conf.d/include/proxy.conf;\n}\n",
+		"etc/nginx/conf.d/include/proxy.conf":  "proxy_set_header Host $host;\nproxy_pass http://$server:$port$request_uri;\n",
+		"etc/nginx/conf.d/include/unused.conf": "add_header X-Unused 1;\n",
+		"etc/nginx/conf.d/include/broken.conf": "include conf.d/include/proxy.conf;\nlocation {\n",
 	})
 	t.Chdir(filepath.Join(dir, "etc", "nginx", "conf.d", "include"))
 	m, scope := LoadScoped([]string{"proxy.conf"}, Options{})
