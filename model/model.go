@@ -260,17 +260,27 @@ type Proxy struct {
 	// contents imply ("http", "server", "location", "upstream"), whose
 	// surroundings, and so the values they may set, are unknown.
 	Context string
-	// Snippets are the location-level files linted through this
-	// configuration, itself a fragment that no configuration found
-	// includes: each may be included by other locations too, whose
-	// settings (the access log) are not known.
-	Snippets  []string
+	// Snippets are the files linted through this configuration, itself a
+	// fragment that no configuration found includes, with the context
+	// their contents imply: a location-level one may be included by
+	// other locations too, whose settings (the access log) are not
+	// known; what the includers' http block sets is not known for any.
+	Snippets  []Snippet
 	Listeners []*Listener
 	Upstreams []*Upstream
 	// Dropped lists settings the platform silently drops in favour of
 	// another resource (Value says why: an Envoy Gateway policy that
 	// rebuilds a route without its timeout).
 	Dropped []Drop
+}
+
+// Snippet is a file linted through the configuration that includes it
+// (Proxy.Snippets): its path as that configuration read it, and the
+// context its contents imply when read alone ("http", "server",
+// "location").
+type Snippet struct {
+	File    string
+	Context string
 }
 
 // Drop is a setting the platform silently drops: the Setting points where

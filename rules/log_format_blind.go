@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/proxylint/proxylint/model"
@@ -95,22 +96,33 @@ func blindLog(r *model.Route, context string) (Finding, bool) {
 // included elsewhere too, so a snippet that proxies and sets no
 // access_log of its own gets the note it gets alone.
 func snippetLogs(pass *Pass, p *model.Proxy) {
-	for _, file := range p.Snippets {
+	var missing []string
+	for _, v := range timingVariables {
+		missing = append(missing, "$"+v)
+	}
+	for _, sn := range p.Snippets {
 		for _, r := range p.Routes() {
-			if r.Forward == nil || r.Forward.Pos.File != file || r.AccessLogs.Pos.File == file {
+			if r.Forward == nil || r.Forward.Pos.File != sn.File || r.AccessLogs.Pos.File == sn.File {
 				continue
 			}
-			var missing []string
-			for _, v := range timingVariables {
-				missing = append(missing, "$"+v)
-			}
-			pass.Report(Finding{
-				Pos: model.Pos{File: file, Line: 1, Col: 1},
-				Message: fmt.Sprintf("This snippet sets no access_log, so what it proxies is logged by each location that includes it: %s, which was found, is one, and the configuration of the others was not found; "+
-					"if one logs as %s, the log has no %s: %s.", routeName(r), stockLogs, quoteList(missing), blindness(missing)),
-				Related: []Related{{Pos: r.Pos, Message: "includes this snippet (" + routeName(r) + ")"}},
+			f := Finding{
+				Pos:     model.Pos{File: sn.File, Line: 1, Col: 1},
+				Related: []Related{{Pos: r.Pos, Message: "includes this file (" + routeName(r) + ")"}},
 				Fix:     "decide where the access log goes and log it with a format that has $request_time, $upstream_response_time and $upstream_status",
-			})
+			}
+			switch {
+			case sn.Context == "location":
+				f.Message = fmt.Sprintf("This snippet sets no access_log, so what it proxies is logged by each location that includes it: %s, which was found, is one, and the configuration of the others was not found; "+
+					"if one logs as %s, the log has no %s: %s.", routeName(r), stockLogs, quoteList(missing), blindness(missing))
+			case r.AccessLogs.Default:
+				// Neither this file nor the fragment found that
+				// includes it sets one: the includer's includer does.
+				f.Message = fmt.Sprintf("This file sets no access_log, nor does %s, which includes it, and no configuration found includes that: included by %s, what it proxies is logged without %s: %s.",
+					filepath.Base(p.Entry), stockLogs, quoteList(missing), blindness(missing))
+			default:
+				continue
+			}
+			pass.Report(f)
 			break
 		}
 	}

@@ -1,6 +1,7 @@
 package rules_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -58,4 +59,37 @@ func TestSnippetThroughASite(t *testing.T) {
 		}
 	}
 	assert.ElementsMatch(t, []got{{"log-format-blind", 1}, {"upstream-no-keepalive", 2}}, findings)
+}
+
+// TestServerFragmentThroughASite: a server-level file (locations) that a
+// site includes, where neither sets an access_log and nothing found
+// includes the site, still gets the stock includers' note, at its own
+// first line: the site's default log is the includer's.
+func TestServerFragmentThroughASite(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"sites/app.conf":              "server {\n    listen 80;\n    include sites/common/locations.conf;\n}\n",
+		"sites/common/locations.conf": "location / {\n    proxy_pass http://10.0.0.1:8080;\n}\n",
+	}
+	for name, src := range files {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(src), 0o644))
+	}
+	t.Chdir(filepath.Join(dir, "sites", "common"))
+	m, scope := load.LoadScoped([]string{"locations.conf"}, load.Options{})
+	only := &rules.Options{Disable: map[string]bool{}}
+	for _, r := range rules.All() {
+		if r.ID != "log-format-blind" {
+			only.Disable[r.ID] = true
+		}
+	}
+	var got []string
+	for _, f := range rules.Process(m, only, rules.Check(m, only), rules.Steps{InScope: scope.Contains}) {
+		if f.Rule == "log-format-blind" {
+			got = append(got, fmt.Sprintf("%s:%d %s", filepath.Base(f.Pos.File), f.Pos.Line, f.Message))
+		}
+	}
+	require.Len(t, got, 1)
+	assert.Regexp(t, `^locations.conf:1 This file sets no access_log, nor does app.conf, which includes it, and no configuration found includes that: included by a distribution's nginx.conf`, got[0])
 }

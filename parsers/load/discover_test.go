@@ -89,7 +89,8 @@ func TestSnippetLintedThroughTheSiteThatIncludesIt(t *testing.T) {
 	p := m.Proxies[0]
 	assert.Equal(t, "http", p.Context)
 	require.Len(t, p.Snippets, 1)
-	assert.Equal(t, realPath("proxy.conf"), realPath(p.Snippets[0]))
+	assert.Equal(t, realPath("proxy.conf"), realPath(p.Snippets[0].File))
+	assert.Equal(t, "location", p.Snippets[0].Context)
 	u := upstreamOf(t, m)
 	require.NotNil(t, u)
 	assert.True(t, u.Implicit)

@@ -346,12 +346,13 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 	return m, scope
 }
 
-// snippetThrough records, on the proxies of a fragment that a
-// location-level snippet was linted through, that the snippet may be
-// included elsewhere too: the fragment is one use the repository shows,
-// and no configuration found includes it (model.Proxy.Snippets).
+// snippetThrough records, on the proxies of a fragment that another
+// fragment was linted through, that this one was, with the context it
+// has alone (model.Proxy.Snippets): what the fragment's own includer sets
+// is not known, and a location-level snippet may be included elsewhere
+// too.
 func snippetThrough(ep *Result, it item, alone Result) {
-	if len(alone.Proxies) == 0 || alone.Proxies[0].Context != "location" {
+	if len(alone.Proxies) == 0 || alone.Proxies[0].Context == "main" {
 		return
 	}
 	for _, f := range ep.Files {
@@ -359,7 +360,7 @@ func snippetThrough(ep *Result, it item, alone Result) {
 			continue
 		}
 		for _, p := range ep.Proxies {
-			p.Snippets = append(p.Snippets, f.Path)
+			p.Snippets = append(p.Snippets, model.Snippet{File: f.Path, Context: alone.Proxies[0].Context})
 		}
 		return
 	}
