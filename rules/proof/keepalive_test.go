@@ -2,8 +2,12 @@ package proof
 
 import (
 	"fmt"
+	"io"
+	"net"
 	"net/http"
+	"net/http/fcgi"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -221,6 +225,106 @@ upstream pool {
 upstream pool {
     server BACKEND;
 }`, websocketIdiom+`
+        proxy_pass http://pool;`)
+	wantConnectionPerRequest(t, ports, conns)
+}
+
+// fastcgiConnections starts a FastCGI backend (net/http/fcgi, which keeps
+// a connection open only when nginx asks it to, FCGI_KEEP_CONN) behind an
+// upstream with keepalive 8, sends sequentialRequests GETs through the
+// location, which holds the given directives, and returns how many
+// connections the backend accepted.
+func fastcgiConnections(t *testing.T, location string) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	counted := &countingListener{Listener: ln}
+	go func() {
+		_ = fcgi.Serve(counted, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = io.WriteString(w, "ok\n")
+		}))
+	}()
+	t.Cleanup(func() { _ = ln.Close() })
+	addr := freeAddr(t)
+	srv := startNginx(t, fmt.Sprintf(`
+upstream php {
+    server %s;
+    keepalive 8;
+}
+server {
+    listen %s;
+    location / {
+        fastcgi_param REQUEST_METHOD $request_method;
+        fastcgi_param SERVER_PROTOCOL $server_protocol;
+        fastcgi_param REQUEST_URI $request_uri;
+        fastcgi_param SCRIPT_NAME $uri;
+        fastcgi_param SERVER_NAME localhost;
+        fastcgi_param SERVER_PORT 80;
+        fastcgi_param REMOTE_ADDR $remote_addr;
+        fastcgi_pass php;
+        %s
+    }
+}
+`, ln.Addr(), addr, location), addr)
+	for i := range sequentialRequests {
+		if r := send(t, http.MethodGet, srv.URL()+"/", fmt.Sprintf("fcgi-%d", i)); r.Status != http.StatusOK {
+			t.Fatalf("request %d: status %d, want 200", i, r.Status)
+		}
+	}
+	return int(counted.accepted.Load())
+}
+
+// countingListener counts the connections it accepts.
+type countingListener struct {
+	net.Listener
+	accepted atomic.Int32
+}
+
+func (l *countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil {
+		l.accepted.Add(1)
+	}
+	return c, err
+}
+
+// TestFastCGIWithoutKeepConnNeverPools: without fastcgi_keep_conn on,
+// nginx asks the FastCGI server to close the connection after each
+// request, so an upstream pool (keepalive 8 here; the default pool of
+// 1.29.7 is the same) is never used: five requests, five connections. No
+// release changed fastcgi_keep_conn's default (off), so this holds on all,
+// and upstream-no-keepalive says that keepalive alone would change
+// nothing. With fastcgi_keep_conn on, the five share one connection.
+func TestFastCGIWithoutKeepConnNeverPools(t *testing.T) {
+	t.Parallel()
+	if n := fastcgiConnections(t, ""); n != sequentialRequests {
+		t.Errorf("without fastcgi_keep_conn, the backend accepted %d connections for %d requests, want one each", n, sequentialRequests)
+	}
+	if n := fastcgiConnections(t, "fastcgi_keep_conn on;"); n != 1 {
+		t.Errorf("with fastcgi_keep_conn on, the backend accepted %d connections for %d requests, want 1", n, sequentialRequests)
+	}
+}
+
+// TestWebsocketMapToCloseDefeatsKeepalive: the websocket map of nginx's
+// documentation, which maps a request without Upgrade to "close", sends
+// "Connection: close" with every plain request: with keepalive 8 five
+// GETs still open five connections, on any release (the header is
+// written in the configuration).
+func TestWebsocketMapToCloseDefeatsKeepalive(t *testing.T) {
+	t.Parallel()
+	ports, conns := connectionsFor(t, `
+map $http_upgrade $connection_upgrade {
+    default upgrade;
+    ''      close;
+}
+upstream pool {
+    server BACKEND;
+    keepalive 8;
+}`, `proxy_http_version 1.1;
+        proxy_set_header Upgrade $http_upgrade;
+        proxy_set_header Connection $connection_upgrade;
         proxy_pass http://pool;`)
 	wantConnectionPerRequest(t, ports, conns)
 }
