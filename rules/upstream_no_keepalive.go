@@ -233,7 +233,7 @@ func poolDefeats(u *model.Upstream, r *model.Route) []defeat {
 			out = append(out, defeat{f, !v.Default, "proxy_http_version 1.0 is set, and nginx never reuses a connection after an HTTP/1.0 request"})
 			version = v.Default
 		}
-		if c := r.Nginx.ConnectionHeader; c.Valid() && strings.EqualFold(c.Value, "close") && !(c.Default && version) {
+		if c := r.Nginx.ConnectionHeader; c.Valid() && strings.EqualFold(c.Value, "close") && (!c.Default || !version) {
 			f := Finding{
 				Pos: c.Pos,
 				Message: fmt.Sprintf("proxy_set_header Connection close defeats the keepalive pool of upstream %q: the backend closes every connection after one request.",
