@@ -205,8 +205,9 @@ type defeat struct {
 
 // poolDefeats lists every setting that keeps a route from reusing its
 // upstream's pooled connections (docs/semantics.md §D), in the order the
-// request meets them. The defaults before nginx 1.29.7 (HTTP/1.0 and
-// Connection: close) are one defeat, named by the HTTP version.
+// request meets them. HTTP/1.0 and the default Connection: close before
+// nginx 1.29.7 are one defeat, named by the HTTP version, whose fix sets
+// both.
 func poolDefeats(u *model.Upstream, r *model.Route) []defeat {
 	related := []Related{{Pos: u.Pos, Message: fmt.Sprintf("upstream %q keeps a pool", u.Name)}}
 	var out []defeat
@@ -231,7 +232,9 @@ func poolDefeats(u *model.Upstream, r *model.Route) []defeat {
 				f.Fix = "set proxy_http_version 1.1 in this location (or at server or http level)"
 			}
 			out = append(out, defeat{f, !v.Default, "proxy_http_version 1.0 is set, and nginx never reuses a connection after an HTTP/1.0 request"})
-			version = v.Default
+			// Its fix sets Connection "" too: the default
+			// Connection: close is not a defeat of its own then.
+			version = true
 		}
 		if c := r.Nginx.ConnectionHeader; c.Valid() && strings.EqualFold(c.Value, "close") && (!c.Default || !version) {
 			f := Finding{
