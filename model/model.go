@@ -168,10 +168,16 @@ func ParseVersion(s string) (Version, error) {
 // from Min to the newest (Version zero, Min set: what proxylint assumes
 // when none is named, so that a finding holds on whatever release runs the
 // configuration), or the newest release (both zero).
+//
+// Before, when set on a range, ends it: the range is then every release
+// from Min up to, not including, Before. A configuration that the newer
+// releases of a range refuse (a directive nginx removed) is linted for the
+// older ones, which run it.
 type Target struct {
 	Product Product
 	Version Version
 	Min     Version
+	Before  Version
 }
 
 // Oldest releases still shipped, assumed when no release is named: nginx
@@ -213,6 +219,8 @@ func (t Target) String() string {
 	switch {
 	case !t.Version.IsZero():
 		return string(t.Product) + ":" + t.Version.String()
+	case !t.Min.IsZero() && !t.Before.IsZero():
+		return string(t.Product) + " " + t.Min.String() + " or newer before " + t.Before.String()
 	case !t.Min.IsZero():
 		return string(t.Product) + " " + t.Min.String() + " or newer"
 	}
@@ -221,8 +229,11 @@ func (t Target) String() string {
 
 // Releases names the releases of the target older than since, for a
 // message about a default that changed in since: "nginx:1.28", or "nginx
-// before 1.29.7" for a range.
+// before 1.29.7" for a range (the whole range when it ends before since).
 func (t Target) Releases(since Version) string {
+	if t.IsRange() && !t.Before.IsZero() && !since.Less(t.Before) {
+		return t.String() // every release of the range is older
+	}
 	if t.IsRange() {
 		return fmt.Sprintf("%s before %s", t.Product, since)
 	}
@@ -286,13 +297,28 @@ type Proxy struct {
 	// for a whole configuration; for a fragment linted alone, the block its
 	// contents imply ("http", "server", "location", "upstream"), whose
 	// surroundings, and so the values they may set, are unknown.
-	Context   string
+	Context string
+	// Snippets are the files linted through this configuration, itself a
+	// fragment that no configuration found includes, with the context
+	// their contents imply: a location-level one may be included by
+	// other locations too, whose settings (the access log) are not
+	// known; what the includers' http block sets is not known for any.
+	Snippets  []Snippet
 	Listeners []*Listener
 	Upstreams []*Upstream
 	// Dropped lists settings the platform silently drops in favour of
 	// another resource (Value says why: an Envoy Gateway policy that
 	// rebuilds a route without its timeout).
 	Dropped []Drop
+}
+
+// Snippet is a file linted through the configuration that includes it
+// (Proxy.Snippets): its path as that configuration read it, and the
+// context its contents imply when read alone ("http", "server",
+// "location").
+type Snippet struct {
+	File    string
+	Context string
 }
 
 // Drop is a setting the platform silently drops: the Setting points where
@@ -690,8 +716,13 @@ type Upstream struct {
 	Kind     string
 	Name     string
 	Implicit bool
-	Pos      Pos
-	Servers  []Server
+	// HostAssumed is set on an implicit upstream whose host name could
+	// also name an upstream block in configuration that was not read (a
+	// fragment's includer): it is taken for a DNS name, because it reads
+	// as one (it has a domain).
+	HostAssumed bool
+	Pos         Pos
+	Servers     []Server
 
 	// The pool of idle connections the upstream keeps: Size (nginx
 	// "keepalive N"; 0 = no pool; invalid for Envoy, which pools

@@ -291,11 +291,33 @@ func writeReason(pass *Pass, r *model.Route) string {
 			return ""
 		}
 	}
+	if why := catchAll(r); why != "" {
+		return why
+	}
 	if p := r.Match.Path; p != "" {
 		for _, re := range pass.WritePaths() {
 			if re.MatchString(p) {
 				return "looks like it writes (its path matches the write-path patterns)"
 			}
+		}
+	}
+	return ""
+}
+
+// catchAll says why a route that carries every method takes an
+// application's writes, or "": it is the named location that "location /"
+// sends every request to that no file answers (try_files $uri @app, the
+// way an application server sits behind its static files), so every
+// dynamic request of the site, its PUTs and DELETEs among them, reaches
+// the application through it.
+func catchAll(r *model.Route) string {
+	if r.Match.Kind != model.MatchNamed || !r.Methods.Any || r.Methods.Source != "" || r.Listener == nil {
+		return ""
+	}
+	for _, l := range r.Listener.Routes {
+		if l.Kind == "location" && l.Match.Kind == model.MatchPrefix && l.Match.Path == "/" && l.Parent == nil &&
+			l.Nginx != nil && l.Nginx.NamedFallback.Value == r.Match.Path {
+			return fmt.Sprintf("takes every request of location / that no file answers (%s), so the application's writes reach it", l.Nginx.NamedFallback.Name+" ... "+r.Match.Path)
 		}
 	}
 	return ""

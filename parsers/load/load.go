@@ -286,10 +286,22 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 	items, results, scope := withEntryPoints(items, results, included, epOpts, append(roots, dirs...))
 	discovered := map[string]bool{}
 	for _, ep := range found {
-		discovered[realPath(ep)] = true
-		for _, it := range items {
-			if scope != nil && scope.through[it.real] == realPath(ep) {
-				m.Diagnostics = append(m.Diagnostics, throughNote(it.path, ep))
+		real := realPath(ep)
+		discovered[real] = true
+		var epResult *Result
+		for i, it := range items {
+			if it.real == real && !it.explicit {
+				epResult = &results[i]
+			}
+		}
+		fragment := epResult != nil && epResult.fragment
+		for i, it := range items {
+			if scope == nil || scope.through[it.real] != real {
+				continue
+			}
+			m.Diagnostics = append(m.Diagnostics, throughNote(it.path, ep, fragment))
+			if fragment && epResult != nil {
+				snippetThrough(epResult, it, results[i])
 			}
 		}
 	}
@@ -358,6 +370,26 @@ func onlyTemplates(m *model.Model, items []item, results []Result, paths []strin
 	}
 	m.Diagnostics = append(m.Diagnostics, loadError(paths[0], fmt.Sprintf(
 		"nothing linted: the only configurations found in %s are templates (%s), which are linted once rendered", strings.Join(paths, ", "), names)))
+}
+
+// snippetThrough records, on the proxies of a fragment that another
+// fragment was linted through, that this one was, with the context it
+// has alone (model.Proxy.Snippets): what the fragment's own includer sets
+// is not known, and a location-level snippet may be included elsewhere
+// too.
+func snippetThrough(ep *Result, it item, alone Result) {
+	if len(alone.Proxies) == 0 || alone.Proxies[0].Context == "main" {
+		return
+	}
+	for _, f := range ep.Files {
+		if realPath(f.Path) != it.real {
+			continue
+		}
+		for _, p := range ep.Proxies {
+			p.Snippets = append(p.Snippets, model.Snippet{File: f.Path, Context: alone.Proxies[0].Context})
+		}
+		return
+	}
 }
 
 // loadAll reads the items in parallel, one file per available core; the

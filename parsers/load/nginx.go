@@ -60,6 +60,11 @@ func nginxResult(cfg *nginx.Config, opts Options, disk func(real string) bool) R
 		}
 	}
 	if cfg.Main != nil && !cfg.Syntax {
+		if !cfg.RefusedFrom.IsZero() {
+			// The newer releases of the range refuse the file (the
+			// check said so): it is linted for the older ones.
+			target.Before = cfg.RefusedFrom
+		}
 		res.Proxies = append(res.Proxies, nginx.BuildReleasing(cfg, target))
 	}
 	return res

@@ -495,6 +495,19 @@ func (b *builder) unresolvable(s *scope, scheme, hostport string) (host string, 
 	return addr.Host, true
 }
 
+// literalUnresolvable reports whether the literal host of a pass URL
+// that holds variables elsewhere (its URI) can never be connected to, and
+// its name: unresolvable, for a module that looks it up (a port is
+// needed but for proxy, as for a computed host), in a configuration read
+// whole.
+func (b *builder) literalUnresolvable(s *scope, module, scheme, hostport string) (string, bool) {
+	addr, err := parseAddress(hostport, 0)
+	if err != nil || addr.Host == "" || (module != "proxy" && addr.Port == 0) || b.proxy.Partial {
+		return "", false
+	}
+	return b.unresolvable(s, scheme, hostport)
+}
+
 // newRoute returns a zero route from the current batch.
 func (b *builder) newRoute() *model.Route { return next(&b.routes) }
 
@@ -579,6 +592,17 @@ func (b *builder) resolvePass(r *model.Route, s *scope, parent *model.Route) {
 				}
 				return
 			}
+		} else if host, ok := b.literalUnresolvable(s, module, p.Scheme, passHost(host)); ok {
+			// A variable in the URI alone still makes the whole URL a
+			// script: nginx makes no upstream for it and looks its
+			// literal host up when a request comes, as a computed one
+			// (rules/proof, TestLiteralHostWithVariablesIsLookedUpPerRequest).
+			p.Unresolvable = model.Default(host, "resolver", d.Pos)
+			if b.target.Product == model.Angie {
+				p.Unresolvable.Note = "on " + b.target.Releases(model.Version{Major: 1, Minor: 12}) +
+					" (since 1.12.0 Angie looks names up with the DNS servers of /etc/resolv.conf by default)"
+			}
+			return
 		}
 	}
 	hostport := passHost(rest)
@@ -599,13 +623,14 @@ func (b *builder) resolvePass(r *model.Route, s *scope, parent *model.Route) {
 			// nginx refuses a port on an upstream's name ("upstream
 			// may not have port"): nothing to model.
 			return
-		case addr.Port == 0 && !isLiteralHost(addr.Host) && !b.complete:
+		case addr.Port == 0 && !isLiteralHost(addr.Host) && !b.complete && !domainName(addr.Host):
 			// A name without a port may be an upstream block in a part
 			// of the configuration that was not read (the file that
 			// includes this fragment, an include outside the tree).
 			return
 		}
 	}
+	assumed := addr.Unix == "" && addr.Port == 0 && !isLiteralHost(addr.Host) && !b.complete
 	key := implicitKey(addr, p.Scheme)
 	if addr.Port == 0 && addr.Unix == "" {
 		addr.Port = defaultPort(p.Scheme)
@@ -615,7 +640,7 @@ func (b *builder) resolvePass(r *model.Route, s *scope, parent *model.Route) {
 		u = b.base[key]
 	}
 	if u == nil {
-		u = &model.Upstream{Proxy: b.proxy, Kind: "upstream", Name: addr.String(), Implicit: true, Pos: d.Pos, ClosedUnderRequest: closedUnderRequest}
+		u = &model.Upstream{Proxy: b.proxy, Kind: "upstream", Name: addr.String(), Implicit: true, HostAssumed: assumed, Pos: d.Pos, ClosedUnderRequest: closedUnderRequest}
 		u.Servers = []model.Server{{Address: addr, Raw: hostport, Pos: d.Args[0].Pos, Literal: addr.Unix != "" || isLiteralHost(addr.Host), Addresses: knownAddresses(addr)}}
 		u.PoolSize = model.Default(0, "keepalive", d.Pos)
 		u.PoolIdle = model.Default(defaultUpstreamIdle, "keepalive_timeout", d.Pos)

@@ -171,6 +171,24 @@ func isLiteralHost(h string) bool {
 	return err == nil
 }
 
+// domainName reports whether h reads as a DNS name with a domain
+// ("avatars.example.org", "api.internal"): labels of letters, digits and
+// hyphens, the last of two letters or more. Upstream blocks are named
+// like hosts of one label ("backend", "app-workhorse") far more often.
+func domainName(h string) bool {
+	labels := strings.Split(strings.ToLower(h), ".")
+	if len(labels) < 2 {
+		return false
+	}
+	for _, l := range labels {
+		if l == "" || strings.Trim(l, "abcdefghijklmnopqrstuvwxyz0123456789-") != "" {
+			return false
+		}
+	}
+	tld := labels[len(labels)-1]
+	return len(tld) >= 2 && strings.Trim(tld, "abcdefghijklmnopqrstuvwxyz") == ""
+}
+
 // onOff reads nginx's flag values.
 func onOff(s string) (bool, bool) {
 	switch strings.ToLower(s) {
