@@ -231,6 +231,11 @@ type Proxy struct {
 	Product Product
 	Target  Target
 	Entry   string // the file the configuration was loaded from
+	// Joined lists the other files a configuration was joined from, when
+	// its resources come from several (Envoy listeners, route
+	// configurations and clusters that name each other across files):
+	// entry files too, not included by Entry.
+	Joined []string
 	// Named is set when the entry file was named on the command line
 	// rather than found in a directory.
 	Named bool

@@ -76,7 +76,7 @@ endpoints:
 // {clusters: [...]}.
 func TestBareResourceLists(t *testing.T) {
 	r := loadString(t, "listeners.yaml", "listeners:\n  - "+hcmListener)
-	wantExactly(t, r)
+	wantExactly(t, r, `10:17 envoy-unresolved listener "web" takes its routes over RDS from route configuration "routes", which is not among the files linted: those routes are not checked. Lint the file that holds it with this one (name them together, or their directory).`)
 	if p := onlyProxy(t, r); len(p.Listeners) != 1 {
 		t.Errorf("listeners %d", len(p.Listeners))
 	}

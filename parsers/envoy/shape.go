@@ -449,14 +449,19 @@ func onlyKeys(n *node, keys ...string) bool {
 	return true
 }
 
-// res is a resource with the node it was read from.
+// res is a resource with the node it was read from, and the file that
+// node is in: the resources of one deployment may come from several files
+// (join.go).
 type res struct {
-	msg msg
-	n   *node
+	msg  msg
+	n    *node
+	file string
 }
 
 // collection is everything the roots of one proxy hold, by type.
 type collection struct {
+	// file is the file the roots are read from.
+	file      string
 	listeners []res
 	clusters  []res
 	routes    []res // RouteConfiguration
@@ -469,6 +474,13 @@ type collection struct {
 	// when the dump has no such section.
 	dumpListeners []res
 	dumpClusters  []res
+	// whole marks the roots of a bootstrap (static or in a config dump):
+	// one Envoy process, which is never joined with another (join.go);
+	// cds that its clusters may come from CDS too
+	// (dynamic_resources.cds_config), so from other files.
+	whole, cds bool
+	// dump marks roots read from an admin config dump.
+	dump bool
 }
 
 // add files a decoded message; dumped marks a bootstrap read from a
@@ -481,28 +493,30 @@ func (c *collection) add(pm proto.Message, n *node, dumped bool) {
 			c.add(inner.m.Interface(), n, dumped)
 		}
 	case nameListener:
-		c.listeners = append(c.listeners, res{m, n})
+		c.listeners = append(c.listeners, res{m, n, c.file})
 	case nameCluster:
-		c.clusters = append(c.clusters, res{m, n})
+		c.clusters = append(c.clusters, res{m, n, c.file})
 	case nameRouteConfiguration:
-		c.routes = append(c.routes, res{m, n})
+		c.routes = append(c.routes, res{m, n, c.file})
 	case nameClusterLoadAssign:
-		c.endpoints = append(c.endpoints, res{m, n})
+		c.endpoints = append(c.endpoints, res{m, n, c.file})
 	case nameConnectionManager:
-		c.hcms = append(c.hcms, res{m, n})
+		c.hcms = append(c.hcms, res{m, n, c.file})
 	case nameVirtualHost:
-		c.vhosts = append(c.vhosts, res{m, n})
+		c.vhosts = append(c.vhosts, res{m, n, c.file})
 	case nameBootstrap:
+		c.whole = true
+		c.cds = c.cds || m.sub("dynamic_resources").has("cds_config")
 		ls, cs := &c.listeners, &c.clusters
 		if dumped {
 			ls, cs = &c.dumpListeners, &c.dumpClusters
 		}
 		sr, srn := m.sub("static_resources"), n.get("static_resources")
 		for i, l := range sr.list("listeners") {
-			*ls = append(*ls, res{l, srn.get("listeners").item(i)})
+			*ls = append(*ls, res{l, srn.get("listeners").item(i), c.file})
 		}
 		for i, cl := range sr.list("clusters") {
-			*cs = append(*cs, res{cl, srn.get("clusters").item(i)})
+			*cs = append(*cs, res{cl, srn.get("clusters").item(i), c.file})
 		}
 	}
 }

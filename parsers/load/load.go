@@ -158,6 +158,10 @@ type Result struct {
 	Services  []*model.Service
 	Workloads []*model.Workload
 	linkOnly  bool
+	// envoy holds the configurations of an Envoy file, read but not yet
+	// built: joinEnvoy builds those of every Envoy file of the run
+	// together.
+	envoy []*envoy.Part
 	// template marks an nginx file that is a template (nginx.Config);
 	// fragment one that is not a whole configuration; unreadRelative one
 	// with a relative include that was not read.
@@ -292,6 +296,7 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 			results[i].Diagnostics = inScope(results[i].Diagnostics, scope)
 		}
 	}
+	joinedNamed := joinEnvoy(items, results, included)
 	seenFile := map[string]bool{}
 	seenEntry := map[string]bool{}
 	named := map[*model.Proxy]bool{}
@@ -305,7 +310,7 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 		seenEntry[it.real] = true
 		r := results[i]
 		for _, p := range r.Proxies {
-			named[p] = it.explicit
+			named[p] = it.explicit || joinedNamed[p]
 		}
 		for _, s := range r.Services {
 			s.Named = it.explicit
