@@ -645,6 +645,10 @@ type EnvoyRoute struct {
 	// RetriableMethods is what retry_policy.retriable_request_headers
 	// narrow retries to.
 	RetriableMethods Methods
+	// RetryPolicy identifies the retry policy in effect by its content:
+	// routes whose policies are equal, field for field, have the same
+	// RetryPolicy (a control plane's default written into every route).
+	RetryPolicy string
 }
 
 // Upstream is a group of servers a route proxies to: an nginx upstream

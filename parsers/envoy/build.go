@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/proxylint/proxylint/internal/workers"
 	"github.com/proxylint/proxylint/model"
 )
@@ -555,7 +557,22 @@ func (b *builder) retry(rp msg, owner *node, level string, e *model.EnvoyRoute) 
 	e.PerTryTimeout.Name = qualify(name, e.PerTryTimeout.Name)
 	e.RetriableMethods = b.retriableMethods(rp.list("retriable_request_headers"), n.get("retriable_request_headers"))
 	r.MethodFilter = name + ".retriable_request_headers"
+	e.RetryPolicy = policyIdentity(rp)
 	return r
+}
+
+// policyIdentity is a retry policy's deterministic encoding: equal for
+// equal policies. (The messages inside its Anys, held apart while a load
+// runs, count by their type.)
+func policyIdentity(rp msg) string {
+	if !rp.ok() {
+		return ""
+	}
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(rp.m.Interface())
+	if err != nil {
+		return ""
+	}
+	return string(b)
 }
 
 func qualify(prefix, name string) string { return prefix + "." + name }
