@@ -645,6 +645,10 @@ type EnvoyRoute struct {
 	// RetriableMethods is what retry_policy.retriable_request_headers
 	// narrow retries to.
 	RetriableMethods Methods
+	// BackOffBase and BackOffMax are retry_policy.retry_back_off's
+	// intervals: the wait before the k-th retry is random below
+	// min(base × 2^k, max); 25 ms and ten times the base by default.
+	BackOffBase, BackOffMax Setting[time.Duration]
 	// RetryPolicy identifies the retry policy in effect by its content:
 	// routes whose policies are equal, field for field, have the same
 	// RetryPolicy (a control plane's default written into every route).

@@ -557,6 +557,7 @@ func (b *builder) retry(rp msg, owner *node, level string, e *model.EnvoyRoute) 
 	e.PerTryTimeout.Name = qualify(name, e.PerTryTimeout.Name)
 	e.RetriableMethods = b.retriableMethods(rp.list("retriable_request_headers"), n.get("retriable_request_headers"))
 	r.MethodFilter = name + ".retriable_request_headers"
+	e.BackOffBase, e.BackOffMax = b.backOff(rp, n, name, level, block)
 	e.RetryPolicy = policyIdentity(rp)
 	return r
 }
@@ -573,6 +574,26 @@ func policyIdentity(rp msg) string {
 		return ""
 	}
 	return string(b)
+}
+
+// Envoy's retry back-off: RetryStateImpl's constructor
+// (source/common/router/retry_state_impl.cc) takes base_interval from the
+// policy, else the runtime key upstream.base_retry_backoff_ms (25 ms), and
+// max_interval from the policy, else ten times the base; the wait before
+// a retry is random below the current interval, which doubles from the
+// base up to the maximum (JitteredExponentialBackOffStrategy::nextBackOffMs
+// in source/common/common/backoff_strategy.cc).
+const defaultBackOffBase = 25 * time.Millisecond
+
+func (b *builder) backOff(rp msg, n *node, name, level string, block *node) (base, maxi model.Setting[time.Duration]) {
+	bo := rp.sub("retry_back_off")
+	key, boNode := n.field("retry_back_off")
+	at := orNode(key, block)
+	prefix := name + "." + fieldName(key, "retry_back_off")
+	base = b.durSetting(bo, boNode, "base_interval", level, defaultBackOffBase, at)
+	maxi = b.durSetting(bo, boNode, "max_interval", level, 10*base.Value, at)
+	base.Name, maxi.Name = qualify(prefix, base.Name), qualify(prefix, maxi.Name)
+	return base, maxi
 }
 
 func qualify(prefix, name string) string { return prefix + "." + name }
