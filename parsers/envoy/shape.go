@@ -382,6 +382,13 @@ func (c *classifier) resource(n *node, group string) bool {
 		}
 		return true
 	}
+	// A listener's network filter on its own, wrapping the connection
+	// manager, as Pomerium keeps it (config/envoyconfig/testdata/
+	// main_http_connection_manager_filter.json): {name, typed_config}.
+	if connManagerFilter(n) {
+		c.add(n, nameNetworkFilter, group)
+		return true
+	}
 	// An entry of a config dump's list, as /config_dump?resource= prints
 	// it and documentation excerpts show it: the resource is inside.
 	for _, w := range dumpEntryKeys {
@@ -422,6 +429,18 @@ func (c *classifier) resource(n *node, group string) bool {
 	}
 	c.add(n, candidates[best].mt, group)
 	return true
+}
+
+// connManagerFilter reports whether n is a listener filter entry
+// (envoy.config.listener.v3.Filter) whose typed_config is the HTTP
+// connection manager. HTTP filter entries have the same shape; only the
+// connection manager's type tells a network filter here.
+func connManagerFilter(n *node) bool {
+	tc := n.get("typed_config")
+	if tc == nil || tc.kind != kMap || n.get("name") == nil || !onlyKeys(n, "name", "typed_config", "config_discovery") {
+		return false
+	}
+	return typeName(tc.get("@type").str()) == string(nameConnectionManager)
 }
 
 func hasAny(n *node, keys []string) bool {
@@ -502,6 +521,11 @@ func (c *collection) add(pm proto.Message, n *node, dumped bool) {
 		c.endpoints = append(c.endpoints, res{m, n, c.file})
 	case nameConnectionManager:
 		c.hcms = append(c.hcms, res{m, n, c.file})
+	case nameNetworkFilter:
+		if inner, ok := payload(m.sub("typed_config")); ok && inner.name() == nameConnectionManager {
+			_, tc := n.field("typed_config")
+			c.hcms = append(c.hcms, res{inner, tc, c.file})
+		}
 	case nameVirtualHost:
 		c.vhosts = append(c.vhosts, res{m, n, c.file})
 	case nameBootstrap:
