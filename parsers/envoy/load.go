@@ -22,6 +22,13 @@
 //     its position or its default. The builder reads them by field name
 //     (msg.go).
 //
+// Steps 1 to 3 run per file (Read), step 4 once for everything linted
+// together (Join): the resources of several files that name each other
+// (a listener's RDS route configuration, a route's cluster, an EDS
+// cluster's endpoints) are one deployment, built as if they were in one
+// file, each with the positions of its own (join.go). LoadBytes does both
+// for one file.
+//
 // Any of an extension type proxylint does not know is kept as a
 // TypedStruct and reported as a note; unknown fields are never discarded
 // silently, because that would hide typos. The types it knows are those

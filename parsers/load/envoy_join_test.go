@@ -270,3 +270,37 @@ func TestEnvoyBootstrapsAreNotJoined(t *testing.T) {
 	}
 	assert.Equal(t, []string{"c.yaml route: unknown cluster 'app': no static cluster has this name, and Envoy validates the clusters of a route table written in the connection manager"}, unknown)
 }
+
+// A config dump of the routes on standard input (as istioctl proxy-config
+// routes -o json writes one) and a dump of the clusters in a file are one
+// deployment: dump sections join like files.
+func TestEnvoyDumpSectionsAndStdinJoin(t *testing.T) {
+	dir := t.TempDir()
+	routes := `{"configs": [{"@type": "type.googleapis.com/envoy.admin.v3.RoutesConfigDump",
+  "dynamic_route_configs": [{"route_config": {"@type": "type.googleapis.com/envoy.config.route.v3.RouteConfiguration",
+    "name": "main", "virtual_hosts": [{"name": "app", "domains": ["*"],
+      "routes": [{"match": {"prefix": "/"}, "route": {"cluster": "app", "timeout": "10s", "retry_policy": {"retry_on": "5xx", "num_retries": 2}}}]}]}}]}]}
+`
+	clusters := `{"configs": [{"@type": "type.googleapis.com/envoy.admin.v3.ClustersConfigDump",
+  "dynamic_active_clusters": [{"cluster": {"@type": "type.googleapis.com/envoy.config.cluster.v3.Cluster",
+    "name": "app", "connect_timeout": "1s", "type": "STATIC",
+    "load_assignment": {"cluster_name": "app", "endpoints": [{"lb_endpoints": [{"endpoint": {"address": {"socket_address": {"address": "10.0.0.1", "port_value": 80}}}}]}]}}}]}]}
+`
+	writeFiles(t, dir, map[string]string{"clusters.json": clusters, "routes.json": routes})
+	check := func(m *model.Model) {
+		t.Helper()
+		require.Len(t, m.Proxies, 1)
+		r := m.Proxies[0].Routes()
+		require.Len(t, r, 1)
+		require.NotNil(t, r[0].Forward.Upstream)
+		assert.Equal(t, "app", r[0].Forward.Upstream.Name)
+		for _, d := range m.Diagnostics {
+			assert.NotEqual(t, "envoy-unresolved", d.Code, "%s", d.Message)
+		}
+	}
+	check(load.Load([]string{filepath.Join(dir, "routes.json"), filepath.Join(dir, "clusters.json")}, load.Options{}))
+	m := load.Load([]string{load.StdinPath, filepath.Join(dir, "clusters.json")}, load.Options{Stdin: &load.Stdin{Data: []byte(routes)}})
+	check(m)
+	assert.Equal(t, load.DefaultStdinName, m.Proxies[0].Entry)
+	assert.True(t, m.Proxies[0].Named)
+}
