@@ -36,7 +36,13 @@ func (s *samePolicy) add(f Finding, r *model.Route) {
 	if s.groups == nil {
 		s.groups = map[policyKey]*policyGroup{}
 	}
-	k := policyKey{f.Pos.File, r.Envoy.RetryPolicy, f.Message, f.Fix}
+	policy := r.Envoy.RetryPolicy
+	if policy == "" {
+		// A policy known by its setting alone (a Kubernetes resource's
+		// retries): only the same setting is the same policy.
+		policy = f.Pos.String()
+	}
+	k := policyKey{f.Pos.File, policy, f.Message, f.Fix}
 	g, ok := s.groups[k]
 	if !ok {
 		s.groups[k] = &policyGroup{first: f}
