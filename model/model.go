@@ -277,8 +277,10 @@ type Proxy struct {
 	Entry   string // the file the configuration was loaded from
 	// Sources are the files the configuration was joined from, Entry
 	// among them, when it is more than one file read on its own rather
-	// than included (the Kubernetes manifests of a run, one deployment);
-	// nil when it is Entry and what Entry includes.
+	// than included: the Kubernetes manifests of a run, or Envoy
+	// listeners, route configurations and clusters that name each other
+	// across files (one deployment); nil when it is Entry and what Entry
+	// includes.
 	Sources []string
 	// Named is set when the entry file was named on the command line
 	// rather than found in a directory.
@@ -704,6 +706,14 @@ type EnvoyRoute struct {
 	// RetriableMethods is what retry_policy.retriable_request_headers
 	// narrow retries to.
 	RetriableMethods Methods
+	// BackOffBase and BackOffMax are retry_policy.retry_back_off's
+	// intervals: the wait before the k-th retry is random below
+	// min(base × 2^k, max); 25 ms and ten times the base by default.
+	BackOffBase, BackOffMax Setting[time.Duration]
+	// RetryPolicy identifies the retry policy in effect by its content:
+	// routes whose policies are equal, field for field, have the same
+	// RetryPolicy (a control plane's default written into every route).
+	RetryPolicy string
 }
 
 // Upstream is a group of servers a route proxies to: an nginx upstream

@@ -10,6 +10,7 @@ var all = []*Rule{
 	EnvoyRetryOnUnknown,
 	EnvoySyntax,
 	EnvoyUnknownExtension,
+	EnvoyUnresolved,
 	GatewayPolicyDropsTimeout,
 	GatewayPolicyReplaces,
 	InvalidSuppression,

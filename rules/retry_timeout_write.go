@@ -29,17 +29,25 @@ var writeMethods = map[string]bool{
 
 func checkRetryTimeoutWrite(pass *Pass) {
 	for _, p := range pass.Model.Proxies {
+		var same samePolicy
 		for _, r := range p.Routes() {
-			if r.Forward == nil || r.Forward.Upstream == nil || len(r.Reexecutes) == 0 {
+			// Whether Envoy replays a POST depends on the route alone: its
+			// cluster may be in a file the run did not read.
+			if r.Forward == nil || (r.Forward.Upstream == nil && r.Envoy == nil) || len(r.Reexecutes) == 0 {
 				continue
 			}
 			if f, ok := replaysWrites(r); ok {
+				if r.Envoy != nil {
+					same.add(f, r)
+					continue
+				}
 				f.Fix, f.Edits = nonIdempotentFixOf(pass, r, f.Fix)
 				pass.Report(f)
 			} else if f, ok := writeRetriedAfterSend(pass, r); ok {
 				pass.Report(f)
 			}
 		}
+		same.report(pass)
 	}
 }
 
@@ -90,9 +98,9 @@ func replaysWrites(r *model.Route) (Finding, bool) {
 		return Finding{}, false
 	}
 	on := r.Retry.On
-	u := r.Forward.Upstream
-	n, _ := u.Peers()
 	if r.Nginx != nil {
+		u := r.Forward.Upstream
+		n, _ := u.Peers()
 		return Finding{
 			Pos: on.Pos,
 			Message: fmt.Sprintf("%s %s replays %s requests: after %s the request may already have run, and nginx sends it again %s, so one order or payment can be executed twice.",

@@ -21,10 +21,11 @@ var RetryTriesUnbounded = &Rule{
 func checkRetryTriesUnbounded(pass *Pass) {
 	seen := reported{}
 	for _, p := range pass.Model.Proxies {
+		var same samePolicy // one Envoy policy on many routes: one finding
 		for _, r := range p.Routes() {
 			if r.Envoy != nil {
 				if f, ok := envoyRetriesWithoutBudget(r); ok {
-					pass.Report(f)
+					same.add(f, r)
 				}
 				continue
 			}
@@ -53,6 +54,7 @@ func checkRetryTriesUnbounded(pass *Pass) {
 				}
 			}
 		}
+		same.report(pass)
 	}
 }
 

@@ -757,8 +757,9 @@ func targetsUsed(m *model.Model) []string {
 }
 
 // readStats counts what the run read: the files of the model, those of
-// them an include pulled in (every file but the proxies' entry files), and
-// the includes not followed (nginx-include findings say why).
+// them an include pulled in (every file but the proxies' entry files and
+// the files an Envoy deployment was joined from), and the includes not
+// followed (nginx-include findings say why).
 func readStats(m *model.Model) report.ReadStats {
 	entries := map[string]bool{}
 	for _, p := range m.Proxies {

@@ -153,6 +153,12 @@ func TestDirectCases(t *testing.T) {
 		{"name: a\ntransport_socket: {name: t, typed_config: {}}\n", true},
 		{`{"name": "a", "connect_timeout": "1s", "per_connection_buffer_limit_bytes": 7, "type": "STATIC"}`, true},
 		{"name: a\ncluster_type: {name: c}\n", true},
+		// Well-known types written as objects of their fields, as Envoy's
+		// reader takes them (legacy.go).
+		{"name: a\nconnect_timeout: {seconds: 1}\n", true},
+		{"name: a\nconnect_timeout: {seconds: 1, nanos: 500000000}\n", true},
+		{"name: a\nper_connection_buffer_limit_bytes: {value: 7}\n", true},
+		{"name: a\nupstream_connection_options: {tcp_keepalive: {keepalive_probes: {}}}\n", true},
 		// Left to protojson: errors, notes, and forms the direct reader
 		// does not read itself.
 		{"name: yes\n", false},
@@ -168,7 +174,9 @@ func TestDirectCases(t *testing.T) {
 		{"name: a\nmax_requests_per_connection: -1\n", false},
 		{"name: a\ntransport_socket: {name: t, typed_config: {\"@type\": type.googleapis.com/no.such.Type, x: 1}}\n", false},
 		{"name: a\ntransport_socket: {name: t, typed_config: {x: 1}}\n", false},
-		{"name: a\nconnect_timeout: {seconds: 1}\n", false},
+		{"name: a\nconnect_timeout: {seconds: -1}\n", false},
+		{"name: a\nconnect_timeout: {seconds: 1, nanos: 1000000000}\n", false},
+		{"name: a\nconnect_timeout: {seconds: 1, millis: 5}\n", false},
 		{"name: a\nload_assignment: [1]\n", false},
 		{`{"name": "a", "per_connection_buffer_limit_bytes": 1.0}`, false},
 	} {

@@ -156,6 +156,10 @@ type Result struct {
 	// kube is a file of Kubernetes manifests, joined with the others of
 	// the run once all are parsed (joinKube).
 	kube *kube.Manifest
+	// envoy holds the configurations of an Envoy file, read but not yet
+	// built: joinEnvoy builds those of every Envoy file of the run
+	// together.
+	envoy []*envoy.Part
 	// template marks an nginx file that is a template (nginx.Config);
 	// fragment one that is not a whole configuration; unreadRelative one
 	// with a relative include that was not read.
@@ -312,6 +316,7 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 			results[i].Diagnostics = inScope(results[i].Diagnostics, scope)
 		}
 	}
+	joinedNamed := joinEnvoy(items, results, included)
 	seenFile := map[string]bool{}
 	seenEntry := map[string]bool{}
 	named := map[*model.Proxy]bool{}
@@ -331,7 +336,7 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 		}
 		ranOther = true
 		for _, p := range r.Proxies {
-			named[p] = it.explicit
+			named[p] = it.explicit || joinedNamed[p]
 		}
 		m.Proxies = append(m.Proxies, r.Proxies...)
 		m.Diagnostics = append(m.Diagnostics, r.Diagnostics...)

@@ -60,12 +60,7 @@ func loadStdin(_ string, opts Options, roots []string) Result {
 	}
 	if kind == KindEnvoy {
 		target := opts.target(model.Envoy)
-		r := envoy.LoadBytes(name, data, envoy.Options{Target: target})
-		res := Result{Proxies: r.Proxies, Diagnostics: r.Diagnostics}
-		if r.File != nil {
-			res.Files = append(res.Files, r.File)
-		}
-		return res
+		return envoyResult(envoy.Read(name, data, envoy.Options{Target: target}))
 	}
 	abs, err := filepath.Abs(name)
 	if err != nil {
