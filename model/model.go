@@ -67,6 +67,9 @@ type File struct {
 	Path     string
 	Source   []byte
 	Comments []Comment
+	// Editor edits the file in its own style (edit.go); nil when its
+	// loader offers none.
+	Editor Editor
 }
 
 // Comment is a comment in a source file. Text excludes the comment marker.

@@ -12,13 +12,9 @@ import (
 )
 
 // Edit is one change a fix makes to a source file: the bytes [Start, End)
-// of the file's source are replaced by New. Start == End inserts.
-type Edit struct {
-	File  string
-	Start int
-	End   int
-	New   string
-}
+// of the file's source are replaced by New. Start == End inserts. The
+// loaders' editors make them (model/edit.go).
+type Edit = model.Edit
 
 // fixer builds the edits of one fix on the sources of a model. Each method
 // checks the text it edits and, when the text is not what the fix expects,

@@ -1,0 +1,284 @@
+package nginx
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"unicode/utf8"
+
+	"github.com/proxylint/proxylint/model"
+)
+
+// spans is the byte layout of one file as nginx's reader splits it: every
+// directive from its name to the ";" or "}" that ends it, the "{" of its
+// block, and every word (name and arguments) with its quotes. The editor
+// builds it from the file's source the first time it is asked to edit the
+// file, with the same lexer the loader reads the file with, so that it
+// places words exactly where the model's positions say they are; the
+// parse tree and the model keep no offsets of their own.
+type spans struct {
+	src   []byte
+	dirs  []dirSpan
+	words []wordSpan
+	// top is the first directive at the top level of the file, -1 when
+	// it has none.
+	top int32
+}
+
+// noBlock marks a directive without a block.
+const noBlock = ^uint32(0)
+
+// dirSpan is one directive.
+type dirSpan struct {
+	// start is where the name starts; end is just past the ";" or the
+	// "}" that ends the directive; open is the "{" of a block (noBlock
+	// for a simple directive).
+	start, end, open uint32
+	// parent is the index of the block directive that holds this one, -1
+	// at the top level.
+	parent int32
+	// words[first : first+n] are the name and the arguments.
+	first, n int32
+	// kid is the first directive directly in the block and next the
+	// directive after this one in its block; -1 for none.
+	kid, next int32
+	// lua marks a *_by_lua_block directive: its block is Lua code.
+	lua bool
+}
+
+// wordSpan is one word as written, src[start:end] with its quotes, at
+// line:col, of directive dir.
+type wordSpan struct {
+	line, col  int32
+	start, end uint32
+	dir        int32
+}
+
+// buildSpans reads src as the loader does.
+func buildSpans(path string, src []byte) (*spans, error) {
+	if len(src) >= int(noBlock) {
+		return nil, fmt.Errorf("%s: the file is too large to edit", path)
+	}
+	lx := newLexer(path, src)
+	s := &spans{src: src, top: -1}
+	cur := offsetCursor{src: src, line: 1, col: 1}
+	var stack []int32
+	// last is the last directive yet of each open block, then of the
+	// top level.
+	last := []int32{-1}
+	add := func(d int32) {
+		switch prev := last[len(last)-1]; {
+		case prev >= 0:
+			s.dirs[prev].next = d
+		case len(stack) == 0:
+			s.top = d
+		default:
+			s.dirs[stack[len(stack)-1]].kid = d
+		}
+		last[len(last)-1] = d
+	}
+	for {
+		st, err := lx.next()
+		if err != nil {
+			return nil, err
+		}
+		switch st.kind {
+		case stmtEOF:
+			if len(stack) > 0 {
+				return nil, fmt.Errorf("%s: a block is not closed", path)
+			}
+			return s, nil
+		case stmtBlockEnd:
+			if len(stack) == 0 {
+				return nil, fmt.Errorf("%s: unexpected \"}\"", path)
+			}
+			d := stack[len(stack)-1]
+			stack, last = stack[:len(stack)-1], last[:len(last)-1]
+			s.dirs[d].end = uint32(st.term) + 1
+			continue
+		}
+		d := int32(len(s.dirs))
+		ds := dirSpan{parent: -1, first: int32(len(s.words)), n: int32(len(st.args)), open: noBlock, kid: -1, next: -1}
+		if len(stack) > 0 {
+			ds.parent = stack[len(stack)-1]
+		}
+		for _, a := range st.args {
+			off := cur.offset(a.Pos.Line, a.Pos.Col)
+			if off < 0 {
+				return nil, fmt.Errorf("%s: cannot place the word at %s", path, a.Pos)
+			}
+			s.words = append(s.words, wordSpan{line: a.Pos.Line, col: a.Pos.Col, start: uint32(off), end: uint32(off) + uint32(a.Len), dir: d})
+		}
+		ds.start = s.words[ds.first].start
+		s.dirs = append(s.dirs, ds)
+		add(d)
+		switch {
+		case st.kind == stmtSimple:
+			s.dirs[d].end = uint32(st.term) + 1
+		case isLuaBlock(st.args[0].Value):
+			_, end, err := lx.readLuaBlock(st.term)
+			if err != nil {
+				return nil, err
+			}
+			s.dirs[d].open, s.dirs[d].end, s.dirs[d].lua = uint32(st.term), uint32(end)+1, true
+		default:
+			s.dirs[d].open = uint32(st.term)
+			stack, last = append(stack, d), append(last, -1)
+		}
+	}
+}
+
+// offsetCursor turns positions into byte offsets, walking forward from
+// the last one it turned: positions asked in increasing order, as the
+// lexer yields them, cost one pass over the file.
+type offsetCursor struct {
+	src       []byte
+	off       int
+	line, col int32
+}
+
+func (c *offsetCursor) offset(line, col int32) int {
+	if line < c.line || line == c.line && col < c.col {
+		c.off, c.line, c.col = 0, 1, 1
+	}
+	for c.line < line {
+		j := bytes.IndexByte(c.src[c.off:], '\n')
+		if j < 0 {
+			return -1
+		}
+		c.off += j + 1
+		c.line, c.col = c.line+1, 1
+	}
+	for c.col < col {
+		if c.off >= len(c.src) || c.src[c.off] == '\n' {
+			return -1
+		}
+		_, size := utf8.DecodeRune(c.src[c.off:])
+		c.off += size
+		c.col++
+	}
+	return c.off
+}
+
+// at returns the directive whose name or argument starts at p.
+func (s *spans) at(p model.Pos) (int32, bool) {
+	i := sort.Search(len(s.words), func(i int) bool {
+		w := s.words[i]
+		return w.line > p.Line || w.line == p.Line && w.col >= p.Col
+	})
+	if i == len(s.words) || s.words[i].line != p.Line || s.words[i].col != p.Col {
+		return 0, false
+	}
+	return s.words[i].dir, true
+}
+
+// words of directive d: its name first.
+func (s *spans) wordsOf(d int32) []wordSpan {
+	ds := &s.dirs[d]
+	return s.words[ds.first : ds.first+ds.n]
+}
+
+// nameEnd is the offset just past the name of d.
+func (s *spans) nameEnd(d int32) int { return int(s.words[s.dirs[d].first].end) }
+
+// stmt describes directive d for the model.
+func (s *spans) stmt(path string, d int32) model.Stmt {
+	ws := s.wordsOf(d)
+	st := model.Stmt{
+		Pos:   model.Pos{File: path, Line: ws[0].line, Col: ws[0].col},
+		Args:  make([]string, len(ws)-1),
+		Raw:   make([]string, len(ws)-1),
+		Block: s.dirs[d].open != noBlock,
+	}
+	st.Name = s.value(ws[0])
+	for i, w := range ws[1:] {
+		st.Args[i] = s.value(w)
+		st.Raw[i] = string(s.src[w.start:w.end])
+	}
+	return st
+}
+
+// value is a word as nginx reads it: without its quotes, unescaped.
+func (s *spans) value(w wordSpan) string {
+	b := s.src[w.start:w.end]
+	if len(b) >= 2 && (b[0] == '"' || b[0] == '\'') && b[len(b)-1] == b[0] {
+		b = b[1 : len(b)-1]
+	}
+	return unescape(b)
+}
+
+// kids lists the directives directly in the block of d, or at the top
+// level for d < 0.
+func (s *spans) kids(d int32) []int32 {
+	k := s.top
+	if d >= 0 {
+		k = s.dirs[d].kid
+	}
+	var out []int32
+	for ; k >= 0; k = s.dirs[k].next {
+		out = append(out, k)
+	}
+	return out
+}
+
+// ---- the layout around an offset ----
+
+// lineStart is the offset of the start of the line holding off.
+func (s *spans) lineStart(off int) int { return bytes.LastIndexByte(s.src[:off], '\n') + 1 }
+
+// startsLine reports whether only blanks stand before off on its line.
+func (s *spans) startsLine(off int) bool {
+	for i := off - 1; i >= 0; i-- {
+		switch s.src[i] {
+		case ' ', '\t':
+		case '\n':
+			return true
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// indentOf is the blanks that start the line holding off.
+func (s *spans) indentOf(off int) string {
+	start := s.lineStart(off)
+	end := start
+	for end < len(s.src) && (s.src[end] == ' ' || s.src[end] == '\t') {
+		end++
+	}
+	return string(s.src[start:end])
+}
+
+// lineRest reports whether only blanks and a comment follow off on its
+// line, and returns the offset just past the line's end ("\n" included;
+// the end of the file when it ends there).
+func (s *spans) lineRest(off int) (next int, alone bool) {
+	i := off
+	for i < len(s.src) && (s.src[i] == ' ' || s.src[i] == '\t' || s.src[i] == '\r') {
+		i++
+	}
+	if i < len(s.src) && s.src[i] != '\n' && s.src[i] != '#' {
+		return 0, false
+	}
+	j := bytes.IndexByte(s.src[i:], '\n')
+	if j < 0 {
+		return len(s.src), true
+	}
+	return i + j + 1, true
+}
+
+// blankRest reports whether only blanks follow off on its line (no
+// comment), with the offset just past the line's end.
+func (s *spans) blankRest(off int) (next int, blank bool) {
+	next, alone := s.lineRest(off)
+	if !alone {
+		return 0, false
+	}
+	for i := off; i < next; i++ {
+		if s.src[i] == '#' {
+			return 0, false
+		}
+	}
+	return next, true
+}
