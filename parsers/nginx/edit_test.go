@@ -549,7 +549,9 @@ func TestEditorRefuses(t *testing.T) {
 		"argument of nothing": func() ([]model.Edit, error) { return e.SetArg(at("listen"), 3, "x") },
 		"two words":           func() ([]model.Edit, error) { return e.SetArg(at("listen"), 0, "a b") },
 		"no argument left":    func() ([]model.Edit, error) { return e.RemoveArg(at("server"), 0) },
-		"a word with a break": func() ([]model.Edit, error) { return e.Insert(at("listen"), model.After, model.Directive{Name: "a\nb"}) },
+		"a word with a break": func() ([]model.Edit, error) {
+			return e.Insert(at("listen"), model.After, model.Directive{Name: "a\nb"})
+		},
 	} {
 		if edits, err := f(); err == nil {
 			t.Errorf("%s: made %+v", name, edits)
@@ -591,7 +593,7 @@ func TestEditorReads(t *testing.T) {
 // indented by.
 func TestEditorIndentUnit(t *testing.T) {
 	for src, want := range map[string]string{
-		"http {\n  server {\n    listen 80;\n  }\n}\n":       "  ",
+		"http {\n  server {\n    listen 80;\n  }\n}\n":        "  ",
 		"http {\n\tserver {\n\t\tlisten 80;\n\t}\n}\n":        "\t",
 		"http { server { listen 80; } }":                      "    ",
 		"http {\n   server {\n      listen 80;\n   }\n}\n":    "   ",
