@@ -236,10 +236,12 @@ type Node struct {
 
 // TreeEditor edits a YAML or JSON file. A position names a field when it
 // is where the field's key starts (a setting's Pos), and a mapping or a
-// list when it is where the mapping or list starts (the Pos of a default,
-// which points at the block that inherits it). In block YAML a mapping
-// starts where its first key does: a position there names the mapping for
-// the methods that take one and the field for the others.
+// list when it is where the mapping or list starts, or where the key of
+// the field whose value it is starts (the Pos of a default, which points
+// at the block that inherits it or at its field). In block YAML a mapping
+// starts where its first key does: a position there names that mapping
+// for the methods that take one, and the field for the others; a fix that
+// means the first field's value says so with Node(at).Pos.
 type TreeEditor interface {
 	Editor
 	// Node returns the field at at (its value, with the key), or the

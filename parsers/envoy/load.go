@@ -89,7 +89,7 @@ func Load(path string, opts Options) Result {
 // positions.
 func LoadBytes(path string, src []byte, opts Options) (res Result) {
 	src = breakLoneCR(src)
-	res.File = &model.File{Path: path, Source: src}
+	res.File = &model.File{Path: path, Source: src, Editor: NewEditor(path, src)}
 	if len(src) <= gcFreeInput {
 		defer pauseGC()()
 	}

@@ -143,7 +143,7 @@ func LoadBytes(path string, src []byte, opts Options) Result {
 		l.target = model.Target{Product: model.Istio}
 	}
 	res := Result{
-		File:    &model.File{Path: path, Source: src, Comments: envoy.Comments(path, src)},
+		File:    &model.File{Path: path, Source: src, Comments: envoy.Comments(path, src), Editor: NewEditor(path, src)},
 		Read:    map[string]int{},
 		Linked:  map[string]int{},
 		Skipped: map[string]int{},

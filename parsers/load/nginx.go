@@ -44,7 +44,7 @@ func nginxResult(cfg *nginx.Config, opts Options) Result {
 		}
 	}
 	for i, f := range cfg.Files {
-		res.Files = append(res.Files, &model.File{Path: f.Path, Source: f.Source, Comments: f.Comments})
+		res.Files = append(res.Files, &model.File{Path: f.Path, Source: f.Source, Comments: f.Comments, Editor: nginx.NewEditor(f.Path, f.Source)})
 		if i > 0 && f.Real != "" {
 			res.Includes = append(res.Includes, f.Real)
 		}
