@@ -667,3 +667,30 @@ func TestEditorCorpusReadsBack(t *testing.T) {
 		check(f.Directives)
 	}
 }
+
+// TestSpansOffsetIsFileOffset: the spans place every position where
+// model.File.Offset does, in ASCII files and others, inside and outside
+// the lines.
+func TestSpansOffsetIsFileOffset(t *testing.T) {
+	for _, src := range []string{"a;", "ab;\ncd;\n", "é ü;\n\nx { y; }\n", "a b; # no newline at the end", "\n\n\na;", "a\r\n  b;\r\n"} {
+		s, err := buildSpans("a.conf", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := &model.File{Path: "a.conf", Source: []byte(src)}
+		for line := 0; line <= 6; line++ {
+			for col := 0; col <= 12; col++ {
+				p := model.Pos{File: "a.conf", Line: int32(line), Col: int32(col)}
+				want := f.Offset(p)
+				if got := s.offset(p); got != want {
+					t.Errorf("%q at %d:%d: spans %d, File.Offset %d", src, line, col, got, want)
+				}
+				if want >= 0 && want < len(src) {
+					if back := s.pos("a.conf", want); back != p {
+						t.Errorf("%q: offset %d is at %s, not %s", src, want, back, p)
+					}
+				}
+			}
+		}
+	}
+}

@@ -20,6 +20,10 @@ type spans struct {
 	src   []byte
 	dirs  []dirSpan
 	words []wordSpan
+	// lines holds the offset at which each line starts; ascii is set
+	// when the file is all ASCII, so that a column is a byte count.
+	lines []uint32
+	ascii bool
 	// top is the first directive at the top level of the file, -1 when
 	// it has none.
 	top int32
@@ -37,8 +41,9 @@ type dirSpan struct {
 	// parent is the index of the block directive that holds this one, -1
 	// at the top level.
 	parent int32
-	// words[first : first+n] are the name and the arguments.
-	first, n int32
+	// words[first:] up to the next directive's first are the name and
+	// the arguments.
+	first int32
 	// kid is the first directive directly in the block and next the
 	// directive after this one in its block; -1 for none.
 	kid, next int32
@@ -46,13 +51,8 @@ type dirSpan struct {
 	lua bool
 }
 
-// wordSpan is one word as written, src[start:end] with its quotes, at
-// line:col, of directive dir.
-type wordSpan struct {
-	line, col  int32
-	start, end uint32
-	dir        int32
-}
+// wordSpan is one word as written: src[start:end], with its quotes.
+type wordSpan struct{ start, end uint32 }
 
 // buildSpans reads src as the loader does.
 func buildSpans(path string, src []byte) (*spans, error) {
@@ -60,7 +60,18 @@ func buildSpans(path string, src []byte) (*spans, error) {
 		return nil, fmt.Errorf("%s: the file is too large to edit", path)
 	}
 	lx := newLexer(path, src)
-	s := &spans{src: src, top: -1}
+	// Every directive ends in ";" or "{" (or is a Lua block's "{"):
+	// that bounds how many there are.
+	s := &spans{src: src, top: -1, ascii: true, lines: make([]uint32, 1, 1+bytes.Count(src, []byte{'\n'})),
+		dirs: make([]dirSpan, 0, bytes.Count(src, []byte{';'})+bytes.Count(src, []byte{'{'}))}
+	for i, c := range src {
+		switch {
+		case c == '\n':
+			s.lines = append(s.lines, uint32(i+1))
+		case c >= utf8.RuneSelf:
+			s.ascii = false
+		}
+	}
 	cur := offsetCursor{src: src, line: 1, col: 1}
 	var stack []int32
 	// last is the last directive yet of each open block, then of the
@@ -87,6 +98,8 @@ func buildSpans(path string, src []byte) (*spans, error) {
 			if len(stack) > 0 {
 				return nil, fmt.Errorf("%s: a block is not closed", path)
 			}
+			// The words are kept for as long as the editor is: no slack.
+			s.words = append(make([]wordSpan, 0, len(s.words)), s.words...)
 			return s, nil
 		case stmtBlockEnd:
 			if len(stack) == 0 {
@@ -98,7 +111,7 @@ func buildSpans(path string, src []byte) (*spans, error) {
 			continue
 		}
 		d := int32(len(s.dirs))
-		ds := dirSpan{parent: -1, first: int32(len(s.words)), n: int32(len(st.args)), open: noBlock, kid: -1, next: -1}
+		ds := dirSpan{parent: -1, first: int32(len(s.words)), open: noBlock, kid: -1, next: -1}
 		if len(stack) > 0 {
 			ds.parent = stack[len(stack)-1]
 		}
@@ -107,7 +120,7 @@ func buildSpans(path string, src []byte) (*spans, error) {
 			if off < 0 {
 				return nil, fmt.Errorf("%s: cannot place the word at %s", path, a.Pos)
 			}
-			s.words = append(s.words, wordSpan{line: a.Pos.Line, col: a.Pos.Col, start: uint32(off), end: uint32(off) + uint32(a.Len), dir: d})
+			s.words = append(s.words, wordSpan{start: uint32(off), end: uint32(off) + uint32(a.Len)})
 		}
 		ds.start = s.words[ds.first].start
 		s.dirs = append(s.dirs, ds)
@@ -162,30 +175,61 @@ func (c *offsetCursor) offset(line, col int32) int {
 
 // at returns the directive whose name or argument starts at p.
 func (s *spans) at(p model.Pos) (int32, bool) {
-	i := sort.Search(len(s.words), func(i int) bool {
-		w := s.words[i]
-		return w.line > p.Line || w.line == p.Line && w.col >= p.Col
-	})
-	if i == len(s.words) || s.words[i].line != p.Line || s.words[i].col != p.Col {
+	off := s.offset(p)
+	if off < 0 {
 		return 0, false
 	}
-	return s.words[i].dir, true
+	i := sort.Search(len(s.words), func(i int) bool { return int(s.words[i].start) >= off })
+	if i == len(s.words) || int(s.words[i].start) != off {
+		return 0, false
+	}
+	// The directive is the last one whose first word is at or before i.
+	d := sort.Search(len(s.dirs), func(d int) bool { return int(s.dirs[d].first) > i }) - 1
+	return int32(d), d >= 0
+}
+
+// offset is the byte offset of p, or -1.
+func (s *spans) offset(p model.Pos) int {
+	if p.Line < 1 || int(p.Line) > len(s.lines) || p.Col < 1 {
+		return -1
+	}
+	start := int(s.lines[p.Line-1])
+	if s.ascii {
+		off := start + int(p.Col) - 1
+		if j := bytes.IndexByte(s.src[start:min(off, len(s.src))], '\n'); j >= 0 || off > len(s.src) {
+			return -1
+		}
+		return off
+	}
+	f := model.File{Source: s.src}
+	return f.ColumnOffset(start, p.Col)
+}
+
+// pos is the position of byte offset off.
+func (s *spans) pos(path string, off int) model.Pos {
+	line := sort.Search(len(s.lines), func(i int) bool { return int(s.lines[i]) > off })
+	start := int(s.lines[line-1])
+	col := off - start + 1
+	if !s.ascii {
+		col = utf8.RuneCount(s.src[start:off]) + 1
+	}
+	return model.Pos{File: path, Line: int32(line), Col: int32(col)}
 }
 
 // words of directive d: its name first.
 func (s *spans) wordsOf(d int32) []wordSpan {
-	ds := &s.dirs[d]
-	return s.words[ds.first : ds.first+ds.n]
+	end := int32(len(s.words))
+	if int(d)+1 < len(s.dirs) {
+		end = s.dirs[d+1].first
+	}
+	return s.words[s.dirs[d].first:end]
 }
-
-// nameEnd is the offset just past the name of d.
-func (s *spans) nameEnd(d int32) int { return int(s.words[s.dirs[d].first].end) }
 
 // stmt describes directive d for the model.
 func (s *spans) stmt(path string, d int32) model.Stmt {
 	ws := s.wordsOf(d)
 	st := model.Stmt{
-		Pos:   model.Pos{File: path, Line: ws[0].line, Col: ws[0].col},
+		Pos:   s.pos(path, int(ws[0].start)),
 		Args:  make([]string, len(ws)-1),
 		Raw:   make([]string, len(ws)-1),
 		Block: s.dirs[d].open != noBlock,

@@ -719,10 +719,7 @@ func plainSafe(s string, flow bool) bool {
 	case "true", "false", "yes", "no", "on", "off", "y", "n", "null", "~":
 		return false
 	}
-	if looksNumeric(s) {
-		return false
-	}
-	return true
+	return !looksNumeric(s)
 }
 
 func looksNumeric(s string) bool {
@@ -732,7 +729,7 @@ func looksNumeric(s string) bool {
 	}
 	if t[0] >= '0' && t[0] <= '9' || t[0] == '.' {
 		for _, c := range t {
-			if !(c >= '0' && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '_' || c == 'x' || c == 'o' || c == '+' || c == '-' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			if !strings.ContainsRune("0123456789._xXoO+-abcdefABCDEF", c) {
 				return false
 			}
 		}

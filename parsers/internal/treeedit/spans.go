@@ -77,7 +77,7 @@ func readSpans(path string, src []byte) (*spans, error) {
 			if err.Error() == "EOF" {
 				break
 			}
-			return nil, fmt.Errorf("%s: %v", path, err)
+			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		if len(doc.Content) == 0 {
 			continue
