@@ -693,8 +693,13 @@ func h1SafeDrainFixOf(pass *Pass, p *model.Proxy, l *model.Listener, advice stri
 	if !p.Target.AtLeast(1, 32, 0) {
 		return advice, nil
 	}
+	// The field is named as the file names its fields.
+	name, safe := "http1_safe_max_connection_duration", l.H1SafeMaxConnectionDuration
+	if ed := newFixer(pass).tree(safe.Pos); ed != nil {
+		name = ed.Name(safe.Pos, name)
+	}
 	return withEdits(h1SafeDrainFix(pass, l),
-		"set http1_safe_max_connection_duration: true on the HttpConnectionManager: Envoy then closes an HTTP/1 connection only after answering a request on it with \"Connection: close\"",
+		"set "+name+": true on the HttpConnectionManager: Envoy then closes an HTTP/1 connection only after answering a request on it with \"Connection: close\"",
 		advice)
 }
 

@@ -245,3 +245,14 @@ func layoutFinding(t *testing.T, path, rule string) *rules.Finding {
 	}
 	return nil
 }
+
+// TestFixTextNamesFieldsAsTheFile: the fix of a camelCase file names the
+// field in camelCase.
+func TestFixTextNamesFieldsAsTheFile(t *testing.T) {
+	for name, want := range map[string]string{"bad.yaml": "set http1_safe_max_connection_duration: true", "camel-case.yaml": "set http1SafeMaxConnectionDuration: true"} {
+		f := layoutFinding(t, filepath.Join(fixturesDir, "envoy-h1-unsafe-drain", name), "envoy-h1-unsafe-drain")
+		if f == nil || !strings.HasPrefix(f.Fix, want) {
+			t.Errorf("%s: fix %+v, want it to start %q", name, f, want)
+		}
+	}
+}
