@@ -143,10 +143,10 @@ func (e *Editor) block(p model.Pos) (*spans, int32, error) {
 		return nil, 0, err
 	}
 	if s.dirs[d].open == noBlock {
-		return nil, 0, fmt.Errorf("%s: %q has no block", p, s.value(s.wordsOf(d)[0]))
+		return nil, 0, fmt.Errorf("%s: %q has no block", p, s.name(d))
 	}
-	if s.dirs[d].lua {
-		return nil, 0, fmt.Errorf("%s: the block of %q is Lua code", p, s.value(s.wordsOf(d)[0]))
+	if s.isLua(d) {
+		return nil, 0, fmt.Errorf("%s: the block of %q is Lua code", p, s.name(d))
 	}
 	return s, d, nil
 }

@@ -5,18 +5,22 @@ import (
 	"fmt"
 	"sort"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/proxylint/proxylint/model"
 )
 
 // spans is the byte layout of one file as nginx's reader splits it: every
 // directive from its name to the ";" or "}" that ends it, the "{" of its
-// block, and every word (name and arguments) with its quotes. The editor
-// builds it from the file's source the first time it is asked to edit the
-// file, with the same lexer the loader reads the file with, so that it
-// places words exactly where the model's positions say they are; the
-// parse tree and the model keep no offsets of their own.
+// block and the block that holds it. The editor builds it from the file's
+// source the first time it is asked to edit the file, with the same lexer
+// the loader reads the file with, so that it places words exactly where
+// the model's positions say they are; the parse tree and the model keep no
+// offsets of their own. It keeps 20 bytes a directive, 8 a word (name or
+// argument, with its quotes) and 4 a line, for as long as the editor is
+// kept.
 type spans struct {
+	path  string
 	src   []byte
 	dirs  []dirSpan
 	words []wordSpan
@@ -24,9 +28,9 @@ type spans struct {
 	// when the file is all ASCII, so that a column is a byte count.
 	lines []uint32
 	ascii bool
-	// top is the first directive at the top level of the file, -1 when
-	// it has none.
-	top int32
+	// lua lists the *_by_lua_block directives, whose blocks are Lua code,
+	// in order.
+	lua []int32
 }
 
 // noBlock marks a directive without a block.
@@ -41,14 +45,9 @@ type dirSpan struct {
 	// parent is the index of the block directive that holds this one, -1
 	// at the top level.
 	parent int32
-	// words[first:] up to the next directive's first are the name and
-	// the arguments.
+	// words[first:] up to the next directive's first are its name and
+	// arguments.
 	first int32
-	// kid is the first directive directly in the block and next the
-	// directive after this one in its block; -1 for none.
-	kid, next int32
-	// lua marks a *_by_lua_block directive: its block is Lua code.
-	lua bool
 }
 
 // wordSpan is one word as written: src[start:end], with its quotes.
@@ -60,10 +59,12 @@ func buildSpans(path string, src []byte) (*spans, error) {
 		return nil, fmt.Errorf("%s: the file is too large to edit", path)
 	}
 	lx := newLexer(path, src)
-	// Every directive ends in ";" or "{" (or is a Lua block's "{"):
-	// that bounds how many there are.
-	s := &spans{src: src, top: -1, ascii: true, lines: make([]uint32, 1, 1+bytes.Count(src, []byte{'\n'})),
+	// Every directive ends in ";" or "{": that bounds how many there are
+	// (comments aside).
+	s := &spans{path: path, src: src, ascii: true, lines: make([]uint32, 1, 1+bytes.Count(src, []byte{'\n'})),
 		dirs: make([]dirSpan, 0, bytes.Count(src, []byte{';'})+bytes.Count(src, []byte{'{'}))}
+	// About two and a half words a directive in real configurations.
+	s.words = make([]wordSpan, 0, cap(s.dirs)*5/2)
 	for i, c := range src {
 		switch {
 		case c == '\n':
@@ -72,22 +73,8 @@ func buildSpans(path string, src []byte) (*spans, error) {
 			s.ascii = false
 		}
 	}
-	cur := offsetCursor{src: src, line: 1, col: 1}
 	var stack []int32
-	// last is the last directive yet of each open block, then of the
-	// top level.
-	last := []int32{-1}
-	add := func(d int32) {
-		switch prev := last[len(last)-1]; {
-		case prev >= 0:
-			s.dirs[prev].next = d
-		case len(stack) == 0:
-			s.top = d
-		default:
-			s.dirs[stack[len(stack)-1]].kid = d
-		}
-		last[len(last)-1] = d
-	}
+	cur := offsetCursor{src: src, line: 1, col: 1}
 	for {
 		st, err := lx.next()
 		if err != nil {
@@ -98,23 +85,21 @@ func buildSpans(path string, src []byte) (*spans, error) {
 			if len(stack) > 0 {
 				return nil, fmt.Errorf("%s: a block is not closed", path)
 			}
-			// The words are kept for as long as the editor is: no slack.
-			s.words = append(make([]wordSpan, 0, len(s.words)), s.words...)
+			if cap(s.words) > len(s.words)+len(s.words)/4 {
+				s.words = append(make([]wordSpan, 0, len(s.words)), s.words...)
+			}
 			return s, nil
 		case stmtBlockEnd:
 			if len(stack) == 0 {
 				return nil, fmt.Errorf("%s: unexpected \"}\"", path)
 			}
 			d := stack[len(stack)-1]
-			stack, last = stack[:len(stack)-1], last[:len(last)-1]
+			stack = stack[:len(stack)-1]
 			s.dirs[d].end = uint32(st.term) + 1
 			continue
 		}
 		d := int32(len(s.dirs))
-		ds := dirSpan{parent: -1, first: int32(len(s.words)), open: noBlock, kid: -1, next: -1}
-		if len(stack) > 0 {
-			ds.parent = stack[len(stack)-1]
-		}
+		ds := dirSpan{parent: -1, open: noBlock, first: int32(len(s.words))}
 		for _, a := range st.args {
 			off := cur.offset(a.Pos.Line, a.Pos.Col)
 			if off < 0 {
@@ -123,27 +108,91 @@ func buildSpans(path string, src []byte) (*spans, error) {
 			s.words = append(s.words, wordSpan{start: uint32(off), end: uint32(off) + uint32(a.Len)})
 		}
 		ds.start = s.words[ds.first].start
-		s.dirs = append(s.dirs, ds)
-		add(d)
+		if len(stack) > 0 {
+			ds.parent = stack[len(stack)-1]
+		}
 		switch {
 		case st.kind == stmtSimple:
-			s.dirs[d].end = uint32(st.term) + 1
+			ds.end = uint32(st.term) + 1
 		case isLuaBlock(st.args[0].Value):
 			_, end, err := lx.readLuaBlock(st.term)
 			if err != nil {
 				return nil, err
 			}
-			s.dirs[d].open, s.dirs[d].end, s.dirs[d].lua = uint32(st.term), uint32(end)+1, true
+			ds.open, ds.end = uint32(st.term), uint32(end)+1
+			s.lua = append(s.lua, d)
 		default:
-			s.dirs[d].open = uint32(st.term)
-			stack, last = append(stack, d), append(last, -1)
+			ds.open = uint32(st.term)
+			stack = append(stack, d)
 		}
+		s.dirs = append(s.dirs, ds)
+		// The words are not kept: the lexer may write the next
+		// statement's over them rather than allocate more.
+		lx.words = lx.words[:0]
 	}
+}
+
+// isLua reports whether d is a *_by_lua_block directive.
+func (s *spans) isLua(d int32) bool {
+	i := sort.Search(len(s.lua), func(i int) bool { return s.lua[i] >= d })
+	return i < len(s.lua) && s.lua[i] == d
+}
+
+// at returns the directive whose name or argument starts at p.
+func (s *spans) at(p model.Pos) (int32, bool) {
+	off := s.offset(p)
+	if off < 0 {
+		return 0, false
+	}
+	i := sort.Search(len(s.words), func(i int) bool { return int(s.words[i].start) >= off })
+	if i == len(s.words) || int(s.words[i].start) != off {
+		return 0, false
+	}
+	// The directive is the last one whose first word is at or before i.
+	d := sort.Search(len(s.dirs), func(d int) bool { return int(s.dirs[d].first) > i }) - 1
+	return int32(d), d >= 0
+}
+
+// offset is the byte offset of p, or -1.
+func (s *spans) offset(p model.Pos) int {
+	if p.Line < 1 || int(p.Line) > len(s.lines) || p.Col < 1 {
+		return -1
+	}
+	start := int(s.lines[p.Line-1])
+	if s.ascii {
+		off := start + int(p.Col) - 1
+		if off > len(s.src) || bytes.IndexByte(s.src[start:off], '\n') >= 0 {
+			return -1
+		}
+		return off
+	}
+	f := model.File{Source: s.src}
+	return f.ColumnOffset(start, p.Col)
+}
+
+// pos is the position of byte offset off.
+func (s *spans) pos(path string, off int) model.Pos {
+	line := sort.Search(len(s.lines), func(i int) bool { return int(s.lines[i]) > off })
+	start := int(s.lines[line-1])
+	col := off - start + 1
+	if !s.ascii {
+		col = utf8.RuneCount(s.src[start:off]) + 1
+	}
+	return model.Pos{File: path, Line: int32(line), Col: int32(col)}
+}
+
+// wordsOf returns the words of directive d, its name first.
+func (s *spans) wordsOf(d int32) []wordSpan {
+	end := int32(len(s.words))
+	if int(d)+1 < len(s.dirs) {
+		end = s.dirs[d+1].first
+	}
+	return s.words[s.dirs[d].first:end]
 }
 
 // offsetCursor turns positions into byte offsets, walking forward from
 // the last one it turned: positions asked in increasing order, as the
-// lexer yields them, cost one pass over the file.
+// lexer yields them, cost one pass over the text.
 type offsetCursor struct {
 	src       []byte
 	off       int
@@ -173,94 +222,67 @@ func (c *offsetCursor) offset(line, col int32) int {
 	return c.off
 }
 
-// at returns the directive whose name or argument starts at p.
-func (s *spans) at(p model.Pos) (int32, bool) {
-	off := s.offset(p)
-	if off < 0 {
-		return 0, false
-	}
-	i := sort.Search(len(s.words), func(i int) bool { return int(s.words[i].start) >= off })
-	if i == len(s.words) || int(s.words[i].start) != off {
-		return 0, false
-	}
-	// The directive is the last one whose first word is at or before i.
-	d := sort.Search(len(s.dirs), func(d int) bool { return int(s.dirs[d].first) > i }) - 1
-	return int32(d), d >= 0
-}
-
-// offset is the byte offset of p, or -1.
-func (s *spans) offset(p model.Pos) int {
-	if p.Line < 1 || int(p.Line) > len(s.lines) || p.Col < 1 {
-		return -1
-	}
-	start := int(s.lines[p.Line-1])
-	if s.ascii {
-		off := start + int(p.Col) - 1
-		if j := bytes.IndexByte(s.src[start:min(off, len(s.src))], '\n'); j >= 0 || off > len(s.src) {
-			return -1
-		}
-		return off
-	}
-	f := model.File{Source: s.src}
-	return f.ColumnOffset(start, p.Col)
-}
-
-// pos is the position of byte offset off.
-func (s *spans) pos(path string, off int) model.Pos {
-	line := sort.Search(len(s.lines), func(i int) bool { return int(s.lines[i]) > off })
-	start := int(s.lines[line-1])
-	col := off - start + 1
-	if !s.ascii {
-		col = utf8.RuneCount(s.src[start:off]) + 1
-	}
-	return model.Pos{File: path, Line: int32(line), Col: int32(col)}
-}
-
-// words of directive d: its name first.
-func (s *spans) wordsOf(d int32) []wordSpan {
-	end := int32(len(s.words))
-	if int(d)+1 < len(s.dirs) {
-		end = s.dirs[d+1].first
-	}
-	return s.words[s.dirs[d].first:end]
-}
-
 // stmt describes directive d for the model.
 func (s *spans) stmt(path string, d int32) model.Stmt {
 	ws := s.wordsOf(d)
 	st := model.Stmt{
-		Pos:   s.pos(path, int(ws[0].start)),
-		Args:  make([]string, len(ws)-1),
-		Raw:   make([]string, len(ws)-1),
+		Pos:   s.pos(path, int(s.dirs[d].start)),
+		Args:  make([]string, 0, len(ws)),
+		Raw:   make([]string, 0, len(ws)),
 		Block: s.dirs[d].open != noBlock,
 	}
-	st.Name = s.value(ws[0])
-	for i, w := range ws[1:] {
-		st.Args[i] = s.value(w)
-		st.Raw[i] = string(s.src[w.start:w.end])
+	for i, w := range ws {
+		if i == 0 {
+			st.Name = s.value(w)
+			continue
+		}
+		st.Args = append(st.Args, s.value(w))
+		st.Raw = append(st.Raw, s.text(w.start, w.end))
 	}
 	return st
 }
 
 // value is a word as nginx reads it: without its quotes, unescaped.
 func (s *spans) value(w wordSpan) string {
-	b := s.src[w.start:w.end]
-	if len(b) >= 2 && (b[0] == '"' || b[0] == '\'') && b[len(b)-1] == b[0] {
-		b = b[1 : len(b)-1]
+	start, end := w.start, w.end
+	if b := s.src[start:end]; len(b) >= 2 && (b[0] == '"' || b[0] == '\'') && b[len(b)-1] == b[0] {
+		start, end = start+1, end-1
 	}
-	return unescape(b)
+	if bytes.IndexByte(s.src[start:end], '\\') >= 0 {
+		return unescape(s.src[start:end])
+	}
+	return s.text(start, end)
+}
+
+// text is src[start:end] as a string that shares the source's memory,
+// which does not change while the editor is used.
+func (s *spans) text(start, end uint32) string {
+	if start == end {
+		return ""
+	}
+	return unsafe.String(&s.src[start], int(end-start))
+}
+
+// name is the name of directive d.
+func (s *spans) name(d int32) string {
+	if ws := s.wordsOf(d); len(ws) > 0 {
+		return s.value(ws[0])
+	}
+	return ""
 }
 
 // kids lists the directives directly in the block of d, or at the top
-// level for d < 0.
+// level for d < 0: they follow d, up to its end.
 func (s *spans) kids(d int32) []int32 {
-	k := s.top
-	if d >= 0 {
-		k = s.dirs[d].kid
-	}
 	var out []int32
-	for ; k >= 0; k = s.dirs[k].next {
-		out = append(out, k)
+	end := uint32(len(s.src))
+	if d >= 0 {
+		end = s.dirs[d].end
+	}
+	for k := d + 1; int(k) < len(s.dirs) && s.dirs[k].start < end; k++ {
+		if s.dirs[k].parent == d {
+			out = append(out, k)
+		}
 	}
 	return out
 }
