@@ -75,6 +75,9 @@ type File struct {
 	Comments []Comment
 	// index holds the lines of Source once PosAt has needed them.
 	index atomic.Pointer[indexed]
+	// Editor edits the file in its own style (edit.go); nil when its
+	// loader offers none.
+	Editor Editor
 }
 
 // Comment is a comment in a source file. Text excludes the comment marker.

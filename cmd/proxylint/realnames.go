@@ -62,7 +62,7 @@ func realNames(mdl *model.Model, findings []rules.Finding, wd string) []rules.Fi
 	seen := map[string]bool{}
 	for _, f := range mdl.Files {
 		if n, ok := rename[f.Path]; ok {
-			f = &model.File{Path: n, Real: f.Real, Source: f.Source, Comments: f.Comments}
+			f = &model.File{Path: n, Real: f.Real, Source: f.Source, Comments: f.Comments, Editor: f.Editor}
 		}
 		if !seen[f.Path] {
 			seen[f.Path] = true

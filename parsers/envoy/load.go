@@ -114,7 +114,7 @@ func LoadBytes(path string, src []byte, opts Options) Result {
 // the deployment. path names it in positions.
 func Read(path string, src []byte, opts Options) (res Result) {
 	src = breakLoneCR(src)
-	res.File = &model.File{Path: path, Source: src}
+	res.File = &model.File{Path: path, Source: src, Editor: NewEditor(path, src)}
 	if len(src) <= gcFreeInput {
 		defer pauseGC()()
 	}

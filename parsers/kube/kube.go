@@ -230,7 +230,7 @@ func LoadBytes(path string, src []byte, opts Options) Result {
 // parallel, by the caller) and then joined by Link.
 func Parse(path string, src []byte) *Manifest {
 	m := &Manifest{path: path, src: src, dropped: map[string]int{},
-		file: &model.File{Path: path, Source: src, Comments: envoy.Comments(path, src)}}
+		file: &model.File{Path: path, Source: src, Comments: envoy.Comments(path, src), Editor: NewEditor(path, src)}}
 	if err := m.documents(src); err != nil {
 		line, msg := errorLine(err)
 		m.objs, m.kinds, m.dropped, m.syntax = nil, nil, map[string]int{}, true

@@ -50,7 +50,7 @@ func nginxResult(cfg *nginx.Config, opts Options, disk func(real string) bool) R
 		}
 	}
 	for i, f := range cfg.Files {
-		mf := &model.File{Path: f.Path, Source: f.Source, Comments: f.Comments}
+		mf := &model.File{Path: f.Path, Source: f.Source, Comments: f.Comments, Editor: nginx.NewEditor(f.Path, f.Source)}
 		if f.Real != "" && disk(f.Real) {
 			mf.Real = f.Real
 		}
