@@ -119,6 +119,9 @@ func cmdInit(args []string, stdout, stderr io.Writer) int {
 	flags.SetOutput(io.Discard)
 	force := flags.Bool("force", false, "")
 	if err := flags.Parse(args); err != nil || flags.NArg() > 1 {
+		if err != nil {
+			fmt.Fprintf(stderr, "proxylint init: %v\n", flagError(flags, err))
+		}
 		fmt.Fprintln(stderr, "usage: proxylint init [--force] [FILE]")
 		return exitError
 	}

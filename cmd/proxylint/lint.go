@@ -47,7 +47,8 @@ through it, in context. The Kubernetes manifests of a run are joined as
 one deployment; those that configure no proxy are skipped.
 
 Flags:
-  --format FORMAT[=FILE]   text (default), json, sarif (SARIF 2.1.0 for
+  -f, --format FORMAT[=FILE]
+                           text (default), json, sarif (SARIF 2.1.0 for
                            code scanning) or github (workflow commands
                            that annotate a pull request); repeat with
                            =FILE for several reports in one run:
@@ -212,6 +213,7 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 	fs := flag.NewFlagSet("proxylint", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Var(appendFlag{&f.formatArgs}, "format", "")
+	fs.Var(appendFlag{&f.formatArgs}, "f", "")
 	fs.StringVar(&f.root, "root", "", "")
 	fs.StringVar(&f.stdinFilename, "stdin-filename", "", "")
 	fs.StringVar(&f.output, "output", "", "")
