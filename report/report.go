@@ -41,6 +41,9 @@ type Input struct {
 	// Verbose asks the text report to say what was read even when it
 	// shows no finding.
 	Verbose bool
+	// Quiet leaves out of the text and github reports everything but
+	// the findings: what was read, the targets and the summary.
+	Quiet bool
 	// Known counts findings hidden by a baseline.
 	Known int
 	// Skipped counts the files directory walks left out (not

@@ -66,6 +66,12 @@ Flags:
                            or stdout not a terminal)
   --fail-on LEVEL          exit 1 when a finding is at or above LEVEL:
                            error, warning or note (default warning)
+  --exit-zero              exit 0 even with findings at or above
+                           --fail-on (still 2 when a file could not be
+                           linted)
+  -q, --quiet              print the findings and nothing else: no line
+                           on what was read, no summary, no progress on
+                           standard error (fixed, recorded)
   --enable RULE[,RULE]     turn rules on (repeatable)
   --disable RULE[,RULE]    turn rules off (repeatable)
   --target TARGET          the proxy release the configurations are for,
@@ -133,8 +139,8 @@ Everything after "--" is a path, even when it starts with "-": after it,
 "-" is the file named "-", not standard input.
 
 Exit codes:
-  0  no finding at or above --fail-on
-  1  findings at or above --fail-on
+  0  no finding at or above --fail-on (or --exit-zero)
+  1  findings at or above --fail-on, or --fix changed a file
   2  could not lint: bad usage, a bad configuration file, a named path or
      directory entry that cannot be read or told apart (dangling link,
      link loop, path too long), a file that is not a regular file (FIFO,
@@ -182,6 +188,9 @@ type lintFlags struct {
 	baseline        string
 	writeBaseline   string
 	help            bool
+	// quiet prints the findings and nothing else; exitZero exits 0
+	// whatever was found (2 still when a file could not be linted).
+	quiet, exitZero bool
 	// diff prints the fixes as a unified diff; fix applies them.
 	diff, fix bool
 	limits
@@ -238,6 +247,9 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 	fs.BoolVar(&f.help, "h", false, "")
 	fs.BoolVar(&f.diff, "diff", false, "")
 	fs.BoolVar(&f.fix, "fix", false, "")
+	fs.BoolVar(&f.quiet, "quiet", false, "")
+	fs.BoolVar(&f.quiet, "q", false, "")
+	fs.BoolVar(&f.exitZero, "exit-zero", false, "")
 	f.limits.register(fs)
 
 	var paths, tail []string
@@ -303,6 +315,9 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 		if err := checkRoot(f.root); err != nil {
 			return nil, nil, fmt.Errorf("%w: %w", errUsage, err)
 		}
+	}
+	if f.quiet && f.verbose {
+		return nil, nil, fmt.Errorf("%w: --quiet and --verbose contradict each other", errUsage)
 	}
 	if f.config != "" && f.noConfig {
 		return nil, nil, fmt.Errorf("%w: --config and --no-config contradict each other", errUsage)
@@ -505,7 +520,7 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 				return exitError
 			}
 			if len(files) > 0 {
-				return exitFindings
+				return f.findingsExit()
 			}
 			return exitClean
 		}
@@ -513,7 +528,9 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 		if !ok && n == 0 {
 			return exitError
 		}
-		fmt.Fprintf(stderr, "proxylint: fixed %d %s in %d %s\n", set.Applied, plural(set.Applied, "finding", "findings"), n, plural(n, "file", "files"))
+		if !f.quiet {
+			fmt.Fprintf(stderr, "proxylint: fixed %d %s in %d %s\n", set.Applied, plural(set.Applied, "finding", "findings"), n, plural(n, "file", "files"))
+		}
 		if !ok {
 			return exitError
 		}
@@ -531,7 +548,7 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 	}
 	in := &report.Input{Findings: findings, Known: known, Files: mdl.Files, Rules: rules.All(), Version: strings.TrimPrefix(buildVersion(), "v"),
 		Dir: wd, Root: repoRoot(f, wd), Diagnostics: mdl.Diagnostics, Skipped: s.skipped, Targets: targetsUsed(mdl),
-		Read: read, Verbose: f.verbose}
+		Read: read, Verbose: f.verbose, Quiet: f.quiet}
 
 	reportInputs := inputs(paths, mdl, s)
 	// The model is not used past this point: the report needs the
@@ -541,8 +558,21 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 		fmt.Fprintf(stderr, "proxylint: %v\n", err)
 		return exitError
 	}
-	if c := exitCode(in.Findings, s.failOn); c != exitClean || !changed {
-		return c
+	c := exitCode(in.Findings, s.failOn)
+	if c == exitClean && changed {
+		c = exitFindings
+	}
+	if c == exitFindings {
+		return f.findingsExit()
+	}
+	return c
+}
+
+// findingsExit is the exit code of a run with findings that fail it: 1,
+// or 0 with --exit-zero.
+func (f *lintFlags) findingsExit() int {
+	if f.exitZero {
+		return exitClean
 	}
 	return exitFindings
 }
@@ -629,7 +659,9 @@ func applyBaseline(f *lintFlags, s *settings, paths []string, mdl *model.Model, 
 			fmt.Fprintf(stderr, "proxylint: --write-baseline: %v\n", namedError(path, err))
 			return nil, 0, exitError
 		}
-		fmt.Fprintf(stderr, "proxylint: recorded %d %s in %s\n", n, plural(n, "finding", "findings"), path)
+		if !f.quiet {
+			fmt.Fprintf(stderr, "proxylint: recorded %d %s in %s\n", n, plural(n, "finding", "findings"), path)
+		}
 		src = buf.Bytes()
 	} else {
 		var err error
