@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -126,4 +129,148 @@ func TestExitZero(t *testing.T) {
 	assert.Equal(t, exitClean, code, "--diff with fixes")
 	code, _, _ = runCLI(t, dir, "--no-config", "--exit-zero", "--fix", "nginx.conf")
 	assert.Equal(t, exitClean, code, "--fix that changed a file")
+}
+
+// TestRuleSelection: --only runs the rules it names and no other; "all" in
+// --enable and --disable switches every rule, the flags taking effect in
+// their order; rules.enable and rules.disable take "all" too, with the
+// other list's rules as the exceptions.
+func TestRuleSelection(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "nginx.conf", literalProxyPass)
+	const keepalive = "::warning file=nginx.conf,line=6,col=13,title=upstream-no-keepalive::"
+	const logFormat = "::notice file=nginx.conf,line=2,col=1,title=log-format-blind::"
+	rulesOf := func(out string) []string {
+		var got []string
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			switch {
+			case strings.HasPrefix(l, keepalive):
+				got = append(got, "upstream-no-keepalive")
+			case strings.HasPrefix(l, logFormat):
+				got = append(got, "log-format-blind")
+			case l != "":
+				got = append(got, l)
+			}
+		}
+		return got
+	}
+	for _, c := range []struct {
+		name   string
+		config string
+		args   []string
+		code   int
+		want   []string
+	}{
+		{"defaults", "", nil, exitFindings, []string{"log-format-blind", "upstream-no-keepalive"}},
+		{"only one", "", []string{"--only", "upstream-no-keepalive"}, exitFindings, []string{"upstream-no-keepalive"}},
+		{"only two", "", []string{"--only", "log-format-blind,upstream-no-keepalive"}, exitFindings, []string{"log-format-blind", "upstream-no-keepalive"}},
+		{"only beats the file", "rules:\n  disable: [upstream-no-keepalive]\n", []string{"--only", "upstream-no-keepalive"}, exitFindings, []string{"upstream-no-keepalive"}},
+		{"disable all", "", []string{"--disable", "all"}, exitClean, nil},
+		{"disable all, enable one", "", []string{"--disable", "all", "--enable", "log-format-blind"}, exitClean, []string{"log-format-blind"}},
+		{"enable one, disable all", "", []string{"--enable", "log-format-blind", "--disable", "all"}, exitClean, nil},
+		{"enable all, disable one", "", []string{"--enable", "all", "--disable", "log-format-blind"}, exitFindings, []string{"upstream-no-keepalive"}},
+		{"file disables all", "rules:\n  disable: [all]\n  enable: [log-format-blind]\n", nil, exitClean, []string{"log-format-blind"}},
+		{"file enables all", "rules:\n  enable: [all]\n  disable: [log-format-blind]\n", nil, exitFindings, []string{"upstream-no-keepalive"}},
+		{"flag over the file's all", "rules:\n  disable: [all]\n", []string{"--enable", "upstream-no-keepalive"}, exitFindings, []string{"upstream-no-keepalive"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := t.TempDir()
+			writeFile(t, d, "nginx.conf", literalProxyPass)
+			writeFile(t, d, ".proxylint.yaml", c.config)
+			args := append([]string{"-q", "-f", "github"}, c.args...)
+			code, out, errOut := runCLI(t, d, append(args, "nginx.conf")...)
+			assert.Equal(t, c.code, code, errOut)
+			assert.Empty(t, errOut)
+			assert.Equal(t, c.want, rulesOf(out))
+		})
+	}
+	for _, c := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"--only", "upstream-no-keepalve"}, "proxylint: unknown rule \"upstream-no-keepalve\"; did you mean \"upstream-no-keepalive\"?\n"},
+		{[]string{"--only", ","}, "proxylint: --only names no rule\n"},
+		{[]string{"--only", "log-format-blind", "--enable", "upstream-no-keepalive"}, "proxylint: --only names every rule that runs; drop --enable and --disable, or --only\n"},
+		{[]string{"--disable", "everything"}, "proxylint: unknown rule \"everything\" (see proxylint rules; \"all\" names every rule)\n"},
+	} {
+		code, out, errOut := runCLI(t, dir, append(append([]string{"--no-config"}, c.args...), "nginx.conf")...)
+		assert.Equal(t, exitError, code, c.args)
+		assert.Empty(t, out)
+		assert.Equal(t, c.err+"Run \"proxylint --help\" for usage.\n", errOut, c.args)
+	}
+	writeFile(t, dir, ".proxylint.yaml", "rules:\n  enable: [all]\n  disable: [all]\n")
+	code, _, errOut := runCLI(t, dir, "nginx.conf")
+	assert.Equal(t, exitError, code)
+	assert.Equal(t, "proxylint: .proxylint.yaml:3:13: rules: all rules are both enabled and disabled; name the exceptions in one list and \"all\" in the other\n", errOut)
+}
+
+// runCLIEnv is runCLI with an environment.
+func runCLIEnv(t *testing.T, dir string, env map[string]string, args ...string) (int, string, string) {
+	t.Helper()
+	t.Chdir(dir)
+	var stdout, stderr bytes.Buffer
+	code := run(args, &stdout, &stderr, func(k string) string { return env[k] })
+	return code, stdout.String(), stderr.String()
+}
+
+// TestColorFlag: --color always colours the text report in a pipe (a CI
+// log) and in a file, FORCE_COLOR colours standard output unless NO_COLOR
+// is set, and --color never and --no-color colour nothing.
+func TestColorFlag(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "nginx.conf", literalProxyPass)
+	base := []string{"--no-config", "-q", "--only", "upstream-no-keepalive"}
+	const coloured = "\x1b[1mnginx.conf:6:13:\x1b[22m \x1b[33;1mwarning:\x1b[0;22m proxy_pass to 127.0.0.1:8000"
+	const plain = "nginx.conf:6:13: warning: proxy_pass to 127.0.0.1:8000"
+	for _, c := range []struct {
+		name string
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{"auto in a pipe", nil, nil, plain},
+		{"always in a pipe", nil, []string{"--color", "always"}, coloured},
+		{"always beats NO_COLOR", map[string]string{"NO_COLOR": "1"}, []string{"--color=always"}, coloured},
+		{"FORCE_COLOR", map[string]string{"FORCE_COLOR": "1"}, nil, coloured},
+		{"FORCE_COLOR beats TERM=dumb", map[string]string{"FORCE_COLOR": "1", "TERM": "dumb"}, nil, coloured},
+		{"NO_COLOR beats FORCE_COLOR", map[string]string{"FORCE_COLOR": "1", "NO_COLOR": "1"}, nil, plain},
+		{"never beats FORCE_COLOR", map[string]string{"FORCE_COLOR": "1"}, []string{"--color", "never"}, plain},
+		{"--no-color beats FORCE_COLOR", map[string]string{"FORCE_COLOR": "1"}, []string{"--no-color"}, plain},
+		{"--no-color with --color never", nil, []string{"--no-color", "--color", "never"}, plain},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errOut := runCLIEnv(t, dir, c.env, append(append(base, c.args...), "nginx.conf")...)
+			assert.Equal(t, exitFindings, code, errOut)
+			assert.True(t, strings.HasPrefix(out, c.want), "%q", out)
+		})
+	}
+
+	// A file is coloured only when asked for.
+	code, _, _ := runCLIEnv(t, dir, map[string]string{"FORCE_COLOR": "1"}, append(base, "--output", "auto.txt", "nginx.conf")...)
+	require.Equal(t, exitFindings, code)
+	code, _, _ = runCLIEnv(t, dir, nil, append(base, "--color", "always", "--format", "text=always.txt", "nginx.conf")...)
+	require.Equal(t, exitFindings, code)
+	got, err := os.ReadFile(filepath.Join(dir, "auto.txt"))
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(got), plain), "%q", got)
+	got, err = os.ReadFile(filepath.Join(dir, "always.txt"))
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(got), coloured), "%q", got)
+
+	// The chain's table too.
+	_, out, _ := runCLIEnv(t, dir, nil, "chain", "--no-config", "--color", "always", "nginx.conf")
+	assert.Contains(t, out, "\x1b[1mPath 1 of 1: nginx.conf:5 location /\x1b[22m\n")
+
+	for _, c := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"--color", "yes"}, "proxylint: --color \"yes\": want always, never or auto\n"},
+		{[]string{"--no-color", "--color", "always"}, "proxylint: --no-color and --color always contradict each other\n"},
+	} {
+		code, out, errOut := runCLI(t, dir, append(c.args, "nginx.conf")...)
+		assert.Equal(t, exitError, code)
+		assert.Empty(t, out)
+		assert.Equal(t, c.err+"Run \"proxylint --help\" for usage.\n", errOut)
+	}
 }

@@ -62,8 +62,11 @@ Flags:
                            working directory that holds .git)
   --stdin-filename NAME    the name standard input ("-") goes by in
                            positions and for finding .proxylint.yaml
-  --no-color               no colour in text output (also: NO_COLOR set,
-                           or stdout not a terminal)
+  --color WHEN             colour the text report: auto (default: on a
+                           terminal, or with FORCE_COLOR set as in a CI
+                           log; never with NO_COLOR set or TERM=dumb),
+                           always (files too) or never
+  --no-color               --color never
   --fail-on LEVEL          exit 1 when a finding is at or above LEVEL:
                            error, warning or note (default warning)
   --exit-zero              exit 0 even with findings at or above
@@ -72,8 +75,12 @@ Flags:
   -q, --quiet              print the findings and nothing else: no line
                            on what was read, no summary, no progress on
                            standard error (fixed, recorded)
-  --enable RULE[,RULE]     turn rules on (repeatable)
-  --disable RULE[,RULE]    turn rules off (repeatable)
+  --enable RULE[,RULE]     turn rules on (repeatable; "all" is every
+                           rule, and later flags win: --disable all
+                           --enable RULE runs RULE alone)
+  --disable RULE[,RULE]    turn rules off (repeatable; "all" as above)
+  --only RULE[,RULE]       run these rules and no other, whatever
+                           .proxylint.yaml enables or disables
   --target TARGET          the proxy release the configurations are for,
                            because defaults differ; repeat for one per
                            product: nginx (default: every release from
@@ -164,16 +171,20 @@ type lintFlags struct {
 	format string
 	// outputs are the reports to write (--format NAME[=FILE] and
 	// --output), at least one; format is the first one's.
-	outputs         []output
-	formatArgs      []string
-	root            string
-	stdinFilename   string
-	stdin           io.Reader
-	output          string
-	noColor         bool
-	failOn          string
-	enable          []string
-	disable         []string
+	outputs       []output
+	formatArgs    []string
+	root          string
+	stdinFilename string
+	stdin         io.Reader
+	output        string
+	noColor       bool
+	// color is --color: always, never or auto (the default).
+	color  string
+	failOn string
+	// ruleChoices are --enable and --disable in their order; only is
+	// --only (nil when not given).
+	ruleChoices     []ruleChoice
+	only            []string
 	targets         []string
 	kind            string
 	includeRoots    []string
@@ -227,9 +238,11 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 	fs.StringVar(&f.stdinFilename, "stdin-filename", "", "")
 	fs.StringVar(&f.output, "output", "", "")
 	fs.BoolVar(&f.noColor, "no-color", false, "")
+	fs.StringVar(&f.color, "color", colorAuto, "")
 	fs.StringVar(&f.failOn, "fail-on", f.failOn, "")
-	fs.Var(listFlag{&f.enable}, "enable", "")
-	fs.Var(listFlag{&f.disable}, "disable", "")
+	fs.Var(choiceFlag{true, &f.ruleChoices}, "enable", "")
+	fs.Var(choiceFlag{false, &f.ruleChoices}, "disable", "")
+	fs.Var(listFlag{&f.only}, "only", "")
 	fs.Var(listFlag{&f.targets}, "target", "")
 	fs.StringVar(&f.kind, "kind", "", "")
 	fs.Var(listFlag{&f.includeRoots}, "include-root", "")
@@ -300,12 +313,21 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 	default:
 		return nil, nil, fmt.Errorf("%w: --kind %q: want nginx, envoy or kubernetes", errUsage, f.kind)
 	}
-	for _, id := range append(append([]string{}, f.enable...), f.disable...) {
-		if _, ok := rules.Lookup(id); !ok {
-			if near := nearestRule(id); near != "" {
-				return nil, nil, fmt.Errorf("%w: unknown rule %q; did you mean %q?", errUsage, id, near)
-			}
-			return nil, nil, fmt.Errorf("%w: unknown rule %q (see proxylint rules)", errUsage, id)
+	ids := append([]string{}, f.only...)
+	for _, c := range f.ruleChoices {
+		ids = append(ids, c.id)
+	}
+	for _, id := range ids {
+		if err := checkRuleID(id); err != nil {
+			return nil, nil, fmt.Errorf("%w: %w", errUsage, err)
+		}
+	}
+	if f.given["only"] {
+		if len(f.only) == 0 {
+			return nil, nil, fmt.Errorf("%w: --only names no rule", errUsage)
+		}
+		if len(f.ruleChoices) > 0 {
+			return nil, nil, fmt.Errorf("%w: --only names every rule that runs; drop --enable and --disable, or --only", errUsage)
 		}
 	}
 	if err := f.limits.check(); err != nil {
@@ -315,6 +337,17 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 		if err := checkRoot(f.root); err != nil {
 			return nil, nil, fmt.Errorf("%w: %w", errUsage, err)
 		}
+	}
+	switch f.color {
+	case colorAuto, colorAlways, colorNever:
+	default:
+		return nil, nil, fmt.Errorf("%w: --color %q: want always, never or auto", errUsage, f.color)
+	}
+	if f.noColor && f.given["color"] && f.color != colorNever {
+		return nil, nil, fmt.Errorf("%w: --no-color and --color %s contradict each other", errUsage, f.color)
+	}
+	if f.noColor {
+		f.color = colorNever
 	}
 	if f.quiet && f.verbose {
 		return nil, nil, fmt.Errorf("%w: --quiet and --verbose contradict each other", errUsage)
@@ -436,16 +469,7 @@ func resolve(f *lintFlags, cfg *config.Config) (*settings, error) {
 		s.failOn = *cfg.FailOn
 	}
 
-	enable, disable := set(cfg.Enable), set(cfg.Disable)
-	for _, id := range f.enable {
-		enable[id] = true
-		delete(disable, id)
-	}
-	for _, id := range f.disable {
-		disable[id] = true
-		delete(enable, id)
-	}
-	s.rules.Enable, s.rules.Disable = enable, disable
+	s.rules.Enable, s.rules.Disable = ruleSwitches(cfg.Enable, cfg.Disable, f.ruleChoices, f.onlyRules())
 	s.rules.Severity = cfg.Severity
 	if len(cfg.WriteLocations) > 0 {
 		for _, p := range rules.DefaultWritePaths {
@@ -566,6 +590,14 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 		return f.findingsExit()
 	}
 	return c
+}
+
+// onlyRules is --only's list, nil when it was not given.
+func (f *lintFlags) onlyRules() []string {
+	if !f.given["only"] {
+		return nil
+	}
+	return f.only
 }
 
 // findingsExit is the exit code of a run with findings that fail it: 1,
@@ -694,10 +726,34 @@ func set(ids []string) map[string]bool {
 	return m
 }
 
-// useColor: colour only for text to a terminal, unless --no-color or
-// NO_COLOR (https://no-color.org) say otherwise.
+// The values of --color.
+const (
+	colorAuto   = "auto"
+	colorAlways = "always"
+	colorNever  = "never"
+)
+
+// useColor says whether a text report written to standard output, out, is
+// coloured. --color always colours it wherever it goes and
+// --color never (or --no-color) nowhere. In auto, the default, a file is
+// never coloured, and standard output is unless NO_COLOR is set
+// (https://no-color.org), when FORCE_COLOR is (https://force-color.org:
+// a CI log, which is no terminal), or else when it is a terminal whose
+// TERM is not dumb.
 func useColor(f *lintFlags, out io.Writer, getenv func(string) string) bool {
-	if f.noColor || getenv("NO_COLOR") != "" || getenv("TERM") == "dumb" {
+	return useColorIn(f, out, false, getenv)
+}
+
+// useColorIn is useColor for a report written to a file when toFile.
+func useColorIn(f *lintFlags, out io.Writer, toFile bool, getenv func(string) string) bool {
+	switch {
+	case f.color == colorAlways:
+		return true
+	case f.color == colorNever || f.noColor || toFile || getenv("NO_COLOR") != "":
+		return false
+	case getenv("FORCE_COLOR") != "":
+		return true
+	case getenv("TERM") == "dumb":
 		return false
 	}
 	file, ok := out.(*os.File)

@@ -110,8 +110,10 @@ func writeReport[T any](format report.Format[T], o output, f *lintFlags, in T, i
 	}
 	d, err := resolveDestination(o.file, repo)
 	if err == nil {
+		// A report to /dev/stdout is coloured as standard output is.
+		toFile := d.kind != destFD || d.fd > 2
 		err = writeDestination(d, stdout, stderr, inputs, func(w io.Writer) error {
-			return format.Write(w, in, false)
+			return format.Write(w, in, format.Color && useColorIn(f, w, toFile, getenv))
 		})
 	}
 	if err != nil {

@@ -34,6 +34,10 @@ import (
 	"github.com/proxylint/proxylint/rules"
 )
 
+// AllRules in rules.enable or rules.disable names every rule; the rules
+// the other list names are the exceptions.
+const AllRules = "all"
+
 // Names are the file names looked for, in order of preference.
 var Names = []string{".proxylint.yaml", ".proxylint.yml"}
 
@@ -49,8 +53,8 @@ type Config struct {
 	Targets []model.Target
 	FailOn  *model.Severity
 
-	// Enable and Disable list rule IDs; Severity overrides rules'
-	// default severities.
+	// Enable and Disable list rule IDs, or AllRules; Severity overrides
+	// rules' default severities.
 	Enable, Disable []string
 	Severity        map[string]model.Severity
 
@@ -485,6 +489,20 @@ func (p *parser) rules(n *yaml.Node) error {
 				return err
 			}
 			for i, id := range ids {
+				if id == AllRules {
+					// Every rule: the rules the other list names are
+					// the exceptions.
+					other := p.cfg.Disable
+					if k.Value == "disable" {
+						other = p.cfg.Enable
+					}
+					for _, o := range other {
+						if o == AllRules {
+							return p.errorf(v.Content[i], "rules: all rules are both enabled and disabled; name the exceptions in one list and \"all\" in the other")
+						}
+					}
+					continue
+				}
 				if err := p.ruleID(v.Content[i], id); err != nil {
 					return err
 				}
@@ -651,7 +669,8 @@ target: ` + target + `
 fail-on: warning
 
 rules:
-  # Rules to run that are off by default, and rules not to run.
+  # Rules to run that are off by default, and rules not to run; "all" in
+  # one list names every rule, and the other list the exceptions.
   enable: []
   disable: []
   # Severity per rule (error, warning or note), e.g.
