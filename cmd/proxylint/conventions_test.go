@@ -274,3 +274,38 @@ func TestColorFlag(t *testing.T) {
 		assert.Equal(t, c.err+"Run \"proxylint --help\" for usage.\n", errOut)
 	}
 }
+
+// TestChainFailOn: proxylint chain --fail-on exits 1 when a finding the
+// paths mark is at or above the level; without it the chain is a view.
+func TestChainFailOn(t *testing.T) {
+	dir, err := filepath.Abs("../../fixtures/retry-amplification/layers")
+	require.NoError(t, err)
+	args := []string{"chain", "--no-config", "--no-color", "--target", "nginx:newest", "edge.conf", "internal.conf"}
+	code, view, errOut := runCLI(t, dir, args...)
+	require.Equal(t, exitClean, code, errOut)
+	require.Contains(t, view, "  ! edge.conf:15: 2 hops retry the same request [retry-amplification]\n")
+	for _, c := range []struct {
+		flags []string
+		code  int
+	}{
+		{[]string{"--fail-on", "warning"}, exitFindings},
+		{[]string{"--fail-on", "note"}, exitFindings},
+		{[]string{"--fail-on", "error"}, exitClean},
+		{[]string{"--fail-on", "warning", "--exit-zero"}, exitClean},
+		{[]string{"--fail-on", "warning", "--disable", "retry-amplification"}, exitClean},
+	} {
+		code, out, errOut := runCLI(t, dir, append(append([]string{"chain"}, c.flags...), args[1:]...)...)
+		assert.Equal(t, c.code, code, "%v: %s", c.flags, errOut)
+		if len(c.flags) == 2 {
+			assert.Equal(t, view, out, "--fail-on changes no output")
+		}
+	}
+	// A config's fail-on is the lint gate's; it does not make the view fail.
+	d := t.TempDir()
+	writeFile(t, d, "nginx.conf", literalProxyPass)
+	writeFile(t, d, ".proxylint.yaml", "fail-on: note\n")
+	code, _, errOut = runCLI(t, d, "chain", "nginx.conf")
+	assert.Equal(t, exitClean, code, errOut)
+	code, _, errOut = runCLI(t, d, "chain", "--fail-on", "warning", "nginx.conf")
+	assert.Equal(t, exitFindings, code, errOut)
+}
