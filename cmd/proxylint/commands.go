@@ -63,15 +63,62 @@ func cmdRules(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RULE\tSEVERITY\tSUMMARY")
+	fmt.Fprintln(tw, "RULE\tSEVERITY\tDEFAULT\tPRODUCTS\tSUMMARY")
 	for _, r := range rules.All() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, r.Severity, r.Summary)
+		state := "on"
+		if r.Off {
+			state = "off"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Severity, state, productsOf(r), r.Summary)
 	}
 	if err := tw.Flush(); err != nil {
 		return exitError
 	}
-	fmt.Fprintln(stdout, "\nRun \"proxylint explain RULE\" for why a rule matters and how to fix what it finds.")
+	fmt.Fprintln(stdout, "\nDEFAULT says whether a rule runs unless --enable, --disable, --only or .proxylint.yaml says otherwise;")
+	fmt.Fprintln(stdout, "PRODUCTS which configurations it reads (kubernetes: Istio, ingress-nginx, NGINX Inc's controller and Envoy Gateway manifests).")
+	fmt.Fprintln(stdout, "Run \"proxylint explain RULE\" for why a rule matters and how to fix what it finds.")
 	return exitClean
+}
+
+// productsOf names the configurations rule r reads: its products; for a
+// rule that reports the loaders' problems, the input its tags name; "all"
+// for a rule of every product.
+func productsOf(r *rules.Rule) string {
+	names := func(ps []model.Product) string {
+		var out []string
+		kube := false
+		for _, p := range ps {
+			switch {
+			case !p.Kubernetes():
+				out = append(out, string(p))
+			case !kube:
+				kube = true
+				if len(ps) == 1 {
+					// One platform is named as such.
+					out = append(out, string(p))
+				} else {
+					out = append(out, "kubernetes")
+				}
+			}
+		}
+		return strings.Join(out, ", ")
+	}
+	if r.Products != nil {
+		return names(r.Products)
+	}
+	if r.Check == nil {
+		for _, tag := range r.Tags {
+			switch tag {
+			case "nginx":
+				return names([]model.Product{model.Nginx, model.Angie})
+			case "envoy":
+				return names([]model.Product{model.Envoy})
+			case "kubernetes":
+				return names([]model.Product{model.Istio, model.IngressNginx, model.NginxIngress, model.EnvoyGateway})
+			}
+		}
+	}
+	return "all"
 }
 
 func cmdExplain(args []string, stdout, stderr io.Writer) int {
@@ -91,7 +138,11 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitError
 	}
-	fmt.Fprintf(stdout, "%s\nSeverity: %s\n", strings.TrimRight(r.Doc(), "\n"), r.Severity)
+	state := "on"
+	if r.Off {
+		state = "off (--enable " + r.ID + " runs it)"
+	}
+	fmt.Fprintf(stdout, "%s\nSeverity: %s\nDefault: %s\nProducts: %s\n", strings.TrimRight(r.Doc(), "\n"), r.Severity, state, productsOf(r))
 	return exitClean
 }
 

@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/rules"
 )
 
 // TestFlagErrorsInDoubleDashForm: the flag package's messages name flags
@@ -308,4 +312,45 @@ func TestChainFailOn(t *testing.T) {
 	assert.Equal(t, exitClean, code, errOut)
 	code, _, errOut = runCLI(t, d, "chain", "--fail-on", "warning", "nginx.conf")
 	assert.Equal(t, exitFindings, code, errOut)
+}
+
+// TestRulesListDefaultsAndProducts: proxylint rules says which rules run by
+// default and which configurations each reads; explain says it too.
+func TestRulesListDefaultsAndProducts(t *testing.T) {
+	code, out, errOut := runCLI(t, "", "rules")
+	require.Equal(t, exitClean, code, errOut)
+	// Columns, whatever their widths (the longest rule ID sets them).
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	cols := regexp.MustCompile(`\S(?:\S| \S)*`)
+	var rows [][]string
+	for _, l := range lines[:len(rules.All())+1] {
+		rows = append(rows, cols.FindAllString(l, -1))
+	}
+	assert.Equal(t, []string{"RULE", "SEVERITY", "DEFAULT", "PRODUCTS", "SUMMARY"}, rows[0])
+	for _, want := range [][]string{
+		{"client-abort-ignored-broadly", "warning", "on", "nginx, angie", "*_ignore_client_abort on at http or server level: every abandoned request runs to the end and is logged as a success"},
+		{"envoy-h1-unsafe-drain", "warning", "on", "envoy", "max_connection_duration closes HTTP/1 connections under idle clients: a request sent as it closes fails, and a POST is not retried"},
+		{"gateway-policy-replaces", "warning", "on", "envoy-gateway", "a route's policy replaces its Gateway's, dropping a retry or timeout set only at the Gateway"},
+		{"kube-invalid", "error", "on", "kubernetes", "a field of a Kubernetes resource has a value the platform refuses"},
+		{"nginx-syntax", "error", "on", "nginx, angie", "nginx would refuse to read this configuration"},
+		{"retry-timeout-write", "error", "on", "all", "a request that may write is retried after it may already have run"},
+	} {
+		assert.Contains(t, rows, want)
+	}
+	for i, r := range rules.All() {
+		state := map[bool]string{false: "on", true: "off"}[r.Off]
+		assert.Equal(t, []string{r.ID, r.Severity.String(), state}, rows[i+1][:3])
+	}
+	assert.Len(t, lines, len(rules.All())+5, "a line per rule, the header, a blank line and the three lines after")
+	assert.True(t, strings.HasSuffix(out, "\nDEFAULT says whether a rule runs unless --enable, --disable, --only or .proxylint.yaml says otherwise;\n"+
+		"PRODUCTS which configurations it reads (kubernetes: Istio, ingress-nginx, NGINX Inc's controller and Envoy Gateway manifests).\n"+
+		"Run \"proxylint explain RULE\" for why a rule matters and how to fix what it finds.\n"), out)
+
+	off := &rules.Rule{ID: "x", Off: true, Tags: []string{"load", "kubernetes"}}
+	assert.Equal(t, "kubernetes", productsOf(off))
+	assert.Equal(t, "envoy, kubernetes", productsOf(&rules.Rule{Products: []model.Product{model.Envoy, model.Istio, model.IngressNginx}, Check: func(*rules.Pass) {}}))
+
+	code, out, _ = runCLI(t, "", "explain", "upstream-no-keepalive")
+	require.Equal(t, exitClean, code)
+	assert.True(t, strings.HasSuffix(out, "\nSeverity: warning\nDefault: on\nProducts: nginx, angie\n"), out)
 }
