@@ -181,7 +181,7 @@ func cmdInit(args []string, stdout, stderr io.Writer) int {
 		path = flags.Arg(0)
 	}
 	if path == "-" {
-		fmt.Fprint(stdout, config.Template(pathTarget()))
+		fmt.Fprint(stdout, config.Template(localNginx()))
 		return exitClean
 	}
 	// A committed symbolic link must not make init write elsewhere: not
@@ -208,7 +208,7 @@ func cmdInit(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "proxylint init: %s exists; --force overwrites it\n", path)
 		return exitError
 	}
-	text := config.Template(pathTarget())
+	text := config.Template(localNginx())
 	if err == nil {
 		// --force replaces the file by rename, never writing through
 		// it: another name for it (a hard link) keeps what it held.
@@ -234,7 +234,7 @@ func cmdInit(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "proxylint init: %v\n", err)
 		return exitError
 	}
-	fmt.Fprintf(stderr, "proxylint: wrote %s; every setting in it is the default until you edit it\n", path)
+	fmt.Fprintf(stderr, "proxylint: wrote %s; every setting in it is the default until you edit it (set target: to the releases production runs)\n", path)
 	return exitClean
 }
 
@@ -247,9 +247,18 @@ func nearestRule(id string) string {
 	return suggest.Nearest(strings.ToLower(id), ids, 3)
 }
 
-// pathTarget is the target of the nginx on PATH ("nginx:1.22.1" from "nginx
-// version: nginx/1.22.1"), or "nginx" when there is none: proxylint init
-// writes what the machine it runs on has.
+// localNginx is the target of the nginx on PATH ("nginx:1.22.1" from
+// "nginx version: nginx/1.22.1"), or "" when there is none or its version
+// cannot be told: proxylint init writes it as a hint.
+func localNginx() string {
+	if t := pathTarget(); t != "nginx" {
+		return t
+	}
+	return ""
+}
+
+// pathTarget is the target of the nginx on PATH, or "nginx" when there is
+// none.
 func pathTarget() string {
 	bin, err := exec.LookPath("nginx")
 	if err != nil {

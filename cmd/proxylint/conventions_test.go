@@ -354,3 +354,29 @@ func TestRulesListDefaultsAndProducts(t *testing.T) {
 	require.Equal(t, exitClean, code)
 	assert.True(t, strings.HasSuffix(out, "\nSeverity: warning\nDefault: on\nProducts: nginx, angie\n"), out)
 }
+
+// TestInitTargetIsAHint: proxylint init writes the nginx on PATH as a
+// commented hint, never as the target, and says the file is the default.
+func TestInitTargetIsAHint(t *testing.T) {
+	bin := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "nginx"), []byte("#!/bin/sh\necho 'nginx version: nginx/1.27.3' >&2\n"), 0o755))
+	t.Setenv("PATH", bin)
+	dir := t.TempDir()
+	code, out, errOut := runCLI(t, dir, "init")
+	require.Equal(t, exitClean, code, errOut)
+	assert.Empty(t, out)
+	assert.Equal(t, "proxylint: wrote .proxylint.yaml; every setting in it is the default until you edit it (set target: to the releases production runs)\n", errOut)
+	b, err := os.ReadFile(filepath.Join(dir, ".proxylint.yaml"))
+	require.NoError(t, err)
+	assert.Contains(t, string(b), "\n# This machine runs nginx:1.27.3 (nginx -v on the PATH). Name it only if\n")
+	assert.Contains(t, string(b), "\n# target: nginx:1.27.3\n")
+	assert.NotRegexp(t, `(?m)^target:`, string(b))
+
+	// Linted with the file, a configuration gets the findings of every
+	// release from 1.18, as without it, not those of 1.27.3 alone.
+	writeFile(t, dir, "nginx.conf", literalProxyPass)
+	_, with, _ := runCLI(t, dir, "--no-color", "nginx.conf")
+	assert.Contains(t, with, "linted for nginx 1.18 or newer")
+	_, pinned, _ := runCLI(t, dir, "--no-color", "--target", "nginx:1.27.3", "nginx.conf")
+	assert.NotEqual(t, pinned, with)
+}
