@@ -380,3 +380,27 @@ func TestInitTargetIsAHint(t *testing.T) {
 	_, pinned, _ := runCLI(t, dir, "--no-color", "--target", "nginx:1.27.3", "nginx.conf")
 	assert.NotEqual(t, pinned, with)
 }
+
+// TestReadCountsAgreeWithFindings: "N includes not followed" counts the
+// includes the findings name, never the note that a fragment was linted
+// through the nginx.conf above it.
+func TestReadCountsAgreeWithFindings(t *testing.T) {
+	dir := dirWithGitMarker(t)
+	writeFile(t, dir, "nginx.conf", "events {}\nhttp {\n    upstream api { server 10.0.0.1:8000; keepalive 16; }\n    include conf.d/*.conf;\n}\n")
+	writeFile(t, dir, "conf.d/api.conf", "server {\n    listen 80;\n    location / { proxy_pass http://api; }\n}\n")
+	code, out, errOut := runCLI(t, dir, "--no-config", "--no-color", "--only", "nginx-include", "--fail-on", "note", "conf.d/api.conf")
+	assert.Equal(t, exitFindings, code, errOut)
+	assert.Equal(t, "conf.d/api.conf: note: linted through nginx.conf, which includes this file (found in the directories above it; name entry-points in .proxylint.yaml to choose the main configuration) [nginx-include]\n"+
+		"read 2 files (1 through includes), linted for nginx 1.18 or newer (--target names a release)\n"+
+		"1 note\n", out)
+	code, out, _ = runCLI(t, dir, "--no-config", "-f", "json", "conf.d/api.conf")
+	assert.Equal(t, exitFindings, code)
+	assert.Contains(t, out, "\"read\": {\n    \"files\": 2,\n    \"included\": 1,\n    \"includes_not_followed\": 0\n  },")
+
+	// An include that is not followed is counted, and named.
+	writeFile(t, dir, "conf.d/api.conf", "server {\n    listen 80;\n    include snippets/missing.conf;\n    location / { proxy_pass http://api; }\n}\n")
+	code, out, _ = runCLI(t, dir, "--no-config", "--no-color", "--only", "nginx-include", "conf.d/api.conf")
+	assert.Equal(t, exitFindings, code)
+	assert.Contains(t, out, "conf.d/api.conf:3:13: warning: include \"snippets/missing.conf\" was not found next to this fragment")
+	assert.True(t, strings.HasSuffix(out, "\nread 1 file (1 include not followed), linted for nginx 1.18 or newer (--target names a release)\n1 warning\n"), out)
+}

@@ -570,6 +570,7 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 		// the next one, after "git add", passes.
 		changed = n > 0
 	}
+	read.NotFollowed = notFollowed(findings)
 	in := &report.Input{Findings: findings, Known: known, Files: mdl.Files, Rules: rules.All(), Version: strings.TrimPrefix(buildVersion(), "v"),
 		Dir: wd, Root: repoRoot(f, wd), Diagnostics: mdl.Diagnostics, Skipped: s.skipped, Targets: targetsUsed(mdl),
 		Read: read, Verbose: f.verbose, Quiet: f.quiet}
@@ -846,10 +847,9 @@ func targetsUsed(m *model.Model) []string {
 	return out
 }
 
-// readStats counts what the run read: the files of the model, those of
+// readStats counts what the run read: the files of the model, and those of
 // them an include pulled in (every file but the proxies' entry files and
-// the files an Envoy deployment was joined from), and the includes not
-// followed (nginx-include findings say why).
+// the files an Envoy deployment was joined from).
 func readStats(m *model.Model) report.ReadStats {
 	entries := map[string]bool{}
 	for _, p := range m.Proxies {
@@ -864,10 +864,20 @@ func readStats(m *model.Model) report.ReadStats {
 			r.Included++
 		}
 	}
-	for _, d := range m.Diagnostics {
-		if d.Code == rules.NginxInclude.ID {
-			r.NotFollowed++
+	return r
+}
+
+// notFollowed counts the includes not followed among the findings
+// reported: the nginx-include findings at an include directive. The notes
+// of that rule about a whole file (linted through the nginx.conf above
+// it, includes resolved from its directory) name no include, and a
+// finding out of the run's scope is not shown, so neither is counted.
+func notFollowed(findings []rules.Finding) int {
+	n := 0
+	for _, f := range findings {
+		if f.Rule == rules.NginxInclude.ID && f.Pos.Line > 0 {
+			n++
 		}
 	}
-	return r
+	return n
 }
