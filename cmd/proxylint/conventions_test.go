@@ -404,3 +404,65 @@ func TestReadCountsAgreeWithFindings(t *testing.T) {
 	assert.Contains(t, out, "conf.d/api.conf:3:13: warning: include \"snippets/missing.conf\" was not found next to this fragment")
 	assert.True(t, strings.HasSuffix(out, "\nread 1 file (1 include not followed), linted for nginx 1.18 or newer (--target names a release)\n1 warning\n"), out)
 }
+
+// TestIngressUpstreamIsTheServicePods: an Ingress's upstream holds the
+// endpoints of its Service, one server per ready pod, which no manifest
+// fixes: the message says so, never "(1 servers)".
+func TestIngressUpstreamIsTheServicePods(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "shop.yaml", `apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: shop
+  annotations:
+    nginx.ingress.kubernetes.io/proxy-next-upstream: "error timeout non_idempotent"
+spec:
+  ingressClassName: nginx
+  rules:
+    - host: shop.example.com
+      http:
+        paths:
+          - path: /checkout
+            pathType: Prefix
+            backend:
+              service:
+                name: shop
+                port:
+                  number: 80
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: shop
+spec:
+  selector:
+    app: shop
+  ports:
+    - port: 80
+      targetPort: 8080
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: shop
+spec:
+  replicas: 3
+  selector:
+    matchLabels:
+      app: shop
+  template:
+    metadata:
+      labels:
+        app: shop
+    spec:
+      containers:
+        - name: shop
+          image: shop
+          ports:
+            - containerPort: 8080
+`)
+	code, out, errOut := runCLI(t, dir, "--no-config", "--no-color", "-q", "--only", "retry-timeout-write", "shop.yaml")
+	assert.Equal(t, exitFindings, code, errOut)
+	assert.True(t, strings.HasPrefix(out, `shop.yaml:6:54: error: nginx.ingress.kubernetes.io/proxy-next-upstream error timeout non_idempotent replays POST, PATCH and LOCK requests: after error and timeout the request may already have run, and nginx sends it again to the next server of upstream "default-shop-80" (one server per ready pod of Service default/shop), so one order or payment can be executed twice. [retry-timeout-write]
+`), out)
+}
