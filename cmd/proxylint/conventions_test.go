@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -465,4 +467,92 @@ spec:
 	assert.Equal(t, exitFindings, code, errOut)
 	assert.True(t, strings.HasPrefix(out, `shop.yaml:6:54: error: nginx.ingress.kubernetes.io/proxy-next-upstream error timeout non_idempotent replays POST, PATCH and LOCK requests: after error and timeout the request may already have run, and nginx sends it again to the next server of upstream "default-shop-80" (one server per ready pod of Service default/shop), so one order or payment can be executed twice. [retry-timeout-write]
 `), out)
+}
+
+// TestCIFormats: --format checkstyle, junit and gitlab, exactly, from one
+// run; the GitLab report carries the fingerprints the JSON report and the
+// baseline use.
+func TestCIFormats(t *testing.T) {
+	dir := dirWithGitMarker(t)
+	writeFile(t, dir, "deploy/nginx.conf", literalProxyPass)
+	sub := filepath.Join(dir, "deploy")
+	args := []string{"--no-config", "--only", "upstream-no-keepalive,log-format-blind", "--format", "checkstyle=cs.xml", "--format", "junit=junit.xml", "--format", "gitlab=gl.json", "--format", "json", "nginx.conf"}
+	code, out, errOut := runCLI(t, sub, args...)
+	require.Equal(t, exitFindings, code, errOut)
+	const keepalive = "proxy_pass to 127.0.0.1:8000 has no upstream block, so nginx opens a new connection for every request. Addresses used directly are never pooled, on any nginx version."
+	const keepaliveFix = "declare upstream backend_127_0_0_1_8000 for 127.0.0.1:8000 and point proxy_pass at it, keeping the request it sends"
+	const logFormat = "The default access log (format \"combined\") has no $request_time, $upstream_response_time and $upstream_status: a 499 does not show whether a slow backend made the client give up: neither the request's time nor the backend's is logged; what the backend answered is not logged, so a 502 or 504 that nginx made cannot be told for certain from one the backend sent, nor the status of each attempt of a retried request."
+	const logFormatFix = "decide where the access log goes and log it with a format that has $request_time, $upstream_response_time and $upstream_status"
+	xmlEsc := strings.NewReplacer(`"`, "&quot;").Replace
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(sub, name))
+		require.NoError(t, err)
+		return string(b)
+	}
+	// Files are named relative to the repository root, as in SARIF.
+	assert.Equal(t, `<?xml version="1.0" encoding="UTF-8"?>
+<checkstyle version="4.3">
+  <file name="deploy/nginx.conf">
+    <error line="2" column="1" severity="info" message="`+xmlEsc(logFormat)+`" source="proxylint.log-format-blind"/>
+    <error line="6" column="13" severity="warning" message="`+keepalive+`" source="proxylint.upstream-no-keepalive"/>
+  </file>
+</checkstyle>
+`, read("cs.xml"))
+	assert.Equal(t, `<?xml version="1.0" encoding="UTF-8"?>
+<testsuites name="proxylint" tests="2" failures="1" errors="0" time="0">
+  <testsuite name="deploy/nginx.conf" tests="2" failures="1" errors="0" skipped="0" time="0">
+    <testcase name="log-format-blind at deploy/nginx.conf:2:1" classname="deploy/nginx.conf" time="0">
+      <system-out>deploy/nginx.conf:2:1: note: `+logFormat+` [log-format-blind]
+    fix: `+logFormatFix+`</system-out>
+    </testcase>
+    <testcase name="upstream-no-keepalive at deploy/nginx.conf:6:13" classname="deploy/nginx.conf" time="0">
+      <failure message="`+keepalive+`" type="warning">deploy/nginx.conf:6:13: warning: `+keepalive+` [upstream-no-keepalive]
+    fix: `+keepaliveFix+`</failure>
+    </testcase>
+  </testsuite>
+</testsuites>
+`, read("junit.xml"))
+
+	var doc struct {
+		Findings []struct{ Fingerprint string } `json:"findings"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &doc))
+	require.Len(t, doc.Findings, 2)
+	issue := func(rule, desc, sev, fp string, line int) string {
+		d, _ := json.Marshal(desc)
+		return `  {
+    "type": "issue",
+    "check_name": "` + rule + `",
+    "description": ` + string(d) + `,
+    "categories": [
+      "Bug Risk"
+    ],
+    "severity": "` + sev + `",
+    "fingerprint": "` + fp + `",
+    "location": {
+      "path": "deploy/nginx.conf",
+      "lines": {
+        "begin": ` + strconv.Itoa(line) + `
+      }
+    }
+  }`
+	}
+	assert.Equal(t, "[\n"+issue("log-format-blind", logFormat+" Fix: "+logFormatFix, "info", doc.Findings[0].Fingerprint, 2)+",\n"+
+		issue("upstream-no-keepalive", keepalive+" Fix: "+keepaliveFix, "major", doc.Findings[1].Fingerprint, 6)+"\n]\n", read("gl.json"))
+
+	// --fail-on moves the JUnit threshold: with note, both fail.
+	code, out, _ = runCLI(t, sub, "--no-config", "--only", "upstream-no-keepalive,log-format-blind", "--fail-on", "note", "-f", "junit", "nginx.conf")
+	assert.Equal(t, exitFindings, code)
+	assert.Contains(t, out, `<testsuites name="proxylint" tests="2" failures="2" errors="0" time="0">`)
+	// A clean run: the file passes.
+	writeFile(t, sub, "clean.conf", "events {}\nhttp {}\n")
+	code, out, _ = runCLI(t, sub, "--no-config", "--disable", "log-format-blind", "-f", "junit", "clean.conf")
+	assert.Equal(t, exitClean, code)
+	assert.Equal(t, `<?xml version="1.0" encoding="UTF-8"?>
+<testsuites name="proxylint" tests="1" failures="0" errors="0" time="0">
+  <testsuite name="deploy/clean.conf" tests="1" failures="0" errors="0" skipped="0" time="0">
+    <testcase name="no findings in deploy/clean.conf" classname="deploy/clean.conf" time="0"></testcase>
+  </testsuite>
+</testsuites>
+`, out)
 }

@@ -49,10 +49,13 @@ one deployment; those that configure no proxy are skipped.
 Flags:
   -f, --format FORMAT[=FILE]
                            text (default), json, sarif (SARIF 2.1.0 for
-                           code scanning) or github (workflow commands
-                           that annotate a pull request); repeat with
-                           =FILE for several reports in one run:
-                           --format sarif=proxylint.sarif --format text
+                           code scanning), github (workflow commands
+                           that annotate a pull request), gitlab (a
+                           GitLab Code Quality report), junit (JUnit XML:
+                           a failed test case per finding at or above
+                           --fail-on) or checkstyle (Checkstyle XML);
+                           repeat with =FILE for several reports in one
+                           run: --format sarif=proxylint.sarif --format text
   --output FILE            write the report to FILE instead of stdout:
                            where a link leads, in place for a device or
                            a FIFO, by rename for a regular file; never
@@ -573,7 +576,7 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 	read.NotFollowed = notFollowed(findings)
 	in := &report.Input{Findings: findings, Known: known, Files: mdl.Files, Rules: rules.All(), Version: strings.TrimPrefix(buildVersion(), "v"),
 		Dir: wd, Root: repoRoot(f, wd), Diagnostics: mdl.Diagnostics, Skipped: s.skipped, Targets: targetsUsed(mdl),
-		Read: read, Verbose: f.verbose, Quiet: f.quiet}
+		Read: read, Verbose: f.verbose, Quiet: f.quiet, FailOn: s.failOn}
 
 	reportInputs := inputs(paths, mdl, s)
 	// The model is not used past this point: the report needs the
