@@ -98,4 +98,3 @@ func (in *Input) junitDetail(f rules.Finding, pos string) string {
 	}
 	return b.String()
 }
-
