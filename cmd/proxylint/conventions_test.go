@@ -556,3 +556,62 @@ func TestCIFormats(t *testing.T) {
 </testsuites>
 `, out)
 }
+
+// TestFailedRunWritesSARIF: a run that cannot lint (a bad flag, a bad
+// .proxylint.yaml, a file it cannot read) still writes the SARIF asked for,
+// with the invocation unsuccessful and the error as its notification, so
+// that a CI step uploading it finds it.
+func TestFailedRunWritesSARIF(t *testing.T) {
+	type notification struct {
+		Level   string
+		Message struct{ Text string }
+	}
+	var doc struct {
+		Runs []struct {
+			Invocations []struct {
+				ExecutionSuccessful        bool
+				ToolExecutionNotifications []notification
+			}
+			Results []json.RawMessage
+		}
+	}
+	for _, c := range []struct {
+		name, config string
+		args         []string
+		want         string
+	}{
+		{"bad flag", "", []string{"--bogus", "--format", "sarif=out.sarif", "nginx.conf"}, "flag provided but not defined: --bogus."},
+		{"bad flag, --output", "", []string{"--format", "sarif", "--output=out.sarif", "--fail-on", "fatal", "nginx.conf"}, "--fail-on: unknown severity \"fatal\" (want error, warning or note)."},
+		{"bad configuration", "rules:\n  disabel: [x]\n", []string{"-f", "text", "-f", "sarif=out.sarif", "nginx.conf"}, ".proxylint.yaml:2:3: rules: unknown key \"disabel\"; the keys are disable, enable, severity."},
+		{"unreadable file", "", []string{"--format=sarif=out.sarif", "absent.conf"}, "cannot read absent.conf: no such file or directory."},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, dir, "nginx.conf", literalProxyPass)
+			if c.config != "" {
+				writeFile(t, dir, ".proxylint.yaml", c.config)
+			}
+			code, _, errOut := runCLI(t, dir, c.args...)
+			assert.Equal(t, exitError, code, errOut)
+			b, err := os.ReadFile(filepath.Join(dir, "out.sarif"))
+			require.NoError(t, err, errOut)
+			require.NoError(t, json.Unmarshal(b, &doc))
+			require.Len(t, doc.Runs, 1)
+			inv := doc.Runs[0].Invocations
+			require.Len(t, inv, 1)
+			assert.False(t, inv[0].ExecutionSuccessful)
+			require.NotEmpty(t, inv[0].ToolExecutionNotifications)
+			n := inv[0].ToolExecutionNotifications[len(inv[0].ToolExecutionNotifications)-1]
+			assert.Equal(t, "error", n.Level)
+			assert.Equal(t, c.want, n.Message.Text)
+		})
+	}
+	// Nothing is written where no SARIF was asked for.
+	dir := t.TempDir()
+	code, _, _ := runCLI(t, dir, "--bogus", "--format", "json=out.json", "x.conf")
+	assert.Equal(t, exitError, code)
+	assert.NoFileExists(t, filepath.Join(dir, "out.json"))
+	// The command line as written: after "--" are paths.
+	assert.Equal(t, []string{"a.sarif", "", "b.sarif"}, sarifTargets([]string{"-f", "sarif=a.sarif", "--format", "sarif", "--format=sarif=b.sarif", "-format", "json", "--", "--format", "sarif=d.sarif"}))
+	assert.Equal(t, []string{"o.sarif"}, sarifTargets([]string{"--output", "o.sarif", "--format", "sarif", "x.conf"}))
+}

@@ -515,7 +515,9 @@ func resolve(f *lintFlags, cfg *config.Config) (*settings, error) {
 func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	f, paths, err := parseLintFlags(args)
 	if err != nil {
-		fmt.Fprintf(stderr, "proxylint: %v\nRun \"proxylint --help\" for usage.\n", strings.TrimPrefix(err.Error(), "usage: "))
+		msg := strings.TrimPrefix(err.Error(), "usage: ")
+		fmt.Fprintf(stderr, "proxylint: %v\nRun \"proxylint --help\" for usage.\n", msg)
+		writeFailedSARIF(sarifTargets(args), msg, model.Pos{}, stdout, stderr)
 		return exitError
 	}
 	if f.help {
@@ -523,8 +525,10 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 		return exitClean
 	}
 	f.stdin = stdin
-	s, mdl, findings, ok := analyze(f, paths, stderr)
+	rec := &messageRecorder{w: stderr}
+	s, mdl, findings, ok := analyze(f, paths, rec)
 	if !ok {
+		writeFailedSARIF(f.sarifOutputs(), rec.first, model.Pos{}, stdout, stderr)
 		return exitError
 	}
 	wd, _ := os.Getwd()
@@ -594,6 +598,18 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 		return f.findingsExit()
 	}
 	return c
+}
+
+// sarifOutputs are the files the SARIF reports go to ("" for standard
+// output).
+func (f *lintFlags) sarifOutputs() []string {
+	var out []string
+	for _, o := range f.outputs {
+		if o.format == "sarif" {
+			out = append(out, o.file)
+		}
+	}
+	return out
 }
 
 // onlyRules is --only's list, nil when it was not given.
