@@ -15,7 +15,7 @@ import (
 //
 //	::warning file=nginx.conf,line=6,col=13,title=upstream-no-keepalive::proxy_pass to ...
 //
-// followed by the summary as a plain log line.
+// followed by the summary as a plain log line, unless Quiet.
 func GitHub(w io.Writer, in *Input) error {
 	bw := bufio.NewWriter(w)
 	for _, f := range in.Findings {
@@ -56,7 +56,9 @@ func GitHub(w io.Writer, in *Input) error {
 		}
 		fmt.Fprintf(bw, "::%s %s::%s\n", ghCommand(f.Severity), strings.Join(props, ","), ghData(msg))
 	}
-	fmt.Fprintln(bw, summary(Count(in.Findings), in.Known, in.Skipped))
+	if !in.Quiet {
+		fmt.Fprintln(bw, summary(Count(in.Findings), in.Known, in.Skipped))
+	}
 	return bw.Flush()
 }
 

@@ -175,9 +175,16 @@ func serversText(u *model.Upstream, n int, exact bool) string {
 }
 
 // countServers says "3 servers", "1 server or more" when a host name may
-// resolve to several addresses, or "2 addresses (localhost is ::1 and
-// 127.0.0.1)" when the loader knows a name's addresses.
+// resolve to several addresses, "2 addresses (localhost is ::1 and
+// 127.0.0.1)" when the loader knows a name's addresses, or "one server per
+// ready pod of Service NS/NAME" for an upstream of a Service's endpoints.
 func countServers(u *model.Upstream, n int, exact bool) string {
+	if svc := endpointsOf(u); svc != "" {
+		// An Ingress controller's upstream holds the Service's
+		// endpoints, as many as it has ready pods, which no manifest
+		// fixes (a Deployment's replicas, scaled, are not the count).
+		return "one server per ready pod of Service " + svc
+	}
 	for _, s := range u.Servers {
 		if !s.Literal && s.Addresses > 1 && len(u.Servers) == 1 {
 			// nginx resolves with AI_ADDRCONFIG (ngx_inet.c,
@@ -191,6 +198,22 @@ func countServers(u *model.Upstream, n int, exact bool) string {
 		more = " or more"
 	}
 	return fmt.Sprintf("%d server%s%s", n, plural(n), more)
+}
+
+// endpointsOf names the Service ("namespace/name") whose endpoints are the
+// servers of u, as its loader says (an Ingress backend), or "".
+func endpointsOf(u *model.Upstream) string {
+	svc := ""
+	for _, s := range u.Servers {
+		switch {
+		case s.Down:
+		case s.Service == nil || svc != "" && svc != s.Service.Key():
+			return ""
+		default:
+			svc = s.Service.Key()
+		}
+	}
+	return svc
 }
 
 func plural(n int) string {

@@ -31,7 +31,11 @@ the next hop. Values in brackets are the proxy's defaults; a "!" marks a value
 a finding is about, and the findings follow each path.
 
 Flags are those of a lint run (see proxylint --help); --format is text or
-json. The exit code is 0, or 2 when a file could not be loaded.
+json. The exit code is 0, or 2 when a file could not be loaded; with
+--fail-on LEVEL (error, warning or note), 1 when a finding the paths show
+is at or above LEVEL (--exit-zero makes it 0 again). Without --fail-on on
+the command line the chain is a view and findings do not fail it, whatever
+fail-on .proxylint.yaml sets for lint runs.
 `
 
 // chainReport is what a chain report shows: the paths, and the findings
@@ -79,6 +83,14 @@ func cmdChain(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv f
 		if d.Fatal {
 			fmt.Fprintf(stderr, "proxylint chain: %s\n", report.Escape(d.Error()))
 			return exitError
+		}
+	}
+	if f.given["fail-on"] {
+		threshold, _ := model.ParseSeverity(f.failOn)
+		for _, v := range views {
+			if exitCode(pathFindings(v, findings), threshold) == exitFindings {
+				return f.findingsExit()
+			}
 		}
 	}
 	return exitClean

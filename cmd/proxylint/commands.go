@@ -63,15 +63,62 @@ func cmdRules(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RULE\tSEVERITY\tSUMMARY")
+	fmt.Fprintln(tw, "RULE\tSEVERITY\tDEFAULT\tPRODUCTS\tSUMMARY")
 	for _, r := range rules.All() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, r.Severity, r.Summary)
+		state := "on"
+		if r.Off {
+			state = "off"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Severity, state, productsOf(r), r.Summary)
 	}
 	if err := tw.Flush(); err != nil {
 		return exitError
 	}
-	fmt.Fprintln(stdout, "\nRun \"proxylint explain RULE\" for why a rule matters and how to fix what it finds.")
+	fmt.Fprintln(stdout, "\nDEFAULT says whether a rule runs unless --enable, --disable, --only or .proxylint.yaml says otherwise;")
+	fmt.Fprintln(stdout, "PRODUCTS which configurations it reads (kubernetes: Istio, ingress-nginx, NGINX Inc's controller and Envoy Gateway manifests).")
+	fmt.Fprintln(stdout, "Run \"proxylint explain RULE\" for why a rule matters and how to fix what it finds.")
 	return exitClean
+}
+
+// productsOf names the configurations rule r reads: its products; for a
+// rule that reports the loaders' problems, the input its tags name; "all"
+// for a rule of every product.
+func productsOf(r *rules.Rule) string {
+	names := func(ps []model.Product) string {
+		var out []string
+		kube := false
+		for _, p := range ps {
+			switch {
+			case !p.Kubernetes():
+				out = append(out, string(p))
+			case !kube:
+				kube = true
+				if len(ps) == 1 {
+					// One platform is named as such.
+					out = append(out, string(p))
+				} else {
+					out = append(out, "kubernetes")
+				}
+			}
+		}
+		return strings.Join(out, ", ")
+	}
+	if r.Products != nil {
+		return names(r.Products)
+	}
+	if r.Check == nil {
+		for _, tag := range r.Tags {
+			switch tag {
+			case "nginx":
+				return names([]model.Product{model.Nginx, model.Angie})
+			case "envoy":
+				return names([]model.Product{model.Envoy})
+			case "kubernetes":
+				return names([]model.Product{model.Istio, model.IngressNginx, model.NginxIngress, model.EnvoyGateway})
+			}
+		}
+	}
+	return "all"
 }
 
 func cmdExplain(args []string, stdout, stderr io.Writer) int {
@@ -91,7 +138,11 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitError
 	}
-	fmt.Fprintf(stdout, "%s\nSeverity: %s\n", strings.TrimRight(r.Doc(), "\n"), r.Severity)
+	state := "on"
+	if r.Off {
+		state = "off (--enable " + r.ID + " runs it)"
+	}
+	fmt.Fprintf(stdout, "%s\nSeverity: %s\nDefault: %s\nProducts: %s\n", strings.TrimRight(r.Doc(), "\n"), r.Severity, state, productsOf(r))
 	return exitClean
 }
 
@@ -119,6 +170,9 @@ func cmdInit(args []string, stdout, stderr io.Writer) int {
 	flags.SetOutput(io.Discard)
 	force := flags.Bool("force", false, "")
 	if err := flags.Parse(args); err != nil || flags.NArg() > 1 {
+		if err != nil {
+			fmt.Fprintf(stderr, "proxylint init: %v\n", flagError(flags, err))
+		}
 		fmt.Fprintln(stderr, "usage: proxylint init [--force] [FILE]")
 		return exitError
 	}
@@ -127,7 +181,7 @@ func cmdInit(args []string, stdout, stderr io.Writer) int {
 		path = flags.Arg(0)
 	}
 	if path == "-" {
-		fmt.Fprint(stdout, config.Template(pathTarget()))
+		fmt.Fprint(stdout, config.Template(localNginx()))
 		return exitClean
 	}
 	// A committed symbolic link must not make init write elsewhere: not
@@ -154,7 +208,7 @@ func cmdInit(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "proxylint init: %s exists; --force overwrites it\n", path)
 		return exitError
 	}
-	text := config.Template(pathTarget())
+	text := config.Template(localNginx())
 	if err == nil {
 		// --force replaces the file by rename, never writing through
 		// it: another name for it (a hard link) keeps what it held.
@@ -180,7 +234,7 @@ func cmdInit(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "proxylint init: %v\n", err)
 		return exitError
 	}
-	fmt.Fprintf(stderr, "proxylint: wrote %s; every setting in it is the default until you edit it\n", path)
+	fmt.Fprintf(stderr, "proxylint: wrote %s; every setting in it is the default until you edit it (set target: to the releases production runs)\n", path)
 	return exitClean
 }
 
@@ -193,9 +247,18 @@ func nearestRule(id string) string {
 	return suggest.Nearest(strings.ToLower(id), ids, 3)
 }
 
-// pathTarget is the target of the nginx on PATH ("nginx:1.22.1" from "nginx
-// version: nginx/1.22.1"), or "nginx" when there is none: proxylint init
-// writes what the machine it runs on has.
+// localNginx is the target of the nginx on PATH ("nginx:1.22.1" from
+// "nginx version: nginx/1.22.1"), or "" when there is none or its version
+// cannot be told: proxylint init writes it as a hint.
+func localNginx() string {
+	if t := pathTarget(); t != "nginx" {
+		return t
+	}
+	return ""
+}
+
+// pathTarget is the target of the nginx on PATH, or "nginx" when there is
+// none.
 func pathTarget() string {
 	bin, err := exec.LookPath("nginx")
 	if err != nil {

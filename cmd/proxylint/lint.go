@@ -47,11 +47,15 @@ through it, in context. The Kubernetes manifests of a run are joined as
 one deployment; those that configure no proxy are skipped.
 
 Flags:
-  --format FORMAT[=FILE]   text (default), json, sarif (SARIF 2.1.0 for
-                           code scanning) or github (workflow commands
-                           that annotate a pull request); repeat with
-                           =FILE for several reports in one run:
-                           --format sarif=proxylint.sarif --format text
+  -f, --format FORMAT[=FILE]
+                           text (default), json, sarif (SARIF 2.1.0 for
+                           code scanning), github (workflow commands
+                           that annotate a pull request), gitlab (a
+                           GitLab Code Quality report), junit (JUnit XML:
+                           a failed test case per finding at or above
+                           --fail-on) or checkstyle (Checkstyle XML);
+                           repeat with =FILE for several reports in one
+                           run: --format sarif=proxylint.sarif --format text
   --output FILE            write the report to FILE instead of stdout:
                            where a link leads, in place for a device or
                            a FIFO, by rename for a regular file; never
@@ -61,12 +65,25 @@ Flags:
                            working directory that holds .git)
   --stdin-filename NAME    the name standard input ("-") goes by in
                            positions and for finding .proxylint.yaml
-  --no-color               no colour in text output (also: NO_COLOR set,
-                           or stdout not a terminal)
+  --color WHEN             colour the text report: auto (default: on a
+                           terminal, or with FORCE_COLOR set as in a CI
+                           log; never with NO_COLOR set or TERM=dumb),
+                           always (files too) or never
+  --no-color               --color never
   --fail-on LEVEL          exit 1 when a finding is at or above LEVEL:
                            error, warning or note (default warning)
-  --enable RULE[,RULE]     turn rules on (repeatable)
-  --disable RULE[,RULE]    turn rules off (repeatable)
+  --exit-zero              exit 0 even with findings at or above
+                           --fail-on (still 2 when a file could not be
+                           linted)
+  -q, --quiet              print the findings and nothing else: no line
+                           on what was read, no summary, no progress on
+                           standard error (fixed, recorded)
+  --enable RULE[,RULE]     turn rules on (repeatable; "all" is every
+                           rule, and later flags win: --disable all
+                           --enable RULE runs RULE alone)
+  --disable RULE[,RULE]    turn rules off (repeatable; "all" as above)
+  --only RULE[,RULE]       run these rules and no other, whatever
+                           .proxylint.yaml enables or disables
   --target TARGET          the proxy release the configurations are for,
                            because defaults differ; repeat for one per
                            product: nginx (default: every release from
@@ -132,8 +149,8 @@ Everything after "--" is a path, even when it starts with "-": after it,
 "-" is the file named "-", not standard input.
 
 Exit codes:
-  0  no finding at or above --fail-on
-  1  findings at or above --fail-on
+  0  no finding at or above --fail-on (or --exit-zero)
+  1  findings at or above --fail-on, or --fix changed a file
   2  could not lint: bad usage, a bad configuration file, a named path or
      directory entry that cannot be read or told apart (dangling link,
      link loop, path too long), a file that is not a regular file (FIFO,
@@ -157,16 +174,20 @@ type lintFlags struct {
 	format string
 	// outputs are the reports to write (--format NAME[=FILE] and
 	// --output), at least one; format is the first one's.
-	outputs         []output
-	formatArgs      []string
-	root            string
-	stdinFilename   string
-	stdin           io.Reader
-	output          string
-	noColor         bool
-	failOn          string
-	enable          []string
-	disable         []string
+	outputs       []output
+	formatArgs    []string
+	root          string
+	stdinFilename string
+	stdin         io.Reader
+	output        string
+	noColor       bool
+	// color is --color: always, never or auto (the default).
+	color  string
+	failOn string
+	// ruleChoices are --enable and --disable in their order; only is
+	// --only (nil when not given).
+	ruleChoices     []ruleChoice
+	only            []string
 	targets         []string
 	kind            string
 	includeRoots    []string
@@ -181,6 +202,9 @@ type lintFlags struct {
 	baseline        string
 	writeBaseline   string
 	help            bool
+	// quiet prints the findings and nothing else; exitZero exits 0
+	// whatever was found (2 still when a file could not be linted).
+	quiet, exitZero bool
 	// diff prints the fixes as a unified diff; fix applies them.
 	diff, fix bool
 	limits
@@ -212,13 +236,16 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 	fs := flag.NewFlagSet("proxylint", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Var(appendFlag{&f.formatArgs}, "format", "")
+	fs.Var(appendFlag{&f.formatArgs}, "f", "")
 	fs.StringVar(&f.root, "root", "", "")
 	fs.StringVar(&f.stdinFilename, "stdin-filename", "", "")
 	fs.StringVar(&f.output, "output", "", "")
 	fs.BoolVar(&f.noColor, "no-color", false, "")
+	fs.StringVar(&f.color, "color", colorAuto, "")
 	fs.StringVar(&f.failOn, "fail-on", f.failOn, "")
-	fs.Var(listFlag{&f.enable}, "enable", "")
-	fs.Var(listFlag{&f.disable}, "disable", "")
+	fs.Var(choiceFlag{true, &f.ruleChoices}, "enable", "")
+	fs.Var(choiceFlag{false, &f.ruleChoices}, "disable", "")
+	fs.Var(listFlag{&f.only}, "only", "")
 	fs.Var(listFlag{&f.targets}, "target", "")
 	fs.StringVar(&f.kind, "kind", "", "")
 	fs.Var(listFlag{&f.includeRoots}, "include-root", "")
@@ -236,6 +263,9 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 	fs.BoolVar(&f.help, "h", false, "")
 	fs.BoolVar(&f.diff, "diff", false, "")
 	fs.BoolVar(&f.fix, "fix", false, "")
+	fs.BoolVar(&f.quiet, "quiet", false, "")
+	fs.BoolVar(&f.quiet, "q", false, "")
+	fs.BoolVar(&f.exitZero, "exit-zero", false, "")
 	f.limits.register(fs)
 
 	var paths, tail []string
@@ -286,12 +316,21 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 	default:
 		return nil, nil, fmt.Errorf("%w: --kind %q: want nginx, envoy or kubernetes", errUsage, f.kind)
 	}
-	for _, id := range append(append([]string{}, f.enable...), f.disable...) {
-		if _, ok := rules.Lookup(id); !ok {
-			if near := nearestRule(id); near != "" {
-				return nil, nil, fmt.Errorf("%w: unknown rule %q; did you mean %q?", errUsage, id, near)
-			}
-			return nil, nil, fmt.Errorf("%w: unknown rule %q (see proxylint rules)", errUsage, id)
+	ids := append([]string{}, f.only...)
+	for _, c := range f.ruleChoices {
+		ids = append(ids, c.id)
+	}
+	for _, id := range ids {
+		if err := checkRuleID(id); err != nil {
+			return nil, nil, fmt.Errorf("%w: %w", errUsage, err)
+		}
+	}
+	if f.given["only"] {
+		if len(f.only) == 0 {
+			return nil, nil, fmt.Errorf("%w: --only names no rule", errUsage)
+		}
+		if len(f.ruleChoices) > 0 {
+			return nil, nil, fmt.Errorf("%w: --only names every rule that runs; drop --enable and --disable, or --only", errUsage)
 		}
 	}
 	if err := f.limits.check(); err != nil {
@@ -301,6 +340,20 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 		if err := checkRoot(f.root); err != nil {
 			return nil, nil, fmt.Errorf("%w: %w", errUsage, err)
 		}
+	}
+	switch f.color {
+	case colorAuto, colorAlways, colorNever:
+	default:
+		return nil, nil, fmt.Errorf("%w: --color %q: want always, never or auto", errUsage, f.color)
+	}
+	if f.noColor && f.given["color"] && f.color != colorNever {
+		return nil, nil, fmt.Errorf("%w: --no-color and --color %s contradict each other", errUsage, f.color)
+	}
+	if f.noColor {
+		f.color = colorNever
+	}
+	if f.quiet && f.verbose {
+		return nil, nil, fmt.Errorf("%w: --quiet and --verbose contradict each other", errUsage)
 	}
 	if f.config != "" && f.noConfig {
 		return nil, nil, fmt.Errorf("%w: --config and --no-config contradict each other", errUsage)
@@ -419,16 +472,7 @@ func resolve(f *lintFlags, cfg *config.Config) (*settings, error) {
 		s.failOn = *cfg.FailOn
 	}
 
-	enable, disable := set(cfg.Enable), set(cfg.Disable)
-	for _, id := range f.enable {
-		enable[id] = true
-		delete(disable, id)
-	}
-	for _, id := range f.disable {
-		disable[id] = true
-		delete(enable, id)
-	}
-	s.rules.Enable, s.rules.Disable = enable, disable
+	s.rules.Enable, s.rules.Disable = ruleSwitches(cfg.Enable, cfg.Disable, f.ruleChoices, f.onlyRules())
 	s.rules.Severity = cfg.Severity
 	if len(cfg.WriteLocations) > 0 {
 		for _, p := range rules.DefaultWritePaths {
@@ -471,7 +515,9 @@ func resolve(f *lintFlags, cfg *config.Config) (*settings, error) {
 func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	f, paths, err := parseLintFlags(args)
 	if err != nil {
-		fmt.Fprintf(stderr, "proxylint: %v\nRun \"proxylint --help\" for usage.\n", strings.TrimPrefix(err.Error(), "usage: "))
+		msg := strings.TrimPrefix(err.Error(), "usage: ")
+		fmt.Fprintf(stderr, "proxylint: %v\nRun \"proxylint --help\" for usage.\n", msg)
+		writeFailedSARIF(sarifTargets(args), msg, model.Pos{}, stdout, stderr)
 		return exitError
 	}
 	if f.help {
@@ -479,8 +525,10 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 		return exitClean
 	}
 	f.stdin = stdin
-	s, mdl, findings, ok := analyze(f, paths, stderr)
+	rec := &messageRecorder{w: stderr}
+	s, mdl, findings, ok := analyze(f, paths, rec)
 	if !ok {
+		writeFailedSARIF(f.sarifOutputs(), rec.first, model.Pos{}, stdout, stderr)
 		return exitError
 	}
 	wd, _ := os.Getwd()
@@ -503,7 +551,7 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 				return exitError
 			}
 			if len(files) > 0 {
-				return exitFindings
+				return f.findingsExit()
 			}
 			return exitClean
 		}
@@ -511,7 +559,9 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 		if !ok && n == 0 {
 			return exitError
 		}
-		fmt.Fprintf(stderr, "proxylint: fixed %d %s in %d %s\n", set.Applied, plural(set.Applied, "finding", "findings"), n, plural(n, "file", "files"))
+		if !f.quiet {
+			fmt.Fprintf(stderr, "proxylint: fixed %d %s in %d %s\n", set.Applied, plural(set.Applied, "finding", "findings"), n, plural(n, "file", "files"))
+		}
 		if !ok {
 			return exitError
 		}
@@ -527,9 +577,10 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 		// the next one, after "git add", passes.
 		changed = n > 0
 	}
+	read.NotFollowed = notFollowed(findings)
 	in := &report.Input{Findings: findings, Known: known, Files: mdl.Files, Rules: rules.All(), Version: strings.TrimPrefix(buildVersion(), "v"),
 		Dir: wd, Root: repoRoot(f, wd), Diagnostics: mdl.Diagnostics, Skipped: s.skipped, Targets: targetsUsed(mdl),
-		Read: read, Verbose: f.verbose}
+		Read: read, Verbose: f.verbose, Quiet: f.quiet, FailOn: s.failOn}
 
 	reportInputs := inputs(paths, mdl, s)
 	// The model is not used past this point: the report needs the
@@ -539,8 +590,41 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 		fmt.Fprintf(stderr, "proxylint: %v\n", err)
 		return exitError
 	}
-	if c := exitCode(in.Findings, s.failOn); c != exitClean || !changed {
-		return c
+	c := exitCode(in.Findings, s.failOn)
+	if c == exitClean && changed {
+		c = exitFindings
+	}
+	if c == exitFindings {
+		return f.findingsExit()
+	}
+	return c
+}
+
+// sarifOutputs are the files the SARIF reports go to ("" for standard
+// output).
+func (f *lintFlags) sarifOutputs() []string {
+	var out []string
+	for _, o := range f.outputs {
+		if o.format == "sarif" {
+			out = append(out, o.file)
+		}
+	}
+	return out
+}
+
+// onlyRules is --only's list, nil when it was not given.
+func (f *lintFlags) onlyRules() []string {
+	if !f.given["only"] {
+		return nil
+	}
+	return f.only
+}
+
+// findingsExit is the exit code of a run with findings that fail it: 1,
+// or 0 with --exit-zero.
+func (f *lintFlags) findingsExit() int {
+	if f.exitZero {
+		return exitClean
 	}
 	return exitFindings
 }
@@ -627,7 +711,9 @@ func applyBaseline(f *lintFlags, s *settings, paths []string, mdl *model.Model, 
 			fmt.Fprintf(stderr, "proxylint: --write-baseline: %v\n", namedError(path, err))
 			return nil, 0, exitError
 		}
-		fmt.Fprintf(stderr, "proxylint: recorded %d %s in %s\n", n, plural(n, "finding", "findings"), path)
+		if !f.quiet {
+			fmt.Fprintf(stderr, "proxylint: recorded %d %s in %s\n", n, plural(n, "finding", "findings"), path)
+		}
 		src = buf.Bytes()
 	} else {
 		var err error
@@ -660,10 +746,34 @@ func set(ids []string) map[string]bool {
 	return m
 }
 
-// useColor: colour only for text to a terminal, unless --no-color or
-// NO_COLOR (https://no-color.org) say otherwise.
+// The values of --color.
+const (
+	colorAuto   = "auto"
+	colorAlways = "always"
+	colorNever  = "never"
+)
+
+// useColor says whether a text report written to standard output, out, is
+// coloured. --color always colours it wherever it goes and
+// --color never (or --no-color) nowhere. In auto, the default, a file is
+// never coloured, and standard output is unless NO_COLOR is set
+// (https://no-color.org), when FORCE_COLOR is (https://force-color.org:
+// a CI log, which is no terminal), or else when it is a terminal whose
+// TERM is not dumb.
 func useColor(f *lintFlags, out io.Writer, getenv func(string) string) bool {
-	if f.noColor || getenv("NO_COLOR") != "" || getenv("TERM") == "dumb" {
+	return useColorIn(f, out, false, getenv)
+}
+
+// useColorIn is useColor for a report written to a file when toFile.
+func useColorIn(f *lintFlags, out io.Writer, toFile bool, getenv func(string) string) bool {
+	switch {
+	case f.color == colorAlways:
+		return true
+	case f.color == colorNever || f.noColor || toFile || getenv("NO_COLOR") != "":
+		return false
+	case getenv("FORCE_COLOR") != "":
+		return true
+	case getenv("TERM") == "dumb":
 		return false
 	}
 	file, ok := out.(*os.File)
@@ -756,10 +866,9 @@ func targetsUsed(m *model.Model) []string {
 	return out
 }
 
-// readStats counts what the run read: the files of the model, those of
+// readStats counts what the run read: the files of the model, and those of
 // them an include pulled in (every file but the proxies' entry files and
-// the files an Envoy deployment was joined from), and the includes not
-// followed (nginx-include findings say why).
+// the files an Envoy deployment was joined from).
 func readStats(m *model.Model) report.ReadStats {
 	entries := map[string]bool{}
 	for _, p := range m.Proxies {
@@ -774,10 +883,20 @@ func readStats(m *model.Model) report.ReadStats {
 			r.Included++
 		}
 	}
-	for _, d := range m.Diagnostics {
-		if d.Code == rules.NginxInclude.ID {
-			r.NotFollowed++
+	return r
+}
+
+// notFollowed counts the includes not followed among the findings
+// reported: the nginx-include findings at an include directive. The notes
+// of that rule about a whole file (linted through the nginx.conf above
+// it, includes resolved from its directory) name no include, and a
+// finding out of the run's scope is not shown, so neither is counted.
+func notFollowed(findings []rules.Finding) int {
+	n := 0
+	for _, f := range findings {
+		if f.Rule == rules.NginxInclude.ID && f.Pos.Line > 0 {
+			n++
 		}
 	}
-	return r
+	return n
 }

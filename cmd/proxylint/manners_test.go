@@ -82,7 +82,7 @@ func TestDidYouMean(t *testing.T) {
 	}{
 		{[]string{"explian", "retry-timeout-write"}, `proxylint: unknown command "explian"; did you mean "explain"?`},
 		{[]string{"rulse"}, `unknown command "rulse"; did you mean "rules"?`},
-		{[]string{"--fromat", "json", "nginx.conf"}, "flag provided but not defined: -fromat; did you mean --format?"},
+		{[]string{"--fromat", "json", "nginx.conf"}, "flag provided but not defined: --fromat; did you mean --format?"},
 		{[]string{"--disable", "retry-timeout-writes", "nginx.conf"}, `unknown rule "retry-timeout-writes"; did you mean "retry-timeout-write"?`},
 		{[]string{"--enable=upstream-no-keepalve", "nginx.conf"}, `did you mean "upstream-no-keepalive"?`},
 		{[]string{"explain", "retry-timeout-writes"}, `proxylint explain: unknown rule "retry-timeout-writes"; did you mean "retry-timeout-write"?`},

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/proxylint/proxylint/internal/suggest"
@@ -109,8 +110,10 @@ func writeReport[T any](format report.Format[T], o output, f *lintFlags, in T, i
 	}
 	d, err := resolveDestination(o.file, repo)
 	if err == nil {
+		// A report to /dev/stdout is coloured as standard output is.
+		toFile := d.kind != destFD || d.fd > 2
 		err = writeDestination(d, stdout, stderr, inputs, func(w io.Writer) error {
-			return format.Write(w, in, false)
+			return format.Write(w, in, format.Color && useColorIn(f, w, toFile, getenv))
 		})
 	}
 	if err != nil {
@@ -135,25 +138,47 @@ func leadsToStdout(path string) bool {
 	return err == nil && d.kind == destFD && d.fd == 1
 }
 
-// flagError adds a "did you mean" to the flag package's message about an
-// unknown flag.
+// flagError says what the flag package found wrong in the form flags are
+// written in --help: "--quiet", never Go's single-dash "-quiet" ("-f" and
+// "-h" keep their one dash), and adds a "did you mean" to an unknown
+// flag.
 func flagError(fs *flag.FlagSet, err error) error {
-	const undefined = "flag provided but not defined: -"
-	msg := err.Error()
-	if !strings.HasPrefix(msg, undefined) {
-		return err
+	msg := dashes(err.Error())
+	const undefined = "flag provided but not defined: "
+	rest, ok := strings.CutPrefix(msg, undefined)
+	if !ok {
+		return errors.New(msg)
 	}
-	name := strings.TrimLeft(strings.TrimPrefix(msg, undefined), "-")
+	name := strings.TrimLeft(rest, "-")
 	var names []string
 	fs.VisitAll(func(fl *flag.Flag) {
 		if len(fl.Name) > 1 {
 			names = append(names, fl.Name)
 		}
 	})
-	if near := suggest.Nearest(name, names, 2); near != "" {
-		return fmt.Errorf("%w; did you mean --%s?", err, near)
+	// A name of a letter or two is no misspelling of a long flag: "-x"
+	// is not "--fix".
+	if near := suggest.Nearest(name, names, min(2, len(name)/3)); near != "" {
+		return fmt.Errorf("%s; did you mean --%s?", msg, near)
 	}
-	return err
+	return errors.New(msg)
+}
+
+// flagName matches a flag as the flag package's messages name it: after
+// "defined: ", "argument: ", "for " or "for flag ", with one dash.
+var flagName = regexp.MustCompile(`(defined: |argument: |for (?:flag )?)-([^\s:]+)`)
+
+// dashes writes the flags a message of the flag package names with two
+// dashes, as they are documented, those of one letter with one.
+func dashes(msg string) string {
+	return flagName.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := flagName.FindStringSubmatch(m)
+		name := strings.TrimLeft(sub[2], "-")
+		if len([]rune(name)) == 1 {
+			return sub[1] + "-" + name
+		}
+		return sub[1] + "--" + name
+	})
 }
 
 // countStdin counts the paths that name standard input.

@@ -34,6 +34,10 @@ import (
 	"github.com/proxylint/proxylint/rules"
 )
 
+// AllRules in rules.enable or rules.disable names every rule; the rules
+// the other list names are the exceptions.
+const AllRules = "all"
+
 // Names are the file names looked for, in order of preference.
 var Names = []string{".proxylint.yaml", ".proxylint.yml"}
 
@@ -49,8 +53,8 @@ type Config struct {
 	Targets []model.Target
 	FailOn  *model.Severity
 
-	// Enable and Disable list rule IDs; Severity overrides rules'
-	// default severities.
+	// Enable and Disable list rule IDs, or AllRules; Severity overrides
+	// rules' default severities.
 	Enable, Disable []string
 	Severity        map[string]model.Severity
 
@@ -485,6 +489,20 @@ func (p *parser) rules(n *yaml.Node) error {
 				return err
 			}
 			for i, id := range ids {
+				if id == AllRules {
+					// Every rule: the rules the other list names are
+					// the exceptions.
+					other := p.cfg.Disable
+					if k.Value == "disable" {
+						other = p.cfg.Enable
+					}
+					for _, o := range other {
+						if o == AllRules {
+							return p.errorf(v.Content[i], "rules: all rules are both enabled and disabled; name the exceptions in one list and \"all\" in the other")
+						}
+					}
+					continue
+				}
 				if err := p.ruleID(v.Content[i], id); err != nil {
 					return err
 				}
@@ -630,28 +648,45 @@ func nearest(id string) string {
 // key with its default, so that reading it changes nothing until a line is
 // edited.
 //
-// target is the value of its target key: "nginx" (every release still
-// shipped) unless proxylint init found the release of the nginx on PATH.
-func Template(target string) string {
+// The targets are commented out: without them nginx configurations are
+// linted for every release still shipped. local, the release of the nginx
+// on the PATH of the machine init runs on ("nginx:1.22.1"; "" for none),
+// is written as a commented hint, never as a setting: a laptop's nginx is
+// not production's.
+func Template(local string) string {
 	var b strings.Builder
 	b.WriteString(`# proxylint configuration (https://github.com/proxylint/proxylint#configuration).
-# proxylint finds this file by walking up from the working directory to the
-# repository root; --config FILE names another, --no-config ignores it.
-# Command-line flags beat what this file says. Relative paths are relative
-# to this file's directory.
+# proxylint reads, for each file it lints, the nearest .proxylint.yaml in
+# the directories above that file, up to the repository root; --config FILE
+# names one for every file, --no-config ignores them. Command-line flags
+# beat what this file says. Relative paths are relative to this file's
+# directory.
 
 # The proxies and releases the configurations are written for, because
-# defaults differ: nginx (every release from 1.18, what distributions
-# ship), nginx:1.28, nginx:newest, angie, angie:1.11, envoy (the newest),
-# envoy:1.31; a list names one per product: [nginx:1.24, envoy:1.33].
-target: ` + target + `
-
+# defaults differ: since nginx 1.29.7, upstream blocks pool connections by
+# default. Without target, nginx configurations are linted for every
+# release from 1.18 (what distributions ship) and Envoy's for the newest.
+# Name the releases production runs, one per product: nginx:1.28,
+# nginx:newest, angie, angie:1.11, envoy:1.31, istio:1.23, ingress-nginx,
+# nginx-ingress, envoy-gateway:1.1.2, or a list: [nginx:1.24, envoy:1.33].
+# target: nginx:1.28
+`)
+	if local != "" {
+		fmt.Fprintf(&b, `# This machine runs %s (nginx -v on the PATH). Name it only if
+# production runs that release too: linted for a newer nginx than
+# production's, a configuration loses the findings about what
+# production's defaults do.
+# target: %s
+`, local, local)
+	}
+	b.WriteString(`
 # Exit with code 1 when a finding is at or above this severity: error,
 # warning or note.
 fail-on: warning
 
 rules:
-  # Rules to run that are off by default, and rules not to run.
+  # Rules to run that are off by default, and rules not to run; "all" in
+  # one list names every rule, and the other list the exceptions.
   enable: []
   disable: []
   # Severity per rule (error, warning or note), e.g.
