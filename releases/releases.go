@@ -34,7 +34,8 @@ const (
 	Added Kind = "added"
 	// Removed: a directive, field or value is refused from the release.
 	Removed Kind = "removed"
-	// Deprecated: still accepted, with a warning.
+	// A deprecated directive, parameter or field is still accepted, with
+	// a warning.
 	Deprecated Kind = "deprecated"
 	// Bug: the releases of the range behave wrongly; the release after
 	// it fixed them.

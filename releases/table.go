@@ -69,6 +69,28 @@ var (
 		},
 	}
 
+	// KeepaliveLocal: the local parameter of keepalive.
+	KeepaliveLocal = &Change{
+		ID: "nginx-keepalive-local", Kind: Added,
+		Subject: "the local parameter of keepalive",
+		Before:  "invalid number of arguments: one location's pool is every location's",
+		After:   "keepalive N local; keeps a pool for each location",
+		Names:   []string{"keepalive"},
+		Releases: []Release{{Product: model.Nginx, Since: model.Version{Major: 1, Minor: 29, Patch: 7},
+			Source: "nginx CHANGES 1.29.7: \"the \"local\" parameter of the \"keepalive\" directive in the \"upstream\" block\" (docs/xml/nginx/changes.xml:811-819)"}},
+	}
+
+	// ProxyHTTP2: proxy_http_version 2.
+	ProxyHTTP2 = &Change{
+		ID: "nginx-proxy-http2", Kind: Added,
+		Subject: "proxy_http_version 2",
+		Before:  "invalid value: the proxy module speaks HTTP/1.x only",
+		After:   "HTTP/2 to the backend",
+		Names:   []string{"proxy_http_version"},
+		Releases: []Release{{Product: model.Nginx, Since: model.Version{Major: 1, Minor: 29, Patch: 4},
+			Source: "nginx CHANGES 1.29.4: \"the ngx_http_proxy_module supports HTTP/2\" (docs/xml/nginx/changes.xml:1036-1043)"}},
+	}
+
 	// ResolverConf: Angie looks names up with /etc/resolv.conf's servers
 	// when no resolver is set.
 	ResolverConf = &Change{
@@ -117,6 +139,18 @@ var (
 		Names:   []string{"listen http2"},
 		Releases: []Release{{Product: model.Nginx, Since: model.Version{Major: 1, Minor: 25, Patch: 1},
 			Source: "nginx CHANGES 1.25.1: \"the \"http2\" parameter of the \"listen\" directive is now deprecated\" (docs/xml/nginx/changes.xml:2202-2211)"}},
+	}
+
+	// HTTP2Push: server push is gone; its directives are obsolete.
+	HTTP2Push = &Change{
+		ID: "nginx-http2-push", Kind: Deprecated,
+		Subject: "HTTP/2 server push",
+		Before:  "pushes the resources named",
+		After:   "obsolete and ignored: nginx -t warns \"the ... directive is obsolete, ignored\" and pushes nothing",
+		Names:   []string{"http2_push", "http2_push_preload", "http2_max_concurrent_pushes"},
+		Releases: []Release{{Product: model.Nginx, Since: model.Version{Major: 1, Minor: 25, Patch: 1},
+			Source: "nginx CHANGES 1.25.1: \"HTTP/2 server push support has been removed\" (docs/xml/nginx/changes.xml:2213-2220); " +
+				"src/http/v2/ngx_http_v2_module.c declares the push directives with ngx_http_v2_obsolete at release-1.30.0 (:104-176, :481-493)"}},
 	}
 
 	// AddHeaderInherit: add_header_inherit and add_trailer_inherit.
@@ -262,8 +296,8 @@ var (
 
 // table is every change, nginx's first.
 var table = []*Change{
-	UpstreamKeepalive, ProxyHTTPVersion, ProxyConnectionHeader, ResolverConf,
-	SSLDirective, HTTP2Directive, ListenHTTP2, AddHeaderInherit,
+	UpstreamKeepalive, ProxyHTTPVersion, ProxyConnectionHeader, KeepaliveLocal, ProxyHTTP2, ResolverConf,
+	SSLDirective, HTTP2Directive, ListenHTTP2, HTTP2Push, AddHeaderInherit,
 	ResetBeforeRequest, H1SafeDrain, V2Upgraded,
 	IstioNo503Retry, IstioHTTPRouteRetry, NginxIncNextUpstream,
 	GatewayMergeType, GatewayClientIdle, GatewayDropsRouteTimeouts,
