@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/releases"
 )
 
 // Edit is one change a fix makes to a source file: the bytes [Start, End)
@@ -690,7 +691,7 @@ func logFormatFixOf(pass *Pass, p *model.Proxy, r *model.Route, advice string) (
 }
 
 func h1SafeDrainFixOf(pass *Pass, p *model.Proxy, l *model.Listener, advice string) (string, []Edit) {
-	if !p.Target.AtLeast(1, 32, 0) {
+	if !releases.H1SafeDrain.In(p.Target) {
 		return advice, nil
 	}
 	// The field is named as the file names its fields.

@@ -18,6 +18,7 @@ import (
 	"github.com/proxylint/proxylint/cmd/proxylint/internal/config"
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
+	"github.com/proxylint/proxylint/parsers/nginx"
 	"github.com/proxylint/proxylint/report"
 	"github.com/proxylint/proxylint/rules"
 )
@@ -36,6 +37,10 @@ Usage:
   proxylint chain [flags] PATH...
                                  show each request's path hop by hop:
                                  timeouts, retries, idle timeouts
+  proxylint upgrade --from RELEASE --to RELEASE PATH...
+                                 what changes for these configurations
+                                 with an upgrade: defaults, directives,
+                                 findings (also: --upgrade-to RELEASE)
   proxylint version, --version   print the version
 
 PATH is a file or a directory. A directory is searched for nginx and Envoy
@@ -211,6 +216,9 @@ type lintFlags struct {
 	// given holds the flags set on the command line, which beat the
 	// configuration file.
 	given map[string]bool
+	// nginxRead hears of every nginx configuration read
+	// (load.Options.NginxRead; proxylint upgrade's directive walk).
+	nginxRead func(cfg *nginx.Config, target model.Target)
 }
 
 // listFlag collects a repeatable, comma-separated flag.
@@ -666,6 +674,7 @@ func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *model.
 	}
 	heap := &tightHeap{}
 	s.load.Building = heap.hold
+	s.load.NginxRead = f.nginxRead
 	mdl, scope := load.LoadScoped(paths, s.load)
 	chain.AnalyzeModel(mdl, declared, f.limits.maxPaths)
 	steps := rules.Steps{}

@@ -533,7 +533,7 @@ func (b *builder) retry(rp msg, owner *node, level string, e *model.EnvoyRoute) 
 			if !KnownRetryOn(t.text, b.proxy.Target) {
 				r.Unknown = append(r.Unknown, model.UnknownCondition{
 					Setting: model.Set(t.text, name+"."+onKey.value, level, model.Pos{File: b.file, Line: int32(t.line), Col: int32(t.col)}),
-					Since:   retryOnTokens[t.text],
+					Since:   retryOnSince(t.text),
 					Known:   RetryOnTokens(),
 				})
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/proxylint/proxylint/internal/suggest"
 	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/releases"
 )
 
 //go:generate sh _gen/gen.sh
@@ -40,13 +41,14 @@ type typeVerdict struct {
 	bad     bool   // no Envoy build reads it
 	suggest string // the message name to use instead, if known
 	removed bool   // a message of the v2 API
-	// since is the first release that refuses it, when older ones read it.
-	since model.Version
+	// refused is the change from which releases refuse it, when older
+	// ones read it; nil when every release refuses it.
+	refused *releases.Change
 }
 
 // refusedSince reports whether a release of target refuses the type.
 func (v typeVerdict) refusedBy(target model.Target) bool {
-	return v.bad && (v.since.IsZero() || target.AtLeast(v.since.Major, v.since.Minor, v.since.Patch))
+	return v.bad && (v.refused == nil || v.refused.In(target))
 }
 
 var currentSet = sync.OnceValue(func() map[string]bool {
@@ -138,14 +140,7 @@ var activeOld = []string{
 // MessageUtil::unpackTo (source/common/protobuf/utility.cc) unpacks the
 // Any with Any::UnpackTo, which takes only the exact type ("Unable to
 // unpack as ...").
-var upgradedUntil120 = []string{
-	"envoy.config.filter.thrift.router.v2alpha1.",
-	"envoy.config.health_checker.redis.v2.",
-	"envoy.config.resource_monitor.fixed_heap.v2alpha.",
-	"envoy.config.resource_monitor.injected_resource.v2alpha.",
-	"envoy.config.retry.omit_canary_hosts.v2.",
-	"envoy.config.retry.previous_hosts.v2.",
-}
+// The packages are the Names of releases.V2Upgraded.
 
 func judgeTypeUncached(name string) typeVerdict {
 	if currentSet()[name] {
@@ -158,9 +153,9 @@ func judgeTypeUncached(name string) typeVerdict {
 	}
 	if v3, ok := removedType(name); ok {
 		v := typeVerdict{bad: true, suggest: v3, removed: true}
-		for _, p := range upgradedUntil120 {
+		for _, p := range releases.V2Upgraded.Names {
 			if strings.HasPrefix(name, p) {
-				v.since = model.Version{Major: 1, Minor: 20}
+				v.refused = releases.V2Upgraded
 			}
 		}
 		return v
@@ -274,8 +269,8 @@ func badTypeMessage(url string, v typeVerdict) string {
 	name := typeName(url)
 	var msg string
 	switch {
-	case v.removed && !v.since.IsZero():
-		msg = fmt.Sprintf("%s is a message of Envoy's v2 API, which Envoy no longer reads (since %s)", name, v.since)
+	case v.removed && v.refused != nil:
+		msg = fmt.Sprintf("%s is a message of Envoy's v2 API, which Envoy no longer reads (since %s)", name, v.refused.Since(model.Envoy))
 	case v.removed:
 		msg = fmt.Sprintf("%s is a message of Envoy's v2 API, which Envoy no longer reads", name)
 	default:

@@ -8,6 +8,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/releases"
 )
 
 // Which BackendTrafficPolicy applies to an HTTPRoute, as Envoy Gateway
@@ -247,9 +248,10 @@ func (l *loader) egClient(t model.Target, ln *model.Listener, o *object, ctps []
 	k, n := getKV(get(get(ctp.Spec, "timeout"), "http"), "idleTimeout")
 	switch {
 	case n == nil:
-	case !t.Version.IsZero() && t.Version.Less(model.Version{Major: 1, Minor: 1}):
+	case !releases.GatewayClientIdle.In(t):
 		l.diag(CodeIgnored, model.Warning, ctp.pos(k),
-			"timeout.http.idleTimeout is ignored: Envoy Gateway %s has no such field (it exists since 1.1.0), so Envoy's 1h idle timeout applies", t.Version)
+			"timeout.http.idleTimeout is ignored: Envoy Gateway %s has no such field (it exists since %s), so Envoy's 1h idle timeout applies",
+			t.Version, releases.Full(releases.GatewayClientIdle.Since(model.EnvoyGateway)))
 	default:
 		if d, ok := l.dur(ctp, n, "timeout.http.idleTimeout"); ok {
 			ln.IdleTimeout = model.Set(d, "timeout.http.idleTimeout", "policy", ctp.pos(n))

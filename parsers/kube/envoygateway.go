@@ -9,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/releases"
 )
 
 // Envoy Gateway (--target envoy-gateway[:X.Y.Z]): an HTTPRoute's rules
@@ -35,8 +36,7 @@ const (
 // release's CRD has no such field, so the API server prunes it and the
 // route policy replaces the gateway policy.
 func egMerges(t model.Target) bool {
-	v := t.Version
-	return v.IsZero() || !v.Less(model.Version{Major: 1, Minor: 4})
+	return releases.GatewayMergeType.In(t)
 }
 
 // egDropsRouteTimeouts reports whether the target loses an HTTPRoute's
@@ -45,8 +45,7 @@ func egMerges(t model.Target) bool {
 // (backendtrafficpolicy.go v1.1.2:416-437; envoyproxy/gateway#4091, fixed
 // in 1.1.3 and 1.2.0).
 func (l *loader) egDropsRouteTimeouts(t model.Target) bool {
-	v := t.Version
-	return !v.IsZero() && v.Major == 1 && v.Minor == 1 && v.Patch < 3
+	return releases.GatewayDropsRouteTimeouts.In(t)
 }
 
 // btpTargets reports whether a policy targets an object of kind with

@@ -9,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/releases"
 )
 
 // Gateway API routes as Istio implements them: istiod translates each
@@ -35,7 +36,7 @@ func gatewayAPI(v string) bool {
 
 // retryRead reports whether the target translates an HTTPRoute's retry
 // stanza: istiod reads it since 1.25 (conversion.go 1.25.0:271).
-func (l *loader) retryRead() bool { return l.target.AtLeast(1, 25, 0) }
+func (l *loader) retryRead() bool { return releases.IstioHTTPRouteRetry.In(l.target) }
 
 func (l *loader) gatewayRoute(m *mesh, o *object) {
 	ln := &model.Listener{Proxy: m.p, Name: o.Kind + " " + o.Name, Pos: o.pos(o.Node)}

@@ -9,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/releases"
 )
 
 // Istio's defaults, with where istiod sets them (istio/istio, the release
@@ -45,7 +46,7 @@ const (
 // default503 reports whether the target's default retry policy retries a
 // 503 response: before 1.24 always; from 1.24 only with a feature flag
 // that is off by default (features.Exclude503FromDefaultRetries).
-func (l *loader) default503() bool { return !l.target.AtLeast(1, 24, 0) }
+func (l *loader) default503() bool { return !releases.IstioNo503Retry.In(l.target) }
 
 // dur reads a duration field of o: "10s", "0.5s", "1m30s", "250ms".
 func (l *loader) dur(o *object, n *yaml.Node, field string) (time.Duration, bool) {

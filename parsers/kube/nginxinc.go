@@ -8,6 +8,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/releases"
 )
 
 // NGINX Inc's Ingress controller (nginx/kubernetes-ingress, "NGINX
@@ -69,7 +70,7 @@ const (
 // nextUpstreamRead reports whether the target reads the
 // nginx.org/proxy-next-upstream annotations: since v5.4.0.
 func nextUpstreamRead(t model.Target) bool {
-	return t.AtLeast(5, 4, 0)
+	return releases.NginxIncNextUpstream.In(t)
 }
 
 func (l *loader) nginxIncPath(p *model.Proxy, ln *model.Listener, ing *object, host string, path *yaml.Node, s ingressScope, ups map[string]*model.Upstream) *model.Route {
@@ -88,7 +89,8 @@ func (l *loader) nginxIncPath(p *model.Proxy, ln *model.Listener, ing *object, h
 		for _, d := range next {
 			if k, v := getKV(s.annotations, nginxIncPrefix+d.key); v != nil {
 				l.diag(CodeIgnored, model.Warning, ing.pos(k),
-					"%s%s is ignored: NGINX Ingress Controller %s does not read it (it does since 5.4.0), so nginx's default applies", nginxIncPrefix, d.key, p.Target.Version)
+					"%s%s is ignored: NGINX Ingress Controller %s does not read it (it does since %s), so nginx's default applies", nginxIncPrefix, d.key, p.Target.Version,
+					releases.Full(releases.NginxIncNextUpstream.Since(model.NginxIngress)))
 			}
 		}
 		s.annotations = withoutKeys(s.annotations, nginxIncPrefix, next)

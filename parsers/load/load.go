@@ -57,6 +57,12 @@ type Options struct {
 	// model are then both in memory, and a program can prepare for that
 	// (cmd/proxylint lets the heap grow less while a large one is built).
 	Building func(read int64) (done func())
+	// NginxRead, when set, is called with every nginx configuration read,
+	// after its check and before its model is built (which lets its
+	// directives go), and the target it is read for: a report that reads
+	// directives (proxylint upgrade's) reads them there. It may be called
+	// from several goroutines at once, and must not keep cfg.
+	NginxRead func(cfg *nginx.Config, target model.Target)
 
 	// MaxFileSize bounds one file, MaxTotalSize what one run reads and
 	// what one nginx configuration expands to through its includes (each

@@ -59,6 +59,9 @@ func nginxResult(cfg *nginx.Config, opts Options, disk func(real string) bool) R
 			res.Includes = append(res.Includes, f.Real)
 		}
 	}
+	if opts.NginxRead != nil && cfg.Main != nil {
+		opts.NginxRead(cfg, target)
+	}
 	if cfg.Main != nil && !cfg.Syntax {
 		if !cfg.RefusedFrom.IsZero() {
 			// The newer releases of the range refuse the file (the
