@@ -116,6 +116,10 @@ Flags:
                            configuration, each counted (default 10000)
   --max-paths N            follow at most N request paths from one entry
                            route across linked hops (default 10000)
+  --cpuprofile FILE        write a CPU profile of the run to FILE, for
+                           go tool pprof (README, "Troubleshooting")
+  --memprofile FILE        write a memory profile of the run to FILE:
+                           what was allocated where, and what was in use
   -h, --help               this help
 
 Settings in .proxylint.yaml apply unless a flag says otherwise.
@@ -172,6 +176,8 @@ type lintFlags struct {
 	// diff prints the fixes as a unified diff; fix applies them.
 	diff, fix bool
 	limits
+	// prof are --cpuprofile and --memprofile.
+	prof profiles
 	// given holds the flags set on the command line, which beat the
 	// configuration file.
 	given map[string]bool
@@ -225,6 +231,7 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 	fs.BoolVar(&f.diff, "diff", false, "")
 	fs.BoolVar(&f.fix, "fix", false, "")
 	f.limits.register(fs)
+	f.prof.register(fs)
 
 	var paths, tail []string
 	for i, a := range args {
@@ -269,6 +276,9 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 		}
 	}
 	if err := f.limits.check(); err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", errUsage, err)
+	}
+	if err := f.prof.check(f, f.given); err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", errUsage, err)
 	}
 	if f.config != "" && f.noConfig {
@@ -422,7 +432,7 @@ func resolve(f *lintFlags, cfg *config.Config) (*settings, error) {
 	return s, nil
 }
 
-func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (code int) {
 	f, paths, err := parseLintFlags(args)
 	if err != nil {
 		fmt.Fprintf(stderr, "proxylint: %v\nRun \"proxylint --help\" for usage.\n", strings.TrimPrefix(err.Error(), "usage: "))
@@ -433,10 +443,17 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 		return exitClean
 	}
 	f.stdin = stdin
+	prof, err := startProfiles(f.prof, paths)
+	if err != nil {
+		fmt.Fprintf(stderr, "proxylint: %v\n", err)
+		return exitError
+	}
+	defer prof.stop(stderr, &code)
 	s, mdl, findings, ok := analyze(f, paths, stderr)
 	if !ok {
 		return exitError
 	}
+	prof.read(inputs(paths, mdl, s))
 	wd, _ := os.Getwd()
 	findings, known, code := applyBaseline(f, s, paths, mdl, findings, wd, stderr)
 	if code != exitClean {
