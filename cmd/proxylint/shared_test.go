@@ -97,7 +97,7 @@ func copyBinary(t *testing.T, path string) {
 	t.Helper()
 	src, err := os.Open(proxylintBinary(t))
 	require.NoError(t, err)
-	defer src.Close()
+	defer func() { _ = src.Close() }()
 	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
 	dst, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
 	require.NoError(t, err)
