@@ -173,8 +173,9 @@ func TestActionRunStep(t *testing.T) {
 	}
 	require.NotEmpty(t, script)
 
-	// The build step's program: the package's shared build, made as the
-	// step makes it (go build -trimpath).
+	// The build step's program: the package's shared build (the step's
+	// build adds -trimpath, which changes only the paths the program
+	// records).
 	runnerTemp := t.TempDir()
 	copyBinary(t, filepath.Join(runnerTemp, "proxylint-action", "proxylint"))
 

@@ -53,19 +53,20 @@ func sharedDir(t *testing.T) string {
 	return suite.dir
 }
 
-// buildTimeout bounds one build of the command: a cold build cache on a
+// buildTimeout bounds one build of the command: a fresh build cache on a
 // busy machine takes minutes.
 const buildTimeout = 8 * time.Minute
 
 // proxylintBinary returns the proxylint program built from this checkout
-// as the GitHub Action builds it (go build -trimpath), without VCS stamping
-// (its --version says "(devel)"). It is built once per run of the package's
-// tests, on first use, and shared: callers must not change or remove it
-// (copy it to put it elsewhere).
+// (go build, without VCS stamping: its --version says "(devel)"). It is
+// built once per run of the package's tests, on first use, and shared:
+// callers must not change or remove it (copy it to put it elsewhere).
 //
-// Being built with -trimpath, the standard library and the dependencies
-// it compiles are the ones a -trimpath build anywhere else finds in the
-// build cache (the copies of the module, "go install ...@version").
+// It is built with the flags go test builds the package's dependencies
+// with, so that they come from the build cache and only the main package
+// is compiled: built as the GitHub Action builds it (-trimpath), it would
+// compile the standard library and every dependency once more, a minute
+// or two of CPU on a fresh build cache.
 func proxylintBinary(t *testing.T) string {
 	t.Helper()
 	goBin, err := exec.LookPath("go")
@@ -75,14 +76,14 @@ func proxylintBinary(t *testing.T) string {
 		bin := filepath.Join(dir, "bin", "proxylint")
 		ctx, cancel := context.WithTimeout(context.Background(), buildTimeout)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, goBin, "build", "-trimpath", "-buildvcs=false", "-o", bin, ".")
+		cmd := exec.CommandContext(ctx, goBin, "build", "-buildvcs=false", "-o", bin, ".")
 		cmd.WaitDelay = 10 * time.Second
 		out, err := cmd.CombinedOutput()
 		if ctx.Err() != nil {
 			err = fmt.Errorf("%w (stopped after %s)", err, buildTimeout)
 		}
 		if err != nil {
-			suite.binErr = fmt.Errorf("go build -trimpath -buildvcs=false -o %s .: %w\n%s", bin, err, out)
+			suite.binErr = fmt.Errorf("go build -buildvcs=false -o %s .: %w\n%s", bin, err, out)
 			return
 		}
 		suite.bin = bin
