@@ -10,8 +10,11 @@
 // which the tools take turns (round-robin, the first tool changing each
 // round), so that a machine busy with other work slows every tool alike.
 // Wall time is measured from fork to reaping; CPU time and peak RSS come
-// from the kernel's accounting of each child. docs/benchmarks.md records
-// the method and the numbers.
+// from the kernel's accounting of each child. Targets are judged on CPU
+// time as well as wall time: proxylint spreads a large configuration over
+// the processors and nginx -t uses one, so a wall-time ratio alone depends
+// on how busy the machine is. Each table gives the load average.
+// docs/benchmarks.md records the method and the numbers.
 package main
 
 import (

@@ -51,7 +51,7 @@ var chainFormats = report.Formats[chainReport]{
 	{Name: "json", Write: func(w io.Writer, r chainReport, _ bool) error { return chainJSON(w, r.in, r.views) }},
 }
 
-func cmdChain(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+func cmdChain(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (code int) {
 	f, paths, err := parseLintFlags(args)
 	if err != nil {
 		fmt.Fprintf(stderr, "proxylint chain: %v\nRun \"proxylint chain --help\" for usage.\n", strings.TrimPrefix(err.Error(), "usage: "))
@@ -68,10 +68,17 @@ func cmdChain(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv f
 		}
 	}
 	f.stdin = stdin
+	prof, err := startProfiles(f.prof, paths)
+	if err != nil {
+		fmt.Fprintf(stderr, "proxylint chain: %v\n", err)
+		return exitError
+	}
+	defer prof.stop(stdout, stderr, &code)
 	s, mdl, findings, ok := analyze(f, paths, stderr)
 	if !ok {
 		return exitError
 	}
+	prof.read(inputs(paths, mdl, s))
 	views := chain.Describe(mdl)
 	wd, _ := os.Getwd()
 	in := &report.Input{Findings: findings, Files: mdl.Files, Dir: wd}

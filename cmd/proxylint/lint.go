@@ -146,6 +146,10 @@ Flags:
                            configuration, each counted (default 10000)
   --max-paths N            follow at most N request paths from one entry
                            route across linked hops (default 10000)
+  --cpuprofile FILE        write a CPU profile of the run to FILE, for
+                           go tool pprof (README, "Troubleshooting")
+  --memprofile FILE        write a memory profile of the run to FILE:
+                           what was allocated where, and what was in use
   -h, --help               this help
 
 Settings in .proxylint.yaml apply unless a flag says otherwise.
@@ -213,6 +217,8 @@ type lintFlags struct {
 	// diff prints the fixes as a unified diff; fix applies them.
 	diff, fix bool
 	limits
+	// prof are --cpuprofile and --memprofile.
+	prof profiles
 	// given holds the flags set on the command line, which beat the
 	// configuration file.
 	given map[string]bool
@@ -275,6 +281,7 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 	fs.BoolVar(&f.quiet, "q", false, "")
 	fs.BoolVar(&f.exitZero, "exit-zero", false, "")
 	f.limits.register(fs)
+	f.prof.register(fs)
 
 	var paths, tail []string
 	for i, a := range args {
@@ -362,6 +369,9 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 	}
 	if f.quiet && f.verbose {
 		return nil, nil, fmt.Errorf("%w: --quiet and --verbose contradict each other", errUsage)
+	}
+	if err := f.prof.check(f, f.given); err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", errUsage, err)
 	}
 	if f.config != "" && f.noConfig {
 		return nil, nil, fmt.Errorf("%w: --config and --no-config contradict each other", errUsage)
@@ -520,7 +530,7 @@ func resolve(f *lintFlags, cfg *config.Config) (*settings, error) {
 	return s, nil
 }
 
-func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (code int) {
 	f, paths, err := parseLintFlags(args)
 	if err != nil {
 		msg := strings.TrimPrefix(err.Error(), "usage: ")
@@ -533,12 +543,19 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 		return exitClean
 	}
 	f.stdin = stdin
+	prof, err := startProfiles(f.prof, paths)
+	if err != nil {
+		fmt.Fprintf(stderr, "proxylint: %v\n", err)
+		return exitError
+	}
+	defer prof.stop(stdout, stderr, &code)
 	rec := &messageRecorder{w: stderr}
 	s, mdl, findings, ok := analyze(f, paths, rec)
 	if !ok {
 		writeFailedSARIF(f.sarifOutputs(), rec.first, model.Pos{}, stdout, stderr)
 		return exitError
 	}
+	prof.read(inputs(paths, mdl, s))
 	wd, _ := os.Getwd()
 	read := readStats(mdl)
 	findings = realNames(mdl, findings, wd)

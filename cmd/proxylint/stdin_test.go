@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -80,7 +80,7 @@ server {
 func nginxDump(t *testing.T, dir string) string {
 	t.Helper()
 	bin := nginxtest.Require(t)
-	cmd := exec.Command(bin, "-T", "-q", "-p", dir+"/", "-e", filepath.Join(dir, "logs", "error.log"),
+	cmd := boundedCommand(t, time.Minute, bin, "-T", "-q", "-p", dir+"/", "-e", filepath.Join(dir, "logs", "error.log"),
 		"-c", filepath.Join(dir, "nginx.conf"), "-g", "pid logs/nginx.pid;")
 	cmd.Dir = dir
 	var stdout, stderr bytes.Buffer
