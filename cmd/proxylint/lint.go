@@ -8,13 +8,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/mattn/go-isatty"
 
-	"github.com/proxylint/proxylint/chain"
 	"github.com/proxylint/proxylint/cmd/proxylint/internal/config"
+	"github.com/proxylint/proxylint/lint"
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
 	"github.com/proxylint/proxylint/report"
@@ -341,7 +340,7 @@ func resolve(f *lintFlags, cfg *config.Config) (*settings, error) {
 	if cfg == nil {
 		cfg = &config.Config{}
 	}
-	s := &settings{rules: &rules.Options{}}
+	s := &settings{}
 
 	// Targets: the configuration file's, each replaced by a --target of
 	// the same product family; one per family.
@@ -377,7 +376,8 @@ func resolve(f *lintFlags, cfg *config.Config) (*settings, error) {
 		s.failOn = *cfg.FailOn
 	}
 
-	enable, disable := set(cfg.Enable), set(cfg.Disable)
+	s.rules = cfg.RuleOptions()
+	enable, disable := s.rules.Enable, s.rules.Disable
 	for _, id := range f.enable {
 		enable[id] = true
 		delete(disable, id)
@@ -386,29 +386,16 @@ func resolve(f *lintFlags, cfg *config.Config) (*settings, error) {
 		disable[id] = true
 		delete(enable, id)
 	}
-	s.rules.Enable, s.rules.Disable = enable, disable
-	s.rules.Severity = cfg.Severity
-	if len(cfg.WriteLocations) > 0 {
-		for _, p := range rules.DefaultWritePaths {
-			s.rules.WritePaths = append(s.rules.WritePaths, regexp.MustCompile(p))
-		}
-		s.rules.WritePaths = append(s.rules.WritePaths, cfg.WriteLocations...)
-	}
-	s.rules.RequireReason = f.requireReason
-	if cfg.RequireReason != nil && !f.given["require-reason"] {
-		s.rules.RequireReason = *cfg.RequireReason
+	if f.given["require-reason"] {
+		s.rules.RequireReason = f.requireReason
 	}
 	s.rules.NoInlineIgnores = f.noInlineIgnores
 
 	wd, _ := os.Getwd()
-	s.load = load.Options{
-		Kind:         f.kind,
-		Targets:      s.targets,
-		IncludeRoots: append(append([]string{}, f.includeRoots...), cfg.IncludeRoots...),
-		Exclude:      append([]string{}, cfg.Exclude...),
-		EntryPoints:  cfg.EntryPoints,
-		Directives:   cfg.Directives,
-	}
+	s.load = cfg.LoadOptions()
+	s.load.Kind = f.kind
+	s.load.Targets = s.targets
+	s.load.IncludeRoots = append(append([]string{}, f.includeRoots...), s.load.IncludeRoots...)
 	for _, e := range f.exclude {
 		pat, err := config.ExcludePattern(e, wd)
 		if err != nil {
@@ -535,14 +522,11 @@ func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *model.
 	}
 	heap := &tightHeap{}
 	s.load.Building = heap.hold
-	mdl, scope := load.LoadScoped(paths, s.load)
-	chain.AnalyzeModel(mdl, declared, f.limits.maxPaths)
-	steps := rules.Steps{}
-	if scope != nil {
-		steps.InScope = scope.Contains
-	}
-	defer heap.hold(bytesRead(mdl))()
-	return s, mdl, rules.Process(mdl, s.rules, rules.Check(mdl, s.rules), steps), true
+	res := lint.Run(paths, lint.Options{
+		Load: s.load, Rules: s.rules, Chain: declared, MaxPaths: f.limits.maxPaths,
+		Checking: func(m *model.Model) func() { return heap.hold(bytesRead(m)) },
+	})
+	return s, res.Model, res.Findings, true
 }
 
 // applyBaseline writes the baseline (--write-baseline) and leaves out the
@@ -593,14 +577,6 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-func set(ids []string) map[string]bool {
-	m := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		m[id] = true
-	}
-	return m
 }
 
 // useColor: colour only for text to a terminal, unless --no-color or
