@@ -34,6 +34,8 @@ Usage:
   proxylint chain [flags] PATH...
                                  show each request's path hop by hop:
                                  timeouts, retries, idle timeouts
+  proxylint lsp                  a language server on standard input and
+                                 output, for editors (docs/editors.md)
   proxylint version, --version   print the version
 
 PATH is a file or a directory. A directory is searched for nginx and Envoy
