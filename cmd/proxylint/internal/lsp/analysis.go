@@ -168,7 +168,7 @@ func analyze(u unit, snap snapshot) *analysis {
 	main := newRun(lint.Run(u.paths, opts))
 	a.runs = append(a.runs, main)
 	for _, d := range snap.docs {
-		if unitOf(d).key() != u.key() {
+		if snap.unit(d).key() != u.key() {
 			continue
 		}
 		if main.read(d) {

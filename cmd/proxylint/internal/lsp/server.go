@@ -34,6 +34,11 @@ type server struct {
 	gen   uint64
 	cache map[string]*analysis // by unit
 	timer *time.Timer
+	// units holds the unit of each open document at generation unitsGen:
+	// finding it walks the document's directory, which a request need not
+	// do again until something changes.
+	units    map[string]unit
+	unitsGen uint64
 
 	// lintMu runs one analysis at a time.
 	lintMu   sync.Mutex
@@ -325,22 +330,43 @@ func (s *server) lintLoop(ctx context.Context) {
 
 // snapshot is the open documents at one generation.
 type snapshot struct {
-	gen  uint64
-	docs []*document // copies, by path
-	enc  encoding
-	caps clientCaps
+	gen   uint64
+	docs  []*document // copies, by path
+	units map[string]unit
+	enc   encoding
+	caps  clientCaps
 }
 
 func (s *server) snapshot() snapshot {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	snap := snapshot{gen: s.gen, enc: s.caps.enc, caps: s.caps}
+	snap := snapshot{gen: s.gen, enc: s.caps.enc, caps: s.caps, units: s.units}
 	for _, d := range s.docs {
 		c := *d
 		snap.docs = append(snap.docs, &c)
 	}
+	fresh := s.units != nil && s.unitsGen == s.gen
+	s.mu.Unlock()
 	sort.Slice(snap.docs, func(i, j int) bool { return snap.docs[i].path < snap.docs[j].path })
+	if !fresh {
+		snap.units = map[string]unit{}
+		for _, d := range snap.docs {
+			snap.units[d.path] = unitOf(d)
+		}
+		s.mu.Lock()
+		if s.gen == snap.gen {
+			s.units, s.unitsGen = snap.units, snap.gen
+		}
+		s.mu.Unlock()
+	}
 	return snap
+}
+
+// unit is the unit of an open document of the snapshot.
+func (snap snapshot) unit(d *document) unit {
+	if u, ok := snap.units[d.path]; ok {
+		return u
+	}
+	return unitOf(d)
 }
 
 // overlay is the open documents' texts by real path, for the loaders.
@@ -399,7 +425,7 @@ func (s *server) current(path string) (*analysis, *document, snapshot) {
 // analysisOf is the analysis of d's unit at the snapshot's generation,
 // made now unless one is at hand.
 func (s *server) analysisOf(snap snapshot, d *document) *analysis {
-	u := unitOf(d)
+	u := snap.unit(d)
 	s.lintMu.Lock()
 	defer s.lintMu.Unlock()
 	s.mu.Lock()
