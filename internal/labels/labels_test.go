@@ -23,6 +23,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -162,7 +163,8 @@ func lint(bin string, path string, args []string) result {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	res := result{found: map[string]bool{}}
-	if ee, ok := err.(*exec.ExitError); ok {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
 		res.code = ee.ExitCode()
 	} else if err != nil {
 		res.err = err
@@ -182,7 +184,7 @@ func lint(bin string, path string, args []string) result {
 	}
 	if stdout.Len() > 0 {
 		if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
-			res.err = fmt.Errorf("reading the JSON report: %v (stderr: %s)", err, strings.TrimSpace(stderr.String()))
+			res.err = fmt.Errorf("reading the JSON report: %w (stderr: %s)", err, strings.TrimSpace(stderr.String()))
 			return res
 		}
 	}
