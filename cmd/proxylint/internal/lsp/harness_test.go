@@ -72,7 +72,7 @@ type session struct {
 // workspace writes files (relative path to content) into a new
 // repository and makes it the working directory, as the server makes the
 // workspace's root its own.
-func workspace(t *testing.T, files map[string]string) string {
+func workspace(t testing.TB, files map[string]string) string {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
