@@ -9,13 +9,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/mattn/go-isatty"
 
-	"github.com/proxylint/proxylint/chain"
 	"github.com/proxylint/proxylint/cmd/proxylint/internal/config"
+	"github.com/proxylint/proxylint/lint"
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
 	"github.com/proxylint/proxylint/parsers/nginx"
@@ -41,6 +40,8 @@ Usage:
                                  what changes for these configurations
                                  with an upgrade: defaults, directives,
                                  findings (also: --upgrade-to RELEASE)
+  proxylint lsp                  a language server on standard input and
+                                 output, for editors (docs/editors.md)
   proxylint version, --version   print the version
 
 PATH is a file or a directory. A directory is searched for nginx and Envoy
@@ -454,7 +455,7 @@ func resolve(f *lintFlags, cfg *config.Config) (*settings, error) {
 	if cfg == nil {
 		cfg = &config.Config{}
 	}
-	s := &settings{rules: &rules.Options{}}
+	s := &settings{}
 
 	// Targets: the configuration file's, each replaced by a --target of
 	// the same product family; one per family.
@@ -490,29 +491,18 @@ func resolve(f *lintFlags, cfg *config.Config) (*settings, error) {
 		s.failOn = *cfg.FailOn
 	}
 
+	s.rules = cfg.RuleOptions()
 	s.rules.Enable, s.rules.Disable = ruleSwitches(cfg.Enable, cfg.Disable, f.ruleChoices, f.onlyRules())
-	s.rules.Severity = cfg.Severity
-	if len(cfg.WriteLocations) > 0 {
-		for _, p := range rules.DefaultWritePaths {
-			s.rules.WritePaths = append(s.rules.WritePaths, regexp.MustCompile(p))
-		}
-		s.rules.WritePaths = append(s.rules.WritePaths, cfg.WriteLocations...)
-	}
-	s.rules.RequireReason = f.requireReason
-	if cfg.RequireReason != nil && !f.given["require-reason"] {
-		s.rules.RequireReason = *cfg.RequireReason
+	if f.given["require-reason"] {
+		s.rules.RequireReason = f.requireReason
 	}
 	s.rules.NoInlineIgnores = f.noInlineIgnores
 
 	wd, _ := os.Getwd()
-	s.load = load.Options{
-		Kind:         f.kind,
-		Targets:      s.targets,
-		IncludeRoots: append(append([]string{}, f.includeRoots...), cfg.IncludeRoots...),
-		Exclude:      append([]string{}, cfg.Exclude...),
-		EntryPoints:  cfg.EntryPoints,
-		Directives:   cfg.Directives,
-	}
+	s.load = cfg.LoadOptions()
+	s.load.Kind = f.kind
+	s.load.Targets = s.targets
+	s.load.IncludeRoots = append(append([]string{}, f.includeRoots...), s.load.IncludeRoots...)
 	for _, e := range f.exclude {
 		pat, err := config.ExcludePattern(e, wd)
 		if err != nil {
@@ -692,14 +682,11 @@ func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *model.
 	heap := &tightHeap{}
 	s.load.Building = heap.hold
 	s.load.NginxRead = f.nginxRead
-	mdl, scope := load.LoadScoped(paths, s.load)
-	chain.AnalyzeModel(mdl, declared, f.limits.maxPaths)
-	steps := rules.Steps{}
-	if scope != nil {
-		steps.InScope = scope.Contains
-	}
-	defer heap.hold(bytesRead(mdl))()
-	return s, mdl, rules.Process(mdl, s.rules, rules.Check(mdl, s.rules), steps), true
+	res := lint.Run(paths, lint.Options{
+		Load: s.load, Rules: s.rules, Chain: declared, MaxPaths: f.limits.maxPaths,
+		Checking: func(m *model.Model) func() { return heap.hold(bytesRead(m)) },
+	})
+	return s, res.Model, res.Findings, true
 }
 
 // applyBaseline writes the baseline (--write-baseline) and leaves out the

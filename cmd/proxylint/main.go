@@ -26,7 +26,7 @@ const (
 )
 
 // subcommands are the words that name a command rather than a path.
-var subcommands = []string{"rules", "explain", "version", "init", "chain", "upgrade", "help"}
+var subcommands = []string{"rules", "explain", "version", "init", "chain", "upgrade", "lsp", "help"}
 
 // run is the whole program with its environment passed in, so tests can
 // drive it in-process; it has no standard input.
@@ -50,6 +50,8 @@ func runIO(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func
 			return cmdChain(args[1:], stdin, stdout, stderr, getenv)
 		case "upgrade":
 			return cmdUpgrade(args[1:], stdin, stdout, stderr, getenv)
+		case "lsp":
+			return cmdLSP(args[1:], stdin, stdout, stderr)
 		case "help":
 			return cmdHelp(args[1:], stdout, stderr)
 		}

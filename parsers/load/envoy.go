@@ -11,7 +11,7 @@ import (
 // later, with those of the other Envoy files of the run (joinEnvoy).
 func loadEnvoy(path string, opts Options, _ []string) Result {
 	target := opts.target(model.Envoy)
-	src, err := ReadRegular(path, opts.MaxFileSize)
+	src, err := opts.source().read(path, opts.MaxFileSize)
 	if err != nil {
 		return Result{Diagnostics: []model.Diagnostic{loadError(path, fmt.Sprintf("cannot read %s: %v", path, unwrap(err)))}}
 	}
