@@ -119,7 +119,7 @@ func includer(dir, real string, opts Options, roots []string, cache map[string]*
 // mainConfig loads the file at p when it is a whole nginx configuration
 // without errors of its own; nil otherwise.
 func mainConfig(p string, opts Options, roots []string) *Result {
-	if !nginx.Detect(readHead(p, headSize)) {
+	if !nginx.Detect(opts.source().head(p, headSize)) {
 		return nil
 	}
 	r := loadNginx(p, opts, roots)

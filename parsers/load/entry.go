@@ -63,7 +63,7 @@ func withEntryPoints(items []item, results []Result, included map[string]bool, o
 		if real == "" || have[real] || included[real] {
 			continue
 		}
-		kind, err := detect(ep, opts.Kind, true, opts.MaxFileSize)
+		kind, err := opts.source().detect(ep, opts.Kind, true, opts.MaxFileSize)
 		if err != nil {
 			continue
 		}

@@ -10,7 +10,7 @@ import (
 // loadEnvoy reads one Envoy file in-process.
 func loadEnvoy(path string, opts Options, _ []string) Result {
 	target := opts.target(model.Envoy)
-	src, err := ReadRegular(path, opts.MaxFileSize)
+	src, err := opts.source().read(path, opts.MaxFileSize)
 	if err != nil {
 		return Result{Diagnostics: []model.Diagnostic{loadError(path, fmt.Sprintf("cannot read %s: %v", path, unwrap(err)))}}
 	}

@@ -17,7 +17,7 @@ const KindKube = "kubernetes"
 // are joined afterwards (joinKube), since a resource may name one in
 // another file.
 func loadKube(path string, opts Options, _ []string) Result {
-	src, err := ReadRegular(path, opts.MaxFileSize)
+	src, err := opts.source().read(path, opts.MaxFileSize)
 	if err != nil {
 		return Result{Diagnostics: []model.Diagnostic{loadError(path, fmt.Sprintf("cannot read %s: %v", path, unwrap(err)))}}
 	}

@@ -72,6 +72,12 @@ type Options struct {
 	OnSkip func(path, reason string)
 	// Stdin is standard input, linted where StdinPath is named (stdin.go).
 	Stdin *Stdin
+	// Overlay holds contents that replace the disk's, by absolute clean
+	// path with symbolic links resolved: an editor's unsaved buffers.
+	// Every read of such a file, by any loader and through any include,
+	// reads these bytes; a named file that only the overlay holds is read
+	// as a regular file. Directory walks still list the disk.
+	Overlay map[string][]byte
 }
 
 func (o *Options) skip(path, reason string) {
@@ -191,6 +197,7 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 	opts = opts.withDefaults()
 	roots := includeRoots(append(append([]string{}, paths...), opts.EntryPoints...), opts.IncludeRoots)
 	var items []item
+	src := opts.source()
 	namedExcluded := false
 	charts := 0 // Helm chart templates skipped
 	for _, p := range paths {
@@ -199,11 +206,12 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 			continue
 		}
 		fi, err := os.Stat(p)
-		if err != nil {
+		_, inMemory := src.overlaid(p)
+		if err != nil && !inMemory {
 			m.Diagnostics = append(m.Diagnostics, loadError(p, statError(p, err)))
 			continue
 		}
-		if !fi.IsDir() {
+		if inMemory || !fi.IsDir() {
 			if excludedNamed(p, opts.Exclude) {
 				// A deliberate choice, as when a pre-commit hook names a
 				// changed file under vendor/: reported as skipped.
@@ -211,11 +219,11 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 				namedExcluded = true
 				continue
 			}
-			if !fi.Mode().IsRegular() {
+			if !inMemory && !fi.Mode().IsRegular() {
 				m.Diagnostics = append(m.Diagnostics, loadError(p, fmt.Sprintf("cannot read %s: %v", p, regular.Check(fi, 0))))
 				continue
 			}
-			kind, err := detect(p, opts.Kind, true, opts.MaxFileSize)
+			kind, err := src.detect(p, opts.Kind, true, opts.MaxFileSize)
 			if err != nil {
 				m.Diagnostics = append(m.Diagnostics, loadError(p, err.Error()))
 				continue
@@ -225,8 +233,7 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 				charts++
 				continue
 			}
-			real := realPath(p)
-			items = append(items, item{p, kind, real, true})
+			items = append(items, item{p, kind, src.real(p), true})
 			continue
 		}
 		if excluded(p, opts.Exclude) {
@@ -241,7 +248,7 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 		m.Diagnostics = append(m.Diagnostics, diags...)
 		found := 0
 		for _, f := range files {
-			kind, err := detect(f, opts.Kind, false, opts.MaxFileSize)
+			kind, err := src.detect(f, opts.Kind, false, opts.MaxFileSize)
 			switch {
 			case err != nil:
 				m.Diagnostics = append(m.Diagnostics, loadError(f, err.Error()))
@@ -455,13 +462,18 @@ func excluded(p string, patterns []string) bool {
 // its syntax error is reported where it stands; for one found in a
 // directory it is "" (not a configuration, skipped).
 func detect(path, forced string, explicit bool, maxSize int64) (string, error) {
+	return source{}.detect(path, forced, explicit, maxSize)
+}
+
+// detect is detect reading through the overlay.
+func (s source) detect(path, forced string, explicit bool, maxSize int64) (string, error) {
 	if forced != "" {
 		return forced, nil
 	}
 	if helmChart(path) != "" {
 		return kindChart, nil
 	}
-	head := readHead(path, headSize)
+	head := s.head(path, headSize)
 	if nginx.IsDump(head) {
 		return KindNginx, nil
 	}
@@ -475,7 +487,7 @@ func detect(path, forced string, explicit bool, maxSize int64) (string, error) {
 	envoyShape := func() (bool, bool) {
 		if !tried {
 			tried = true
-			isEnvoy, tooDeep = looksEnvoy(path, head, maxSize)
+			isEnvoy, tooDeep = s.looksEnvoy(path, head, maxSize)
 		}
 		return isEnvoy, tooDeep
 	}
@@ -550,12 +562,17 @@ func looksNginx(head []byte, nginxName bool) bool {
 // an Envoy shape, or is one nested too deep to tell (envoy.DetectDepth),
 // reading the whole file when its start fills the head.
 func looksEnvoy(path string, head []byte, maxSize int64) (ok, tooDeep bool) {
+	return source{}.looksEnvoy(path, head, maxSize)
+}
+
+// looksEnvoy is looksEnvoy reading through the overlay.
+func (s source) looksEnvoy(path string, head []byte, maxSize int64) (ok, tooDeep bool) {
 	if bytes.IndexByte(head, 0) >= 0 || len(bytes.TrimSpace(head)) == 0 {
 		return false, false
 	}
 	src := head
 	if len(head) == headSize {
-		all, err := ReadRegular(path, maxSize)
+		all, err := s.read(path, maxSize)
 		if err != nil {
 			return false, false
 		}

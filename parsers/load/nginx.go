@@ -28,6 +28,7 @@ func nginxOptions(opts Options, roots []string) nginx.Options {
 	return nginx.Options{
 		Roots: roots, Prefix: opts.prefix, MaxFileSize: opts.MaxFileSize,
 		MaxIncludes: opts.MaxIncludes, MaxIncludeBytes: opts.MaxTotalSize,
+		FS: opts.source().nginxFS(),
 	}
 }
 

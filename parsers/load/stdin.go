@@ -101,10 +101,11 @@ func detectBytes(name string, data []byte, forced string) (string, error) {
 // loadDumpFile loads a file that holds an "nginx -T" dump; ok is false
 // for any other file.
 func loadDumpFile(path string, opts Options) (Result, bool) {
-	if !nginx.IsDump(readHead(path, 1<<10)) {
+	src := opts.source()
+	if !nginx.IsDump(src.head(path, 1<<10)) {
 		return Result{}, false
 	}
-	data, err := ReadRegular(path, opts.MaxFileSize)
+	data, err := src.read(path, opts.MaxFileSize)
 	if err != nil {
 		return Result{Diagnostics: []model.Diagnostic{loadError(path, fmt.Sprintf("cannot read %s: %v", path, unwrap(err)))}}, true
 	}
