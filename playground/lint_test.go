@@ -290,3 +290,12 @@ func TestNamesAreAPathsBelowTheRoot(t *testing.T) {
 	require.NotEmpty(t, res.Findings)
 	assert.Equal(t, "envoy-invalid", res.Findings[0].Rule, briefs(res.Findings))
 }
+
+// Warm lints an Envoy file that has nothing to find.
+func TestWarmFindsNothing(t *testing.T) {
+	res := Lint(Request{Files: []File{{Name: "envoy.yaml", Text: warmEnvoy}}})
+	assert.Empty(t, res.Error)
+	assert.Equal(t, []string{}, briefs(res.Findings))
+	assert.Equal(t, []string{"envoy (newest)"}, res.LintedFor)
+	Warm()
+}

@@ -51,7 +51,7 @@ func builtPage(t *testing.T) string {
 func TestPageBuilds(t *testing.T) {
 	dir := builtPage(t)
 	t.Log(strings.TrimSpace(dist.out))
-	for _, name := range []string{"index.html", "playground.js", "playground.css", "wasm_exec.js", "main.wasm"} {
+	for _, name := range []string{"index.html", "playground.js", "playground.css", "worker.js", "wasm_exec.js", "main.wasm"} {
 		fi, err := os.Stat(filepath.Join(dir, name))
 		if err != nil {
 			t.Errorf("the page lacks %s: %v", name, err)
@@ -71,7 +71,7 @@ func TestPageBuilds(t *testing.T) {
 	// The page fetches nothing from elsewhere: no script, style sheet or
 	// image from another origin, and no fetch of one.
 	remote := regexp.MustCompile(`(?i)<(script|link|img|iframe)\b[^>]*\b(src|href)\s*=\s*["']?(https?:)?//|@import|url\(\s*["']?(https?:)?//|fetch\(\s*["'](https?:)?//`)
-	for _, name := range []string{"index.html", "playground.js", "playground.css"} {
+	for _, name := range []string{"index.html", "playground.js", "playground.css", "worker.js"} {
 		src, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			t.Fatal(err)

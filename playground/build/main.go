@@ -4,9 +4,10 @@
 //	go run ./playground/build [-o DIR]
 //
 // DIR (default playground/dist, which is not committed) receives the page
-// (playground/web), Go's wasm_exec.js from $(go env GOROOT)/lib/wasm, and
-// main.wasm, the lint core built from playground/wasm with GOOS=js
-// GOARCH=wasm, without symbol tables or DWARF (-ldflags=-s -w). It prints
+// (playground/web), Go's wasm_exec.js from $(go env GOROOT)/lib/wasm, which
+// the page's worker loads, and main.wasm, the lint core built from
+// playground/wasm with GOOS=js GOARCH=wasm, without symbol tables or DWARF
+// (-ldflags=-s -w). It prints
 // the size of main.wasm and of its gzip compression, which is about what
 // a browser downloads.
 package main

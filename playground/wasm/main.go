@@ -8,6 +8,8 @@
 //	                             (playground.Request, playground.Response)
 //	proxylint.rules()            the rules with their docs, as JSON
 //	proxylint.examples()         the page's examples, as JSON
+//	proxylint.warm()             build ahead what a first lint of
+//	                             Envoy files would (playground.Warm)
 //	proxylint.version            the commit it was built from
 //
 // and then calls globalThis.proxylintReady, when the page has set it.
@@ -29,6 +31,10 @@ func main() {
 	api.Set("lint", js.FuncOf(lint))
 	api.Set("rules", js.FuncOf(func(js.Value, []js.Value) any { return encode(playground.Rules()) }))
 	api.Set("examples", js.FuncOf(func(js.Value, []js.Value) any { return encode(playground.Examples()) }))
+	api.Set("warm", js.FuncOf(func(js.Value, []js.Value) any {
+		playground.Warm()
+		return nil
+	}))
 	api.Set("version", version())
 	js.Global().Set("proxylint", api)
 	if ready := js.Global().Get("proxylintReady"); ready.Type() == js.TypeFunction {

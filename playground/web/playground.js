@@ -1,7 +1,8 @@
-// The playground's page: files in tabs, linted by proxylint's lint core
-// (main.wasm, built from playground/wasm) as they are typed, with the
-// findings, their fixes and the rules' documentation beside them. Nothing
-// is fetched but the page's own files, and nothing typed leaves the page.
+// The playground's page: files in tabs, linted as they are typed by
+// proxylint's lint core (main.wasm, built from playground/wasm, run in
+// worker.js), with the findings, their fixes and the rules' documentation
+// beside them. Nothing is fetched but the page's own files, and nothing
+// typed leaves the page.
 "use strict";
 
 (() => {
@@ -28,30 +29,45 @@
 
   const severities = { error: 3, warning: 2, note: 1 };
 
-  // ---- loading the lint core ----
+  // ---- the lint core, in a worker (worker.js) ----
 
-  async function start() {
-    const go = new Go();
-    const ready = new Promise((resolve) => { globalThis.proxylintReady = resolve; });
-    let inst;
-    try {
-      inst = await WebAssembly.instantiateStreaming(fetch("main.wasm"), go.importObject);
-    } catch (err) {
-      // A server that does not say application/wasm.
-      const bytes = await (await fetch("main.wasm")).arrayBuffer();
-      inst = await WebAssembly.instantiate(bytes, go.importObject);
-    }
-    go.run(inst.instance);
-    await ready;
-    const api = globalThis.proxylint;
-    $("#version").textContent = "proxylint " + api.version;
-    state.rules = JSON.parse(api.rules());
-    state.examples = JSON.parse(api.examples());
-    fillRules();
-    fillExamples();
-    const wanted = new URLSearchParams(location.hash.slice(1)).get("example");
-    loadExample(state.examples.find((e) => e.id === wanted) || state.examples[0]);
+  const worker = new Worker("worker.js");
+  const pending = new Map(); // lint id → resolve
+  let lintID = 0;
+
+  function lintRequest(json) {
+    return new Promise((resolve) => {
+      const id = ++lintID;
+      pending.set(id, resolve);
+      worker.postMessage({ id, request: json });
+    });
   }
+
+  function failed(msg) {
+    status.classList.add("error");
+    status.textContent = "proxylint could not start: " + msg;
+    body.dataset.state = "failed";
+  }
+
+  worker.onerror = (ev) => failed(ev.message || "the worker failed");
+  worker.onmessage = (ev) => {
+    const m = ev.data;
+    if (m.type === "lint") {
+      const resolve = pending.get(m.id);
+      pending.delete(m.id);
+      if (resolve) resolve(m.response);
+    } else if (m.type === "ready") {
+      $("#version").textContent = "proxylint " + m.version;
+      state.rules = JSON.parse(m.rules);
+      state.examples = JSON.parse(m.examples);
+      fillRules();
+      fillExamples();
+      const wanted = new URLSearchParams(location.hash.slice(1)).get("example");
+      loadExample(state.examples.find((e) => e.id === wanted) || state.examples[0]);
+    } else if (m.type === "failed") {
+      failed(m.error);
+    }
+  };
 
   // ---- files and the editor ----
 
@@ -226,7 +242,11 @@
     };
     const snapshot = {};
     for (const f of req.files) snapshot[f.name] = f.text;
-    const res = JSON.parse(await globalThis.proxylint.lint(JSON.stringify(req)));
+    const began = performance.now();
+    const slow = setTimeout(() => { if (mine === state.seq) status.textContent = "Linting…"; }, 200);
+    const res = JSON.parse(await lintRequest(JSON.stringify(req)));
+    clearTimeout(slow);
+    body.dataset.lintMs = String(Math.round(performance.now() - began));
     if (mine !== state.seq) return; // a newer lint is on its way
     state.findings = res.findings;
     state.linted = snapshot;
@@ -442,9 +462,4 @@
     return out.join("\n");
   }
 
-  start().catch((err) => {
-    status.classList.add("error");
-    status.textContent = "proxylint could not start: " + err;
-    body.dataset.state = "failed";
-  });
 })();
