@@ -34,7 +34,9 @@ const maxDiscoverUp = 3
 // relative includes from there.
 func discoverEntryPoints(items []item, results []Result, included map[string]bool, opts Options, roots []string) (eps, dirs []string, prefixes map[int]string) {
 	prefixes = map[int]string{}
-	if len(opts.EntryPoints) > 0 {
+	if len(opts.EntryPoints) > 0 || opts.OverlayOnly {
+		// An OverlayOnly run names every file there is: no includer
+		// waits on the disk.
 		return nil, nil, prefixes
 	}
 	cache := map[string]*Result{}

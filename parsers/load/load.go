@@ -84,6 +84,11 @@ type Options struct {
 	// reads these bytes; a named file that only the overlay holds is read
 	// as a regular file. Directory walks still list the disk.
 	Overlay map[string][]byte
+	// OverlayOnly makes the overlay every file there is, as in a browser,
+	// which has no file system: nothing is read from the disk, a named
+	// path the overlay lacks cannot be read, and an include it lacks is a
+	// note saying that its files were not linted.
+	OverlayOnly bool
 }
 
 func (o *Options) skip(path, reason string) {
@@ -215,8 +220,12 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 			items = append(items, item{opts.Stdin.name(), kindStdin, "", true})
 			continue
 		}
-		fi, err := os.Stat(p)
 		_, inMemory := src.overlaid(p)
+		if opts.OverlayOnly && !inMemory {
+			m.Diagnostics = append(m.Diagnostics, loadError(p, fmt.Sprintf("cannot read %s: %v", p, errNotGiven)))
+			continue
+		}
+		fi, err := os.Stat(p)
 		if err != nil && !inMemory {
 			m.Diagnostics = append(m.Diagnostics, loadError(p, statError(p, err)))
 			continue

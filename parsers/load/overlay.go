@@ -1,6 +1,7 @@
 package load
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -8,10 +9,16 @@ import (
 )
 
 // source reads the files of a run: the disk, with Options.Overlay in place
-// of the files it holds.
-type source struct{ overlay map[string][]byte }
+// of the files it holds; only the overlay with Options.OverlayOnly.
+type source struct {
+	overlay map[string][]byte
+	only    bool
+}
 
-func (o Options) source() source { return source{o.Overlay} }
+func (o Options) source() source { return source{o.Overlay, o.OverlayOnly} }
+
+// errNotGiven says that a file the run reads is not in an OverlayOnly overlay.
+var errNotGiven = errors.New("not among the files given")
 
 // overlaid returns the overlay's content for the file at path, looked up
 // by its absolute path and then by its real path.
@@ -25,6 +32,9 @@ func (s source) overlaid(path string) ([]byte, bool) {
 	}
 	if src, ok := s.overlay[abs]; ok {
 		return src, true
+	}
+	if s.only {
+		return nil, false
 	}
 	if real := realPath(abs); real != "" && real != abs {
 		src, ok := s.overlay[real]
@@ -42,6 +52,9 @@ func (s source) read(path string, max int64) ([]byte, error) {
 		}
 		return src, nil
 	}
+	if s.only {
+		return nil, errNotGiven
+	}
 	return ReadRegular(path, max)
 }
 
@@ -51,13 +64,20 @@ func (s source) head(path string, n int) []byte {
 	if src, ok := s.overlaid(path); ok {
 		return src[:min(n, len(src))]
 	}
+	if s.only {
+		return nil
+	}
 	return readHead(path, n)
 }
 
 // real is the identity of the file at path: its real path, or for a file
 // only the overlay holds, its absolute path.
 func (s source) real(path string) string {
-	if real := realPath(path); real != "" {
+	if s.only {
+		if _, ok := s.overlaid(path); !ok {
+			return ""
+		}
+	} else if real := realPath(path); real != "" {
 		return real
 	}
 	if _, ok := s.overlaid(path); ok {
@@ -70,6 +90,9 @@ func (s source) real(path string) string {
 // nginxFS is the file system the nginx reader reads: the disk, or the
 // overlay over it.
 func (s source) nginxFS() nginx.FS {
+	if s.only {
+		return &nginx.MemFS{Files: s.overlay, Origin: "the files given"}
+	}
 	if len(s.overlay) == 0 {
 		return nil
 	}
