@@ -882,3 +882,44 @@ func (p *parser) hop(kind string, v *yaml.Node) (*model.Hop, error) {
 	}
 	return h, nil
 }
+
+// ForFile is the configuration file that applies to the file at path: the
+// one Find finds from the file's directory ("" when none). Standard input
+// ("-") is read as a file in the working directory.
+func ForFile(path string) (string, error) {
+	if path == "-" {
+		return Find(".")
+	}
+	return Find(filepath.Dir(path))
+}
+
+// Nested lists the directories below dir, not dir itself, that hold a
+// configuration file of their own, in the order a walk reaches them
+// (lexical, hidden directories not entered, symbolic links not followed),
+// named as joined onto dir. The files under such a directory are linted
+// under its file, not under the one that applies to dir.
+func Nested(dir string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			// The loader's own walk reports what cannot be read.
+			if e != nil && e.IsDir() && p != dir {
+				return filepath.SkipDir
+			}
+			return nil
+		case !e.IsDir() || p == dir:
+			return nil
+		case strings.HasPrefix(e.Name(), "."):
+			return filepath.SkipDir
+		}
+		for _, n := range Names {
+			if fi, err := os.Stat(filepath.Join(p, n)); err == nil && !fi.IsDir() {
+				out = append(out, p)
+				break
+			}
+		}
+		return nil
+	})
+	return out, err
+}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// nestedConfigRepo is a repository with a .proxylint.yaml at its root and
+// two nested below it, each over one copy of the same nginx.conf:
+//
+//	.proxylint.yaml               upstream-no-keepalive: error
+//	edge/nginx.conf               (the root's)
+//	nginx/.proxylint.yaml         upstream-no-keepalive: note
+//	nginx/nginx.conf
+//	nginx/legacy/.proxylint.yaml  upstream-no-keepalive disabled
+//	nginx/legacy/nginx.conf
+func nestedConfigRepo(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(root, ".git"), 0o755))
+	writeFile(t, root, ".proxylint.yaml", "rules:\n  severity:\n    upstream-no-keepalive: error\n")
+	writeFile(t, root, "nginx/.proxylint.yaml", "rules:\n  severity:\n    upstream-no-keepalive: note\n")
+	writeFile(t, root, "nginx/legacy/.proxylint.yaml", "rules:\n  disable: [upstream-no-keepalive]\n")
+	for _, d := range []string{"edge", "nginx", "nginx/legacy"} {
+		writeFile(t, root, d+"/nginx.conf", literalProxyPass)
+	}
+	return root
+}
+
+// keepaliveFindings runs proxylint in dir and lists its
+// upstream-no-keepalive findings as "FILE:LINE SEVERITY".
+func keepaliveFindings(t *testing.T, dir string, args ...string) (int, []string) {
+	t.Helper()
+	code, out, errOut := runCLI(t, dir, append([]string{"-f", "json"}, args...)...)
+	var doc struct {
+		Findings []struct {
+			Rule, Severity, File string
+			Line                 int
+		} `json:"findings"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &doc), errOut)
+	got := []string{}
+	for _, f := range doc.Findings {
+		if f.Rule == "upstream-no-keepalive" {
+			got = append(got, fmt.Sprintf("%s:%d %s", f.File, f.Line, f.Severity))
+		}
+	}
+	return code, got
+}
+
+// TestNearestConfigPerFile: each linted file is linted under the
+// .proxylint.yaml nearest above it, up to the repository root, as ruff
+// and shellcheck find theirs, whatever the working directory and however
+// the file is named (in a directory walked, or by its path).
+func TestNearestConfigPerFile(t *testing.T) {
+	root := nestedConfigRepo(t)
+	for _, c := range []struct {
+		dir  string
+		args []string
+		code int
+		want []string
+	}{
+		{"", []string{"."}, exitFindings, []string{"edge/nginx.conf:6 error", "nginx/nginx.conf:6 note"}},
+		{"", []string{"edge/nginx.conf", "nginx/nginx.conf", "nginx/legacy/nginx.conf"}, exitFindings, []string{"edge/nginx.conf:6 error", "nginx/nginx.conf:6 note"}},
+		{"", []string{"nginx"}, exitClean, []string{"nginx/nginx.conf:6 note"}},
+		{"", []string{"nginx/legacy"}, exitClean, []string{}},
+		{"nginx", []string{"."}, exitClean, []string{"nginx.conf:6 note"}},
+		{"nginx", []string{"nginx.conf", "legacy/nginx.conf", "../edge/nginx.conf"}, exitFindings, []string{"../edge/nginx.conf:6 error", "nginx.conf:6 note"}},
+		{"nginx/legacy", []string{"nginx.conf", "../../edge"}, exitFindings, []string{"../../edge/nginx.conf:6 error"}},
+		{"edge", []string{"nginx.conf", "../nginx"}, exitFindings, []string{"../nginx/nginx.conf:6 note", "nginx.conf:6 error"}},
+	} {
+		code, got := keepaliveFindings(t, filepath.Join(root, c.dir), c.args...)
+		assert.Equal(t, c.want, got, "in %s/: proxylint %v", c.dir, c.args)
+		assert.Equal(t, c.code, code, "in %s/: proxylint %v", c.dir, c.args)
+	}
+}
+
+// TestNearestConfigFlags: --config names one file for every linted file,
+// and --no-config reads none, nested or not.
+func TestNearestConfigFlags(t *testing.T) {
+	root := nestedConfigRepo(t)
+	code, got := keepaliveFindings(t, root, "--config", ".proxylint.yaml", ".")
+	assert.Equal(t, exitFindings, code)
+	assert.Equal(t, []string{"edge/nginx.conf:6 error", "nginx/legacy/nginx.conf:6 error", "nginx/nginx.conf:6 error"}, got)
+	code, got = keepaliveFindings(t, filepath.Join(root, "nginx"), "--no-config", ".")
+	assert.Equal(t, exitFindings, code)
+	assert.Equal(t, []string{"legacy/nginx.conf:6 warning", "nginx.conf:6 warning"}, got)
+}
