@@ -106,6 +106,9 @@ func sarifCases(t *testing.T) []sarifCase {
 		_, out, _ := runCLI(t, dir, append(c.args, "--format", "sarif")...)
 		cases = append(cases, sarifCase{c.name, []byte(out)})
 	}
+	if b := actionFallbackSARIF(t, root); b != nil {
+		cases = append(cases, sarifCase{"action-without-program", b})
+	}
 	return cases
 }
 
