@@ -92,3 +92,21 @@ func TestNearestConfigFlags(t *testing.T) {
 	assert.Equal(t, exitFindings, code)
 	assert.Equal(t, []string{"legacy/nginx.conf:6 warning", "nginx.conf:6 warning"}, got)
 }
+
+// TestNearestConfigOutsideRepository: outside a repository the lookup goes
+// up from a file's directory to the working directory, never above it, so
+// that a .proxylint.yaml planted in a shared directory (/tmp) applies to
+// nobody's files, while the one in the directory proxylint runs from still
+// applies to the files below it.
+func TestNearestConfigOutsideRepository(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, ".proxylint.yaml", "rules:\n  severity:\n    upstream-no-keepalive: error\n")
+	writeFile(t, root, "sub/nginx.conf", literalProxyPass)
+	writeFile(t, root, "sub/inner/nginx.conf", literalProxyPass)
+	code, got := keepaliveFindings(t, root, "sub/nginx.conf", "sub")
+	assert.Equal(t, exitFindings, code)
+	assert.Equal(t, []string{"sub/inner/nginx.conf:6 error", "sub/nginx.conf:6 error"}, got)
+	code, got = keepaliveFindings(t, filepath.Join(root, "sub"), "nginx.conf", "inner/nginx.conf")
+	assert.Equal(t, exitFindings, code)
+	assert.Equal(t, []string{"inner/nginx.conf:6 warning", "nginx.conf:6 warning"}, got, "the file above the working directory is not read")
+}

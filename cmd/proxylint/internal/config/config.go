@@ -95,19 +95,22 @@ func (e *Error) Error() string {
 }
 
 // Find looks for a configuration file in dir and its parents, up to the
-// root of the repository (the nearest directory holding .git); outside a
-// repository only dir itself is looked at, so that a file planted in a
-// shared directory above (/tmp) never applies. It returns "" when there
-// is none.
+// root of the repository (the nearest directory holding .git). Outside a
+// repository it looks up to the working directory when dir lies below it
+// (and the working directory is not the file system's root), and at dir
+// alone otherwise, so that a file planted in a shared directory above
+// (/tmp) never applies. It returns "" when there is none.
 func Find(dir string) (string, error) {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
 		return "", err
 	}
-	top := repoTop(dir)
-	limit := top
+	limit := repoTop(dir)
 	if limit == "" {
 		limit = dir
+		if wd, err := os.Getwd(); err == nil && wd != filepath.Dir(wd) && within(dir, wd) {
+			limit = wd
+		}
 	}
 	for {
 		for _, n := range Names {
@@ -117,11 +120,17 @@ func Find(dir string) (string, error) {
 			}
 		}
 		parent := filepath.Dir(dir)
-		if top == "" || dir == top || parent == dir {
+		if dir == limit || parent == dir {
 			return "", nil
 		}
 		dir = parent
 	}
+}
+
+// within reports whether the absolute, clean path p is dir or lies below
+// it.
+func within(p, dir string) bool {
+	return p == dir || dir == string(filepath.Separator) || strings.HasPrefix(p, dir+string(filepath.Separator))
 }
 
 // confined checks that the configuration file found at p is inside limit
