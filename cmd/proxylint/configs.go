@@ -104,11 +104,12 @@ func configGroups(f *lintFlags, paths []string) ([]*configGroup, error) {
 }
 
 // analyze lints the paths, each group of them under its configuration
-// file (configGroups), and joins what the groups found. A finding is kept
-// from the group whose configuration governs its file: a file read by
-// another group through an include is linted there in context, but judged
-// under its own configuration. ok is false after a usage or configuration
-// error, which it has reported.
+// file (configGroups), and joins what the groups found. A finding in a
+// file is the group's whose configuration governs that file, when that
+// group read it: a file another group reads through an include is linted
+// there in context, but judged under its own configuration; a file only
+// another group read keeps that group's findings, so none goes silent. ok
+// is false after a usage or configuration error, which it has reported.
 func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *model.Model, []rules.Finding, bool) {
 	groups, err := configGroups(f, paths)
 	if err != nil {
@@ -124,21 +125,32 @@ func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *model.
 	var merged *settings
 	mdl := &model.Model{}
 	var findings []rules.Finding
-	keys := map[string]bool{}
-	for _, g := range groups {
-		keys[g.key] = true
-	}
 	governs := governing{}
 	seenFile := map[string]bool{}
 	seenDiag := map[model.Diagnostic]bool{}
 	seenProxy := map[string]bool{}
 	failOn := map[string]model.Severity{}
+	type result struct {
+		g  *configGroup
+		m  *model.Model
+		fs []rules.Finding
+	}
+	var results []result
+	// read holds, by group, the files (fileID) its run read.
+	read := map[string]map[string]bool{}
 	for _, g := range groups {
 		s, m, fs, ok := analyzeGroup(f, g, stderr)
 		if !ok {
 			return nil, nil, nil, false
 		}
+		results = append(results, result{g, m, fs})
 		failOn[g.key] = s.failOn
+		if read[g.key] == nil {
+			read[g.key] = map[string]bool{}
+		}
+		for _, file := range m.Files {
+			read[g.key][fileID(file)] = true
+		}
 		if merged == nil {
 			merged = s
 		} else {
@@ -150,7 +162,12 @@ func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *model.
 			merged.configPaths = append(merged.configPaths, s.configPaths...)
 			merged.load.EntryPoints = append(merged.load.EntryPoints, s.load.EntryPoints...)
 		}
+	}
+	for _, r := range results {
+		m := r.m
+		ids := map[string]string{}
 		for _, file := range m.Files {
+			ids[file.Path] = fileID(file)
 			if !seenFile[file.Path] {
 				seenFile[file.Path] = true
 				mdl.Files = append(mdl.Files, file)
@@ -179,9 +196,16 @@ func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *model.
 		if mdl.Chain == nil {
 			mdl.Chain = m.Chain
 		}
-		for _, fd := range fs {
+		for _, fd := range r.fs {
+			// Left to the group that governs the file, when that
+			// group read it.
 			if fd.Pos.File != "" {
-				if k := governs.of(fd.Pos.File); k != g.key && keys[k] {
+				k := governs.of(fd.Pos.File)
+				id, ok := ids[fd.Pos.File]
+				if !ok {
+					id = absPath(fd.Pos.File)
+				}
+				if k != r.g.key && read[k][id] {
 					continue
 				}
 			}
@@ -195,6 +219,22 @@ func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *model.
 		return merged.failOn
 	}
 	return merged, mdl, rules.Sort(findings), true
+}
+
+// fileID names a file of a model however the run reached it: its real
+// path, or its absolute path when it was not read from the disk.
+func fileID(f *model.File) string {
+	if f.Real != "" {
+		return f.Real
+	}
+	return absPath(f.Path)
+}
+
+func absPath(p string) string {
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
 }
 
 func orNone(paths []string) string {

@@ -110,3 +110,20 @@ func TestNearestConfigOutsideRepository(t *testing.T) {
 	assert.Equal(t, exitFindings, code)
 	assert.Equal(t, []string{"inner/nginx.conf:6 warning", "nginx.conf:6 warning"}, got, "the file above the working directory is not read")
 }
+
+// TestNearestConfigKeepsWhatOnlyAnotherGroupRead: a file read through an
+// include by one group, under a .proxylint.yaml whose group does not read
+// it, keeps the findings of the group that did: nothing goes silent
+// because another configuration file governs the directory.
+func TestNearestConfigKeepsWhatOnlyAnotherGroupRead(t *testing.T) {
+	root := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(root, ".git"), 0o755))
+	writeFile(t, root, ".proxylint.yaml", "rules:\n  severity:\n    upstream-no-keepalive: error\n")
+	writeFile(t, root, "nginx.conf", "events {}\nhttp {\n    include nested/site.conf;\n}\n")
+	writeFile(t, root, "nested/.proxylint.yaml", "rules:\n  severity:\n    upstream-no-keepalive: note\n")
+	writeFile(t, root, "nested/site.conf", "server {\n    listen 80;\n    location / {\n        proxy_pass http://127.0.0.1:8000;\n    }\n}\n")
+	writeFile(t, root, "nested/other.conf", literalProxyPass)
+	code, got := keepaliveFindings(t, root, "nginx.conf", "nested/other.conf")
+	assert.Equal(t, exitFindings, code)
+	assert.Equal(t, []string{"nested/other.conf:6 note", "nested/site.conf:4 error"}, got)
+}
