@@ -150,8 +150,15 @@ func TestRepeatedFormats(t *testing.T) {
 		assert.Equal(t, exitError, code, c.args)
 		assert.Contains(t, errOut, c.err)
 	}
-	_, err = os.Stat(filepath.Join(dir, "x"))
-	assert.ErrorIs(t, err, os.ErrNotExist, "a usage error writes nothing")
+	// A usage error writes no report but the SARIF asked for, the failed
+	// run's: no result, the error as its notification.
+	x, err := os.ReadFile(filepath.Join(dir, "x"))
+	require.NoError(t, err)
+	failed := parseSARIF(t, string(x)).Runs[0]
+	assert.Empty(t, failed.Results)
+	require.Len(t, failed.Invocations, 1)
+	require.Len(t, failed.Invocations[0].ToolExecutionNotifications, 1)
+	assert.Equal(t, "--format sarif and --format json both write to x; give each its own file.", failed.Invocations[0].ToolExecutionNotifications[0].Message.Text)
 
 	// proxylint chain takes the same form, with its own formats.
 	code, out, errOut = runCLI(t, dir, "chain", "--format", "json=chain.json", "--format", "text", "--no-color", "nginx.conf")
