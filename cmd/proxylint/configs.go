@@ -21,6 +21,9 @@ type configGroup struct {
 	// absolute form.
 	config, key string
 	paths       []string
+	// skipped, shared by the groups of a run, holds the files (absolute)
+	// the walks have left out, so that each is counted and told once.
+	skipped map[string]bool
 }
 
 // configGroups splits the paths by the configuration file that governs
@@ -136,6 +139,10 @@ func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *model.
 		fs []rules.Finding
 	}
 	var results []result
+	skipped := map[string]bool{}
+	for _, g := range groups {
+		g.skipped = skipped
+	}
 	// read holds, by group, the files (fileID) its run read.
 	read := map[string]map[string]bool{}
 	for _, g := range groups {

@@ -663,6 +663,14 @@ func analyzeGroup(f *lintFlags, g *configGroup, stderr io.Writer) (*settings, *m
 		return nil, nil, nil, false
 	}
 	s.load.OnSkip = func(path, reason string) {
+		if g.skipped != nil {
+			// Another group's walk passed over it already.
+			if id := absPath(path); g.skipped[id] {
+				return
+			} else {
+				g.skipped[id] = true
+			}
+		}
 		s.skipped++
 		if f.verbose {
 			fmt.Fprintf(stderr, "proxylint: skipped %s: %s\n", path, report.Escape(reason))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -126,4 +127,17 @@ func TestNearestConfigKeepsWhatOnlyAnotherGroupRead(t *testing.T) {
 	code, got := keepaliveFindings(t, root, "nginx.conf", "nested/other.conf")
 	assert.Equal(t, exitFindings, code)
 	assert.Equal(t, []string{"nested/other.conf:6 note", "nested/site.conf:4 error"}, got)
+}
+
+// TestNearestConfigCountsSkippedOnce: the walks of the groups overlap (a
+// nested directory is walked by its own group and by the one above it);
+// what they leave out is counted, and told with --verbose, once.
+func TestNearestConfigCountsSkippedOnce(t *testing.T) {
+	root := nestedConfigRepo(t)
+	writeFile(t, root, "nginx/legacy/notes.txt", "not a configuration\n")
+	code, out, errOut := runCLI(t, root, "--no-color", "--verbose", ".")
+	assert.Equal(t, exitFindings, code, errOut)
+	// .git/, the three .proxylint.yaml and notes.txt.
+	assert.Contains(t, out, "(5 files skipped)")
+	assert.Equal(t, 1, strings.Count(errOut, "skipped nginx/legacy/notes.txt"), errOut)
 }
