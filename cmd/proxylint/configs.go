@@ -161,7 +161,7 @@ func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *model.
 		if merged == nil {
 			merged = s
 		} else {
-			if s.baseline != merged.baseline && !f.given["baseline"] {
+			if s.baseline != merged.baseline && !f.given["baseline"] && f.writeBaseline == "" {
 				fmt.Fprintf(stderr, "proxylint: %s and %s name different baselines; a run reads one (name it with --baseline)\n", orNone(merged.configPaths), orNone(s.configPaths))
 				return nil, nil, nil, false
 			}

@@ -141,3 +141,20 @@ func TestNearestConfigCountsSkippedOnce(t *testing.T) {
 	assert.Contains(t, out, "(5 files skipped)")
 	assert.Equal(t, 1, strings.Count(errOut, "skipped nginx/legacy/notes.txt"), errOut)
 }
+
+// TestNearestConfigOneBaseline: one run reads one baseline; files that
+// name different ones stop it with both names, unless --baseline names
+// the one to read or --write-baseline the one to write.
+func TestNearestConfigOneBaseline(t *testing.T) {
+	root := nestedConfigRepo(t)
+	writeFile(t, root, ".proxylint.yaml", "baseline: root-baseline.json\n")
+	writeFile(t, root, "nginx/.proxylint.yaml", "baseline: nginx-baseline.json\n")
+	code, out, errOut := runCLI(t, root, "--no-color", "edge", "nginx/nginx.conf")
+	assert.Equal(t, exitError, code, out)
+	assert.Equal(t, "proxylint: .proxylint.yaml and nginx/.proxylint.yaml name different baselines; a run reads one (name it with --baseline)\n", errOut)
+	code, _, errOut = runCLI(t, root, "--no-color", "--write-baseline", "all.json", "edge", "nginx/nginx.conf")
+	assert.Equal(t, exitClean, code, errOut)
+	code, out, errOut = runCLI(t, root, "--no-color", "--baseline", "all.json", "edge", "nginx/nginx.conf")
+	assert.Equal(t, exitClean, code, errOut)
+	assert.NotContains(t, out, "upstream-no-keepalive")
+}
