@@ -58,6 +58,47 @@ func configGroups(f *lintFlags, paths []string) ([]*configGroup, error) {
 		g.paths = append(g.paths, p)
 		return g
 	}
+	// The command line's --exclude, which applies under every file.
+	var flagExclude []string
+	for _, e := range f.exclude {
+		if pat, err := config.ExcludePattern(e, wd); err == nil {
+			flagExclude = append(flagExclude, pat)
+		}
+	}
+	// addDir adds a directory walked, under the file that applies to it,
+	// and the directories below it with a configuration file of their
+	// own, under theirs. Their walks still read the files below them, as
+	// context for the others (an include, the manifests joined as one
+	// deployment), but their findings are those of the group their own
+	// file governs, which reads them with what is beside and below them,
+	// as the language server does. A directory the file above excludes,
+	// or --exclude does, is not looked into.
+	var addDir func(dir string) error
+	addDir = func(dir string) error {
+		cfg, err := config.Find(dir)
+		if err != nil {
+			return err
+		}
+		add(cfg, dir)
+		exclude := flagExclude
+		if cfg != "" {
+			// A file that cannot be read is reported when its group
+			// is linted.
+			if c, err := config.LoadMax(cfg, f.fileLimit()); err == nil {
+				exclude = append(append([]string{}, c.Exclude...), flagExclude...)
+			}
+		}
+		nested, err := config.Nested(dir, func(abs string) bool { return config.Excluded(abs, exclude) })
+		if err != nil {
+			return err
+		}
+		for _, n := range nested {
+			if err := addDir(n); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	for _, p := range paths {
 		if p == "-" {
 			from := "-"
@@ -80,27 +121,8 @@ func configGroups(f *lintFlags, paths []string) ([]*configGroup, error) {
 			add(cfg, p)
 			continue
 		}
-		cfg, err := config.Find(p)
-		if err != nil {
+		if err := addDir(p); err != nil {
 			return nil, err
-		}
-		add(cfg, p)
-		// A directory below with a configuration file of its own is
-		// linted under it as well. The walk above still reads its files,
-		// as context for the others (an include, the manifests joined as
-		// one deployment), but their findings are those of the group
-		// their own file governs, which reads them with what is beside
-		// and below them, as the language server does.
-		nested, err := config.Nested(p)
-		if err != nil {
-			return nil, err
-		}
-		for _, n := range nested {
-			cfg, err := config.Find(n)
-			if err != nil {
-				return nil, err
-			}
-			add(cfg, n)
 		}
 	}
 	return groups, nil

@@ -158,3 +158,19 @@ func TestNearestConfigOneBaseline(t *testing.T) {
 	assert.Equal(t, exitClean, code, errOut)
 	assert.NotContains(t, out, "upstream-no-keepalive")
 }
+
+// TestNearestConfigExcludedStaysExcluded: a directory that the
+// configuration above excludes (vendor/, or --exclude) is not linted
+// because a .proxylint.yaml of its own lies in it: a vendored project's
+// configuration does not bring it back.
+func TestNearestConfigExcludedStaysExcluded(t *testing.T) {
+	root := nestedConfigRepo(t)
+	writeFile(t, root, ".proxylint.yaml", "exclude: [vendor/]\n")
+	writeFile(t, root, "vendor/lib/.proxylint.yaml", "fail-on: note\n")
+	writeFile(t, root, "vendor/lib/nginx.conf", literalProxyPass)
+	writeFile(t, root, "third_party/lib/.proxylint.yaml", "fail-on: note\n")
+	writeFile(t, root, "third_party/lib/nginx.conf", literalProxyPass)
+	code, got := keepaliveFindings(t, root, "--exclude", "third_party", ".")
+	assert.Equal(t, exitFindings, code)
+	assert.Equal(t, []string{"edge/nginx.conf:6 warning", "nginx/nginx.conf:6 note"}, got)
+}

@@ -905,9 +905,12 @@ func ForFile(path string) (string, error) {
 // Nested lists the directories below dir, not dir itself, that hold a
 // configuration file of their own, in the order a walk reaches them
 // (lexical, hidden directories not entered, symbolic links not followed),
-// named as joined onto dir. The files under such a directory are linted
-// under its file, not under the one that applies to dir.
-func Nested(dir string) ([]string, error) {
+// named as joined onto dir. It does not look below such a directory, whose
+// own file says what is excluded there, nor into a directory skip reports
+// (given its absolute path: one that dir's configuration excludes). The
+// files under such a directory are linted under its file, not under the
+// one that applies to dir.
+func Nested(dir string, skip func(abs string) bool) ([]string, error) {
 	var out []string
 	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
 		switch {
@@ -922,13 +925,38 @@ func Nested(dir string) ([]string, error) {
 		case strings.HasPrefix(e.Name(), "."):
 			return filepath.SkipDir
 		}
+		if skip != nil {
+			if abs, err := filepath.Abs(p); err == nil && skip(abs) {
+				return filepath.SkipDir
+			}
+		}
 		for _, n := range Names {
 			if fi, err := os.Stat(filepath.Join(p, n)); err == nil && !fi.IsDir() {
 				out = append(out, p)
-				break
+				return filepath.SkipDir
 			}
 		}
 		return nil
 	})
 	return out, err
+}
+
+// Excluded reports whether the absolute path p is left out by one of the
+// patterns of Config.Exclude (or of ExcludePattern), as the loaders match
+// them: a pattern without "/" by p's base name, one with "/" by p itself,
+// and one ending in "/**" by every path below its directory.
+func Excluded(p string, patterns []string) bool {
+	slashed := filepath.ToSlash(p)
+	for _, pat := range patterns {
+		if ok, _ := path.Match(pat, slashed); ok {
+			return true
+		}
+		if ok, _ := path.Match(pat, path.Base(slashed)); ok {
+			return true
+		}
+		if dir, ok := strings.CutSuffix(pat, "/**"); ok && strings.HasPrefix(slashed+"/", dir+"/") {
+			return true
+		}
+	}
+	return false
 }
