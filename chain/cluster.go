@@ -39,15 +39,19 @@ func meshLinks(proxies []*model.Proxy, related func(a, b *model.Proxy) Relation)
 				continue
 			}
 			path, known := forwardedPath(r)
+			// Several servers may stand for one Service (a controller's
+			// server per endpoint): one link per listener.
+			linked := map[*model.Listener]bool{}
 			for _, s := range r.Forward.Upstream.Servers {
 				ref, ok := model.ServiceOf(s)
 				if s.Down || !ok {
 					continue
 				}
 				for _, l := range byHost[ref.Key()] {
-					if l == r.Listener || related(p, l.Proxy) == Unrelated {
+					if l == r.Listener || linked[l] || related(p, l.Proxy) == Unrelated {
 						continue
 					}
+					linked[l] = true
 					links = append(links, &model.Link{From: r, Server: s, Listener: l, To: landingRoute(l, path, known)})
 				}
 			}

@@ -245,7 +245,8 @@ func sentAgainTo(r *model.Route, u *model.Upstream, n int) string {
 				upstreamName(u), countServers(u, n, true), settingText(r.MaxAttempts, fmt.Sprint(r.Forward.Upstream.PoolSize.Value)))
 		}
 	}
-	return fmt.Sprintf("to the next server of %s (%d servers)", upstreamName(u), n)
+	_, exact := u.Peers()
+	return fmt.Sprintf("to the next server of %s (%s)", upstreamName(u), countServers(u, n, exact))
 }
 
 // canCarryRetried reports whether a client method that the retries send
