@@ -95,7 +95,7 @@ type Idle struct {
 
 // kindRE finds a document kind this package reads at the head of a YAML
 // or JSON file, at the top of a document or of a List item.
-var kindRE = lazyre.New(`(?m)(^[ \t-]*kind[ \t]*:[ \t]*["']?|"kind"\s*:\s*")(VirtualService|DestinationRule|HTTPRoute|GRPCRoute|Ingress|BackendTrafficPolicy|ClientTrafficPolicy|IstioOperator|VirtualServer|VirtualServerRoute)\b`)
+var kindRE = lazyre.New(`(?m)(^[ \t-]*kind[ \t]*:[ \t]*["']?|"kind"\s*:\s*")(VirtualService|DestinationRule|HTTPRoute|GRPCRoute|Ingress|BackendTrafficPolicy|ClientTrafficPolicy|IstioOperator|VirtualServer|VirtualServerRoute|HTTPProxy)\b`)
 
 // apiVersionRE: a Kubernetes object names its API group and version.
 var apiVersionRE = lazyre.New(`(?m)(^[ \t-]*apiVersion[ \t]*:|"apiVersion"\s*:)`)
@@ -343,11 +343,13 @@ type joined struct {
 // that no proxy reads is counted as skipped.
 func (l *loader) join(objs []*object, opts Options, res *Result) joined {
 	var j joined
-	var vss, routes, drs, svcs, ings, classes, cms, btps, meshes, incVSs []*object
+	var vss, routes, drs, svcs, ings, classes, cms, btps, meshes, incVSs, hps []*object
 	for _, o := range objs {
 		switch {
 		case vsKind(o):
 			incVSs = append(incVSs, o)
+		case httpProxyKind(o):
+			hps = append(hps, o)
 		case o.Kind == "VirtualService" && istioNetworking(o.APIVersion):
 			vss = append(vss, o)
 		case (o.Kind == "HTTPRoute" || o.Kind == "GRPCRoute") && gatewayAPI(o.APIVersion):
@@ -422,6 +424,11 @@ func (l *loader) join(objs []*object, opts Options, res *Result) joined {
 		for _, c := range append(mine, claimed...) {
 			c.use(res)
 		}
+	}
+	if len(hps) > 0 {
+		p := newProxy(model.Contour, opts.target(model.Contour), earliest(hps))
+		l.contour(p, hps, res)
+		res.Proxies = append(res.Proxies, p)
 	}
 	if opts.Target.Product == model.EnvoyGateway && len(routes)+len(btps) > 0 {
 		// Gateway API routes as Envoy Gateway translates them.
@@ -597,6 +604,8 @@ func kept(o *object) bool {
 		return true
 	case "VirtualServer", "VirtualServerRoute":
 		return vsKind(o)
+	case "HTTPProxy":
+		return httpProxyKind(o)
 	case "Gateway":
 		return gatewayAPI(o.APIVersion) // for its labels
 	case "ConfigMap":
