@@ -95,7 +95,7 @@ type Idle struct {
 
 // kindRE finds a document kind this package reads at the head of a YAML
 // or JSON file, at the top of a document or of a List item.
-var kindRE = lazyre.New(`(?m)(^[ \t-]*kind[ \t]*:[ \t]*["']?|"kind"\s*:\s*")(VirtualService|DestinationRule|HTTPRoute|GRPCRoute|Ingress|BackendTrafficPolicy|ClientTrafficPolicy|IstioOperator|VirtualServer|VirtualServerRoute|HTTPProxy)\b`)
+var kindRE = lazyre.New(`(?m)(^[ \t-]*kind[ \t]*:[ \t]*["']?|"kind"\s*:\s*")(VirtualService|DestinationRule|HTTPRoute|GRPCRoute|Ingress|BackendTrafficPolicy|ClientTrafficPolicy|IstioOperator|VirtualServer|VirtualServerRoute|HTTPProxy|IngressRoute|Middleware)\b`)
 
 // apiVersionRE: a Kubernetes object names its API group and version.
 var apiVersionRE = lazyre.New(`(?m)(^[ \t-]*apiVersion[ \t]*:|"apiVersion"\s*:)`)
@@ -343,13 +343,17 @@ type joined struct {
 // that no proxy reads is counted as skipped.
 func (l *loader) join(objs []*object, opts Options, res *Result) joined {
 	var j joined
-	var vss, routes, drs, svcs, ings, classes, cms, btps, meshes, incVSs, hps []*object
+	var vss, routes, drs, svcs, ings, classes, cms, btps, meshes, incVSs, hps, traefiks []*object
+	ingressRoutes := false
 	for _, o := range objs {
 		switch {
 		case vsKind(o):
 			incVSs = append(incVSs, o)
 		case httpProxyKind(o):
 			hps = append(hps, o)
+		case traefikKind(o):
+			traefiks = append(traefiks, o)
+			ingressRoutes = ingressRoutes || o.Kind == "IngressRoute"
 		case o.Kind == "VirtualService" && istioNetworking(o.APIVersion):
 			vss = append(vss, o)
 		case (o.Kind == "HTTPRoute" || o.Kind == "GRPCRoute") && gatewayAPI(o.APIVersion):
@@ -424,6 +428,11 @@ func (l *loader) join(objs []*object, opts Options, res *Result) joined {
 		for _, c := range append(mine, claimed...) {
 			c.use(res)
 		}
+	}
+	if ingressRoutes {
+		p := newProxy(model.Traefik, opts.target(model.Traefik), earliest(traefiks))
+		l.traefik(p, traefiks, res)
+		res.Proxies = append(res.Proxies, p)
 	}
 	if len(hps) > 0 {
 		p := newProxy(model.Contour, opts.target(model.Contour), earliest(hps))
@@ -606,6 +615,8 @@ func kept(o *object) bool {
 		return vsKind(o)
 	case "HTTPProxy":
 		return httpProxyKind(o)
+	case "IngressRoute", "Middleware", "ServersTransport":
+		return traefikKind(o)
 	case "Gateway":
 		return gatewayAPI(o.APIVersion) // for its labels
 	case "ConfigMap":

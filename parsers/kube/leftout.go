@@ -30,6 +30,7 @@ func (l *loader) leftOut(res *Result, ms []*Manifest, j joined) {
 			res.Diagnostics = append(res.Diagnostics, otherClassNote(m, other[m]))
 		case l.meshAlone(res, m):
 		case l.policiesAlone(res, m, j):
+		case l.middlewaresAlone(res, m):
 		default:
 			res.Idle = append(res.Idle, idleManifest(m))
 		}
@@ -101,6 +102,32 @@ func (l *loader) policiesAlone(res *Result, m *Manifest, j joined) bool {
 	}
 	res.Diagnostics = append(res.Diagnostics, model.Diagnostic{Code: "load-error", Severity: model.Warning, Pos: model.Pos{File: m.path},
 		Message: fmt.Sprintf("%s: %s not read: Envoy Gateway's policies are read with --target envoy-gateway, with the HTTPRoutes they attach to", m.path, strings.Join(parts, " and "))})
+	return true
+}
+
+// middlewaresAlone says why a manifest of Traefik Middlewares (or
+// ServersTransports) yields nothing to lint: no IngressRoute of the run
+// names them, and what they set (a retry middleware's attempts) applies
+// only to the routes that do.
+func (l *loader) middlewaresAlone(res *Result, m *Manifest) bool {
+	var names []string
+	var first *object
+	for _, o := range m.objs {
+		if traefikKind(o) && o.Kind != "IngressRoute" && !o.used {
+			names = append(names, o.Kind+" "+o.Name)
+			if first == nil {
+				first = o
+			}
+		}
+	}
+	if first == nil {
+		return false
+	}
+	res.Diagnostics = append(res.Diagnostics, model.Diagnostic{
+		Code: "load-error", Severity: model.Note, Pos: first.pos(first.Node),
+		Message: fmt.Sprintf("%s: %s configure%s Traefik's routers, and no IngressRoute of the input names %s: proxylint reads them with the IngressRoutes that use them (an Ingress's router.middlewares annotation and Traefik's static configuration are not read), so nothing here is linted",
+			m.path, strings.Join(names, ", "), map[bool]string{true: "s", false: ""}[len(names) == 1], map[bool]string{true: "it", false: "them"}[len(names) == 1]),
+	})
 	return true
 }
 
