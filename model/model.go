@@ -425,6 +425,11 @@ type Listener struct {
 	// routes take whichever client in the mesh sends them (a service
 	// mesh's routing for a host), in full ("name.namespace.svc.cluster.local").
 	MeshHosts []string
+	// Via is the entry point whose proxy runs the listener's routes, when
+	// a resource other than the listener's own says so: the Istio Gateway
+	// a VirtualService is bound to (Value "Gateway NAMESPACE/NAME", Pos its
+	// metadata). Invalid when the listener is its own entry.
+	Via Setting[string]
 
 	Routes []*Route
 	// Select is the proxy's choice of the route that takes a request for

@@ -343,7 +343,7 @@ type joined struct {
 // that no proxy reads is counted as skipped.
 func (l *loader) join(objs []*object, opts Options, res *Result) joined {
 	var j joined
-	var vss, routes, drs, svcs, ings, classes, cms, btps, meshes, incVSs, hps, traefiks []*object
+	var vss, routes, drs, svcs, ings, classes, cms, btps, meshes, incVSs, hps, traefiks, istioGws []*object
 	ingressRoutes := false
 	for _, o := range objs {
 		switch {
@@ -366,6 +366,8 @@ func (l *loader) join(objs []*object, opts Options, res *Result) joined {
 			ings = append(ings, o)
 		case ingressClassKind(o):
 			classes = append(classes, o)
+		case istioGatewayKind(o):
+			istioGws = append(istioGws, o)
 		case o.Kind == "Gateway" && gatewayAPI(o.APIVersion):
 			l.gateways[o.Name] = append(l.gateways[o.Name], o)
 		case meshSource(o):
@@ -455,8 +457,13 @@ func (l *loader) join(objs []*object, opts Options, res *Result) joined {
 	if istio := append(append(append([]*object{}, vss...), routes...), drs...); len(istio) > 0 {
 		p := newProxy(model.Istio, l.target, earliest(istio))
 		l.mesh = l.meshRetryPolicy(meshes)
-		l.istio(p, vss, routes, drs, svcs)
+		m := l.istio(p, vss, routes, drs, svcs, istioGws)
 		res.Proxies = append(res.Proxies, p)
+		for _, g := range istioGws {
+			if m.bound[g] {
+				g.use(res)
+			}
+		}
 		for _, o := range istio {
 			o.use(res)
 		}
@@ -618,7 +625,7 @@ func kept(o *object) bool {
 	case "IngressRoute", "Middleware", "ServersTransport":
 		return traefikKind(o)
 	case "Gateway":
-		return gatewayAPI(o.APIVersion) // for its labels
+		return gatewayAPI(o.APIVersion) || istioNetworking(o.APIVersion) // Gateway API's for its labels
 	case "ConfigMap":
 		return controllerConfigMap(o) || meshSource(o)
 	}

@@ -141,16 +141,19 @@ func egPolicyKind(o *object) bool {
 func idleManifest(m *Manifest) Idle {
 	idle := Idle{Path: m.path}
 	var linked, policies, rest []string
+	var gateways []string
 	for _, o := range m.objs {
 		switch {
 		case o.linked:
 			linked = appendNew(linked, o.Kind)
 		case egPolicyKind(o):
 			policies = appendNew(policies, o.Kind)
+		case istioGatewayKind(o):
+			gateways = appendNew(gateways, o.Kind)
 		}
 	}
 	for _, k := range m.kinds {
-		if !contains(linked, k) && !contains(policies, k) {
+		if !contains(linked, k) && !contains(policies, k) && !contains(gateways, k) {
 			rest = appendNew(rest, k)
 		}
 	}
@@ -161,6 +164,9 @@ func idleManifest(m *Manifest) Idle {
 	}
 	if len(policies) > 0 {
 		parts = append(parts, strings.Join(policies, ", ")+": read with --target envoy-gateway")
+	}
+	if len(gateways) > 0 {
+		parts = append(parts, "Istio Gateway: read as the entry of the VirtualServices bound to it, and none of the input is")
 	}
 	switch {
 	case len(rest) > 0 && len(parts) == 0 && len(rest) == 1:
