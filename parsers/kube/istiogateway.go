@@ -63,7 +63,9 @@ func (l *loader) bindGateways(ln *model.Listener, vs *object, m *mesh) {
 		}
 		m.bound[gw] = true
 		serverHosts := gatewayHosts(gw)
-		if !hostsMeet(serverHosts, vsHosts, namespace(vs)) {
+		// Only HTTP routes are built from the HTTP servers' hosts: a
+		// VirtualService of tls or tcp routes alone has none to skip.
+		if !hostsMeet(serverHosts, vsHosts, namespace(vs)) && len(items(get(vs.Spec, "http"))) > 0 {
 			l.diag(CodeIgnored, model.Warning, vs.pos(ref),
 				"VirtualService %s is bound to Gateway %s, but none of its hosts (%s) is among the Gateway's (%s): Istio applies none of its routes at that gateway (pilot/pkg/networking/core/gateway.go, buildGatewayRoutes)",
 				vs.Name, gwName, strings.Join(vsHosts, ", "), strings.Join(serverHosts, ", "))

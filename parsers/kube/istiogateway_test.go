@@ -87,3 +87,33 @@ spec:
 		t.Errorf("via %+v, mesh hosts %q", internal.Via, internal.MeshHosts)
 	}
 }
+
+// A VirtualService of tls routes only, bound to servers that pass TLS
+// through (Istio's multicluster sample exposing istiod), has no HTTP
+// routes for the gateway to skip: no warning.
+func TestIstioGatewayPassthroughTLSRoutes(t *testing.T) {
+	src := `apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata: {name: istiod-gateway}
+spec:
+  selector: {istio: eastwestgateway}
+  servers:
+  - port: {name: tls-istiod, number: 15012, protocol: tls}
+    tls: {mode: PASSTHROUGH}
+    hosts: ["*"]
+---
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: istiod-vs}
+spec:
+  hosts: ["*"]
+  gateways: [istiod-gateway]
+  tls:
+  - match: [{port: 15012, sniHosts: ["*"]}]
+    route: [{destination: {host: istiod.istio-system.svc.cluster.local, port: {number: 15012}}}]
+`
+	res := Link([]*Manifest{Parse("expose.yaml", []byte(src))}, Options{})
+	for _, d := range res.Diagnostics {
+		t.Errorf("diagnostic %s %s %s", d.Pos, d.Code, d.Message)
+	}
+}
