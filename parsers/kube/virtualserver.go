@@ -208,9 +208,24 @@ func (l *loader) virtualServers(p *model.Proxy, vss, vsrs []*object, cm *object,
 				delegated[r] = true
 				r.use(res)
 				sub := newVSOwner(l, r, vs)
+				multi := vsMultiRegex(p.Target)
+				regexSet := multi && strings.HasPrefix(path, "~")
+				if regexSet {
+					paths := l.vsPathsTo(vs, host, r)
+					if refused := l.vsRegexRefused(r, paths, vsNormalize(path) == vsNormalize(paths[0])); refused {
+						continue
+					}
+				}
 				for j, srt := range items(get(r.Spec, "subroutes")) {
 					spath := scalar(get(srt, "path"))
-					if !vsSubPath(path, spath) {
+					switch {
+					case regexSet && vsNormalize(spath) != vsNormalize(path):
+						continue // the location of the route whose path it is
+					case vsSubPath(path, spath, multi):
+					case strings.HasPrefix(path, "~") || strings.HasPrefix(path, "="):
+						l.invalid(r.pos(get(srt, "path")), "VirtualServerRoute %s: subroute path %q is not %q, the path of the VirtualServer route that delegates to it; NGINX Ingress Controller refuses the VirtualServerRoute", r.Name, spath, path)
+						continue
+					default:
 						l.invalid(r.pos(get(srt, "path")), "VirtualServerRoute %s: subroute path %q does not start with %q, the path of the VirtualServer route that delegates to it; NGINX Ingress Controller refuses the VirtualServerRoute", r.Name, spath, path)
 						continue
 					}
@@ -250,11 +265,107 @@ func (l *loader) vsrMatches(vs *object, host string, ref, sel *yaml.Node, r *obj
 // route's: a prefix of the same path, or, for an exact or regex route,
 // the same path (the controller's validation,
 // pkg/apis/configuration/validation/virtualserver.go).
-func vsSubPath(route, sub string) bool {
+//
+// Since 5.5.0 the paths are compared as the controller normalises them
+// (NormalizePath: "~ /x" is "~/x"), and several regex routes may delegate
+// to one VirtualServerRoute, each subroute the location of the route
+// whose path it is (pkg/apis/configuration/validation/virtualserver.go
+// v5.5.4:1659-1760, validateVirtualServerRouteSubroutes); before, a regex
+// or exact route takes one subroute of its very path (v5.4.0:1584-1600).
+func vsSubPath(route, sub string, normalised bool) bool {
+	if normalised {
+		route, sub = vsNormalize(route), vsNormalize(sub)
+	}
 	if strings.HasPrefix(route, "=") || strings.HasPrefix(route, "~") {
 		return sub == route
 	}
 	return strings.HasPrefix(sub, route)
+}
+
+// vsMultiRegex reports whether the target's VirtualServerRoutes take
+// several regex routes, with paths normalised: 5.5.0 and later.
+func vsMultiRegex(t model.Target) bool {
+	return t.Version.IsZero() || t.AtLeast(5, 5, 0)
+}
+
+// vsNormalize is a route path as NGINX Ingress Controller compares it:
+// the space after a modifier dropped.
+func vsNormalize(path string) string {
+	for _, mod := range []string{"~*", "~", "^~", "="} {
+		if strings.HasPrefix(path, mod) {
+			return mod + strings.TrimLeft(strings.TrimPrefix(path, mod), " \t")
+		}
+	}
+	return path
+}
+
+// vsPathsTo are the paths of the routes of vs that delegate to the
+// VirtualServerRoute r.
+func (l *loader) vsPathsTo(vs *object, host string, r *object) []string {
+	var out []string
+	for _, rt := range items(get(vs.Spec, "routes")) {
+		ref, sel := get(rt, "route"), get(rt, "routeSelector")
+		if (scalar(ref) != "" || sel != nil) && l.vsrMatches(vs, host, ref, sel, r) {
+			out = append(out, scalar(get(rt, "path")))
+		}
+	}
+	return out
+}
+
+// vsRegexRefused checks the subroutes of a VirtualServerRoute that
+// regex routes of paths delegate to, as 5.5.0 does
+// (validateSubroutesRegex): they must be those paths, each once, once
+// normalised; otherwise the controller refuses the VirtualServerRoute,
+// said once (report) for all the routes.
+func (l *loader) vsRegexRefused(r *object, paths []string, report bool) bool {
+	refused := false
+	bad := func(at model.Pos, format string, args ...any) {
+		refused = true
+		if report {
+			l.invalid(at, format, args...)
+		}
+	}
+	seen := map[string]bool{}
+	key, subs := getKV(r.Spec, "subroutes")
+	for _, srt := range items(subs) {
+		spath := scalar(get(srt, "path"))
+		n := vsNormalize(spath)
+		switch {
+		case seen[n]:
+			bad(r.pos(get(srt, "path")), "VirtualServerRoute %s: subroute path %q is %q again once normalised; NGINX Ingress Controller refuses the VirtualServerRoute", r.Name, spath, n)
+		case !vsNamedBy(paths, spath):
+			bad(r.pos(get(srt, "path")), "VirtualServerRoute %s: subroute path %q is none of %s, the paths of the VirtualServer routes that delegate to it; NGINX Ingress Controller refuses the VirtualServerRoute", r.Name, spath, quoted(paths))
+		}
+		seen[n] = true
+	}
+	for _, p := range paths {
+		if !seen[vsNormalize(p)] {
+			at := r.pos(key)
+			if key == nil {
+				at = r.pos(r.Node)
+			}
+			bad(at, "VirtualServerRoute %s has no subroute of path %q, which a VirtualServer route delegates to it; NGINX Ingress Controller refuses the VirtualServerRoute", r.Name, p)
+		}
+	}
+	return refused
+}
+
+// vsNamedBy reports whether a subroute's path is one of the routes'.
+func vsNamedBy(paths []string, sub string) bool {
+	for _, p := range paths {
+		if vsNormalize(p) == vsNormalize(sub) {
+			return true
+		}
+	}
+	return false
+}
+
+func quoted(list []string) string {
+	q := make([]string, len(list))
+	for i, s := range list {
+		q[i] = strconv.Quote(s)
+	}
+	return strings.Join(q, ", ")
 }
 
 func vsPathName(path string, i int) string {

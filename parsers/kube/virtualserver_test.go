@@ -234,3 +234,72 @@ spec:
 		t.Errorf("read %v, idle %v", res.Read, res.Idle)
 	}
 }
+
+// Since 5.5.0 several regex routes of a VirtualServer may delegate to
+// one VirtualServerRoute, each subroute the location of the route whose
+// path it is ("~ /x" is "~/x"), as NGINX Inc's sample
+// vsr-multiple-regex-routes writes it. The controller refuses the
+// VirtualServerRoute (no location of it is served) when a subroute is no
+// route's path, two are one path, or a route's path has no subroute.
+// Before 5.5.0 a regex route takes one subroute of its very path.
+func TestVirtualServerRegexDelegation(t *testing.T) {
+	vs := `apiVersion: k8s.nginx.org/v1
+kind: VirtualServer
+metadata: {name: api}
+spec:
+  host: api.example.com
+  routes:
+  - path: "~/api/v1"
+    route: vsr-api
+  - path: "~/api/v2"
+    route: vsr-api
+---
+apiVersion: k8s.nginx.org/v1
+kind: VirtualServerRoute
+metadata: {name: vsr-api}
+spec:
+  host: api.example.com
+  upstreams: [{name: api, service: api, port: 80}]
+  subroutes:
+`
+	sub := func(path string) string { return "  - path: \"" + path + "\"\n    action: {pass: api}\n" }
+	lint := func(target string, subs ...string) (diags, names []string) {
+		var opts Options
+		if target != "" {
+			tg, err := model.ParseTarget(target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts.Target = tg
+		}
+		res := Link([]*Manifest{Parse("vs.yaml", []byte(vs+strings.Join(subs, "")))}, opts)
+		for _, d := range res.Diagnostics {
+			diags = append(diags, d.Pos.String()+" "+d.Code+" "+d.Message)
+		}
+		for _, r := range res.Proxies[0].Routes() {
+			names = append(names, r.Name)
+		}
+		return diags, names
+	}
+	diags, names := lint("", sub("~/api/v1"), sub("~ /api/v2"))
+	if len(diags) != 0 || strings.Join(names, "; ") != "VirtualServer api VirtualServerRoute vsr-api ~/api/v1; VirtualServer api VirtualServerRoute vsr-api ~ /api/v2" {
+		t.Errorf("diagnostics %q, routes %q", diags, names)
+	}
+	for _, c := range []struct {
+		subs []string
+		want string
+	}{
+		{[]string{sub("~/api/v1"), sub("~/api/v2"), sub("~/api/v3")}, `vs.yaml:23:11 kube-invalid VirtualServerRoute vsr-api: subroute path "~/api/v3" is none of "~/api/v1", "~/api/v2", the paths of the VirtualServer routes that delegate to it; NGINX Ingress Controller refuses the VirtualServerRoute`},
+		{[]string{sub("~/api/v1"), sub("~ /api/v1"), sub("~/api/v2")}, `vs.yaml:21:11 kube-invalid VirtualServerRoute vsr-api: subroute path "~ /api/v1" is "~/api/v1" again once normalised; NGINX Ingress Controller refuses the VirtualServerRoute`},
+		{[]string{sub("~/api/v1")}, `vs.yaml:18:3 kube-invalid VirtualServerRoute vsr-api has no subroute of path "~/api/v2", which a VirtualServer route delegates to it; NGINX Ingress Controller refuses the VirtualServerRoute`},
+	} {
+		diags, names := lint("", c.subs...)
+		if strings.Join(diags, "\n") != c.want || len(names) != 0 {
+			t.Errorf("diagnostics:\n%s\nwant:\n%s\nroutes %q (want none)", strings.Join(diags, "\n"), c.want, names)
+		}
+	}
+	diags, _ = lint("nginx-ingress:5.4.0", sub("~/api/v1"), sub("~ /api/v2"))
+	if len(diags) == 0 || !strings.Contains(diags[0], `kube-invalid VirtualServerRoute vsr-api: subroute path "~ /api/v2" is not "~/api/v1", the path of the VirtualServer route that delegates to it`) {
+		t.Errorf("5.4.0 diagnostics:\n%s", strings.Join(diags, "\n"))
+	}
+}
