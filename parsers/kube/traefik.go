@@ -2,6 +2,7 @@ package kube
 
 import (
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -416,10 +417,17 @@ func (l *loader) traefikTransport(u *model.Upstream, st *object, block model.Pos
 	u.ConnectTimeout = model.Setting[time.Duration]{Value: traefikDial, Name: "forwardingTimeouts.dialTimeout", Level: "default", Pos: block, Default: true, Note: noteTraefikDial}
 	u.PoolIdle = model.Setting[time.Duration]{Value: traefikPoolIdle, Name: "forwardingTimeouts.idleConnTimeout", Level: "default", Pos: block, Default: true, Note: noteTraefikDial}
 	u.PoolLifetime = model.Default(time.Duration(0), "max connection lifetime", block)
-	u.PoolSize = model.Setting[int]{Value: traefikMaxIdle, Name: "maxIdleConnsPerHost", Level: "default", Pos: block, Default: true, Note: "Traefik's default of 200 idle connections per host"}
+	u.PoolSize = model.Setting[int]{Value: traefikMaxIdle, Name: "maxIdleConnsPerHost", Level: "default", Pos: block, Default: true, Note: "Traefik's default of 200 idle connections per host (cmd/configuration.go), for the default servers transport"}
 	if st == nil {
 		return
 	}
+	// A ServersTransport passes its maxIdleConnsPerHost, 0 when unset, to
+	// Go's http.Transport, whose default is then 2
+	// (pkg/provider/kubernetes/crd/kubernetes.go v3.7.9:541;
+	// pkg/server/service/transport.go :311): the static default of 200 is
+	// the default transport's alone.
+	u.PoolSize = model.Setting[int]{Value: http.DefaultMaxIdleConnsPerHost, Name: "maxIdleConnsPerHost", Level: "default", Pos: block, Default: true,
+		Note: "Go's default of 2 idle connections per host, which a ServersTransport that does not set maxIdleConnsPerHost gets"}
 	ft := get(st.Spec, "forwardingTimeouts")
 	if n := get(ft, "dialTimeout"); n != nil {
 		if d, ok := l.traefikDuration(st, n, "forwardingTimeouts.dialTimeout"); ok {

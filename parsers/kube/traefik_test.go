@@ -147,3 +147,15 @@ func TestTraefikAlone(t *testing.T) {
 		t.Errorf("proxies %v, idle %v, diagnostics %v", ir.Proxies, ir.Idle, ir.Diagnostics)
 	}
 }
+
+// The pool's size: Traefik's static default of 200 idle connections per
+// host without a ServersTransport (cmd/configuration.go), Go's
+// http.Transport default of 2 with one that does not set
+// maxIdleConnsPerHost (the field is passed as 0).
+func TestTraefikPoolSize(t *testing.T) {
+	st := "apiVersion: traefik.io/v1alpha1\nkind: ServersTransport\nmetadata: {name: api, namespace: shop}\nspec:\n  forwardingTimeouts: {dialTimeout: 5s}\n"
+	res := Link([]*Manifest{Parse("ir.yaml", []byte(traefikRoute)), Parse("mw.yaml", []byte(traefikRetry("    attempts: 2\n"))), Parse("st.yaml", []byte(st))}, Options{})
+	api, web := res.Proxies[0].Routes()[0], res.Proxies[0].Routes()[1]
+	check(t, "api pool", api.Pool.Size, 2, "maxIdleConnsPerHost", incAt("ir.yaml", 9, 23), true)
+	check(t, "web pool", web.Pool.Size, 200, "maxIdleConnsPerHost", incAt("ir.yaml", 13, 23), true)
+}
