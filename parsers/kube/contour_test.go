@@ -173,3 +173,19 @@ spec:
 		t.Errorf("diagnostics:\n%s\nwant:\n%s", strings.Join(diags, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// An HTTPProxy of projectcontour.io/v1alpha1 (Contour before 1.0, as an
+// example of Contour's own still writes it) is served by no release
+// since 1.0: a warning says so, and nothing of it is read.
+func TestHTTPProxyOldAPIVersion(t *testing.T) {
+	src := "apiVersion: projectcontour.io/v1alpha1\nkind: HTTPProxy\nmetadata: {name: response-timeout}\nspec:\n  virtualhost: {fqdn: a.example.com}\n  routes:\n  - retryPolicy: {count: 3}\n    services: [{name: s1, port: 80}]\n"
+	res := Link([]*Manifest{Parse("hp.yaml", []byte(src))}, Options{})
+	var diags []string
+	for _, d := range res.Diagnostics {
+		diags = append(diags, d.Pos.String()+" "+d.Code+" "+d.Severity.String()+" "+d.Message)
+	}
+	want := "hp.yaml:1:13 kube-ignored warning HTTPProxy response-timeout is ignored: Contour serves HTTPProxy as projectcontour.io/v1 only, since 1.0 (its CRD has no other version), so the API server refuses projectcontour.io/v1alpha1: write apiVersion: projectcontour.io/v1"
+	if strings.Join(diags, "\n") != want || len(res.Proxies) != 0 || len(res.Idle) != 0 {
+		t.Errorf("diagnostics:\n%s\nwant:\n%s\nproxies %v, idle %v", strings.Join(diags, "\n"), want, res.Proxies, res.Idle)
+	}
+}

@@ -351,6 +351,11 @@ func (l *loader) join(objs []*object, opts Options, res *Result) joined {
 			incVSs = append(incVSs, o)
 		case httpProxyKind(o):
 			hps = append(hps, o)
+		case o.Kind == "HTTPProxy" && strings.HasPrefix(o.APIVersion, "projectcontour.io/"):
+			l.diag(CodeIgnored, model.Warning, o.pos(get(o.Node, "apiVersion")),
+				"HTTPProxy %s is ignored: Contour serves HTTPProxy as projectcontour.io/v1 only, since 1.0 (its CRD has no other version), so the API server refuses %s: write apiVersion: projectcontour.io/v1", o.Name, o.APIVersion)
+			o.used = true
+			o.src.used++
 		case traefikKind(o):
 			traefiks = append(traefiks, o)
 			ingressRoutes = ingressRoutes || o.Kind == "IngressRoute"
@@ -621,7 +626,7 @@ func kept(o *object) bool {
 	case "VirtualServer", "VirtualServerRoute":
 		return vsKind(o)
 	case "HTTPProxy":
-		return httpProxyKind(o)
+		return strings.HasPrefix(o.APIVersion, "projectcontour.io/") // v1 read, the others refused
 	case "IngressRoute", "Middleware", "ServersTransport":
 		return traefikKind(o)
 	case "Gateway":
