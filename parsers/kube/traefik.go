@@ -127,15 +127,13 @@ func (l *loader) traefik(p *model.Proxy, objs []*object, res *Result) {
 	tr := traefikResources{middlewares: map[string][]*object{}, transports: map[string][]*object{}}
 	var routes []*object
 	for _, o := range objs {
-		rel, ok := traefikRelease(o, p.Target)
-		if !ok {
+		if _, ok := traefikRelease(o, p.Target); !ok {
 			l.diag(CodeIgnored, model.Warning, o.pos(get(o.Node, "apiVersion")),
 				"%s %s is ignored: Traefik %s does not read the API group %s (traefik.containo.us is read up to 2.11, traefik.io since 2.10)", o.Kind, o.Name, p.Target.Version, traefikGroup(o))
 			o.used = true
 			o.src.used++
 			continue
 		}
-		_ = rel
 		switch o.Kind {
 		case "IngressRoute":
 			routes = append(routes, o)

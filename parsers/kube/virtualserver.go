@@ -49,6 +49,9 @@ type vsField struct {
 	field, cmKey, value string
 	upstreamLevel       bool
 	note                string
+	// zeroUnset: the field is a plain int in the controller's Go type, so
+	// 0 is unset to it, as to a program that writes the type out.
+	zeroUnset bool
 }
 
 const (
@@ -62,7 +65,7 @@ var (
 	vsSend        = vsField{field: "send-timeout", cmKey: "proxy-send-timeout", value: "60s", note: noteVSDefault}
 	vsNext        = vsField{field: "next-upstream", value: "error timeout", note: noteVSWritten}
 	vsNextTimeout = vsField{field: "next-upstream-timeout", value: "0s", note: noteVSWritten}
-	vsNextTries   = vsField{field: "next-upstream-tries", value: "0", note: noteVSWritten}
+	vsNextTries   = vsField{field: "next-upstream-tries", value: "0", note: noteVSWritten, zeroUnset: true} // types.go v5.5.4:152
 	vsKeepalive   = vsField{field: "keepalive", cmKey: "keepalive", value: "0", upstreamLevel: true,
 		note: "NGINX Ingress Controller writes no keepalive directive unless the upstream or its ConfigMap sets one (internal/configs/virtualserver.go, nginx.virtualserver.tmpl)"}
 	vsMaxFails    = vsField{field: "max-fails", cmKey: "max-fails", value: "1", upstreamLevel: true, note: noteVSDefault}
@@ -108,7 +111,7 @@ type vsScope struct {
 }
 
 func (s vsScope) lookup(f vsField) (value, name, level string, pos model.Pos, dflt bool) {
-	if v := get(s.up, f.field); v != nil && scalar(v) != "" {
+	if v := get(s.up, f.field); v != nil && scalar(v) != "" && !(f.zeroUnset && strings.TrimSpace(scalar(v)) == "0") {
 		return scalar(v), f.field, "upstream", s.owner.o.pos(v), false
 	}
 	if f.cmKey != "" {
@@ -482,7 +485,7 @@ func (l *loader) vsAction(p *model.Proxy, r *model.Route, owner vsOwner, n *yaml
 	s.seconds(vsFailTimeout) // checked only: failed servers are not modelled
 	s.count(vsMaxFails)
 	s.count(vsMaxConns)
-	if b := get(up, "buffering"); b != nil {
+	if b := get(up, "buffering"); b != nil && scalar(b) != "" { // null: unset
 		if _, err := strconv.ParseBool(scalar(b)); err != nil {
 			l.invalid(o.pos(b), "buffering: %q is not a boolean; the API server refuses the resource", scalar(b))
 		}

@@ -303,3 +303,44 @@ spec:
 		t.Errorf("5.4.0 diagnostics:\n%s", strings.Join(diags, "\n"))
 	}
 }
+
+// A VirtualServer written by a program from NGINX Inc's Go types holds
+// every field: "" and null for those it leaves unset, 0 for
+// next-upstream-tries, a plain int the controller cannot tell from unset
+// (pkg/apis/configuration/v1/types.go v5.5.4:152). All are the defaults:
+// no diagnostic, and no finding for a count nobody chose.
+func TestVirtualServerZeroValues(t *testing.T) {
+	src := `apiVersion: k8s.nginx.org/v1
+kind: VirtualServer
+metadata: {name: app, namespace: p}
+spec:
+  host: app.example.com
+  routes:
+  - action: {pass: app, proxy: null, redirect: null, return: null}
+    path: /
+    route: ""
+    splits: null
+  upstreams:
+  - buffering: null
+    connect-timeout: ""
+    keepalive: null
+    max-fails: null
+    name: app
+    next-upstream: ""
+    next-upstream-timeout: ""
+    next-upstream-tries: 0
+    port: 3000
+    read-timeout: ""
+    service: app
+    use-cluster-ip: false
+`
+	res := Link([]*Manifest{Parse("vs.yaml", []byte(src))}, Options{})
+	for _, d := range res.Diagnostics {
+		t.Errorf("diagnostic %s %s %s", d.Pos, d.Code, d.Message)
+	}
+	r := res.Proxies[0].Routes()[0]
+	route := incAt("vs.yaml", 7, 5)
+	check(t, "retry on", r.Retry.On, []string{"error", "timeout"}, "next-upstream", route, true)
+	check(t, "tries", r.Nginx.Tries, 0, "next-upstream-tries", route, true)
+	check(t, "read", r.AttemptTimeout, 60*time.Second, "proxy-read-timeout", route, true)
+}
