@@ -111,7 +111,7 @@ type vsScope struct {
 }
 
 func (s vsScope) lookup(f vsField) (value, name, level string, pos model.Pos, dflt bool) {
-	if v := get(s.up, f.field); v != nil && scalar(v) != "" && !(f.zeroUnset && strings.TrimSpace(scalar(v)) == "0") {
+	if v := get(s.up, f.field); v != nil && scalar(v) != "" && (!f.zeroUnset || strings.TrimSpace(scalar(v)) != "0") {
 		return scalar(v), f.field, "upstream", s.owner.o.pos(v), false
 	}
 	if f.cmKey != "" {
