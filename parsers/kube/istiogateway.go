@@ -65,7 +65,7 @@ func (l *loader) bindGateways(ln *model.Listener, vs *object, m *mesh) {
 		serverHosts := gatewayHosts(gw)
 		// Only HTTP routes are built from the HTTP servers' hosts: a
 		// VirtualService of tls or tcp routes alone has none to skip.
-		if !hostsMeet(serverHosts, vsHosts, namespace(vs)) && len(items(get(vs.Spec, "http"))) > 0 {
+		if !hostsMeet(serverHosts, vsHosts, namespace(vs), namespace(gw)) && len(items(get(vs.Spec, "http"))) > 0 {
 			l.diag(CodeIgnored, model.Warning, vs.pos(ref),
 				"VirtualService %s is bound to Gateway %s, but none of its hosts (%s) is among the Gateway's (%s): Istio applies none of its routes at that gateway (pilot/pkg/networking/core/gateway.go, buildGatewayRoutes)",
 				vs.Name, gwName, strings.Join(vsHosts, ", "), strings.Join(serverHosts, ", "))
@@ -107,15 +107,17 @@ func gatewayHosts(gw *object) []string {
 }
 
 // hostsMeet reports whether a VirtualService of namespace ns and hosts
-// vsHosts shares a host with a Gateway's servers: the server host's
-// namespace part ("*", ".", or the VirtualService's) must admit it, and
+// vsHosts shares a host with the servers of a Gateway of namespace gwNS:
+// the server host's namespace part ("*", the VirtualService's, or "."
+// when the VirtualService is in the Gateway's: sanitizeServerHostNamespace,
+// pilot/pkg/model/gateway.go 1.30.0:651-672) must admit it, and
 // the names match with "*" wildcards either way
 // (host.NamesForNamespace, Intersection).
-func hostsMeet(serverHosts, vsHosts []string, ns string) bool {
+func hostsMeet(serverHosts, vsHosts []string, ns, gwNS string) bool {
 	for _, sh := range serverHosts {
 		host := sh
 		if n, h, ok := strings.Cut(sh, "/"); ok {
-			if n != "*" && n != "." && n != ns {
+			if n != "*" && n != ns && (n != "." || ns != gwNS) {
 				continue
 			}
 			host = h

@@ -117,3 +117,17 @@ spec:
 		t.Errorf("diagnostic %s %s %s", d.Pos, d.Code, d.Message)
 	}
 }
+
+// A server host "./host" admits the VirtualServices of the Gateway's own
+// namespace only; "*/host" and "host" admit any.
+func TestIstioGatewayDotNamespace(t *testing.T) {
+	if !hostsMeet([]string{"./*.example.com"}, []string{"shop.example.com"}, "shop", "shop") {
+		t.Error("./ admits the Gateway's namespace")
+	}
+	if hostsMeet([]string{"./*.example.com"}, []string{"shop.example.com"}, "web", "shop") {
+		t.Error("./ admits another namespace")
+	}
+	if !hostsMeet([]string{"*/*.example.com", "x.org"}, []string{"shop.example.com"}, "web", "shop") || !hostsMeet([]string{"x.org"}, []string{"x.org"}, "web", "shop") {
+		t.Error("*/ and a bare host admit any namespace")
+	}
+}
