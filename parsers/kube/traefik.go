@@ -237,7 +237,8 @@ func (l *loader) traefikRoute(p *model.Proxy, ln *model.Listener, ir *object, i 
 	}
 	svc := svcs[0]
 	if k := scalar(get(svc, "kind")); k != "" && k != "Service" {
-		return // a TraefikService (weighted, mirroring): not read
+		l.diag("load-error", model.Note, ir.pos(get(svc, "name")), "%s forwards to %s %s, which proxylint does not read (weighted and mirrored services): the route's retries are checked, not the backends behind it", r.Name, k, scalar(get(svc, "name")))
+		return
 	}
 	nameNode := get(svc, "name")
 	ns := scalar(get(svc, "namespace"))

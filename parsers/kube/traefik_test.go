@@ -159,3 +159,19 @@ func TestTraefikPoolSize(t *testing.T) {
 	check(t, "api pool", api.Pool.Size, 2, "maxIdleConnsPerHost", incAt("ir.yaml", 9, 23), true)
 	check(t, "web pool", web.Pool.Size, 200, "maxIdleConnsPerHost", incAt("ir.yaml", 13, 23), true)
 }
+
+// A route to a TraefikService (weighted or mirrored services) is linted
+// for its retries, and a note says its backends are not read.
+func TestIngressRouteToTraefikService(t *testing.T) {
+	src := "apiVersion: traefik.io/v1alpha1\nkind: IngressRoute\nmetadata: {name: shop, namespace: shop}\nspec:\n  routes:\n" +
+		"  - match: PathPrefix(`/`)\n    kind: Rule\n    services: [{name: canary, kind: TraefikService}]\n"
+	res := Link([]*Manifest{Parse("ir.yaml", []byte(src))}, Options{})
+	want := "ir.yaml:8:23 load-error IngressRoute shop routes[0] / forwards to TraefikService canary, which proxylint does not read (weighted and mirrored services): the route's retries are checked, not the backends behind it"
+	var diags []string
+	for _, d := range res.Diagnostics {
+		diags = append(diags, d.Pos.String()+" "+d.Code+" "+d.Message)
+	}
+	if strings.Join(diags, "\n") != want || len(res.Proxies) != 1 || res.Proxies[0].Routes()[0].Forward != nil {
+		t.Errorf("diagnostics:\n%s\nwant:\n%s", strings.Join(diags, "\n"), want)
+	}
+}
