@@ -148,3 +148,53 @@ spec:
 	byDefault := describe(t, map[string]string{"gw.yaml": gw, "vs.yaml": vs, "shop.yaml": shopWorkload, "edge.yaml": edge})
 	assert.Equal(t, behind, byDefault)
 }
+
+// A gateway runs a VirtualService for the requests of its hosts alone: an
+// Ingress of host shop.example.com in front of the gateway lands on the
+// VirtualService of that host, not on another bound to the same Gateway.
+func TestIstioGatewayTakesTheRequestsOfItsHosts(t *testing.T) {
+	gw := `apiVersion: networking.istio.io/v1
+kind: Gateway
+metadata: {name: public, namespace: istio-system}
+spec:
+  selector: {istio: ingressgateway}
+  servers:
+  - port: {number: 80, name: http, protocol: HTTP}
+    hosts: ["*"]
+`
+	vs := `apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: shop, namespace: shop}
+spec:
+  hosts: ["*.example.com"]
+  gateways: [istio-system/public]
+  http:
+  - route: [{destination: {host: api}}]
+---
+apiVersion: networking.istio.io/v1
+kind: VirtualService
+metadata: {name: admin, namespace: shop}
+spec:
+  hosts: [admin.internal.org]
+  gateways: [istio-system/public]
+  http:
+  - route: [{destination: {host: admin}}]
+`
+	edge := `apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: edge, namespace: istio-system}
+spec:
+  rules:
+  - host: shop.example.com
+    http:
+      paths:
+      - path: /
+        pathType: Prefix
+        backend: {service: {name: istio-ingressgateway, port: {number: 80}}}
+`
+	got := describe(t, map[string]string{"gw.yaml": gw, "vs.yaml": vs, "shop.yaml": shopWorkload, "edge.yaml": edge})
+	assert.Equal(t, []string{
+		"ingress-nginx edge.yaml Ingress edge shop.example.com/ | istio vs.yaml Gateway istio-system/public > VirtualService shop http[0] | Service shop/api:80 | Deployment shop/api:8000",
+		"istio vs.yaml Gateway istio-system/public > VirtualService admin http[0] | Service shop/admin (is not in the input: the path ends here)",
+	}, got)
+}

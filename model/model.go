@@ -430,6 +430,10 @@ type Listener struct {
 	// a VirtualService is bound to (Value "Gateway NAMESPACE/NAME", Pos its
 	// metadata). Invalid when the listener is its own entry.
 	Via Setting[string]
+	// Hosts are the request hosts the listener's routes take, where its
+	// resource names them (a VirtualService's hosts, "*.example.com"
+	// included): a gateway it runs Via passes it only requests for them.
+	Hosts []string
 
 	Routes []*Route
 	// Select is the proxy's choice of the route that takes a request for
@@ -634,6 +638,10 @@ type Route struct {
 	Annotations []Annotation
 
 	Forward *Forward // nil when the route does not proxy
+	// Host is the Host header the route's requests carry to the next
+	// hop, where the configuration says (an Ingress rule's host, which the
+	// controller passes on); "" when not known.
+	Host string
 
 	// ConnectTimeout bounds establishing a connection to the next hop
 	// (nginx *_connect_timeout; Envoy cluster connect_timeout).

@@ -118,7 +118,7 @@ func (l *loader) httpProxyRoutes(p *model.Proxy, ln *model.Listener, root, hp *o
 		l.httpProxyRoutes(p, ln, root, child, incPrefix, append(visited, child), byName, included, ups, res)
 	}
 	for i, rt := range items(get(hp.Spec, "routes")) {
-		l.httpProxyRoute(p, ln, hp, i, rt, prefix, ups)
+		l.httpProxyRoute(p, ln, root, hp, i, rt, prefix, ups)
 	}
 }
 
@@ -162,7 +162,7 @@ func joinPrefix(a, b string) string {
 	return strings.TrimSuffix(a, "/") + "/" + strings.TrimPrefix(b, "/")
 }
 
-func (l *loader) httpProxyRoute(p *model.Proxy, ln *model.Listener, hp *object, i int, rt *yaml.Node, prefix string, ups map[string]*model.Upstream) {
+func (l *loader) httpProxyRoute(p *model.Proxy, ln *model.Listener, root, hp *object, i int, rt *yaml.Node, prefix string, ups map[string]*model.Upstream) {
 	match := model.Match{Kind: model.MatchPrefix, Path: orSlash(joinPrefix(prefix, conditionPrefix(rt))), CaseSensitive: true}
 	for _, c := range items(get(rt, "conditions")) {
 		if v := scalar(get(c, "exact")); v != "" {
@@ -222,6 +222,14 @@ func (l *loader) httpProxyRoute(p *model.Proxy, ln *model.Listener, hp *object, 
 		Target: model.Address{Host: host, Port: portN}, CanPool: true, Upstream: u}
 	r.ConnectTimeout = u.ConnectTimeout
 	r.Pool = &model.Pool{Upstream: u, Idle: u.PoolIdle, Lifetime: u.PoolLifetime}
+	// Envoy passes the request's Host, the virtual host's fqdn, unless a
+	// headers policy of the route or its service sets Host.
+	r.Host = scalar(get(get(root.Spec, "virtualhost"), "fqdn"))
+	for _, h := range append(items(get(get(rt, "requestHeadersPolicy"), "set")), items(get(get(svcs[0], "requestHeadersPolicy"), "set"))...) {
+		if strings.EqualFold(scalar(get(h, "name")), "Host") {
+			r.Host = ""
+		}
+	}
 	envoyRouteBehaviour(r)
 }
 

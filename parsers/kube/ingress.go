@@ -329,10 +329,31 @@ func (l *loader) ingresses(ctl *controller, p *model.Proxy, ings, cms []*object)
 				} else {
 					r = l.ingressPath(p, ln, ing, host, path, s, ups)
 				}
+				if r != nil {
+					r.Host = ingressUpstreamHost(ctl, ann, host)
+				}
 				ln.Routes = append(ln.Routes, r)
 			}
 		}
 	}
+}
+
+// ingressUpstreamHost is the Host header an Ingress path's requests carry
+// to the backend: the rule's host, which both controllers pass on
+// (ingress-nginx: proxy_set_header Host $best_http_host, the request's
+// Host; NGINX Inc: proxy_set_header Host $host, nginx.ingress.tmpl
+// v5.5.4:384), unless ingress-nginx's upstream-vhost annotation sets
+// another.
+func ingressUpstreamHost(ctl *controller, ann *yaml.Node, host string) string {
+	if ctl == ingressNginxController {
+		if v := scalar(get(ann, annotationPrefix+"upstream-vhost")); v != "" {
+			if strings.Contains(v, "$") {
+				return "" // a variable: not known here
+			}
+			return v
+		}
+	}
+	return host
 }
 
 // ingressRoute is the location of an Ingress path, before its settings.

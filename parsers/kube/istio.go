@@ -116,7 +116,7 @@ func (l *loader) istio(p *model.Proxy, vss, routes, drs, svcs, gws []*object) *m
 
 func (l *loader) virtualService(m *mesh, vs *object) {
 	p := m.p
-	ln := &model.Listener{Proxy: p, Name: "VirtualService " + vs.Name, Pos: vs.pos(vs.Node), MeshHosts: meshHosts(vs), Select: firstMatch}
+	ln := &model.Listener{Proxy: p, Name: "VirtualService " + vs.Name, Pos: vs.pos(vs.Node), MeshHosts: meshHosts(vs), Hosts: scalars(get(vs.Spec, "hosts")), Select: firstMatch}
 	p.Listeners = append(p.Listeners, ln)
 	l.bindGateways(ln, vs, m)
 	for i, h := range items(get(vs.Spec, "http")) {

@@ -466,6 +466,14 @@ func (l *loader) vsAction(p *model.Proxy, r *model.Route, owner vsOwner, n *yaml
 	if upName == "" {
 		return // return, redirect
 	}
+	// The controller sends Host $host unless the action sets Host
+	// (virtualserver.go v5.5.4:1930-1947, generateProxySetHeaders).
+	r.Host = scalar(get(owner.vs.Spec, "host"))
+	for _, h := range items(get(get(get(action, "proxy"), "requestHeaders"), "set")) {
+		if strings.EqualFold(scalar(get(h, "name")), "Host") {
+			r.Host = ""
+		}
+	}
 	up, ok := owner.upstreams[upName]
 	if !ok {
 		l.invalid(o.pos(upNode), "%s %s: action names upstream %q, which its upstreams do not define; NGINX Ingress Controller refuses the resource", o.Kind, o.Name, upName)
