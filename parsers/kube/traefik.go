@@ -158,6 +158,7 @@ func (l *loader) traefik(p *model.Proxy, objs []*object, res *Result) {
 var (
 	traefikPathRE   = lazyre.New("(PathPrefix|Path|PathRegexp)\\(\\s*`([^`]*)`")
 	traefikMethodRE = lazyre.New("Method\\(([^)]*)\\)")
+	traefikHostRE   = lazyre.New("Host\\(\\s*`([^`]*)`\\s*\\)")
 )
 
 // traefikMatch reads a router rule: its first Path, PathPrefix or
@@ -272,6 +273,11 @@ func (l *loader) traefikRoute(p *model.Proxy, ln *model.Listener, ir *object, i 
 		p.Upstreams = append(p.Upstreams, u)
 	}
 	u.Routes = append(u.Routes, r)
+	// The rule's Host, which Traefik passes on unless passHostHeader is
+	// false; under "||" or "!" it is not known.
+	if m := traefikHostRE().FindStringSubmatch(scalar(matchNode)); m != nil && !strings.ContainsAny(scalar(matchNode), "|!") && scalar(get(svc, "passHostHeader")) != "false" {
+		r.Host = m[1]
+	}
 	r.Forward = &model.Forward{Module: "traefik", Name: "services.name", Pos: ir.pos(nameNode), URL: name + ":" + port,
 		Target: model.Address{Host: fqdn(name, nsName)}, CanPool: true, Upstream: u}
 	r.ConnectTimeout = u.ConnectTimeout

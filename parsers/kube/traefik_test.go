@@ -175,3 +175,25 @@ func TestIngressRouteToTraefikService(t *testing.T) {
 		t.Errorf("diagnostics:\n%s\nwant:\n%s", strings.Join(diags, "\n"), want)
 	}
 }
+
+// The Host a Traefik route's requests carry: its rule's Host, which
+// Traefik passes on unless the service sets passHostHeader: false
+// (ingressroute.go v3.7.9:147-149); not known under "||".
+func TestIngressRouteHost(t *testing.T) {
+	route := func(match, extra string) string {
+		return "apiVersion: traefik.io/v1alpha1\nkind: IngressRoute\nmetadata: {name: shop, namespace: shop}\nspec:\n  routes:\n" +
+			"  - match: '" + match + "'\n    kind: Rule\n    services: [{name: api, port: 80" + extra + "}]\n"
+	}
+	for _, c := range []struct{ match, extra, want string }{
+		{"Host(`shop.example.com`) && PathPrefix(`/api`)", "", "shop.example.com"},
+		{"Host(`shop.example.com`)", ", passHostHeader: false", ""},
+		{"Host(`a.example.com`) || Host(`b.example.com`)", "", ""},
+		{"PathPrefix(`/`)", "", ""},
+		{"!Host(`a.example.com`)", "", ""},
+	} {
+		res := Link([]*Manifest{Parse("ir.yaml", []byte(route(c.match, c.extra)))}, Options{})
+		if got := res.Proxies[0].Routes()[0].Host; got != c.want {
+			t.Errorf("%s%s: host %q, want %q", c.match, c.extra, got, c.want)
+		}
+	}
+}
