@@ -3,6 +3,7 @@ package chain
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/proxylint/proxylint/model"
 )
@@ -12,6 +13,39 @@ import (
 // server named "api.shop.svc.cluster.local") passes it to the mesh's
 // routing for that host when a loaded configuration has one, and then to
 // the Service, which sends it to a workload whose pods its selector picks.
+
+// takesHost reports whether a listener takes the requests of host: a
+// listener a gateway runs (Via) takes those of its hosts alone, as the
+// gateway picks its virtual host by the Host header; host "" (not known)
+// and a listener of no hosts take any.
+func takesHost(l *model.Listener, host string) bool {
+	if !l.Via.Valid() || host == "" || len(l.Hosts) == 0 {
+		return true
+	}
+	host = strings.ToLower(host)
+	for _, h := range l.Hosts {
+		if hostsMeet(strings.ToLower(h), host) {
+			return true
+		}
+	}
+	return false
+}
+
+// hostsMeet reports whether two host names, either of which may be a
+// "*" or "*.domain" wildcard, can name the same host.
+func hostsMeet(a, b string) bool {
+	switch {
+	case a == "*" || b == "*" || a == b:
+		return true
+	case strings.HasPrefix(a, "*.") && strings.HasPrefix(b, "*."):
+		return strings.HasSuffix(a[1:], b[1:]) || strings.HasSuffix(b[1:], a[1:])
+	case strings.HasPrefix(a, "*."):
+		return strings.HasSuffix(b, a[1:])
+	case strings.HasPrefix(b, "*."):
+		return strings.HasSuffix(a, b[1:])
+	}
+	return false
+}
 
 // meshLinks links a route that forwards to a cluster service to the
 // listeners of other loaded configurations that route every request a
@@ -39,15 +73,19 @@ func meshLinks(proxies []*model.Proxy, related func(a, b *model.Proxy) Relation)
 				continue
 			}
 			path, known := forwardedPath(r)
+			// Several servers may stand for one Service (a controller's
+			// server per endpoint): one link per listener.
+			linked := map[*model.Listener]bool{}
 			for _, s := range r.Forward.Upstream.Servers {
 				ref, ok := model.ServiceOf(s)
 				if s.Down || !ok {
 					continue
 				}
 				for _, l := range byHost[ref.Key()] {
-					if l == r.Listener || related(p, l.Proxy) == Unrelated {
+					if l == r.Listener || linked[l] || related(p, l.Proxy) == Unrelated || !takesHost(l, r.Host) {
 						continue
 					}
+					linked[l] = true
 					links = append(links, &model.Link{From: r, Server: s, Listener: l, To: landingRoute(l, path, known)})
 				}
 			}

@@ -101,6 +101,10 @@ func routeStep(r *model.Route) Step {
 		product = string(r.Listener.Proxy.Product)
 	}
 	s.Name = product + " " + filepath.ToSlash(r.Pos.File) + " " + r.Name
+	if r.Listener != nil && r.Listener.Via.Valid() {
+		// The entry point whose proxy runs the route (an Istio Gateway).
+		s.Name = product + " " + filepath.ToSlash(r.Pos.File) + " " + r.Listener.Via.Value + " > " + r.Name
+	}
 	s.Waits, _ = Wait(r)
 	s.Attempts, s.Retry = Attempts(r)
 	if r.Listener != nil {

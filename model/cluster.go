@@ -117,6 +117,10 @@ type Workload struct {
 	Labels map[string]string
 	// Ports are the ports its containers name.
 	Ports []WorkloadPort
+	// Replicas is how many pods it runs as its spec.replicas says; 0
+	// when the manifest does not say (an autoscaler, or a DaemonSet,
+	// decides).
+	Replicas int
 }
 
 // WorkloadPort is a container port.

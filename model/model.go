@@ -108,6 +108,13 @@ const (
 	// controller (nginx/kubernetes-ingress): its nginx.org annotations,
 	// ConfigMap and defaults, which are not ingress-nginx's.
 	NginxIngress Product = "nginx-ingress"
+	// Contour is Envoy configured through Contour's HTTPProxy
+	// (projectcontour.io/v1), whose defaults are Contour's.
+	Contour Product = "contour"
+	// Traefik is Traefik Proxy configured through its Kubernetes
+	// resources (IngressRoute, Middleware, ServersTransport): neither
+	// nginx nor Envoy, with retries and timeouts of its own.
+	Traefik Product = "traefik"
 )
 
 // Kubernetes reports whether the product is configured through
@@ -115,7 +122,7 @@ const (
 // run, one deployment.
 func (p Product) Kubernetes() bool {
 	switch p {
-	case Istio, IngressNginx, EnvoyGateway, NginxIngress:
+	case Istio, IngressNginx, EnvoyGateway, NginxIngress, Contour, Traefik:
 		return true
 	}
 	return false
@@ -196,6 +203,14 @@ var shippedSince = map[Product]Version{Nginx: {1, 18, 0}, Angie: {1, 0, 0}}
 // modelled.
 var NewestNginx = Version{1, 31, 4}
 
+// Traefik releases whose Kubernetes resources proxylint models: 2.0, the
+// first with IngressRoute and Middleware (traefik.containo.us), to the
+// newest whose retry middleware was read (parsers/kube/traefik.go).
+var (
+	OldestTraefik = Version{2, 0, 0}
+	NewestTraefik = Version{3, 7, 0}
+)
+
 // DefaultTarget is the target assumed for a product when none is named.
 func DefaultTarget(p Product) Target {
 	return Target{Product: p, Min: shippedSince[p]}
@@ -246,15 +261,16 @@ func (t Target) Releases(since Version) string {
 // ParseTarget reads "nginx" (every release still shipped), "nginx:1.28",
 // "nginx:1.29.7", "nginx:newest", "angie", "angie:1.12", "envoy" (the
 // newest), "envoy:1.31", "istio:1.23", "ingress-nginx:1.11",
-// "envoy-gateway:1.1.2" or "nginx-ingress:5.3".
+// "envoy-gateway:1.1.2", "nginx-ingress:5.3", "contour:1.33" or
+// "traefik:3.6".
 func ParseTarget(s string) (Target, error) {
 	name, ver, _ := strings.Cut(s, ":")
 	var t Target
 	switch Product(name) {
-	case Nginx, Angie, Envoy, Istio, IngressNginx, EnvoyGateway, NginxIngress:
+	case Nginx, Angie, Envoy, Istio, IngressNginx, EnvoyGateway, NginxIngress, Contour, Traefik:
 		t = DefaultTarget(Product(name))
 	default:
-		return t, fmt.Errorf("unknown target %q (want nginx[:X.Y[.Z]|:newest], angie[:X.Y], envoy[:X.Y], istio[:X.Y], ingress-nginx[:X.Y], envoy-gateway[:X.Y.Z] or nginx-ingress[:X.Y.Z])", s)
+		return t, fmt.Errorf("unknown target %q (want nginx[:X.Y[.Z]|:newest], angie[:X.Y], envoy[:X.Y], istio[:X.Y], ingress-nginx[:X.Y], envoy-gateway[:X.Y.Z], nginx-ingress[:X.Y.Z], contour[:X.Y.Z] or traefik[:X.Y.Z])", s)
 	}
 	switch ver {
 	case "":
@@ -268,6 +284,9 @@ func ParseTarget(s string) (Target, error) {
 		t.Version, t.Min = v, Version{}
 		if t.Product == Nginx && (v.Less(shippedSince[Nginx]) || NewestNginx.Less(v)) {
 			return t, fmt.Errorf("target %q: proxylint models nginx %s to %s; name a release in that range, or nginx:newest", s, shippedSince[Nginx], NewestNginx)
+		}
+		if t.Product == Traefik && (v.Less(OldestTraefik) || !v.Less(Version{NewestTraefik.Major, NewestTraefik.Minor + 1, 0})) {
+			return t, fmt.Errorf("target %q: proxylint models Traefik %s to %d.%d.x; name a release in that range, or traefik:newest", s, OldestTraefik, NewestTraefik.Major, NewestTraefik.Minor)
 		}
 	}
 	return t, nil
@@ -406,6 +425,15 @@ type Listener struct {
 	// routes take whichever client in the mesh sends them (a service
 	// mesh's routing for a host), in full ("name.namespace.svc.cluster.local").
 	MeshHosts []string
+	// Via is the entry point whose proxy runs the listener's routes, when
+	// a resource other than the listener's own says so: the Istio Gateway
+	// a VirtualService is bound to (Value "Gateway NAMESPACE/NAME", Pos its
+	// metadata). Invalid when the listener is its own entry.
+	Via Setting[string]
+	// Hosts are the request hosts the listener's routes take, where its
+	// resource names them (a VirtualService's hosts, "*.example.com"
+	// included): a gateway it runs Via passes it only requests for them.
+	Hosts []string
 
 	Routes []*Route
 	// Select is the proxy's choice of the route that takes a request for
@@ -610,6 +638,10 @@ type Route struct {
 	Annotations []Annotation
 
 	Forward *Forward // nil when the route does not proxy
+	// Host is the Host header the route's requests carry to the next
+	// hop, where the configuration says (an Ingress rule's host, which the
+	// controller passes on); "" when not known.
+	Host string
 
 	// ConnectTimeout bounds establishing a connection to the next hop
 	// (nginx *_connect_timeout; Envoy cluster connect_timeout).

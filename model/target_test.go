@@ -37,3 +37,20 @@ func TestPosAt(t *testing.T) {
 	assert.Equal(t, "\n", f.LineEnding())
 	assert.Equal(t, Pos{File: "e", Line: 1, Col: 1}, (&File{Path: "e"}).PosAt(3))
 }
+
+// A Traefik target names a release whose resources proxylint models:
+// 2.0 (the first IngressRoute) to the newest minor read.
+func TestParseTargetModelledTraefik(t *testing.T) {
+	for _, s := range []string{"traefik", "traefik:newest", "traefik:2.0", "traefik:2.11.3", "traefik:3.6", "traefik:3.7.9", "contour", "contour:1.33"} {
+		_, err := ParseTarget(s)
+		assert.NoError(t, err, s)
+	}
+	for _, s := range []string{"traefik:1.7", "traefik:3.8", "traefik:4"} {
+		_, err := ParseTarget(s)
+		require.Error(t, err, s)
+		assert.Equal(t, `target "`+s+`": proxylint models Traefik 2.0 to 3.7.x; name a release in that range, or traefik:newest`, err.Error())
+	}
+	tg, err := ParseTarget("traefik:3.6")
+	require.NoError(t, err)
+	assert.False(t, tg.AtLeast(3, 7, 0))
+}

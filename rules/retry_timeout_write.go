@@ -85,8 +85,8 @@ func replaysWrites(r *model.Route) (Finding, bool) {
 		if !r.Methods.Allows(m) {
 			continue
 		}
-		if r.Envoy != nil && m == "LOCK" {
-			continue // Envoy routes are rarely WebDAV; name the common ones
+		if r.Nginx == nil && m == "LOCK" {
+			continue // Envoy and Traefik routes are rarely WebDAV; name the common ones
 		}
 		c, t := replays(r, m)
 		if len(c) == 0 {
@@ -109,6 +109,9 @@ func replaysWrites(r *model.Route) (Finding, bool) {
 			Fix: fmt.Sprintf("remove non_idempotent from %s (nginx then retries a %s only when it was never sent), "+
 				"or make the backend deduplicate with an idempotency key", on.Name, carried[0]),
 		}, true
+	}
+	if r.Envoy == nil {
+		return replaysWritesOnStatus(r, carried, conds), true
 	}
 	what := "whose response was lost"
 	if len(timeouts) == 0 && !resetsRetried(r, conds) {
@@ -143,6 +146,48 @@ func replaysWrites(r *model.Route) (Finding, bool) {
 		Related: related,
 		Fix:     safeRetryFix(r.Retry),
 	}, true
+}
+
+// replaysWritesOnStatus: a proxy that is neither nginx nor Envoy
+// (Traefik) retries a write on a status the backend answered; its loader
+// says in the re-executions' methods what makes it send writes again.
+func replaysWritesOnStatus(r *model.Route, carried, conds []string) Finding {
+	on := r.Retry.On
+	var why model.Methods
+	for _, x := range r.Reexecutes {
+		if x.Methods.Allows(carried[0]) {
+			why = x.Methods
+			break
+		}
+	}
+	msg := fmt.Sprintf("%s retries %s when the backend answers %s, which it may send after it ran the request", on.Name, quoteList(carried), quoteList(conds))
+	if why.Why != "" {
+		msg += ": " + why.Why
+	}
+	msg += fmt.Sprintf(", so a %s is sent again (a second order, a second charge).", carried[0])
+	related := []Related{{Pos: r.Pos, Message: routeName(r) + ": " + carriedWhy(r, carried)}}
+	if why.Pos.IsValid() && why.Pos != on.Pos {
+		related = append(related, Related{Pos: why.Pos, Message: why.Source + " is set here"})
+	}
+	if ma := r.MaxAttempts; ma.Pos.IsValid() && ma.Pos != on.Pos {
+		related = append(related, Related{Pos: ma.Pos, Message: settingText(ma, fmt.Sprint(ma.Value))})
+	}
+	fix := "retry only requests that are safe to repeat"
+	if why.Source != "" && why.Source != on.Name {
+		fix = "remove " + why.Source + ", so that a " + carried[0] + " is retried only when it never reached the backend"
+	}
+	return Finding{Pos: on.Pos, Message: msg, Related: related, Fix: fix + ", or make the backend deduplicate with an idempotency key"}
+}
+
+// carriedWhy says why a route carries the writes named.
+func carriedWhy(r *model.Route, carried []string) string {
+	switch {
+	case r.Methods.Why != "":
+		return r.Methods.Why
+	case !r.Methods.Any:
+		return "it lets " + quoteList(carried) + " through (" + r.Methods.Source + ")"
+	}
+	return "it matches every method"
 }
 
 // safeRetryFix words the fix in the terms of the setting that holds the

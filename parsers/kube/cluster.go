@@ -66,6 +66,9 @@ func workload(o *object) *model.Workload {
 	w := &model.Workload{Kind: o.Kind, Namespace: namespace(o), Name: o.Name, Pos: o.pos(o.Node)}
 	tmpl := get(o.Spec, "template")
 	w.Labels = labels(get(get(tmpl, "metadata"), "labels"))
+	if o.Kind != "DaemonSet" {
+		w.Replicas, _ = strconv.Atoi(scalar(get(o.Spec, "replicas")))
+	}
 	for _, c := range items(get(get(tmpl, "spec"), "containers")) {
 		for _, p := range items(get(c, "ports")) {
 			n, _ := strconv.Atoi(scalar(get(p, "containerPort")))
@@ -119,4 +122,31 @@ func serviceRef(ns, name, port string) *model.ServiceRef {
 		r.PortName = port
 	}
 	return r
+}
+
+// endpoints is how many pods serve the Service ref names, when the run
+// says: the replicas of every workload the Service selects, each of which
+// writes spec.replicas (an autoscaler's workload writes none). 0 when it
+// is not known.
+func (l *loader) endpoints(ref *model.ServiceRef) int {
+	if ref == nil {
+		return 0
+	}
+	for _, svc := range l.services {
+		if svc.Key() != ref.Key() {
+			continue
+		}
+		n := 0
+		for _, w := range l.workloads {
+			if !svc.Selects(w) {
+				continue
+			}
+			if w.Replicas <= 0 {
+				return 0
+			}
+			n += w.Replicas
+		}
+		return n
+	}
+	return 0
 }

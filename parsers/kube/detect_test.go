@@ -121,3 +121,18 @@ func TestDetectLinked(t *testing.T) {
 		}
 	}
 }
+
+// The controllers' own kinds make a file a manifest to read.
+func TestDetectControllers(t *testing.T) {
+	for _, head := range []string{
+		"apiVersion: k8s.nginx.org/v1\nkind: VirtualServer\n",
+		"apiVersion: k8s.nginx.org/v1\nkind: VirtualServerRoute\n",
+		"apiVersion: projectcontour.io/v1\nkind: HTTPProxy\n",
+		"apiVersion: traefik.io/v1alpha1\nkind: IngressRoute\n",
+		"apiVersion: traefik.containo.us/v1alpha1\nkind: Middleware\n",
+	} {
+		if !Detect([]byte(head)) {
+			t.Errorf("Detect(%q) = false", head)
+		}
+	}
+}

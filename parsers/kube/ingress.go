@@ -209,12 +209,20 @@ type ingressScope struct {
 	annotations *yaml.Node
 	data        *yaml.Node
 	block       model.Pos
+	// master is the master Ingress of a minion (NGINX Inc's mergeable
+	// Ingresses), whose annotations the minion inherits (nginxinc.go).
+	master *object
 }
 
 func (s ingressScope) lookup(d ingressDefault) (value string, name, level string, pos model.Pos, dflt bool, at model.Pos) {
 	if !d.configMapOnly {
 		if v := get(s.annotations, s.ctl.prefix+d.key); v != nil {
 			return scalar(v), s.ctl.prefix + d.key, "annotation", s.ing.pos(v), false, s.ing.pos(v)
+		}
+		if s.master != nil && minionInherits[s.ctl.prefix+d.key] {
+			if v := get(get(get(s.master.Node, "metadata"), "annotations"), s.ctl.prefix+d.key); v != nil {
+				return scalar(v), s.ctl.prefix + d.key, "annotation", s.master.pos(v), false, s.master.pos(v)
+			}
 		}
 	}
 	if !d.annotationOnly {
@@ -299,24 +307,53 @@ func (l *loader) ingresses(ctl *controller, p *model.Proxy, ings, cms []*object)
 		data = get(cm.Node, "data")
 	}
 	ups := map[string]*model.Upstream{}
+	var masters map[string]*object
+	if ctl == nginxIncController {
+		masters = l.mergeableMasters(ings)
+	}
 	for _, ing := range ings {
 		ln := &model.Listener{Proxy: p, Name: "Ingress " + ing.Name, Pos: ing.pos(ing.Node)}
 		p.Listeners = append(p.Listeners, ln)
 		ann := get(get(ing.Node, "metadata"), "annotations")
+		var master *object
+		if ctl == nginxIncController && mergeableType(ing) == "minion" {
+			master = l.masterOf(ing, masters)
+		}
 		for _, rule := range items(get(ing.Spec, "rules")) {
 			host := scalar(get(rule, "host"))
 			for _, path := range items(get(get(rule, "http"), "paths")) {
-				s := ingressScope{l: l, ctl: ctl, ing: ing, cm: cm, annotations: ann, data: data, block: ing.pos(path)}
+				s := ingressScope{l: l, ctl: ctl, ing: ing, cm: cm, annotations: ann, data: data, block: ing.pos(path), master: master}
 				var r *model.Route
 				if ctl == nginxIncController {
 					r = l.nginxIncPath(p, ln, ing, host, path, s, ups)
 				} else {
 					r = l.ingressPath(p, ln, ing, host, path, s, ups)
 				}
+				if r != nil {
+					r.Host = ingressUpstreamHost(ctl, ann, host)
+				}
 				ln.Routes = append(ln.Routes, r)
 			}
 		}
 	}
+}
+
+// ingressUpstreamHost is the Host header an Ingress path's requests carry
+// to the backend: the rule's host, which both controllers pass on
+// (ingress-nginx: proxy_set_header Host $best_http_host, the request's
+// Host; NGINX Inc: proxy_set_header Host $host, nginx.ingress.tmpl
+// v5.5.4:384), unless ingress-nginx's upstream-vhost annotation sets
+// another.
+func ingressUpstreamHost(ctl *controller, ann *yaml.Node, host string) string {
+	if ctl == ingressNginxController {
+		if v := scalar(get(ann, annotationPrefix+"upstream-vhost")); v != "" {
+			if strings.Contains(v, "$") {
+				return "" // a variable: not known here
+			}
+			return v
+		}
+	}
+	return host
 }
 
 // ingressRoute is the location of an Ingress path, before its settings.
@@ -444,22 +481,6 @@ func ingressBehaviour(r *model.Route) {
 		r.MaxAttempts.Note = "no cap: the Lua balancer adds a try on every pick"
 	}
 	if r.MaxAttempts.Value > 1 {
-		methods := model.Methods{Any: true, Except: ingressNonIdempotent, Pos: on.Pos, Source: on.Name}
-		if contains(on.Value, "non_idempotent") {
-			methods.Except = nil
-		}
-		for _, c := range on.Value {
-			x := model.Reexecution{Condition: c, Methods: methods, Setting: on}
-			switch {
-			case c == "error":
-			case c == "timeout":
-				x.Timeout = true
-			case c == "invalid_header", strings.HasPrefix(c, "http_"):
-				x.Response = true
-			default:
-				continue
-			}
-			r.Reexecutes = append(r.Reexecutes, x)
-		}
+		r.Reexecutes = nginxReexecutions(on)
 	}
 }

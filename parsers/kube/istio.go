@@ -92,9 +92,9 @@ func fqdn(host, ns string) string {
 // VirtualService, a route per http entry, and an upstream per destination
 // host and subset, whose pool settings come from the DestinationRule for
 // that host.
-func (l *loader) istio(p *model.Proxy, vss, routes, drs, svcs []*object) {
+func (l *loader) istio(p *model.Proxy, vss, routes, drs, svcs, gws []*object) *mesh {
 	ups := map[string]*model.Upstream{}
-	m := &mesh{p: p, drs: newDRIndex(drs), svcs: servicesByHost(svcs), ups: ups}
+	m := &mesh{p: p, drs: newDRIndex(drs), svcs: servicesByHost(svcs), ups: ups, gateways: gws, svcList: svcs, bound: map[*object]bool{}}
 	for _, vs := range vss {
 		l.virtualService(m, vs)
 	}
@@ -112,12 +112,14 @@ func (l *loader) istio(p *model.Proxy, vss, routes, drs, svcs []*object) {
 			ups[host+"|"] = l.upstream(p, host, "", 0, dr, get(dr.Spec, "host"), m.drs)
 		}
 	}
+	return m
 }
 
 func (l *loader) virtualService(m *mesh, vs *object) {
 	p := m.p
-	ln := &model.Listener{Proxy: p, Name: "VirtualService " + vs.Name, Pos: vs.pos(vs.Node), MeshHosts: meshHosts(vs), Select: firstMatch}
+	ln := &model.Listener{Proxy: p, Name: "VirtualService " + vs.Name, Pos: vs.pos(vs.Node), MeshHosts: meshHosts(vs), Hosts: scalars(get(vs.Spec, "hosts")), Select: firstMatch}
 	p.Listeners = append(p.Listeners, ln)
+	l.bindGateways(ln, vs, m)
 	for i, h := range items(get(vs.Spec, "http")) {
 		r := l.httpRoute(ln, vs, i, h)
 		ln.Routes = append(ln.Routes, r)
@@ -145,6 +147,11 @@ type mesh struct {
 	drs  *drIndex
 	svcs map[string][]*object       // by host
 	ups  map[string]*model.Upstream // by host and subset
+	// gateways are the run's Istio Gateways, bound those a
+	// VirtualService of the run is bound to; svcList the run's Services.
+	gateways []*object
+	bound    map[*object]bool
+	svcList  []*object
 }
 
 // dest is where a route forwards.

@@ -37,9 +37,24 @@ const (
 // Options control loading.
 type Options struct {
 	// Target is the platform release: its product must be model.Istio,
-	// model.EnvoyGateway, model.IngressNginx or model.NginxIngress, else
-	// the newest Istio release is assumed.
+	// model.EnvoyGateway, model.IngressNginx, model.NginxIngress,
+	// model.Contour or model.Traefik, else the newest Istio release is
+	// assumed.
 	Target model.Target
+	// Targets are further releases, one per product (--target repeated);
+	// Target, when set, comes first.
+	Targets []model.Target
+}
+
+// target is the release the resources of product p are read for: the
+// one named, else the newest.
+func (o Options) target(p model.Product) model.Target {
+	for _, t := range append([]model.Target{o.Target}, o.Targets...) {
+		if t.Product == p {
+			return t
+		}
+	}
+	return model.Target{Product: p}
 }
 
 // Result is what the manifests of one run hold, joined (Link).
@@ -80,7 +95,7 @@ type Idle struct {
 
 // kindRE finds a document kind this package reads at the head of a YAML
 // or JSON file, at the top of a document or of a List item.
-var kindRE = lazyre.New(`(?m)(^[ \t-]*kind[ \t]*:[ \t]*["']?|"kind"\s*:\s*")(VirtualService|DestinationRule|HTTPRoute|GRPCRoute|Ingress|BackendTrafficPolicy|ClientTrafficPolicy|IstioOperator)\b`)
+var kindRE = lazyre.New(`(?m)(^[ \t-]*kind[ \t]*:[ \t]*["']?|"kind"\s*:\s*")(VirtualService|DestinationRule|HTTPRoute|GRPCRoute|Ingress|BackendTrafficPolicy|ClientTrafficPolicy|IstioOperator|VirtualServer|VirtualServerRoute|HTTPProxy|IngressRoute|Middleware)\b`)
 
 // apiVersionRE: a Kubernetes object names its API group and version.
 var apiVersionRE = lazyre.New(`(?m)(^[ \t-]*apiVersion[ \t]*:|"apiVersion"\s*:)`)
@@ -180,6 +195,10 @@ type loader struct {
 	// gateways are the run's Gateway API Gateways by name, for the
 	// labels a policy's targetSelectors match.
 	gateways map[string][]*object
+	// services and workloads are the run's, for the endpoints a Service
+	// has (cluster.go).
+	services  []*model.Service
+	workloads []*model.Workload
 }
 
 func (l *loader) diag(code string, sev model.Severity, pos model.Pos, format string, args ...any) {
@@ -324,9 +343,22 @@ type joined struct {
 // that no proxy reads is counted as skipped.
 func (l *loader) join(objs []*object, opts Options, res *Result) joined {
 	var j joined
-	var vss, routes, drs, svcs, ings, classes, cms, btps, meshes []*object
+	var vss, routes, drs, svcs, ings, classes, cms, btps, meshes, incVSs, hps, traefiks, istioGws []*object
+	ingressRoutes := false
 	for _, o := range objs {
 		switch {
+		case vsKind(o):
+			incVSs = append(incVSs, o)
+		case httpProxyKind(o):
+			hps = append(hps, o)
+		case o.Kind == "HTTPProxy" && strings.HasPrefix(o.APIVersion, "projectcontour.io/"):
+			l.diag(CodeIgnored, model.Warning, o.pos(get(o.Node, "apiVersion")),
+				"HTTPProxy %s is ignored: Contour serves HTTPProxy as projectcontour.io/v1 only, since 1.0 (its CRD has no other version), so the API server refuses %s: write apiVersion: projectcontour.io/v1", o.Name, o.APIVersion)
+			o.used = true
+			o.src.used++
+		case traefikKind(o):
+			traefiks = append(traefiks, o)
+			ingressRoutes = ingressRoutes || o.Kind == "IngressRoute"
 		case o.Kind == "VirtualService" && istioNetworking(o.APIVersion):
 			vss = append(vss, o)
 		case (o.Kind == "HTTPRoute" || o.Kind == "GRPCRoute") && gatewayAPI(o.APIVersion):
@@ -339,6 +371,8 @@ func (l *loader) join(objs []*object, opts Options, res *Result) joined {
 			ings = append(ings, o)
 		case ingressClassKind(o):
 			classes = append(classes, o)
+		case istioGatewayKind(o):
+			istioGws = append(istioGws, o)
 		case o.Kind == "Gateway" && gatewayAPI(o.APIVersion):
 			l.gateways[o.Name] = append(l.gateways[o.Name], o)
 		case meshSource(o):
@@ -357,20 +391,37 @@ func (l *loader) join(objs []*object, opts Options, res *Result) joined {
 		}
 	}
 	j.gatewayRoutes = len(routes)
+	l.services, l.workloads = res.Services, res.Workloads
 	groups, other := l.ingressControllers(ings, classes, opts.Target)
 	j.otherClass = other
 	for _, ctl := range controllers {
 		group := groups[ctl]
-		if len(group) == 0 {
+		var own []*object // the controller's own resources
+		if ctl == nginxIncController {
+			own = incVSs
+		}
+		if len(group)+len(own) == 0 {
 			continue
 		}
-		t := opts.Target
-		if t.Product != ctl.product {
-			t = model.Target{Product: ctl.product}
-		}
-		p := newProxy(ctl.product, t, group[0])
+		t := opts.target(ctl.product)
+		p := newProxy(ctl.product, t, earliest(append(append([]*object{}, group...), own...)))
 		mine := ctl.configMaps(cms)
 		l.ingresses(ctl, p, group, mine)
+		if len(own) > 0 {
+			var cm *object
+			if len(mine) > 0 {
+				cm = mine[0]
+			}
+			var vsList, vsrs []*object
+			for _, o := range own {
+				if o.Kind == "VirtualServer" {
+					vsList = append(vsList, o)
+				} else {
+					vsrs = append(vsrs, o)
+				}
+			}
+			l.virtualServers(p, vsList, vsrs, cm, res)
+		}
 		res.Proxies = append(res.Proxies, p)
 		var claimed []*object
 		for _, c := range classes {
@@ -384,6 +435,16 @@ func (l *loader) join(objs []*object, opts Options, res *Result) joined {
 		for _, c := range append(mine, claimed...) {
 			c.use(res)
 		}
+	}
+	if ingressRoutes {
+		p := newProxy(model.Traefik, opts.target(model.Traefik), earliest(traefiks))
+		l.traefik(p, traefiks, res)
+		res.Proxies = append(res.Proxies, p)
+	}
+	if len(hps) > 0 {
+		p := newProxy(model.Contour, opts.target(model.Contour), earliest(hps))
+		l.contour(p, hps, res)
+		res.Proxies = append(res.Proxies, p)
 	}
 	if opts.Target.Product == model.EnvoyGateway && len(routes)+len(btps) > 0 {
 		// Gateway API routes as Envoy Gateway translates them.
@@ -401,8 +462,13 @@ func (l *loader) join(objs []*object, opts Options, res *Result) joined {
 	if istio := append(append(append([]*object{}, vss...), routes...), drs...); len(istio) > 0 {
 		p := newProxy(model.Istio, l.target, earliest(istio))
 		l.mesh = l.meshRetryPolicy(meshes)
-		l.istio(p, vss, routes, drs, svcs)
+		m := l.istio(p, vss, routes, drs, svcs, istioGws)
 		res.Proxies = append(res.Proxies, p)
+		for _, g := range istioGws {
+			if m.bound[g] {
+				g.use(res)
+			}
+		}
 		for _, o := range istio {
 			o.use(res)
 		}
@@ -557,8 +623,14 @@ func kept(o *object) bool {
 	case "VirtualService", "DestinationRule", "HTTPRoute", "GRPCRoute", "BackendTrafficPolicy", "ClientTrafficPolicy",
 		"Ingress", "IngressClass", "IstioOperator", "Service", "Deployment", "StatefulSet", "DaemonSet":
 		return true
+	case "VirtualServer", "VirtualServerRoute":
+		return vsKind(o)
+	case "HTTPProxy":
+		return strings.HasPrefix(o.APIVersion, "projectcontour.io/") // v1 read, the others refused
+	case "IngressRoute", "Middleware", "ServersTransport":
+		return traefikKind(o)
 	case "Gateway":
-		return gatewayAPI(o.APIVersion) // for its labels
+		return gatewayAPI(o.APIVersion) || istioNetworking(o.APIVersion) // Gateway API's for its labels
 	case "ConfigMap":
 		return controllerConfigMap(o) || meshSource(o)
 	}

@@ -30,6 +30,7 @@ func (l *loader) leftOut(res *Result, ms []*Manifest, j joined) {
 			res.Diagnostics = append(res.Diagnostics, otherClassNote(m, other[m]))
 		case l.meshAlone(res, m):
 		case l.policiesAlone(res, m, j):
+		case l.middlewaresAlone(res, m):
 		default:
 			res.Idle = append(res.Idle, idleManifest(m))
 		}
@@ -104,6 +105,32 @@ func (l *loader) policiesAlone(res *Result, m *Manifest, j joined) bool {
 	return true
 }
 
+// middlewaresAlone says why a manifest of Traefik Middlewares (or
+// ServersTransports) yields nothing to lint: no IngressRoute of the run
+// names them, and what they set (a retry middleware's attempts) applies
+// only to the routes that do.
+func (l *loader) middlewaresAlone(res *Result, m *Manifest) bool {
+	var names []string
+	var first *object
+	for _, o := range m.objs {
+		if traefikKind(o) && o.Kind != "IngressRoute" && !o.used {
+			names = append(names, o.Kind+" "+o.Name)
+			if first == nil {
+				first = o
+			}
+		}
+	}
+	if first == nil {
+		return false
+	}
+	res.Diagnostics = append(res.Diagnostics, model.Diagnostic{
+		Code: "load-error", Severity: model.Note, Pos: first.pos(first.Node),
+		Message: fmt.Sprintf("%s: %s configure%s Traefik's routers, and no IngressRoute of the input names %s: proxylint reads them with the IngressRoutes that use them (an Ingress's router.middlewares annotation and Traefik's static configuration are not read), so nothing here is linted",
+			m.path, strings.Join(names, ", "), map[bool]string{true: "s", false: ""}[len(names) == 1], map[bool]string{true: "it", false: "them"}[len(names) == 1]),
+	})
+	return true
+}
+
 // egPolicyKind reports whether o is one of Envoy Gateway's policies this
 // package reads.
 func egPolicyKind(o *object) bool {
@@ -114,16 +141,19 @@ func egPolicyKind(o *object) bool {
 func idleManifest(m *Manifest) Idle {
 	idle := Idle{Path: m.path}
 	var linked, policies, rest []string
+	var gateways []string
 	for _, o := range m.objs {
 		switch {
 		case o.linked:
 			linked = appendNew(linked, o.Kind)
 		case egPolicyKind(o):
 			policies = appendNew(policies, o.Kind)
+		case istioGatewayKind(o):
+			gateways = appendNew(gateways, o.Kind)
 		}
 	}
 	for _, k := range m.kinds {
-		if !contains(linked, k) && !contains(policies, k) {
+		if !contains(linked, k) && !contains(policies, k) && !contains(gateways, k) {
 			rest = appendNew(rest, k)
 		}
 	}
@@ -134,6 +164,9 @@ func idleManifest(m *Manifest) Idle {
 	}
 	if len(policies) > 0 {
 		parts = append(parts, strings.Join(policies, ", ")+": read with --target envoy-gateway")
+	}
+	if len(gateways) > 0 {
+		parts = append(parts, "Istio Gateway: read as the entry of the VirtualServices bound to it, and none of the input is")
 	}
 	switch {
 	case len(rest) > 0 && len(parts) == 0 && len(rest) == 1:

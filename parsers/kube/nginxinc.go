@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -128,6 +129,8 @@ func (l *loader) nginxIncPath(p *model.Proxy, ln *model.Listener, ing *object, h
 			Servers:            []model.Server{{Address: model.Address{Host: fqdn(svcName, ns)}, Raw: svcName, Pos: ing.pos(path), Service: serviceRef(ns, svcName, port)}},
 			ClosedUnderRequest: "retry",
 		}
+		clusterIP, _ := strconv.ParseBool(scalar(get(s.annotations, nginxIncPrefix+"use-cluster-ip")))
+		u.Servers = l.endpointServers(u.Servers[0], clusterIP)
 		u.PoolSize = s.count(keyIncKeepalive)
 		if u.PoolSize.Default {
 			u.PoolSize.Note = "NGINX Ingress Controller writes no keepalive directive unless its ConfigMap or an nginx.org/keepalive annotation sets one (internal/configs/ingress.go, nginx.ingress.tmpl)"
@@ -163,6 +166,92 @@ func (l *loader) nginxIncPath(p *model.Proxy, ln *model.Listener, ing *object, h
 	return r
 }
 
+// minionInherits are the annotations a minion Ingress takes from its
+// master when it does not set them itself (internal/configs/
+// annotations.go v5.5.4:141-167, minionInheritanceList; applied at
+// :807-815, mergeMasterAnnotationsIntoMinion). The proxy-next-upstream annotations are not among them.
+var minionInherits = map[string]bool{}
+
+func init() {
+	for _, k := range []string{"proxy-connect-timeout", "proxy-read-timeout", "proxy-send-timeout", "client-max-body-size",
+		"proxy-buffering", "proxy-buffers", "proxy-buffer-size", "proxy-busy-buffers-size", "proxy-max-temp-file-size",
+		"upstream-zone-size", "location-snippets", "lb-method", "keepalive", "max-fails", "max-conns", "fail-timeout",
+		"limit-req-rate", "limit-req-key", "limit-req-zone-size", "limit-req-delay", "limit-req-no-delay", "limit-req-burst",
+		"limit-req-dry-run", "limit-req-log-level", "limit-req-reject-code", "limit-req-scale"} {
+		minionInherits[nginxIncPrefix+k] = true
+	}
+}
+
+// mergeableType is an NGINX Inc Ingress's nginx.org/mergeable-ingress-type:
+// "master" (the host, and annotations for its minions), "minion" (paths
+// of the master's host), or "".
+func mergeableType(ing *object) string {
+	return scalar(get(get(get(ing.Node, "metadata"), "annotations"), nginxIncPrefix+"mergeable-ingress-type"))
+}
+
+func ingressHost(ing *object) string {
+	for _, rule := range items(get(ing.Spec, "rules")) {
+		if h := scalar(get(rule, "host")); h != "" {
+			return h
+		}
+	}
+	return ""
+}
+
+// mergeableMasters are the master Ingresses of the run by host; the
+// oldest is the one the controller takes, here the first in the run.
+func (l *loader) mergeableMasters(ings []*object) map[string]*object {
+	out := map[string]*object{}
+	for _, ing := range ings {
+		if mergeableType(ing) != "master" {
+			continue
+		}
+		h := ingressHost(ing)
+		if _, ok := out[h]; !ok {
+			out[h] = ing
+		}
+	}
+	return out
+}
+
+// masterOf is the master of a minion Ingress: the master of its host in
+// the run. Without one, what a master would give it is not known: a note
+// says so, and the defaults are assumed.
+func (l *loader) masterOf(minion *object, masters map[string]*object) *object {
+	h := ingressHost(minion)
+	if m := masters[h]; m != nil {
+		return m
+	}
+	at := minion.pos(get(get(get(minion.Node, "metadata"), "annotations"), nginxIncPrefix+"mergeable-ingress-type"))
+	if !l.once[at] {
+		l.once[at] = true
+		l.diag("load-error", model.Note, at, "Ingress %s is a minion of host %s, whose master Ingress is not in the input: the timeouts and keepalive a master gives its minions are not known, and the controller's defaults are assumed (lint the master with it)", minion.Name, h)
+	}
+	return nil
+}
+
+// endpointServers are the servers NGINX Inc writes for a Service: one
+// per endpoint (nginx.ingress.tmpl:11-13, nginx.virtualserver.tmpl:9-11),
+// each one address, when the run says how many pods serve it; the
+// Service's cluster IP alone with use-cluster-ip; else the Service's name
+// alone, which stands for as many endpoints as it has.
+func (l *loader) endpointServers(s model.Server, clusterIP bool) []model.Server {
+	if clusterIP {
+		s.Addresses = 1
+		return []model.Server{s}
+	}
+	n := l.endpoints(s.Service)
+	if n == 0 {
+		return []model.Server{s}
+	}
+	s.Addresses = 1
+	out := make([]model.Server, n)
+	for i := range out {
+		out[i] = s
+	}
+	return out
+}
+
 // listsService reports whether the annotation key lists the Service
 // name (nginx.org/grpc-services: "a,b").
 func listsService(ann *yaml.Node, key, name string) bool {
@@ -193,12 +282,16 @@ func withoutKeys(ann *yaml.Node, prefix string, ds []ingressDefault) *yaml.Node 
 }
 
 // nginxIncBehaviour: what an NGINX Inc location does. The upstream has
-// one server per endpoint of the Service, which the manifests do not
-// count: nginx tries the next server on a retried failure, up to the
-// number of servers or proxy_next_upstream_tries, so the number of tries
-// is not known and is taken as one (as for an nginx server whose name
-// resolves to addresses only DNS knows). The pool is the keepalive
-// directive's, none by default.
+// one server per endpoint of the Service: nginx tries the next server on
+// a retried failure, up to the number of servers or
+// proxy_next_upstream_tries (docs/semantics.md §C). How many endpoints a
+// Service has is known when the workloads it selects in the run all say
+// how many replicas they run (one server each: endpointServers); otherwise it is
+// not in the manifests, and the tries are taken as one, as for an nginx
+// server whose name resolves to addresses only DNS knows, unless
+// proxy_next_upstream_tries is written above one: its author expects
+// that many endpoints, and up to that many tries are counted. The pool is
+// the keepalive directive's, none by default.
 func nginxIncBehaviour(r *model.Route) {
 	u := r.Forward.Upstream
 	if u.PoolSize.Value > 0 {
@@ -206,4 +299,65 @@ func nginxIncBehaviour(r *model.Route) {
 	}
 	on := r.Retry.On
 	r.MaxAttempts = model.Setting[int]{Value: 1, Name: on.Name, Pos: on.Pos, Level: on.Level, Default: on.Default, Note: noteNginxIncPeers}
+	if !nginxRetries(on.Value) {
+		return
+	}
+	tries := r.Nginx.Tries
+	peers, exact := u.Peers()
+	switch {
+	case exact && peers >= 2:
+		r.MaxAttempts = model.Setting[int]{Value: peers, Name: on.Name, Pos: on.Pos, Level: on.Level, Default: on.Default,
+			Note: fmt.Sprintf("one server per endpoint: the workloads the Service selects run %d replicas", peers)}
+		if t := tries.Value; t > 0 && t < peers {
+			r.MaxAttempts = tries
+		}
+	case exact:
+		return // one endpoint, or the Service's cluster IP: no next server
+	case tries.Explicit() && tries.Value >= 2:
+		r.MaxAttempts = tries
+		r.MaxAttempts.Note = fmt.Sprintf("up to %d tries when the Service has %d endpoints or more (how many it has is not in the manifests)", tries.Value, tries.Value)
+	default:
+		return
+	}
+	r.Reexecutes = nginxReexecutions(on)
+}
+
+// nginxRetries reports whether nginx conditions pass anything to the next
+// server: "off" wins, and non_idempotent alone retries nothing.
+func nginxRetries(on []string) bool {
+	if contains(on, "off") {
+		return false
+	}
+	for _, c := range on {
+		if c != "non_idempotent" {
+			return true
+		}
+	}
+	return false
+}
+
+// nginxReexecutions lists the *_next_upstream conditions that can send a
+// request to the next server after the previous one may have run it, and
+// the methods they send again: all but POST, PATCH and LOCK unless
+// non_idempotent is among them (ngx_http_upstream.c).
+func nginxReexecutions(on model.Setting[[]string]) []model.Reexecution {
+	methods := model.Methods{Any: true, Except: ingressNonIdempotent, Pos: on.Pos, Source: on.Name}
+	if contains(on.Value, "non_idempotent") {
+		methods.Except = nil
+	}
+	var out []model.Reexecution
+	for _, c := range on.Value {
+		x := model.Reexecution{Condition: c, Methods: methods, Setting: on}
+		switch {
+		case c == "error":
+		case c == "timeout":
+			x.Timeout = true
+		case c == "invalid_header", strings.HasPrefix(c, "http_"):
+			x.Response = true
+		default:
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
 }

@@ -180,3 +180,65 @@ func TestNginxIncGRPCServices(t *testing.T) {
 		t.Errorf("without http2: diagnostics %v, module %q", res.Diagnostics, r.Forward.Module)
 	}
 }
+
+// NGINX Inc's mergeable Ingresses: a minion takes the master's timeouts
+// and keepalive for its host when it does not set them (the master in
+// another file), but not proxy-next-upstream; a minion whose master is not
+// in the run is a note. use-cluster-ip makes the Service's cluster IP the
+// one server.
+func TestNginxIncMergeable(t *testing.T) {
+	master := `apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: shop-master
+  namespace: web
+  annotations:
+    nginx.org/mergeable-ingress-type: master
+    nginx.org/proxy-read-timeout: "300s"
+    nginx.org/keepalive: "8"
+    nginx.org/proxy-next-upstream: "error timeout non_idempotent"
+spec:
+  ingressClassName: nginx
+  rules:
+  - host: shop.example.com
+`
+	minion := `apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: shop-api
+  namespace: web
+  annotations:
+    nginx.org/mergeable-ingress-type: minion
+    nginx.org/proxy-connect-timeout: "5s"
+    nginx.org/use-cluster-ip: "true"
+    nginx.org/proxy-next-upstream-tries: "3"
+spec:
+  ingressClassName: nginx
+  rules:
+  - host: shop.example.com
+    http:
+      paths:
+      - path: /api
+        pathType: Prefix
+        backend:
+          service: {name: api, port: {number: 8080}}
+`
+	res := Link([]*Manifest{Parse("master.yaml", []byte(master)), Parse("minion.yaml", []byte(minion))}, Options{})
+	if len(res.Diagnostics) != 0 || len(res.Proxies) != 1 {
+		t.Fatalf("diagnostics %v, proxies %v", res.Diagnostics, res.Proxies)
+	}
+	r := res.Proxies[0].Routes()[0]
+	check(t, "read", r.AttemptTimeout, 300*time.Second, "nginx.org/proxy-read-timeout", incAt("master.yaml", 8, 35), false)
+	check(t, "connect", r.ConnectTimeout, 5*time.Second, "nginx.org/proxy-connect-timeout", incAt("minion.yaml", 8, 38), false)
+	check(t, "pool", r.Forward.Upstream.PoolSize, 8, "nginx.org/keepalive", incAt("master.yaml", 9, 26), false)
+	check(t, "retry on", r.Retry.On, []string{"error", "timeout"}, "proxy-next-upstream", incAt("minion.yaml", 17, 9), true)
+	// The cluster IP is one server: no next one to retry on, whatever the tries.
+	if n, exact := r.Forward.Upstream.Peers(); n != 1 || !exact || r.MaxAttempts.Value != 1 {
+		t.Errorf("peers %d (exact %v), max attempts %+v", n, exact, r.MaxAttempts)
+	}
+	alone := Link([]*Manifest{Parse("minion.yaml", []byte(minion))}, Options{})
+	if len(alone.Diagnostics) != 1 || alone.Diagnostics[0].Pos != incAt("minion.yaml", 7, 39) ||
+		!strings.Contains(alone.Diagnostics[0].Message, "Ingress shop-api is a minion of host shop.example.com, whose master Ingress is not in the input") {
+		t.Errorf("diagnostics %v", alone.Diagnostics)
+	}
+}

@@ -30,16 +30,22 @@ func kubeResult(m *kube.Manifest) Result {
 	return Result{Files: []*model.File{m.File()}, kube: m}
 }
 
-// kubeTarget is the platform release manifests are read for: the first
-// target naming a Kubernetes platform, else none (the loader's default:
-// the newest Istio, which also reads Gateway API routes).
-func kubeTarget(opts Options) model.Target {
+// kubeOptions are the platform releases manifests are read for: the
+// first target naming a Kubernetes platform, and the others, one per
+// product; with none, the loader's default (the newest Istio, which also
+// reads Gateway API routes, and the newest of each controller).
+func kubeOptions(opts Options) kube.Options {
+	var o kube.Options
 	for _, t := range opts.Targets {
-		if t.Product.Kubernetes() {
-			return t
+		switch {
+		case !t.Product.Kubernetes():
+		case o.Target.Product == "":
+			o.Target = t
+		default:
+			o.Targets = append(o.Targets, t)
 		}
 	}
-	return model.Target{}
+	return o
 }
 
 // kubeItem is a manifest of the run with the item it was loaded for.
@@ -72,7 +78,7 @@ func joinKube(m *model.Model, kubes []kubeItem, charts int, ranOther bool, paths
 		ms[i] = k.m
 		named = named && k.it.explicit
 	}
-	r := kube.Link(ms, kube.Options{Target: kubeTarget(opts)})
+	r := kube.Link(ms, kubeOptions(opts))
 	for _, p := range r.Proxies {
 		p.Named = named
 	}

@@ -173,3 +173,38 @@ func TestHelmChartTemplates(t *testing.T) {
 		t.Errorf("diagnostics %v, proxies %v", m.Diagnostics, m.Proxies)
 	}
 }
+
+// The controllers' own resources are read in a directory walk, each alone
+// in its file: an HTTPProxy, an IngressRoute, a VirtualServer; a Traefik
+// Middleware that no IngressRoute of the run names is a note saying so,
+// not a skip; an Istio Gateway bound to no VirtualService is skipped with
+// the reason.
+func TestKubeControllersDetected(t *testing.T) {
+	dir := t.TempDir()
+	hp := writeManifest(t, dir, "hp.yaml", "apiVersion: projectcontour.io/v1\nkind: HTTPProxy\nmetadata: {name: a}\nspec:\n  virtualhost: {fqdn: a.example.com}\n  routes:\n  - services: [{name: a, port: 80}]\n")
+	ir := writeManifest(t, dir, "ir.yaml", "apiVersion: traefik.io/v1alpha1\nkind: IngressRoute\nmetadata: {name: a}\nspec:\n  routes:\n  - match: PathPrefix(`/`)\n    services: [{name: a, port: 80}]\n")
+	vs := writeManifest(t, dir, "vs.yaml", "apiVersion: k8s.nginx.org/v1\nkind: VirtualServer\nmetadata: {name: a}\nspec:\n  host: a.example.com\n  upstreams: [{name: a, service: a, port: 80}]\n  routes: [{path: /, action: {pass: a}}]\n")
+	mw := writeManifest(t, dir, "mw.yaml", "apiVersion: traefik.io/v1alpha1\nkind: Middleware\nmetadata: {name: retry}\nspec:\n  retry: {attempts: 2}\n")
+	writeManifest(t, dir, "gw.yaml", "apiVersion: networking.istio.io/v1\nkind: Gateway\nmetadata: {name: a}\nspec:\n  servers: [{port: {number: 80, name: http, protocol: HTTP}, hosts: ['*']}]\n")
+	skipped := map[string]string{}
+	m := Load([]string{dir}, Options{OnSkip: func(p, why string) { skipped[filepath.Base(p)] = why }})
+	products := map[model.Product]string{}
+	for _, p := range m.Proxies {
+		products[p.Product] = p.Routes()[0].Pos.File
+	}
+	if !reflect.DeepEqual(products, map[model.Product]string{model.Contour: hp, model.Traefik: ir, model.NginxIngress: vs}) {
+		t.Errorf("proxies %v", products)
+	}
+	if len(m.Diagnostics) != 1 || m.Diagnostics[0].Pos.File != mw || m.Diagnostics[0].Severity != model.Note {
+		t.Errorf("diagnostics %v", m.Diagnostics)
+	}
+	want := map[string]string{"gw.yaml": "Kubernetes resources that configure no proxy (Istio Gateway: read as the entry of the VirtualServices bound to it, and none of the input is)"}
+	if !reflect.DeepEqual(skipped, want) {
+		t.Errorf("skipped %q, want %q", skipped, want)
+	}
+	for _, f := range []string{hp, ir, vs} {
+		if kind, err := detect(f, "", true, DefaultMaxFileSize); kind != KindKube || err != nil {
+			t.Errorf("detect %s = %q, %v", f, kind, err)
+		}
+	}
+}

@@ -64,7 +64,7 @@ func TestParseEmpty(t *testing.T) {
 func TestErrorsHavePositions(t *testing.T) {
 	cases := []struct{ src, want string }{
 		{"targte: nginx\n", `.proxylint.yaml:1:1: unknown key "targte"; the keys are baseline, chain, directives, entry-points, exclude, fail-on, include-roots, require-reason, rules, target, write-locations`},
-		{"target: apache\n", `.proxylint.yaml:1:9: target: unknown target "apache" (want nginx[:X.Y[.Z]|:newest], angie[:X.Y], envoy[:X.Y], istio[:X.Y], ingress-nginx[:X.Y], envoy-gateway[:X.Y.Z] or nginx-ingress[:X.Y.Z])`},
+		{"target: apache\n", `.proxylint.yaml:1:9: target: unknown target "apache" (want nginx[:X.Y[.Z]|:newest], angie[:X.Y], envoy[:X.Y], istio[:X.Y], ingress-nginx[:X.Y], envoy-gateway[:X.Y.Z], nginx-ingress[:X.Y.Z], contour[:X.Y.Z] or traefik[:X.Y.Z])`},
 		{"target: nginx:1.x\n", `.proxylint.yaml:1:9: target: target "nginx:1.x": bad version "1.x" (want MAJOR[.MINOR[.PATCH]])`},
 		{"fail-on: fatal\n", `.proxylint.yaml:1:10: fail-on: unknown severity "fatal" (want error, warning or note)`},
 		{"rules:\n  disable: [upstream-no-keep-alive]\n", `.proxylint.yaml:2:13: unknown rule "upstream-no-keep-alive"; did you mean "upstream-no-keepalive"?`},
