@@ -97,8 +97,9 @@ Flags:
                            nginx:newest, angie, angie:1.11, envoy (default:
                            the newest), envoy:1.31, istio:1.23,
                            ingress-nginx, nginx-ingress (NGINX Inc's
-                           controller), envoy-gateway:1.1.2 (Kubernetes
-                           manifests: docs/kubernetes.md)
+                           controller), envoy-gateway:1.1.2, contour:1.33,
+                           traefik:3.7 (Kubernetes manifests:
+                           docs/kubernetes.md)
   --kind nginx|envoy|kubernetes
                            read every file as this kind (default: detect)
   --include-root DIR       also follow includes into DIR (repeatable);
