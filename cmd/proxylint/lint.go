@@ -143,8 +143,10 @@ Flags:
   --max-total-size SIZE    read at most SIZE bytes in the run, and in what
                            one nginx configuration expands to through its
                            includes (default 256M)
-  --max-includes N         follow at most N inclusions in one nginx
-                           configuration, each counted (default 10000)
+  --max-includes N         parse at most N included files in one nginx
+                           configuration; a file that includes nothing is
+                           parsed once and shared where it is included
+                           again, in the same kind of block (default 10000)
   --max-paths N            follow at most N request paths from one entry
                            route across linked hops (default 10000)
   --cpuprofile FILE        write a CPU profile of the run to FILE, for
