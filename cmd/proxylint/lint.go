@@ -681,12 +681,9 @@ func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *model.
 			return nil, nil, nil, false
 		}
 	}
-	heap := &tightHeap{}
-	s.load.Building = heap.hold
 	s.load.NginxRead = f.nginxRead
 	res := lint.Run(paths, lint.Options{
 		Load: s.load, Rules: s.rules, Chain: declared, MaxPaths: f.limits.maxPaths,
-		Checking: func(m *model.Model) func() { return heap.hold(bytesRead(m)) },
 	})
 	return s, res.Model, res.Findings, true
 }
