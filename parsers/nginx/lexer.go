@@ -345,9 +345,7 @@ func (lx *lexer) next() (statement, *Error) {
 // among them (NUL is an error everywhere).
 var skipComment, skipSpaces, skipDoubleQuoted, skipSingleQuoted, skipWord = byteSet(func(c byte) bool {
 	return c != '\n'
-}), byteSet(func(c byte) bool {
-	return isSpace(c)
-}), byteSet(func(c byte) bool {
+}), byteSet(isSpace), byteSet(func(c byte) bool {
 	return c != '"' && c != '\\' && c != '$'
 }), byteSet(func(c byte) bool {
 	return c != '\'' && c != '\\' && c != '$'
