@@ -144,7 +144,8 @@ Flags:
                            one nginx configuration expands to through its
                            includes (default 256M)
   --max-includes N         parse at most N included files in one nginx
-                           configuration; a file that includes nothing is
+                           configuration, and follow at most 100·N
+                           inclusions; a file that includes nothing is
                            parsed once and shared where it is included
                            again, in the same kind of block (default 10000)
   --max-paths N            follow at most N request paths from one entry

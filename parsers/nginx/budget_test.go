@@ -91,11 +91,46 @@ func TestSharedSnippetWithinIncludeBudget(t *testing.T) {
 	if got := len(cfg.Files); got != n+1 {
 		t.Errorf("files read: %d, want %d", got, n+1)
 	}
-	cfg = loadWithin(t, main, Options{MaxIncludes: 1})
+	// One parse, and 100 inclusions for each parse the budget allows.
+	cfg = loadWithin(t, main, Options{MaxIncludes: n / 100})
 	expectDiagnostics(t, dir, cfg)
+	cfg = loadWithin(t, main, Options{MaxIncludes: n/100 - 1})
+	expectDiagnostics(t, dir, cfg, fmt.Sprintf("error nginx.conf:%d:36 more than %d inclusions", n-100+5, n-100))
 	// 29 bytes for each inclusion.
 	cfg = loadWithin(t, main, Options{MaxIncludeBytes: 29*n - 1})
 	expectDiagnostics(t, dir, cfg, fmt.Sprintf("error nginx.conf:%d:36 includes expand to more than %d bytes", n+4, 29*n-1))
+}
+
+// An empty file shared by its inclusions, included through a file that is
+// itself included many times, costs no parse and no bytes after its first
+// inclusion, but still an inclusion: 50 inclusions of b.conf, each
+// including the empty leaf 200 times, are 10,050 inclusions from 51 parses,
+// and stop at 100 inclusions for each parse the budget allows.
+func TestSharedEmptyFileBomb(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("nginx.conf", "events {}\nhttp {\n"+strings.Repeat("include b.conf;\n", 50)+"}\n")
+	write("b.conf", strings.Repeat("include leaf.conf;\n", 200))
+	write("leaf.conf", "")
+	main := filepath.Join(dir, "nginx.conf")
+	cfg := loadWithin(t, main, Options{MaxIncludes: 101})
+	expectDiagnostics(t, dir, cfg)
+	if got := len(cfg.Files); got != 10051 {
+		t.Errorf("files read: %d, want 10051", got)
+	}
+	// 6,000 inclusions: 29 of b.conf with their 200 leaves (5,829), the
+	// 30th and 170 of its leaves; the 171st is one too many.
+	cfg = loadWithin(t, main, Options{MaxIncludes: 60})
+	expectDiagnostics(t, dir, cfg,
+		"error b.conf:171:9 more than 6000 inclusions (100 for each included file --max-includes allows to be parsed); the configuration was not read further (raise the limit with --max-includes)")
+	if !cfg.Syntax {
+		t.Error("a configuration over the budget must not be linted")
+	}
 }
 
 func TestIncludeBytesBudget(t *testing.T) {
