@@ -59,6 +59,8 @@ type Input struct {
 
 	sources map[string]string
 	lines   map[string][]int
+	// rels caches RelPath: a report names a few files many times.
+	rels map[string]string
 	// norm caches each flagged line's text as fingerprints see it, so
 	// that many findings on one long line cost one pass over it.
 	norm map[model.Pos]string
@@ -74,7 +76,11 @@ func (in *Input) source(path string) (string, bool) {
 	if in.sources == nil {
 		in.sources = make(map[string]string, len(in.Files))
 		for _, f := range in.Files {
-			if f.Source != nil {
+			if f.Source == nil {
+				continue
+			}
+			// A file included many times is one source, converted once.
+			if src, ok := in.sources[f.Path]; !ok || len(src) != len(f.Source) || src != string(f.Source) {
 				in.sources[f.Path] = string(f.Source)
 			}
 		}
@@ -126,6 +132,18 @@ func (in *Input) RelPath(path string) string {
 	if path == "" {
 		return path
 	}
+	if rel, ok := in.rels[path]; ok {
+		return rel
+	}
+	if in.rels == nil {
+		in.rels = map[string]string{}
+	}
+	rel := in.relPath(path)
+	in.rels[path] = rel
+	return rel
+}
+
+func (in *Input) relPath(path string) string {
 	if in.Dir != "" && filepath.IsAbs(path) {
 		if rel, err := filepath.Rel(in.Dir, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			path = rel

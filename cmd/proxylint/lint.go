@@ -144,8 +144,11 @@ Flags:
   --max-total-size SIZE    read at most SIZE bytes in the run, and in what
                            one nginx configuration expands to through its
                            includes (default 256M)
-  --max-includes N         follow at most N inclusions in one nginx
-                           configuration, each counted (default 10000)
+  --max-includes N         parse at most N included files in one nginx
+                           configuration, and follow at most 100·N
+                           inclusions; a file that includes nothing is
+                           parsed once and shared where it is included
+                           again, in the same kind of block (default 10000)
   --max-paths N            follow at most N request paths from one entry
                            route across linked hops (default 10000)
   --cpuprofile FILE        write a CPU profile of the run to FILE, for
@@ -683,12 +686,9 @@ func analyzeGroup(f *lintFlags, g *configGroup, stderr io.Writer) (*settings, *m
 			return nil, nil, nil, false
 		}
 	}
-	heap := &tightHeap{}
-	s.load.Building = heap.hold
 	s.load.NginxRead = f.nginxRead
 	res := lint.Run(paths, lint.Options{
 		Load: s.load, Rules: s.rules, Chain: declared, MaxPaths: f.limits.maxPaths,
-		Checking: func(m *model.Model) func() { return heap.hold(bytesRead(m)) },
 	})
 	return s, res.Model, res.Findings, true
 }

@@ -15,6 +15,7 @@ import (
 )
 
 func main() {
+	gcPolicy(os.Getenv)
 	os.Exit(runIO(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
 }
 

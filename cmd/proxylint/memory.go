@@ -1,10 +1,9 @@
 package main
 
 import (
-	"os"
 	"runtime"
 	"runtime/debug"
-	"sync"
+	"runtime/metrics"
 
 	"github.com/proxylint/proxylint/model"
 )
@@ -33,48 +32,65 @@ func collectLarge(read int64) {
 	}
 }
 
-// tightGCPercent is how far the heap may grow while a large model is built
-// and while the rules run on it, as a percentage of what was in use after
-// the last collection (GOGC; the default is 100).
-const tightGCPercent = 50
+// The program's garbage-collector policy, set once when it starts
+// (gcPolicy): no collection while the heap is below floorHeap, and above it
+// a collection whenever the heap has grown by heapGrowth percent of what
+// the last one left in use.
+//
+// A run is short and its heap mostly grows: the sources, the parse trees
+// and the model live until the findings are made. The runtime's default
+// (GOGC=100) collects first at 4 MB and then each time the heap doubles, so
+// that a small run spends its collections on a heap it is about to free at
+// exit, and a large one peaks at twice what it holds. Below the floor the
+// whole run fits in less memory than the default would reach on the
+// 2,000-server tree; above it a large configuration's peak is held to 1.5
+// times its live heap (docs/benchmarks.md has the measurements).
+const (
+	floorHeap  = 72 << 20
+	heapGrowth = 50
+)
 
-// tightHeap lets the heap grow by tightGCPercent instead of the default
-// while a large configuration's model is built (its parse trees and the
-// model are then both in use) and while the rules run on it (the model is
-// then most of what is in use, and lives until they end). By default the
-// collector lets the heap grow by as much as is in use again before it
-// collects, room the garbage of building and checking takes, so that a
-// run's peak was twice its live heap; on the 2000-server tree this holds
-// it to about 1.5 times for a few more collections (docs/benchmarks.md).
-// Builds of several configurations may overlap: the setting holds until
-// the last ends. A user's GOGC is left as it is.
-type tightHeap struct {
-	mu    sync.Mutex
-	holds int
-	old   int
+// gcPolicy sets the policy above, unless the user has set GOGC or
+// GOMEMLIMIT, which the runtime then follows as it is.
+func gcPolicy(getenv func(string) string) {
+	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	// The first collection comes when the heap reaches GOGC percent of
+	// the runtime's 4 MB minimum.
+	debug.SetGCPercent(100 * floorHeap / (4 << 20))
+	armGCTuner()
 }
 
-// hold tightens the heap's growth, when read (the bytes the work is about)
-// is at least smallInput and the heap holds at least largeHeap, and returns
-// what ends it.
-func (h *tightHeap) hold(read int64) (release func()) {
-	// The runtime reads GOGC from the process's environment.
-	if read < smallInput || os.Getenv("GOGC") != "" || heapObjects() < largeHeap {
-		return func() {}
+// armGCTuner has the next collection call tuneGC: a finalizer runs once
+// the collection that found its object unreachable is over.
+func armGCTuner() {
+	runtime.SetFinalizer(&gcSentinel{}, func(*gcSentinel) {
+		tuneGC()
+		armGCTuner()
+	})
+}
+
+// gcSentinel is a heap object of its own (an object without pointers
+// smaller than 16 bytes may share a block, and its finalizer not run).
+type gcSentinel struct {
+	_ [2]*byte
+}
+
+// tuneGC sets the growth that puts the next collection at floorHeap or at
+// heapGrowth percent above the live heap, whichever is more.
+func tuneGC() {
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindUint64 {
+		return
 	}
-	h.mu.Lock()
-	if h.holds == 0 {
-		h.old = debug.SetGCPercent(tightGCPercent)
+	live := max(sample[0].Value.Uint64(), 1)
+	percent := heapGrowth
+	if goal := live * (100 + heapGrowth) / 100; goal < floorHeap {
+		percent = int((floorHeap - live) * 100 / live)
 	}
-	h.holds++
-	h.mu.Unlock()
-	return func() {
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		if h.holds--; h.holds == 0 {
-			debug.SetGCPercent(h.old)
-		}
-	}
+	debug.SetGCPercent(percent)
 }
 
 // bytesRead is the size of the files a model was read from.

@@ -24,41 +24,38 @@ func TestCollectLargeCollectsALargeHeap(t *testing.T) {
 	runtime.KeepAlive(big)
 }
 
-// With a large heap and a large input the heap's growth is held to
-// tightGCPercent until the last hold ends, then the setting in effect before
-// is restored; a small heap or input, or a GOGC the user set, is left alone.
-func TestTightHeapHoldsGrowthOnALargeHeap(t *testing.T) {
+// After a collection the next is put at floorHeap while what is in use is
+// small, and at heapGrowth percent above it once that passes the floor; a
+// GOGC or GOMEMLIMIT the user set is left alone.
+func TestGCPolicyFloorThenGrowth(t *testing.T) {
 	gcPercent := func() int {
 		p := debug.SetGCPercent(100)
 		debug.SetGCPercent(p)
 		return p
 	}
 	defer debug.SetGCPercent(debug.SetGCPercent(80))
-	t.Setenv("GOGC", "")
-	h := &tightHeap{}
-	runtime.GC()
-	release := h.hold(smallInput)
-	assert.Equal(t, 80, gcPercent(), "a small heap")
-	release()
+	for _, env := range []string{"GOGC", "GOMEMLIMIT"} {
+		gcPolicy(func(name string) string {
+			if name == env {
+				return "100"
+			}
+			return ""
+		})
+		assert.Equal(t, 80, gcPercent(), "with %s set", env)
+	}
 
-	big := make([]byte, largeHeap+(8<<20))
+	runtime.GC()
+	tuneGC()
+	// The heap of a test binary: a few megabytes, so the next collection
+	// waits for many times that.
+	assert.Greater(t, gcPercent(), 500, "a small heap")
+
+	big := make([]byte, floorHeap)
 	for i := range big {
 		big[i] = byte(i)
 	}
-	release = h.hold(smallInput - 1)
-	assert.Equal(t, 80, gcPercent(), "a small input")
-	release()
-	first := h.hold(smallInput)
-	assert.Equal(t, tightGCPercent, gcPercent(), "a large heap")
-	second := h.hold(smallInput)
-	first()
-	assert.Equal(t, tightGCPercent, gcPercent(), "held by the second")
-	second()
-	assert.Equal(t, 80, gcPercent(), "restored after the last")
-
-	t.Setenv("GOGC", "80")
-	release = h.hold(smallInput)
-	assert.Equal(t, 80, gcPercent(), "the user's GOGC")
-	release()
+	runtime.GC()
+	tuneGC()
+	assert.Equal(t, heapGrowth, gcPercent(), "a heap above the floor")
 	runtime.KeepAlive(big)
 }

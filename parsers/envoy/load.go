@@ -44,7 +44,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
-	"sync"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -98,9 +97,6 @@ func Load(path string, opts Options) Result {
 // LoadBytes reads an Envoy configuration held in memory and builds it on
 // its own, as one deployment; path names it in positions.
 func LoadBytes(path string, src []byte, opts Options) Result {
-	if len(src) <= gcFreeInput {
-		defer pauseGC()()
-	}
 	res := Read(path, src, opts)
 	proxies, diags := Join(res.Parts)
 	res.Parts = nil
@@ -115,9 +111,6 @@ func LoadBytes(path string, src []byte, opts Options) Result {
 func Read(path string, src []byte, opts Options) (res Result) {
 	src = breakLoneCR(src)
 	res.File = &model.File{Path: path, Source: src, Editor: NewEditor(path, src)}
-	if len(src) <= gcFreeInput {
-		defer pauseGC()()
-	}
 	// The Anys decoded are kept until the parts are built (Join).
 	h := &hold{release: rememberUnpacked()}
 	defer func() {
@@ -205,40 +198,6 @@ func Read(path string, src []byte, opts Options) (res Result) {
 	}
 	res.Diagnostics = l.diags
 	return res
-}
-
-// gcFreeInput is the largest input read with the garbage collector paused.
-// Reading a configuration allocates a few megabytes that stay live until
-// the model is built, and the first decode of each message type allocates
-// the protobuf runtime's tables; a collection in between finds little to
-// free and costs several milliseconds of a run that takes tens.
-const gcFreeInput = 1 << 20
-
-// gc pauses the collector while any load of a small input is running;
-// the count makes concurrent loads restore the setting only once.
-var gc struct {
-	sync.Mutex
-	paused  int
-	percent int
-}
-
-// pauseGC turns the garbage collector off and returns the function that
-// turns it back on.
-func pauseGC() func() {
-	gc.Lock()
-	if gc.paused == 0 {
-		gc.percent = debug.SetGCPercent(-1)
-	}
-	gc.paused++
-	gc.Unlock()
-	return func() {
-		gc.Lock()
-		gc.paused--
-		if gc.paused == 0 {
-			debug.SetGCPercent(gc.percent)
-		}
-		gc.Unlock()
-	}
 }
 
 // readTree reads JSON with the JSON reader (its errors are where a JSON

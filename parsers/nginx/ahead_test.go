@@ -41,7 +41,7 @@ func TestParseAheadReadsAsInOrder(t *testing.T) {
 			files: map[string]string{"sites/s03.conf": "include sites/s03.conf;\n"},
 			want:  []string{"error sites/s03.conf:1:9 include cycle: " + "X"},
 		},
-		"include budget, at a file of the glob": {opts: Options{MaxIncludes: 8}, want: []string{"error nginx.conf:2:13 more than 8 files included (each inclusion counted); the configuration was not read further (raise the limit with --max-includes)"}},
+		"include budget, at a file of the glob": {opts: Options{MaxIncludes: 8}, want: []string{"error nginx.conf:2:13 more than 8 included files parsed (inclusions that share an earlier parse not counted); the configuration was not read further (raise the limit with --max-includes)"}},
 		"bytes budget, in a file of the glob":   {opts: Options{MaxIncludeBytes: 600}, want: []string{"error sites/s03.conf:4:17 includes expand to more than 600 bytes (each inclusion counted); the configuration was not read further (raise the limit with --max-total-size)"}},
 	}
 	for name, c := range cases {

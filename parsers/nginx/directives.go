@@ -2,7 +2,7 @@ package nginx
 
 import (
 	"fmt"
-	"sort"
+	"sync"
 )
 
 // The table is generated from nginx's git repository (every release from
@@ -106,14 +106,29 @@ type directiveEntry struct {
 
 // declarations returns every declaration of directive name.
 func declarations(name string) []directiveEntry {
-	list := knownDirectiveList[:]
-	i := sort.Search(len(list), func(i int) bool { return list[i].name >= name })
-	j := i
-	for j < len(list) && list[j].name == name {
-		j++
+	r, ok := declarationIndex()[name]
+	if !ok {
+		return knownDirectiveList[:0:0]
 	}
-	return list[i:j]
+	return knownDirectiveList[r[0]:r[1]:r[1]]
 }
+
+// declarationIndex maps each directive name to the range of
+// knownDirectiveList (sorted by name) that declares it, built on first
+// use: every directive of every file is looked up.
+var declarationIndex = sync.OnceValue(func() map[string][2]int32 {
+	list := knownDirectiveList[:]
+	index := make(map[string][2]int32, len(list))
+	for i := 0; i < len(list); {
+		j := i
+		for j < len(list) && list[j].name == list[i].name {
+			j++
+		}
+		index[list[i].name] = [2]int32{int32(i), int32(j)}
+		i = j
+	}
+	return index
+})
 
 // lookupDirective finds where directive name is allowed and where it takes
 // a block, over all its declarations.

@@ -178,6 +178,40 @@ func (lx *lexer) next() (statement, *Error) {
 			}
 			lx.bufStart, lx.bufEnd = start, min(start+maxToken, len(lx.src))
 		}
+		if !quoted && !needSpace {
+			// Runs of bytes that change nothing but the offset: a
+			// comment's text, the spaces between words, a word's
+			// ordinary bytes. They are passed over in one scan up to the
+			// read buffer's end, leaving the state as reading them one
+			// by one would.
+			var skip *[256]bool
+			switch {
+			case sharpComment:
+				skip = &skipComment
+			case lastSpace:
+				skip = &skipSpaces
+			case dQuoted:
+				skip = &skipDoubleQuoted
+			case sQuoted:
+				skip = &skipSingleQuoted
+			case !variable:
+				skip = &skipWord
+			}
+			if skip != nil {
+				end, i := lx.bufEnd, off
+				for i < end && skip[lx.src[i]] {
+					i++
+				}
+				if i > off {
+					if lastSpace && !sharpComment {
+						// Each space is where the next word might start.
+						start, afterQuote = i-1, false
+					}
+					lx.off = i
+					continue
+				}
+			}
+		}
 		ch := lx.src[off]
 		lx.off++
 		if ch == 0 {
@@ -304,6 +338,26 @@ func (lx *lexer) next() (statement, *Error) {
 			return lx.statement(stmtBlockStart, args, off), nil
 		}
 	}
+}
+
+// Bytes next passes over without looking at them one by one, by state:
+// whatever would end the state, or change anything but the offset, is not
+// among them (NUL is an error everywhere).
+var skipComment, skipSpaces, skipDoubleQuoted, skipSingleQuoted, skipWord = byteSet(func(c byte) bool {
+	return c != '\n'
+}), byteSet(isSpace), byteSet(func(c byte) bool {
+	return c != '"' && c != '\\' && c != '$'
+}), byteSet(func(c byte) bool {
+	return c != '\'' && c != '\\' && c != '$'
+}), byteSet(func(c byte) bool {
+	return !isSpace(c) && c != ';' && c != '{' && c != '\\' && c != '$'
+})
+
+func byteSet(in func(byte) bool) (set [256]bool) {
+	for c := 1; c < 256; c++ {
+		set[c] = in(byte(c))
+	}
+	return set
 }
 
 // statement ends a statement: its words move from the reused scratch

@@ -39,16 +39,28 @@ type Options struct {
 	MaxDepth int
 	// MaxFileSize bounds one file (DefaultMaxFileSize when zero).
 	MaxFileSize int64
-	// MaxIncludes bounds how many files include directives pull in, each
-	// inclusion counted, and MaxIncludeBytes the bytes parsed through
-	// them: a file included at every one of many include sites is parsed
-	// at each (DefaultMaxIncludes, DefaultMaxIncludeBytes when zero).
+	// MaxIncludes bounds how many included files are parsed, and
+	// sharedPerParse times as many the inclusions in all; MaxIncludeBytes
+	// bounds the bytes include directives pull in, each inclusion counted
+	// (DefaultMaxIncludes, DefaultMaxIncludeBytes when zero). A file that
+	// includes nothing, included again in the same kind of block at the
+	// same depth, is not parsed again but shares the tree of its first
+	// inclusion: a snippet included in every location costs its bytes and
+	// an inclusion, not a parse, while files that include each other over
+	// and over are parsed at every inclusion and stop at MaxIncludes.
 	MaxIncludes     int
 	MaxIncludeBytes int64
 	// FS is read instead of the operating system's file system when set
 	// (dump.go).
 	FS FS
 }
+
+// sharedPerParse is how many inclusions the budget allows for each parse
+// it allows: an inclusion that shares an earlier parse costs a small part
+// of one, but an empty file included through two files that include it and
+// each other thousands of times would otherwise cost memory for every
+// inclusion with nothing to stop it.
+const sharedPerParse = 100
 
 // Default budgets of one configuration.
 const (
@@ -196,9 +208,12 @@ type loader struct {
 	// before the include reads them in order (see parseAhead).
 	ahead map[parseKey]parseResult
 
-	// includes and includeBytes count the files include directives
-	// pulled in and their bytes, against the budgets of Options.
+	// includes counts the included files parsed, inclusions every
+	// inclusion, and includeBytes the bytes of every inclusion, against
+	// the budgets of Options (inclusions against sharedPerParse times
+	// MaxIncludes).
 	includes     int
+	inclusions   int
 	includeBytes int64
 }
 
@@ -385,7 +400,7 @@ func (l *loader) include(p pendingInclude) {
 			l.fatal(CodeInclude, at, fmt.Sprintf("include cycle: %s", cycle))
 			continue
 		}
-		if !l.budget(real, at) {
+		if !l.budget(parseKey{path: path, real: real, parent: p.parent, depth: p.depth + 1}, at) {
 			return
 		}
 		l.open = append(l.open, real)
@@ -417,7 +432,7 @@ func (l *loader) parseAhead(paths []string, p pendingInclude) {
 		src []byte
 	}
 	var jobs []job
-	includes, size := l.includes, l.includeBytes
+	includes, inclusions, size := l.includes, l.inclusions, l.includeBytes
 	for _, path := range paths {
 		real, err := l.realPath(path)
 		if err != nil || !l.inRoots(real) {
@@ -427,13 +442,17 @@ func (l *loader) parseAhead(paths []string, p pendingInclude) {
 		if err != nil {
 			continue
 		}
-		includes++
+		key := parseKey{path: path, real: real, parent: p.parent, depth: p.depth + 1}
+		_, shared := l.parsed[key]
+		if !shared {
+			includes++
+		}
+		inclusions++
 		size += int64(len(src))
-		if includes > l.opts.MaxIncludes || size > l.opts.MaxIncludeBytes {
+		if includes > l.opts.MaxIncludes || inclusions > sharedPerParse*l.opts.MaxIncludes || size > l.opts.MaxIncludeBytes {
 			break
 		}
-		key := parseKey{path: path, real: real, parent: p.parent, depth: p.depth + 1}
-		if _, ok := l.parsed[key]; ok {
+		if shared {
 			continue
 		}
 		jobs = append(jobs, job{key, src})
@@ -455,18 +474,25 @@ func (l *loader) parseAhead(paths []string, p pendingInclude) {
 	}
 }
 
-// budget counts one more inclusion of the file at real, and reports at the
-// include directive and stops the configuration when it exceeds the budget
-// on inclusions or on the bytes parsed through them: files that include
-// each other's neighbours several times over expand exponentially.
-func (l *loader) budget(real string, at model.Pos) bool {
-	src, _ := l.read(real)
-	l.includes++
+// budget counts one more inclusion of the file key names, and reports at
+// the include directive and stops the configuration when it exceeds the
+// budget on included files parsed, on inclusions or on the bytes of all
+// inclusions: files that include each other's neighbours several times over
+// expand exponentially. An inclusion that shares an earlier parse
+// (l.parsed) counts as an inclusion and by its bytes, not as a parse.
+func (l *loader) budget(key parseKey, at model.Pos) bool {
+	src, _ := l.read(key.real)
+	if _, shared := l.parsed[key]; !shared {
+		l.includes++
+	}
+	l.inclusions++
 	l.includeBytes += int64(len(src))
 	var msg string
 	switch {
 	case l.includes > l.opts.MaxIncludes:
-		msg = fmt.Sprintf("more than %d files included (each inclusion counted); the configuration was not read further (raise the limit with --max-includes)", l.opts.MaxIncludes)
+		msg = fmt.Sprintf("more than %d included files parsed (inclusions that share an earlier parse not counted); the configuration was not read further (raise the limit with --max-includes)", l.opts.MaxIncludes)
+	case l.inclusions > sharedPerParse*l.opts.MaxIncludes:
+		msg = fmt.Sprintf("more than %d inclusions (%d for each included file --max-includes allows to be parsed); the configuration was not read further (raise the limit with --max-includes)", sharedPerParse*l.opts.MaxIncludes, sharedPerParse)
 	case l.includeBytes > l.opts.MaxIncludeBytes:
 		msg = fmt.Sprintf("includes expand to more than %d bytes (each inclusion counted); the configuration was not read further (raise the limit with --max-total-size)", l.opts.MaxIncludeBytes)
 	default:
