@@ -5,6 +5,7 @@ package rules
 // fixtures/ID/; TestRuleList checks that the list is sorted and complete.
 var all = []*Rule{
 	ClientAbortIgnoredBroadly,
+	DirectiveNoEffect,
 	EnvoyH1UnsafeDrain,
 	EnvoyInvalid,
 	EnvoyRetryOnUnknown,

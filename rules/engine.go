@@ -130,10 +130,24 @@ func (o *Options) Enabled(r *Rule) bool {
 	if o == nil {
 		return !r.Off
 	}
-	if o.Disable[r.ID] {
+	if o.named(o.Disable, r) {
 		return false
 	}
-	return !r.Off || o.Enable[r.ID]
+	return !r.Off || o.named(o.Enable, r)
+}
+
+// named reports whether set holds the rule's ID or one of its aliases: a
+// caller may fill Enable and Disable with either.
+func (o *Options) named(set map[string]bool, r *Rule) bool {
+	if set[r.ID] {
+		return true
+	}
+	for _, a := range r.Aliases {
+		if set[a] {
+			return true
+		}
+	}
+	return false
 }
 
 // Run checks the model and runs the steps after the rules with no scope and

@@ -66,6 +66,15 @@ func inScope(fs []Finding, keep func(string) bool) []Finding {
 // applySeverity sets the severities the configuration asks for; one that
 // says something was not read is raised, never lowered.
 func applySeverity(fs []Finding, severity map[string]model.Severity) []Finding {
+	if len(severity) == 0 {
+		return fs
+	}
+	// The configuration may name a rule by an alias.
+	byID := make(map[string]model.Severity, len(severity))
+	for id, s := range severity {
+		byID[Canonical(id)] = s
+	}
+	severity = byID
 	for i := range fs {
 		if s, ok := severity[fs[i].Rule]; ok && (!fs[i].Unread || s > fs[i].Severity) {
 			fs[i].Severity = s

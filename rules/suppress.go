@@ -143,7 +143,7 @@ func applySuppressions(m *model.Model, opts *Options, findings []Finding) []Find
 		for _, d := range byFile[file.Path] {
 			for _, id := range d.rules {
 				r, ok := Lookup(id)
-				if !ok || d.used[id] || !opts.Enabled(r) {
+				if !ok || d.used[r.ID] || !opts.Enabled(r) {
 					continue
 				}
 				where := fmt.Sprintf("on line %d", d.line)
@@ -164,9 +164,11 @@ func applySuppressions(m *model.Model, opts *Options, findings []Finding) []Find
 	return append(findings, extra...)
 }
 
+// covers reports whether the directive names rule, by its ID or an alias
+// (gixy's add_header_redefinition for set-header-drops-inherited).
 func (d *ignoreDirective) covers(rule string) bool {
 	for _, id := range d.rules {
-		if id == rule {
+		if Canonical(id) == rule {
 			return true
 		}
 	}

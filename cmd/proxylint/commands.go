@@ -90,6 +90,10 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	fmt.Fprintf(stdout, "%s\nSeverity: %s\n", strings.TrimRight(r.Doc(), "\n"), r.Severity)
+	if len(r.Aliases) > 0 {
+		// Other linters' names for the check, accepted wherever an ID is.
+		fmt.Fprintf(stdout, "Also accepted as: %s\n", strings.Join(r.Aliases, ", "))
+	}
 	return exitClean
 }
 

@@ -373,12 +373,15 @@ func resolve(f *lintFlags, cfg *config.Config) (*settings, error) {
 		s.failOn = *cfg.FailOn
 	}
 
-	enable, disable := set(cfg.Enable), set(cfg.Disable)
-	for _, id := range f.enable {
+	// Rules may be named by an alias (another linter's name for the
+	// same check): the sets hold IDs, so that a flag overrides the
+	// configuration whichever name each uses.
+	enable, disable := set(canonical(cfg.Enable)), set(canonical(cfg.Disable))
+	for _, id := range canonical(f.enable) {
 		enable[id] = true
 		delete(disable, id)
 	}
-	for _, id := range f.disable {
+	for _, id := range canonical(f.disable) {
 		disable[id] = true
 		delete(enable, id)
 	}
@@ -589,6 +592,15 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// canonical replaces rule aliases by the IDs they name.
+func canonical(ids []string) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = rules.Canonical(id)
+	}
+	return out
 }
 
 func set(ids []string) map[string]bool {
