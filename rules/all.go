@@ -26,6 +26,7 @@ var all = []*Rule{
 	RetryAmplification,
 	RetryTimeoutWrite,
 	RetryTriesUnbounded,
+	SetHeaderDropsInherited,
 	TimeoutBudgetInverted,
 	TimeoutEqualAdjacent,
 	UnusedSuppression,
