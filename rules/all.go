@@ -30,5 +30,6 @@ var all = []*Rule{
 	TimeoutBudgetInverted,
 	TimeoutEqualAdjacent,
 	UnusedSuppression,
+	UpstreamDNSStale,
 	UpstreamNoKeepalive,
 }
