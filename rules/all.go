@@ -8,6 +8,7 @@ var all = []*Rule{
 	DirectiveNoEffect,
 	EnvoyH1UnsafeDrain,
 	EnvoyInvalid,
+	EnvoyRetryBreakerUnlimited,
 	EnvoyRetryOnUnknown,
 	EnvoySyntax,
 	EnvoyUnknownExtension,
