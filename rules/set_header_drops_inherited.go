@@ -23,9 +23,57 @@ var SetHeaderDropsInherited = &Rule{
 func checkSetHeaderDropsInherited(pass *Pass) {
 	for _, p := range pass.Model.Proxies {
 		for i := range p.Overrides {
-			pass.Report(overrideFinding(pass, p, &p.Overrides[i]))
+			o := p.Overrides[i]
+			o.Lost = sentThere(&o)
+			if len(o.Lost) > 0 {
+				pass.Report(overrideFinding(pass, p, &o))
+			}
 		}
 	}
+}
+
+// sentThere leaves out the lost add_header (add_trailer) entries that
+// would send nothing in the block: a value made of $upstream_* variables
+// only, where no route of the block passes requests on, is empty, and
+// nginx adds no header with an empty value (ngx_http_add_header: "if
+// (value->len)"). Mastodon's X-Cached $upstream_cache_status lost in its
+// static locations is such an entry.
+func sentThere(o *model.Override) []model.ArrayEntry {
+	if o.Directive != "add_header" && o.Directive != "add_trailer" {
+		return o.Lost
+	}
+	for _, r := range o.Routes {
+		if r.Forward != nil {
+			return o.Lost
+		}
+	}
+	var out []model.ArrayEntry
+	for _, e := range o.Lost {
+		if !upstreamOnly(e.Value) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// upstreamOnly reports whether an add_header value (with its "always"
+// flag) is made of $upstream_* variables and nothing else.
+func upstreamOnly(value string) bool {
+	v := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(value), " always"))
+	v = strings.Trim(v, "\"")
+	if v == "" {
+		return false
+	}
+	for _, part := range strings.Split(v, "$") {
+		if part == "" {
+			continue
+		}
+		name := strings.TrimSuffix(strings.TrimPrefix(part, "{"), "}")
+		if !strings.HasPrefix(name, "upstream_") || strings.ContainsAny(name, " ,;/") {
+			return false
+		}
+	}
+	return strings.HasPrefix(v, "$")
 }
 
 // critical are the entries whose loss changes what the backend or the
