@@ -118,7 +118,7 @@ func insteadText(p *model.Proxy, g *model.NoEffect) string {
 		passes = append(passes, fmt.Sprintf("the %d other locations they apply to pass no request with %s_pass, or return first", len(others), g.Module))
 	case len(passes) > 0:
 	case len(others) > 3:
-		passes = append(others[:2], fmt.Sprintf("%d more locations do the same", len(others)-2))
+		passes = append(append(passes, others[:2]...), fmt.Sprintf("%d more locations do the same", len(others)-2))
 	default:
 		passes = others
 	}

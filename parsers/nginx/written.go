@@ -732,10 +732,7 @@ func counterpart(d *Directive, instead []model.Handler) (string, bool) {
 	if !found {
 		return "", false
 	}
-	carries := true
-	if module == "grpc" && strings.HasSuffix(name, "_set_header") && len(d.Args) > 0 && hopByHop[strings.ToLower(d.Args[0].Value)] {
-		carries = false
-	}
+	carries := module != "grpc" || !strings.HasSuffix(name, "_set_header") || len(d.Args) == 0 || !hopByHop[strings.ToLower(d.Args[0].Value)]
 	return name, carries
 }
 
