@@ -21,9 +21,12 @@ type NoEffect struct {
 	BlockName string
 	// Directives are the directives, in the order written.
 	Directives []Unread
-	// Instead says what takes the requests they apply to, one entry per
-	// distinct handler, in the order the routes were met.
-	Instead []Handler
+	// Instead says what takes the requests they apply to: the first
+	// passes of other modules, then the first routes that pass nothing
+	// or return first, a few of each, in the order the routes were met.
+	// Passes and Others count the routes of each kind.
+	Instead        []Handler
+	Passes, Others int
 }
 
 // Unread is one directive no handler reads.

@@ -108,17 +108,19 @@ func insteadText(p *model.Proxy, g *model.NoEffect) string {
 			others = append(others, s)
 		}
 	}
-	if len(passes) > 3 {
-		passes = append(passes[:2], fmt.Sprintf("%d more locations hand theirs to other modules", len(passes)-2))
+	// The loader keeps the first few handlers of each kind and counts
+	// the routes.
+	if more := g.Passes - len(passes); more > 0 {
+		passes = append(passes, fmt.Sprintf("%d more %s theirs to other modules too", more, locationsWord(more, "hands", "hand")))
 	}
 	switch {
-	case len(passes) > 0 && len(others) == 1:
+	case len(passes) > 0 && g.Others == 1:
 		passes = append(passes, "the other location they apply to passes no request with "+g.Module+"_pass, or returns first")
-	case len(passes) > 0 && len(others) > 1:
-		passes = append(passes, fmt.Sprintf("the %d other locations they apply to pass no request with %s_pass, or return first", len(others), g.Module))
+	case len(passes) > 0 && g.Others > 1:
+		passes = append(passes, fmt.Sprintf("the %d other locations they apply to pass no request with %s_pass, or return first", g.Others, g.Module))
 	case len(passes) > 0:
-	case len(others) > 3:
-		passes = append(append(passes, others[:2]...), fmt.Sprintf("%d more locations do the same", len(others)-2))
+	case g.Others > len(others):
+		passes = append(append(passes, others...), fmt.Sprintf("%d more %s the same", g.Others-len(others), locationsWord(g.Others-len(others), "does", "do")))
 	default:
 		passes = others
 	}
@@ -299,4 +301,12 @@ func (x *fixer) removeStatement(s *statement) {
 		}
 	}
 	x.add(s.file, start, end, "")
+}
+
+// locationsWord is "1 more location hands" or "2 more locations hand".
+func locationsWord(n int, one, many string) string {
+	if n == 1 {
+		return "location " + one
+	}
+	return "locations " + many
 }

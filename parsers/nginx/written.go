@@ -1,6 +1,7 @@
 package nginx
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -48,19 +49,103 @@ type facts struct {
 	// default (nginx 1.29.7, Angie 1.12.0).
 	newDefaults bool
 
+	// uses are the directives some route does not read, read those some
+	// route does.
 	uses      map[model.Pos]*use
+	readAt    map[model.Pos]struct{}
 	overrides map[overrideKey]*model.Override
 	// shadowed holds the directives a nearer level replaces at some
 	// route whose handler would read them.
 	shadowed map[model.Pos]bool
-	// httpVia is includesOf the http block, taken before the builder
-	// releases its included files (BuildReleasing).
-	httpVia map[*Directive]model.Pos
+	// levels caches, by scope, its pass-module directives and the
+	// includes that bring them in: the routes of a server share its
+	// scope and the http block's. The http block's is taken before the
+	// builder releases its directives (BuildReleasing).
+	levels map[*scope]*levelFacts
 }
 
-// httpLevel notes what the http block's includes bring in, while its
+// levelFacts is what noteUses reads of a level many routes share.
+type levelFacts struct {
+	pass []*Directive // the pass-module directives of the level, in order
+	// via is includesOf the level, made when first needed (viaOf).
+	via     map[*Directive]model.Pos
+	viaDone bool
+}
+
+// httpLevel notes the http block's level while its directives and
 // included files are held.
-func (f *facts) httpLevel(s *scope) { f.httpVia = includesOf(s) }
+func (f *facts) httpLevel(s *scope) {
+	lf := f.level(s)
+	f.mu.Lock()
+	lf.via, lf.viaDone = includesOf(s), true
+	f.mu.Unlock()
+}
+
+// sharedLevel reports whether many routes read level c (an http or
+// server block), so that what they read of it is kept.
+func sharedLevel(c *scope) bool { return c.kind == "http" || c.kind == "server" || c.kind == "main" }
+
+// passDirectives are the pass-module directives of level c.
+func (f *facts) passDirectives(c *scope) []*Directive {
+	if sharedLevel(c) {
+		return f.level(c).pass
+	}
+	var out []*Directive
+	for _, d := range own(c) {
+		if _, ok := moduleDirective(d.Name); ok {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// viaOf is the include of level c that brings d in from another file, or
+// the zero Pos.
+func (f *facts) viaOf(c *scope, d *Directive) model.Pos {
+	if d.Pos.File == c.at.File && c.dir != nil && c.dir.Pos.File == d.Pos.File {
+		return model.Pos{}
+	}
+	if !sharedLevel(c) {
+		return includesOf(c)[d]
+	}
+	lf := f.level(c)
+	f.mu.Lock()
+	done := lf.viaDone
+	f.mu.Unlock()
+	if !done {
+		via := includesOf(c)
+		f.mu.Lock()
+		lf.via, lf.viaDone = via, true
+		f.mu.Unlock()
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return lf.via[d]
+}
+
+// level returns the cached facts of a shared level.
+func (f *facts) level(c *scope) *levelFacts {
+	f.mu.Lock()
+	lf := f.levels[c]
+	f.mu.Unlock()
+	if lf != nil {
+		return lf
+	}
+	lf = &levelFacts{}
+	for _, d := range own(c) {
+		if _, ok := moduleDirective(d.Name); ok {
+			lf.pass = append(lf.pass, d)
+		}
+	}
+	f.mu.Lock()
+	if prev := f.levels[c]; prev != nil {
+		lf = prev
+	} else {
+		f.levels[c] = lf
+	}
+	f.mu.Unlock()
+	return lf
+}
 
 // own returns the directives of level c: once the builder released an
 // http block's list (BuildReleasing), from its index.
@@ -84,9 +169,21 @@ type use struct {
 	via    model.Pos // the include of the block that brings it in
 	// complete is set when all that applies at its level was read.
 	complete bool
-	read     bool
-	// instead are the handlers of the routes that do not read it.
-	instead []model.Handler
+	// The handlers of the routes that do not read it: the first few of
+	// each kind (enough for a message; a directive at http level may
+	// apply to thousands of routes), the pass modules among them, and how
+	// many routes pass with another module or not at all.
+	passes, others  []model.Handler
+	modules         []string
+	nPasses, nOther int
+}
+
+// keptHandlers is how many handlers of each kind a use keeps.
+const keptHandlers = 3
+
+// instead lists the handlers a use kept, passes first.
+func (u *use) instead() []model.Handler {
+	return append(append([]model.Handler(nil), u.passes...), u.others...)
 }
 
 type overrideKey struct {
@@ -101,8 +198,10 @@ func newFacts(cfg *Config, newDefaults bool) *facts {
 		fragment:    cfg.Fragment(),
 		newDefaults: newDefaults,
 		uses:        map[model.Pos]*use{},
+		readAt:      map[model.Pos]struct{}{},
 		overrides:   map[overrideKey]*model.Override{},
 		shadowed:    map[model.Pos]bool{},
+		levels:      map[*scope]*levelFacts{},
 	}
 	for _, u := range cfg.Unread {
 		if !strings.HasSuffix(u.Name, ".types") {
@@ -301,19 +400,15 @@ func (b *builder) noteRoute(r *model.Route, s *scope) {
 // noteUses records, for every pass-module directive in effect at s,
 // whether the route's handler reads it.
 func (f *facts) noteUses(r *model.Route, s *scope, h routeHandler) {
-	seen := map[string]bool{}
+	// The names a nearer level sets, which it replaces further out: a
+	// few, so a slice (on the stack while they fit).
+	var seenBuf, namesBuf [16]string
+	seen, names := seenBuf[:0], namesBuf[:0]
 	for c := s; c != nil; c = c.parent {
-		var names []string
-		via := f.httpVia
-		if c.kind != "http" {
-			via = includesOf(c)
-		}
-		for _, d := range own(c) {
-			m, ok := moduleDirective(d.Name)
-			if !ok {
-				continue
-			}
-			if seen[d.Name] {
+		names = names[:0]
+		for _, d := range f.passDirectives(c) {
+			m := passModuleOf(d.Name)
+			if slices.Contains(seen, d.Name) {
 				if !h.opaque && h.module == m {
 					// Replaced by a nearer level where it would be
 					// read: the override is the story (a scalar's is
@@ -330,11 +425,9 @@ func (f *facts) noteUses(r *model.Route, s *scope, h routeHandler) {
 			}
 			names = append(names, d.Name)
 			read := h.opaque || h.module == m
-			f.use(d, c, m, via[d], read, h.h)
+			f.use(d, c, m, read, h.h)
 		}
-		for _, n := range names {
-			seen[n] = true
-		}
+		seen = append(seen, names...)
 	}
 }
 
@@ -346,13 +439,26 @@ func (f *facts) shadow(d *Directive) {
 	f.mu.Unlock()
 }
 
-func (f *facts) use(d *Directive, level *scope, module string, via model.Pos, read bool, h model.Handler) {
+func (f *facts) use(d *Directive, level *scope, module string, read bool, h model.Handler) {
+	if read {
+		// Most directives are read where they are written: a set of
+		// positions says so without a use each.
+		f.mu.Lock()
+		f.readAt[d.Pos] = struct{}{}
+		f.mu.Unlock()
+		return
+	}
 	f.mu.Lock()
 	u := f.uses[d.Pos]
+	_, readElsewhere := f.readAt[d.Pos]
 	f.mu.Unlock()
+	if readElsewhere {
+		// Another route reads it: it will not be reported.
+		return
+	}
 	if u == nil {
 		// Made outside the lock: levelComplete takes it.
-		made := &use{d: d, level: level, module: module, via: via, complete: f.levelComplete(level)}
+		made := &use{d: d, level: level, module: module, via: f.viaOf(level, d), complete: f.levelComplete(level)}
 		f.mu.Lock()
 		if u = f.uses[d.Pos]; u == nil {
 			u = made
@@ -362,21 +468,26 @@ func (f *facts) use(d *Directive, level *scope, module string, via model.Pos, re
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if read {
-		u.read = true
+	if h.Kind == model.HandlerPass {
+		u.nPasses++
+		m := strings.TrimSuffix(h.Name, "_pass")
+		if !slices.Contains(u.modules, m) {
+			u.modules = append(u.modules, m)
+		}
+		if len(u.passes) < keptHandlers && !hasHandler(u.passes, h) {
+			u.passes = append(u.passes, h)
+		}
 		return
 	}
-	for _, x := range u.instead {
-		if x.Kind == h.Kind && x.Name == h.Name && x.Pos == h.Pos {
-			return
-		}
+	u.nOther++
+	if len(u.others) < keptHandlers && !hasHandler(u.others, h) {
+		u.others = append(u.others, h)
 	}
-	u.instead = append(u.instead, h)
 }
 
-// includesOf maps the directives a block holds through include to the
-// include directive of the block itself that brings them in (its first
-// argument's position, where the loader's diagnostics point).
+// includesOf maps the pass-module directives a block holds through
+// include to the include directive of the block itself that brings them
+// in.
 func includesOf(c *scope) map[*Directive]model.Pos {
 	var block []*Directive
 	if c.dir != nil {
@@ -387,13 +498,13 @@ func includesOf(c *scope) map[*Directive]model.Pos {
 	walk = func(dirs []*Directive, at model.Pos) {
 		for _, d := range dirs {
 			if d.Name != "include" {
-				if at.IsValid() {
+				if _, pass := moduleDirective(d.Name); pass && at.IsValid() {
+					if out == nil {
+						out = map[*Directive]model.Pos{}
+					}
 					out[d] = at
 				}
 				continue
-			}
-			if out == nil {
-				out = map[*Directive]model.Pos{}
 			}
 			here := at
 			if !here.IsValid() {
@@ -633,7 +744,7 @@ func (f *facts) emit(p *model.Proxy) {
 	var order []groupKey
 	var unread []*use
 	for _, u := range f.uses {
-		if !u.read && len(u.instead) > 0 && u.complete && !f.shadowed[u.d.Pos] {
+		if _, read := f.readAt[u.d.Pos]; !read && u.nPasses+u.nOther > 0 && u.complete && !f.shadowed[u.d.Pos] {
 			unread = append(unread, u)
 		}
 	}
@@ -647,16 +758,17 @@ func (f *facts) emit(p *model.Proxy) {
 			order = append(order, k)
 		}
 		x := model.Unread{Setting: model.Set(argsText(u.d), u.d.Name, u.level.kind, u.d.Pos), Include: u.via}
-		x.Counterpart, x.Carries = counterpart(u.d, u.instead)
+		x.Counterpart, x.Carries = counterpart(u.d, u.modules)
 		if x.Counterpart != "" && u.level.last(x.Counterpart) != nil {
 			x.CounterpartSet = true
 		}
 		g.Directives = append(g.Directives, x)
-		for _, h := range u.instead {
+		for _, h := range u.instead() {
 			if !hasHandler(g.Instead, h) {
 				g.Instead = append(g.Instead, h)
 			}
 		}
+		g.Passes, g.Others = max(g.Passes, u.nPasses), max(g.Others, u.nOther)
 	}
 	for _, k := range order {
 		p.NoEffect = append(p.NoEffect, *groups[k])
@@ -686,20 +798,13 @@ var hopByHop = map[string]bool{"connection": true, "upgrade": true, "keep-alive"
 // requests instead that reads the same value, and whether the value means
 // the same there: "" when the passes are of different modules, there is
 // none, or the module has no such directive (or not with these words).
-func counterpart(d *Directive, instead []model.Handler) (string, bool) {
-	module := ""
-	for _, h := range instead {
-		if h.Kind != model.HandlerPass {
-			// A route that passes nothing, or returns first, reads
-			// neither directive.
-			continue
-		}
-		m := strings.TrimSuffix(h.Name, "_pass")
-		if module != "" && m != module {
-			return "", false
-		}
-		module = m
+func counterpart(d *Directive, modules []string) (string, bool) {
+	// A route that passes nothing, or returns first, reads neither
+	// directive: only the modules of the passes count.
+	if len(modules) != 1 {
+		return "", false
 	}
+	module := modules[0]
 	from := passModuleOf(d.Name)
 	if module == "" || from == "" || strings.HasSuffix(d.Name, "_pass") {
 		return "", false
