@@ -199,17 +199,21 @@ func dnsFix(pass *Pass, p *model.Proxy, uses []dnsUse) (string, []Edit) {
 		}
 		return ", with " + quoteList(miss)
 	}
-	scheme, uri := "http", ""
-	if u.Implicit {
-		if r := first.passes[0]; r != nil {
-			scheme = schemeOr(r.Forward.Scheme, "http")
-			if _, _, x, ok := passURL(r.Forward.Module, r.Forward.URL); ok && x != "" {
-				uri = fmt.Sprintf("; with a variable, a URI written after the host replaces the whole request URI rather than the location's prefix, so rewrite the URI first (rewrite ^/prefix/(.*)$ %s$1 break;) and pass without one", strings.TrimSuffix(x, "/")+"/")
-			}
+	passLine, uri := "proxy_pass http://$backend", ""
+	if len(first.passes) > 0 {
+		r := first.passes[0]
+		switch m := r.Forward.Module; m {
+		case "proxy", "grpc":
+			passLine = fmt.Sprintf("%s %s://$backend", r.Forward.Name, schemeOr(r.Forward.Scheme, map[string]string{"proxy": "http", "grpc": "grpc"}[m]))
+		default:
+			passLine = r.Forward.Name + " $backend"
+		}
+		if _, _, x, ok := passURL(r.Forward.Module, r.Forward.URL); ok && x != "" && u.Implicit {
+			uri = fmt.Sprintf("; with a variable, a URI written after the host replaces the whole request URI rather than the location's prefix, so rewrite the URI first (rewrite ^/prefix/(.*)$ %s$1 break;) and pass without one", strings.TrimSuffix(x, "/")+"/")
 		}
 	}
-	variable := fmt.Sprintf("set $backend %s; proxy_pass %s://$backend; with a resolver at http or server level: nginx then looks the name up per request, keeping answers for the resolver's valid= time (an upstream block's pool and balancing are given up)%s",
-		first.s.Raw, scheme, uri)
+	variable := fmt.Sprintf("set $backend %s; %s; with a resolver at http or server level: nginx then looks the name up per request, keeping answers for the resolver's valid= time (an upstream block's pool and balancing are given up)%s",
+		first.s.Raw, passLine, uri)
 	if u.Implicit {
 		resolve := fmt.Sprintf("declare upstream %s { zone %s 64k; server %s resolve; } with a resolver and proxy to it", zoneName(u), zoneName(u), first.s.Raw)
 		if resolveSupported(p.Target) {
