@@ -10,8 +10,11 @@
 // which the tools take turns (round-robin, the first tool changing each
 // round), so that a machine busy with other work slows every tool alike.
 // Wall time is measured from fork to reaping; CPU time and peak RSS come
-// from the kernel's accounting of each child. docs/benchmarks.md records
-// the method and the numbers.
+// from the kernel's accounting of each child. Targets are judged on CPU
+// time as well as wall time: proxylint spreads a large configuration over
+// the processors and nginx -t uses one, so a wall-time ratio alone depends
+// on how busy the machine is. Each table gives the load average.
+// docs/benchmarks.md records the method and the numbers.
 package main
 
 import (
@@ -40,6 +43,8 @@ func main() {
 		err = runNginx(args, os.Stdout, os.Stderr)
 	case "envoy":
 		err = runEnvoy(args, os.Stdout, os.Stderr)
+	case "large":
+		err = runLarge(args, os.Stdout)
 	case "help":
 		fmt.Print(usage)
 		return
@@ -58,6 +63,9 @@ func main() {
 const usage = `Usage:
   go run ./bench [nginx] [flags]   proxylint vs nginx -t, gixy and nginx-linter
   go run ./bench envoy [flags]     proxylint on Envoy bootstraps of growing size
+  go run ./bench large DIR [CASE...]
+                                   write the large inputs of docs/benchmarks.md
+                                   ("Large inputs") under DIR, one directory a case
   go run ./bench nginx -h          the flags of a command
 
 Optional tools are found on PATH or through the environment:

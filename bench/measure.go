@@ -68,13 +68,43 @@ func runOnce(c command, keepStdout bool) (outcome, error) {
 		o.rss = ru.Maxrss
 	}
 	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return o, fmt.Errorf("%s died of %v%s", strings.Join(c.argv, " "), ws.Signal(), stderrNote(o.stderr))
+		return o, &runError{argv: c.argv, signal: ws.Signal().String(), stderr: o.stderr}
 	}
 	o.code = st.ExitCode()
 	if !slices.Contains(c.okCodes, o.code) {
-		return o, fmt.Errorf("%s exited %d (expected %v)%s", strings.Join(c.argv, " "), o.code, c.okCodes, stderrNote(o.stderr))
+		return o, &runError{argv: c.argv, code: o.code, okCodes: c.okCodes, stderr: o.stderr}
 	}
 	return o, nil
+}
+
+// runError is a run that failed: an exit code other than the expected
+// ones, or death by a signal.
+type runError struct {
+	argv    []string
+	code    int
+	okCodes []int
+	signal  string // "" unless it died of one
+	stderr  string
+}
+
+func (e *runError) Error() string {
+	if e.signal != "" {
+		return fmt.Sprintf("%s died of %s%s", strings.Join(e.argv, " "), e.signal, stderrNote(e.stderr))
+	}
+	return fmt.Sprintf("%s exited %d (expected %v)%s", strings.Join(e.argv, " "), e.code, e.okCodes, stderrNote(e.stderr))
+}
+
+// short says how the run failed in a line: the exit code or the signal,
+// and the first line of what it printed on standard error.
+func (e *runError) short() string {
+	s := fmt.Sprintf("exit %d", e.code)
+	if e.signal != "" {
+		s = "died of " + e.signal
+	}
+	if l := firstLine(e.stderr); l != "" {
+		s += ": " + l
+	}
+	return s
 }
 
 func stderrNote(s string) string {
@@ -103,10 +133,10 @@ func (t *tailBuffer) String() string { return string(t.b) }
 
 // stats summarises the samples of one tool on one configuration.
 type stats struct {
-	n                  int
-	median, lo, hi     time.Duration
-	cpuMedian          time.Duration
-	rssPeak, rssMedian int64
+	n                       int
+	median, lo, hi          time.Duration
+	cpuMedian, cpuLo, cpuHi time.Duration
+	rssPeak, rssMedian      int64
 }
 
 func summarise(samples []sample) stats {
@@ -126,7 +156,7 @@ func summarise(samples []sample) stats {
 	slices.Sort(cpus)
 	slices.Sort(rss)
 	s.median, s.lo, s.hi = median(walls), walls[0], walls[len(walls)-1]
-	s.cpuMedian = median(cpus)
+	s.cpuMedian, s.cpuLo, s.cpuHi = median(cpus), cpus[0], cpus[len(cpus)-1]
 	s.rssPeak, s.rssMedian = rss[len(rss)-1], median(rss)
 	return s
 }

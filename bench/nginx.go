@@ -83,7 +83,7 @@ func parseNginxFlags(args []string, log io.Writer) (*nginxFlags, error) {
 	f := &nginxFlags{}
 	fs := flag.NewFlagSet("bench nginx", flag.ContinueOnError)
 	fs.SetOutput(log)
-	sizes := fs.String("sizes", "10,200,2000", "server blocks of the generated trees, comma-separated")
+	sizes := fs.String("sizes", "10,200,2000,20000", "server blocks of the generated trees, comma-separated")
 	fs.IntVar(&f.rounds, "rounds", 5, "measured rounds of each tool")
 	fs.IntVar(&f.slowRounds, "slow-rounds", 3, "measured rounds of a slow tool (see -slow)")
 	fs.DurationVar(&f.slow, "slow", 10*time.Second, "a tool whose warm-up run takes longer than this is slow")
@@ -182,6 +182,7 @@ func runNginx(args []string, out, log io.Writer) error {
 		fmt.Fprintln(out, "- trees: bench/gen (gen_nginx.py not found: set GEN_NGINX or -gen to compare with docs/benchmarks.md)")
 	}
 	fmt.Fprintf(out, "- rounds: 1 warm-up, then %d measured (%d for a tool whose warm-up took over %s), round-robin\n", f.rounds, f.slowRounds, f.slow)
+	fmt.Fprintln(out, "- measured: wall time from fork to reaping, CPU time (user + system) and peak RSS from wait4; targets are judged on CPU time and on wall time each")
 	for _, n := range notes {
 		fmt.Fprintln(out, "- "+n)
 	}
@@ -418,6 +419,9 @@ func generatedTree(tmp string, n int, genScript string, log io.Writer) (*tree, e
 			return nil, err
 		}
 	}
+	if err := fitWorkerConnections(t.dir, t.main); err != nil {
+		return nil, err
+	}
 	return t, t.finish(tmp)
 }
 
@@ -465,8 +469,22 @@ func (t *tree) finish(tmp string) error {
 type sizeResult struct {
 	tree    *tree
 	entries []*entry
+	// loadStart and loadEnd are the load averages before the warm-up and
+	// after the last round.
+	loadStart, loadEnd string
 }
 
+// find is the entry of the named tool, failed or not, or nil.
+func (r sizeResult) find(name string) *entry {
+	for _, e := range r.entries {
+		if e.name == name {
+			return e
+		}
+	}
+	return nil
+}
+
+// get is the entry of the named tool if its runs succeeded, or nil.
 func (r sizeResult) get(name string) *entry {
 	for _, e := range r.entries {
 		if e.name == name && e.err == nil {
@@ -479,7 +497,7 @@ func (r sizeResult) get(name string) *entry {
 // measure runs a warm-up round and then the measured rounds, the tools
 // taking turns; the tool that goes first moves on by one each round.
 func measure(t *tree, specs []toolSpec, rounds, slowRounds int, slow time.Duration, toolRounds map[string]int, log io.Writer) sizeResult {
-	r := sizeResult{tree: t}
+	r := sizeResult{tree: t, loadStart: loadAverage()}
 	for _, s := range specs {
 		r.entries = append(r.entries, &entry{toolSpec: s})
 	}
@@ -521,135 +539,123 @@ func measure(t *tree, specs []toolSpec, rounds, slowRounds int, slow time.Durati
 			e.samples = append(e.samples, o.sample)
 		}
 	}
+	r.loadEnd = loadAverage()
 	return r
 }
 
 // printSize prints one tree's table; it reports whether proxylint failed.
 func printSize(out io.Writer, r sizeResult) bool {
 	fmt.Fprintf(out, "## %s: %s\n\n", r.tree.label, r.tree.size())
-	fmt.Fprintln(out, "| tool | runs | median | min | max | CPU (median) | peak RSS | ÷ proxylint text | ÷ proxylint json |")
-	fmt.Fprintln(out, "|---|---|---|---|---|---|---|---|---|")
-	text, js := r.get("proxylint text"), r.get("proxylint json")
-	var plText, plJSON time.Duration
-	if text != nil {
-		plText = summarise(text.samples).median
+	fmt.Fprintf(out, "Load average (1, 5 and 15 minutes): %s before the warm-up, %s after the last round.\n\n", r.loadStart, r.loadEnd)
+	fmt.Fprintln(out, "| tool | runs | wall: median (min–max) | CPU: median (min–max) | peak RSS | wall ÷ proxylint text / json | CPU ÷ proxylint text / json |")
+	fmt.Fprintln(out, "|---|---|---|---|---|---|---|")
+	var wallText, wallJSON, cpuText, cpuJSON time.Duration
+	if e := r.get("proxylint text"); e != nil {
+		s := summarise(e.samples)
+		wallText, cpuText = s.median, s.cpuMedian
 	}
-	if js != nil {
-		plJSON = summarise(js.samples).median
+	if e := r.get("proxylint json"); e != nil {
+		s := summarise(e.samples)
+		wallJSON, cpuJSON = s.median, s.cpuMedian
 	}
 	failed := false
 	for _, e := range r.entries {
 		if e.err != nil {
-			fmt.Fprintf(out, "| %s | failed: %s | | | | | | | |\n", e.name, firstLine(e.err.Error()))
+			fmt.Fprintf(out, "| %s | failed: %s | | | | | |\n", e.name, failure(e.err))
 			failed = failed || e.reference
 			continue
 		}
 		s := summarise(e.samples)
-		fmt.Fprintf(out, "| %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", e.name, s.n,
-			fmtDur(s.median), fmtDur(s.lo), fmtDur(s.hi), fmtDur(s.cpuMedian), fmtKiB(s.rssPeak),
-			fmtRatio(s.median, plText), fmtRatio(s.median, plJSON))
+		fmt.Fprintf(out, "| %s | %d | %s (%s–%s) | %s (%s–%s) | %s | %s / %s | %s / %s |\n", e.name, s.n,
+			fmtDur(s.median), fmtDur(s.lo), fmtDur(s.hi), fmtDur(s.cpuMedian), fmtDur(s.cpuLo), fmtDur(s.cpuHi), fmtKiB(s.rssPeak),
+			fmtRatio(s.median, wallText), fmtRatio(s.median, wallJSON), fmtRatio(s.cpuMedian, cpuText), fmtRatio(s.cpuMedian, cpuJSON))
 	}
 	fmt.Fprintln(out)
 	return failed
 }
 
-// printSummary prints the ratios of every tree in one table, and which
-// targets are met. The targets compare with the slower of proxylint's two
-// formats.
+// printSummary prints every tree's figures in three tables (proxylint
+// against nginx -t; the other tools against proxylint; peak RSS), and
+// which targets are met (nginxTargets).
 func printSummary(out io.Writer, results []sizeResult) {
-	fmt.Fprintln(out, "## Summary: wall-time medians, and how many times longer each tool takes than proxylint (text / json)")
-	fmt.Fprintln(out)
-	fmt.Fprintln(out, "| config | proxylint text | proxylint json | nginx -t | gixy | nginx-linter |")
-	fmt.Fprintln(out, "|---|---|---|---|---|---|")
-	med := func(r sizeResult, name string) time.Duration {
+	stat := func(r sizeResult, name string) (stats, bool) {
 		if e := r.get(name); e != nil {
-			return summarise(e.samples).median
+			return summarise(e.samples), true
 		}
-		return 0
+		return stats{}, false
 	}
-	cpu := func(r sizeResult, name string) time.Duration {
-		if e := r.get(name); e != nil {
-			return summarise(e.samples).cpuMedian
-		}
-		return 0
-	}
-	rss := func(r sizeResult, name string) int64 {
-		if e := r.get(name); e != nil {
-			return summarise(e.samples).rssPeak
-		}
-		return 0
-	}
-	for _, r := range results {
-		text, js := med(r, "proxylint text"), med(r, "proxylint json")
-		cell := func(name string) string {
-			d := med(r, name)
-			if d == 0 {
-				return "–"
-			}
-			return fmt.Sprintf("%s (%s / %s)", fmtDur(d), fmtRatio(d, text), fmtRatio(d, js))
-		}
-		fmt.Fprintf(out, "| %s | %s | %s | %s | %s | %s |\n", r.tree.label, fmtDur(text), fmtDur(js), cell("nginx -t"), cell("gixy"), cell("nginx-linter"))
-	}
+	fmt.Fprintln(out, "## Summary")
 	fmt.Fprintln(out)
-	fmt.Fprintln(out, "CPU time (user + system, medians): less disturbed than wall time when other work shares the machine, but it adds up the threads of a tool that uses several.")
+	fmt.Fprintln(out, "proxylint against nginx -t: medians, and proxylint's as a share of nginx -t's (below 1× it takes less). CPU time is user + system: it counts the work of every thread, and less of the other work on the machine than wall time does.")
 	fmt.Fprintln(out)
-	fmt.Fprintln(out, "| config | proxylint text | proxylint json | nginx -t | gixy | nginx-linter |")
+	fmt.Fprintln(out, "| config | nginx -t: wall / CPU | proxylint text: wall / CPU | ÷ nginx -t | proxylint json: wall / CPU | ÷ nginx -t |")
 	fmt.Fprintln(out, "|---|---|---|---|---|---|")
 	for _, r := range results {
-		text, js := cpu(r, "proxylint text"), cpu(r, "proxylint json")
-		cell := func(name string) string {
-			d := cpu(r, name)
-			if d == 0 {
-				return "–"
-			}
-			return fmt.Sprintf("%s (%s / %s)", fmtDur(d), fmtRatio(d, text), fmtRatio(d, js))
+		n, ok := stat(r, "nginx -t")
+		row := []string{r.tree.label, "–"}
+		if ok {
+			row[1] = fmtDur(n.median) + " / " + fmtDur(n.cpuMedian)
 		}
-		fmt.Fprintf(out, "| %s | %s | %s | %s | %s | %s |\n", r.tree.label, fmtDur(text), fmtDur(js), cell("nginx -t"), cell("gixy"), cell("nginx-linter"))
+		for _, name := range []string{"proxylint text", "proxylint json"} {
+			s, sok := stat(r, name)
+			switch {
+			case !sok:
+				row = append(row, "failed", "")
+			case !ok:
+				row = append(row, fmtDur(s.median)+" / "+fmtDur(s.cpuMedian), "")
+			default:
+				row = append(row, fmtDur(s.median)+" / "+fmtDur(s.cpuMedian), fmtRatio(s.median, n.median)+" / "+fmtRatio(s.cpuMedian, n.cpuMedian))
+			}
+		}
+		fmt.Fprintln(out, "| "+strings.Join(row, " | ")+" |")
 	}
 	fmt.Fprintln(out)
+	var others bool
+	for _, r := range results {
+		_, g := stat(r, "gixy")
+		_, l := stat(r, "nginx-linter")
+		others = others || g || l
+	}
+	if others {
+		fmt.Fprintln(out, "gixy and nginx-linter: medians, and how many times longer they take than the slower proxylint format (wall / CPU).")
+		fmt.Fprintln(out)
+		fmt.Fprintln(out, "| config | gixy: wall / CPU | ÷ proxylint | nginx-linter: wall / CPU | ÷ proxylint |")
+		fmt.Fprintln(out, "|---|---|---|---|---|")
+		for _, r := range results {
+			t, tok := stat(r, "proxylint text")
+			j, jok := stat(r, "proxylint json")
+			wall, cpu := max(t.median, j.median), max(t.cpuMedian, j.cpuMedian)
+			row := []string{r.tree.label}
+			for _, name := range []string{"gixy", "nginx-linter"} {
+				s, ok := stat(r, name)
+				switch {
+				case !ok:
+					row = append(row, "–", "")
+				case !tok || !jok:
+					row = append(row, fmtDur(s.median)+" / "+fmtDur(s.cpuMedian), "")
+				default:
+					row = append(row, fmtDur(s.median)+" / "+fmtDur(s.cpuMedian), fmtRatio(s.median, wall)+" / "+fmtRatio(s.cpuMedian, cpu))
+				}
+			}
+			fmt.Fprintln(out, "| "+strings.Join(row, " | ")+" |")
+		}
+		fmt.Fprintln(out)
+	}
 	fmt.Fprintln(out, "| config | peak RSS: proxylint text | proxylint json | nginx -t | gixy | nginx-linter |")
 	fmt.Fprintln(out, "|---|---|---|---|---|---|")
 	for _, r := range results {
-		fmt.Fprintf(out, "| %s | %s | %s | %s | %s | %s |\n", r.tree.label,
-			fmtKiB(rss(r, "proxylint text")), fmtKiB(rss(r, "proxylint json")), fmtKiB(rss(r, "nginx -t")), fmtKiB(rss(r, "gixy")), fmtKiB(rss(r, "nginx-linter")))
+		row := []string{r.tree.label}
+		for _, name := range []string{"proxylint text", "proxylint json", "nginx -t", "gixy", "nginx-linter"} {
+			s, _ := stat(r, name)
+			row = append(row, fmtKiB(s.rssPeak))
+		}
+		fmt.Fprintln(out, "| "+strings.Join(row, " | ")+" |")
 	}
 	fmt.Fprintln(out)
-	fmt.Fprintln(out, "Targets (against the slower proxylint format):")
+	fmt.Fprintln(out, "Targets (medians of the slower proxylint format, against the other tools in the same run; CPU and wall time each):")
 	for _, r := range results {
-		pl := max(med(r, "proxylint text"), med(r, "proxylint json"))
-		plRSS := max(rss(r, "proxylint text"), rss(r, "proxylint json"))
-		if pl == 0 {
-			continue
-		}
-		label := r.tree.label
-		if d := med(r, "nginx -t"); d > 0 {
-			// The time budget against nginx -t in the same run: twice
-			// its time for one file (start-up with Envoy's API linked),
-			// its time on trees up to a few hundred servers, half its
-			// time on the large ones.
-			switch {
-			case r.tree.label == "one file":
-				target(out, label, "at most 2× the time of nginx -t", fmtRatio(pl, d)+" of it", pl <= 2*d)
-			case r.tree.bytes < 1<<20:
-				target(out, label, "at most 1× the time of nginx -t", fmtRatio(pl, d)+" of it", pl <= d)
-			default:
-				target(out, label, "at most 0.5× the time of nginx -t", fmtRatio(pl, d)+" of it", 2*pl <= d)
-				target(out, label, "peak RSS at most 100 MB", fmtKiB(plRSS), plRSS <= 100*1024)
-			}
-		}
-		if d := med(r, "gixy"); d > 0 {
-			target(out, label, "at least 100× faster than gixy", fmtRatio(d, pl), d >= 100*pl)
-		}
-		if d := med(r, "nginx-linter"); d > 0 {
-			target(out, label, "at least 20× faster than nginx-linter", fmtRatio(d, pl), d >= 20*pl)
+		for _, v := range nginxTargets(r) {
+			fmt.Fprintln(out, v.String())
 		}
 	}
-}
-
-func target(out io.Writer, label, what, value string, met bool) {
-	verdict := "met"
-	if !met {
-		verdict = "MISSED"
-	}
-	fmt.Fprintf(out, "- %s: %s: %s (%s)\n", label, what, verdict, value)
 }

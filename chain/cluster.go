@@ -57,7 +57,9 @@ func meshLinks(proxies []*model.Proxy, related func(a, b *model.Proxy) Relation)
 }
 
 // relatedFiles says whether objects of two files link: both named on the
-// command line, or the files close in the tree.
+// command line, or the files close in the tree. The Services of a run
+// always link the routes of its Kubernetes manifests, which the loader
+// joined into one deployment.
 func relatedFiles(a string, aNamed bool, b string, bNamed bool) bool {
 	return aNamed && bNamed || neighbours(a, b)
 }
@@ -152,7 +154,7 @@ func findService(m *model.Model, r *model.Route, ref model.ServiceRef) *model.Se
 		if s.Key() != ref.Key() {
 			continue
 		}
-		if p == nil || relatedFiles(p.Entry, p.Named, s.Pos.File, s.Named) {
+		if p == nil || p.Product.Kubernetes() || relatedFiles(p.Entry, p.Named, s.Pos.File, s.Named) {
 			return s
 		}
 	}
@@ -165,7 +167,7 @@ func findService(m *model.Model, r *model.Route, ref model.ServiceRef) *model.Se
 func meshPool(m *model.Model, svc *model.Service, step *Step) {
 	var best *model.Upstream
 	for _, p := range m.Proxies {
-		if !relatedFiles(p.Entry, p.Named, svc.Pos.File, svc.Named) {
+		if !p.Product.Kubernetes() && !relatedFiles(p.Entry, p.Named, svc.Pos.File, svc.Named) {
 			continue
 		}
 		for _, u := range p.Upstreams {

@@ -40,6 +40,9 @@ func Analyze(proxies []*model.Proxy, declared *model.Chain, maxPaths int) (*mode
 		switch {
 		case a.Named && b.Named:
 			return Together
+		case a.Product.Kubernetes() && b.Product.Kubernetes():
+			// Joined from the run's manifests: one deployment.
+			return Together
 		case neighbours(a.Entry, b.Entry):
 			return Neighbours
 		}

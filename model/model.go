@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -64,9 +65,19 @@ type Model struct {
 // can quote the line a finding points at; Comments let the engine read
 // suppressions.
 type File struct {
-	Path     string
+	Path string
+	// Real is the file on disk that Source was read from: absolute, with
+	// symbolic links resolved; empty for what was not read from a file
+	// (standard input, the files of an nginx -T dump). Path is the name
+	// the file was reached by, which may be a link.
+	Real     string
 	Source   []byte
 	Comments []Comment
+	// index holds the lines of Source once PosAt has needed them.
+	index atomic.Pointer[indexed]
+	// Editor edits the file in its own style (edit.go); nil when its
+	// loader offers none.
+	Editor Editor
 }
 
 // Comment is a comment in a source file. Text excludes the comment marker.
@@ -93,7 +104,22 @@ const (
 	// EnvoyGateway is Envoy configured through Envoy Gateway: Gateway API
 	// routes and its BackendTrafficPolicy.
 	EnvoyGateway Product = "envoy-gateway"
+	// NginxIngress is nginx configured through NGINX Inc's Ingress
+	// controller (nginx/kubernetes-ingress): its nginx.org annotations,
+	// ConfigMap and defaults, which are not ingress-nginx's.
+	NginxIngress Product = "nginx-ingress"
 )
+
+// Kubernetes reports whether the product is configured through
+// Kubernetes resources: its proxies are joined from every manifest of a
+// run, one deployment.
+func (p Product) Kubernetes() bool {
+	switch p {
+	case Istio, IngressNginx, EnvoyGateway, NginxIngress:
+		return true
+	}
+	return false
+}
 
 // Version is a release number; the zero Version means "the newest release".
 type Version struct{ Major, Minor, Patch int }
@@ -145,10 +171,16 @@ func ParseVersion(s string) (Version, error) {
 // from Min to the newest (Version zero, Min set: what proxylint assumes
 // when none is named, so that a finding holds on whatever release runs the
 // configuration), or the newest release (both zero).
+//
+// Before, when set on a range, ends it: the range is then every release
+// from Min up to, not including, Before. A configuration that the newer
+// releases of a range refuse (a directive nginx removed) is linted for the
+// older ones, which run it.
 type Target struct {
 	Product Product
 	Version Version
 	Min     Version
+	Before  Version
 }
 
 // Oldest releases still shipped, assumed when no release is named: nginx
@@ -156,6 +188,13 @@ type Target struct {
 // every Angie release is 1.x. Envoy is taken from its releases, not from
 // distributions, and defaults to the newest.
 var shippedSince = map[Product]Version{Nginx: {1, 18, 0}, Angie: {1, 0, 0}}
+
+// NewestNginx is the newest nginx release proxylint's directive tables
+// were made from (parsers/nginx/directives_gen.go, whose tests hold the two
+// equal). A target names a release from shippedSince[Nginx] to it: what
+// other releases default to, and which directives they have, is not
+// modelled.
+var NewestNginx = Version{1, 31, 4}
 
 // DefaultTarget is the target assumed for a product when none is named.
 func DefaultTarget(p Product) Target {
@@ -183,6 +222,8 @@ func (t Target) String() string {
 	switch {
 	case !t.Version.IsZero():
 		return string(t.Product) + ":" + t.Version.String()
+	case !t.Min.IsZero() && !t.Before.IsZero():
+		return string(t.Product) + " " + t.Min.String() + " or newer before " + t.Before.String()
 	case !t.Min.IsZero():
 		return string(t.Product) + " " + t.Min.String() + " or newer"
 	}
@@ -191,8 +232,11 @@ func (t Target) String() string {
 
 // Releases names the releases of the target older than since, for a
 // message about a default that changed in since: "nginx:1.28", or "nginx
-// before 1.29.7" for a range.
+// before 1.29.7" for a range (the whole range when it ends before since).
 func (t Target) Releases(since Version) string {
+	if t.IsRange() && !t.Before.IsZero() && !since.Less(t.Before) {
+		return t.String() // every release of the range is older
+	}
 	if t.IsRange() {
 		return fmt.Sprintf("%s before %s", t.Product, since)
 	}
@@ -201,16 +245,16 @@ func (t Target) Releases(since Version) string {
 
 // ParseTarget reads "nginx" (every release still shipped), "nginx:1.28",
 // "nginx:1.29.7", "nginx:newest", "angie", "angie:1.12", "envoy" (the
-// newest), "envoy:1.31", "istio:1.23", "ingress-nginx:1.11" or
-// "envoy-gateway:1.1.2".
+// newest), "envoy:1.31", "istio:1.23", "ingress-nginx:1.11",
+// "envoy-gateway:1.1.2" or "nginx-ingress:5.3".
 func ParseTarget(s string) (Target, error) {
 	name, ver, _ := strings.Cut(s, ":")
 	var t Target
 	switch Product(name) {
-	case Nginx, Angie, Envoy, Istio, IngressNginx, EnvoyGateway:
+	case Nginx, Angie, Envoy, Istio, IngressNginx, EnvoyGateway, NginxIngress:
 		t = DefaultTarget(Product(name))
 	default:
-		return t, fmt.Errorf("unknown target %q (want nginx[:X.Y[.Z]|:newest], angie[:X.Y], envoy[:X.Y], istio[:X.Y], ingress-nginx[:X.Y] or envoy-gateway[:X.Y.Z])", s)
+		return t, fmt.Errorf("unknown target %q (want nginx[:X.Y[.Z]|:newest], angie[:X.Y], envoy[:X.Y], istio[:X.Y], ingress-nginx[:X.Y], envoy-gateway[:X.Y.Z] or nginx-ingress[:X.Y.Z])", s)
 	}
 	switch ver {
 	case "":
@@ -222,6 +266,9 @@ func ParseTarget(s string) (Target, error) {
 			return t, fmt.Errorf("target %q: %w", s, err)
 		}
 		t.Version, t.Min = v, Version{}
+		if t.Product == Nginx && (v.Less(shippedSince[Nginx]) || NewestNginx.Less(v)) {
+			return t, fmt.Errorf("target %q: proxylint models nginx %s to %s; name a release in that range, or nginx:newest", s, shippedSince[Nginx], NewestNginx)
+		}
 	}
 	return t, nil
 }
@@ -231,6 +278,13 @@ type Proxy struct {
 	Product Product
 	Target  Target
 	Entry   string // the file the configuration was loaded from
+	// Sources are the files the configuration was joined from, Entry
+	// among them, when it is more than one file read on its own rather
+	// than included: the Kubernetes manifests of a run, or Envoy
+	// listeners, route configurations and clusters that name each other
+	// across files (one deployment); nil when it is Entry and what Entry
+	// includes.
+	Sources []string
 	// Named is set when the entry file was named on the command line
 	// rather than found in a directory.
 	Named bool
@@ -248,7 +302,13 @@ type Proxy struct {
 	// for a whole configuration; for a fragment linted alone, the block its
 	// contents imply ("http", "server", "location", "upstream"), whose
 	// surroundings, and so the values they may set, are unknown.
-	Context   string
+	Context string
+	// Snippets are the files linted through this configuration, itself a
+	// fragment that no configuration found includes, with the context
+	// their contents imply: a location-level one may be included by
+	// other locations too, whose settings (the access log) are not
+	// known; what the includers' http block sets is not known for any.
+	Snippets  []Snippet
 	Listeners []*Listener
 	Upstreams []*Upstream
 	// Dropped lists settings the platform silently drops in favour of
@@ -259,6 +319,15 @@ type Proxy struct {
 	// do beside the routes' values (model/written.go).
 	NoEffect  []NoEffect
 	Overrides []Override
+}
+
+// Snippet is a file linted through the configuration that includes it
+// (Proxy.Snippets): its path as that configuration read it, and the
+// context its contents imply when read alone ("http", "server",
+// "location").
+type Snippet struct {
+	File    string
+	Context string
 }
 
 // Drop is a setting the platform silently drops: the Setting points where
@@ -644,6 +713,14 @@ type EnvoyRoute struct {
 	// RetriableMethods is what retry_policy.retriable_request_headers
 	// narrow retries to.
 	RetriableMethods Methods
+	// BackOffBase and BackOffMax are retry_policy.retry_back_off's
+	// intervals: the wait before the k-th retry is random below
+	// min(base × 2^k, max); 25 ms and ten times the base by default.
+	BackOffBase, BackOffMax Setting[time.Duration]
+	// RetryPolicy identifies the retry policy in effect by its content:
+	// routes whose policies are equal, field for field, have the same
+	// RetryPolicy (a control plane's default written into every route).
+	RetryPolicy string
 }
 
 // Upstream is a group of servers a route proxies to: an nginx upstream
@@ -656,8 +733,13 @@ type Upstream struct {
 	Kind     string
 	Name     string
 	Implicit bool
-	Pos      Pos
-	Servers  []Server
+	// HostAssumed is set on an implicit upstream whose host name could
+	// also name an upstream block in configuration that was not read (a
+	// fragment's includer): it is taken for a DNS name, because it reads
+	// as one (it has a domain).
+	HostAssumed bool
+	Pos         Pos
+	Servers     []Server
 
 	// The pool of idle connections the upstream keeps: Size (nginx
 	// "keepalive N"; 0 = no pool; invalid for Envoy, which pools

@@ -11,6 +11,7 @@ package model
 import (
 	"bytes"
 	"fmt"
+	"sort"
 	"strconv"
 	"unicode/utf8"
 )
@@ -143,9 +144,72 @@ func (f *File) ColumnOffset(lineStart int, col int32) int {
 
 // PosAt returns the position of byte offset off in f.Source, counting
 // columns as Pos does (code points, an invalid byte as one).
+//
+// The first call indexes the file's lines, so that a report of many
+// findings in one large file takes time in proportion to the findings, not
+// to their number times the file's size.
 func (f *File) PosAt(off int) Pos {
 	src := f.Source
 	off = max(0, min(off, len(src)))
-	start := bytes.LastIndexByte(src[:off], '\n') + 1
-	return Pos{File: f.Path, Line: int32(bytes.Count(src[:start], []byte{'\n'}) + 1), Col: int32(utf8.RuneCount(src[start:off]) + 1)}
+	starts := f.lineIndex().starts
+	// The last line that starts at or before off.
+	line := sort.Search(len(starts), func(i int) bool { return int(starts[i]) > off }) - 1
+	start := int(starts[line])
+	return Pos{File: f.Path, Line: int32(line + 1), Col: int32(utf8.RuneCount(src[start:off]) + 1)}
+}
+
+// LineEnding is the line ending the file uses: "\r\n" when any line ends
+// so, else "\n".
+func (f *File) LineEnding() string {
+	if f.lineIndex().crlf {
+		return "\r\n"
+	}
+	return "\n"
+}
+
+// lines is what PosAt and LineEnding need of a file's source, made once:
+// the offset each line starts at, and whether a line ends in CR LF.
+type lines struct {
+	starts []int32
+	crlf   bool
+}
+
+func (f *File) lineIndex() *lines {
+	if l := f.index.Load(); l != nil && l.of(f.Source) {
+		return l.lines
+	}
+	src := f.Source
+	l := &lines{starts: make([]int32, 1, bytes.Count(src, []byte{'\n'})+1)}
+	for i := 0; ; {
+		j := bytes.IndexByte(src[i:], '\n')
+		if j < 0 {
+			break
+		}
+		if j > 0 && src[i+j-1] == '\r' {
+			l.crlf = true
+		}
+		i += j + 1
+		l.starts = append(l.starts, int32(i))
+	}
+	ix := &indexed{n: len(src), lines: l}
+	if len(src) > 0 {
+		ix.first = &src[0]
+	}
+	f.index.Store(ix)
+	return l
+}
+
+// indexed is a file's line index with the source it was made from: a
+// source replaced by another is indexed anew.
+type indexed struct {
+	first *byte
+	n     int
+	lines *lines
+}
+
+func (ix *indexed) of(src []byte) bool {
+	if len(src) == 0 {
+		return ix.n == 0
+	}
+	return ix.n == len(src) && ix.first == &src[0]
 }

@@ -74,6 +74,10 @@ func ReadBaseline(r io.Reader) (*Baseline, error) {
 		}
 		return nil, fmt.Errorf("not a proxylint baseline: %w", err)
 	}
+	end := dec.InputOffset()
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("not a proxylint baseline: more follows the JSON document, at byte %d", end)
+	}
 	if doc.Version != BaselineVersion {
 		return nil, fmt.Errorf("baseline version %d is not supported (want %d); write it again with --write-baseline", doc.Version, BaselineVersion)
 	}

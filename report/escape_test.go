@@ -118,12 +118,22 @@ func TestTextCaretAfterEscapes(t *testing.T) {
 	assert.Equal(t, `    |                ^`, lines[2])
 }
 
-// The workflow-command format escapes on its own terms and stays as it was.
+// The workflow-command format escapes what the files read put in it as
+// the text report does (a terminal escape in a file name or a message
+// must not reach the log as one), then on the runner's terms: "%", ":"
+// and "," in properties, and the line breaks between a message's parts.
 func TestGitHubHostileInput(t *testing.T) {
 	var b bytes.Buffer
 	require.NoError(t, GitHub(&b, hostileInput()))
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 	require.Len(t, lines, 2, b.String())
-	assert.True(t, strings.HasPrefix(lines[0], "::warning file=x%0A%3A%3Aerror file=a.conf%2Cline=1%3A%3Aforged\x1b]0;title\x07.conf,line=2,col=17,title=upstream-no-keepalive::"), lines[0])
+	assert.Equal(t, `::warning file=x\n%3A%3Aerror file=a.conf%2Cline=1%3A%3Aforged\x1b]0;title\x07.conf,line=2,col=17,title=upstream-no-keepalive::`+
+		`proxy_pass to \u202eb\n::add-mask::secret\r\n::error::forged has no upstream`+
+		`%0Ax\n::error file=a.conf,line=1::forged\x1b]0;title\x07.conf:1:1: in\n::warning::this`+
+		`%0Aflag \x1b[31mred`+
+		`%0Afix: write\n##\x5berror]this`, lines[0])
+	for _, c := range lines[0] {
+		assert.False(t, c < 0x20 || c == 0x7f || c == 0x202e, "no control or format character: %q", lines[0])
+	}
 	assert.Equal(t, "1 warning", lines[1])
 }

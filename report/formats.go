@@ -46,6 +46,9 @@ var LintFormats = Formats[*Input]{
 	{Name: "json", Write: func(w io.Writer, in *Input, _ bool) error { return JSON(w, in) }},
 	{Name: "sarif", Write: func(w io.Writer, in *Input, _ bool) error { return SARIF(w, in) }},
 	{Name: "github", Write: func(w io.Writer, in *Input, _ bool) error { return GitHub(w, in) }},
+	{Name: "checkstyle", Write: func(w io.Writer, in *Input, _ bool) error { return Checkstyle(w, in) }},
+	{Name: "junit", Write: func(w io.Writer, in *Input, _ bool) error { return JUnit(w, in) }},
+	{Name: "gitlab", Write: func(w io.Writer, in *Input, _ bool) error { return GitLab(w, in) }},
 }
 
 // rootPath expresses path relative to the repository root (Input.Root),

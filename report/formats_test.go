@@ -1,6 +1,7 @@
 package report
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/proxylint/proxylint/model"
@@ -39,7 +40,7 @@ func TestRootPath(t *testing.T) {
 }
 
 func TestLintFormatsRegistry(t *testing.T) {
-	if got := LintFormats.Names(); len(got) != 4 || got[0] != "text" || got[1] != "json" || got[2] != "sarif" || got[3] != "github" {
+	if got := strings.Join(LintFormats.Names(), " "); got != "text json sarif github checkstyle junit gitlab" {
 		t.Errorf("names %v", got)
 	}
 	if f, ok := LintFormats.Lookup("text"); !ok || !f.Color {

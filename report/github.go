@@ -15,7 +15,7 @@ import (
 //
 //	::warning file=nginx.conf,line=6,col=13,title=upstream-no-keepalive::proxy_pass to ...
 //
-// followed by the summary as a plain log line.
+// followed by the summary as a plain log line, unless Quiet.
 func GitHub(w io.Writer, in *Input) error {
 	bw := bufio.NewWriter(w)
 	for _, f := range in.Findings {
@@ -24,7 +24,7 @@ func GitHub(w io.Writer, in *Input) error {
 		}
 		props := []string{}
 		if f.Pos.File != "" {
-			props = append(props, "file="+ghProperty(in.rootPath(f.Pos.File)))
+			props = append(props, "file="+ghProperty(Escape(in.rootPath(f.Pos.File))))
 			if f.Pos.Line >= 1 {
 				props = append(props, "line="+strconv.Itoa(int(f.Pos.Line)))
 				if f.Pos.Col >= 1 {
@@ -38,21 +38,27 @@ func GitHub(w io.Writer, in *Input) error {
 				}
 			}
 		}
-		props = append(props, "title="+ghProperty(f.Rule))
-		msg := f.Message
+		props = append(props, "title="+ghProperty(Escape(f.Rule)))
+		// What comes from the files read is escaped part by part, as in
+		// the text report: the log shows it, and a terminal escape or a
+		// line break in a file name must not act there. The line breaks
+		// between the parts are the runner's (%0A).
+		msg := Escape(f.Message)
 		for _, r := range f.Related {
 			if r.Pos.IsValid() {
-				msg += "\n" + in.rootPosText(r.Pos) + ": " + r.Message
+				msg += "\n" + Escape(in.rootPosText(r.Pos)) + ": " + Escape(r.Message)
 			} else {
-				msg += "\n" + r.Message
+				msg += "\n" + Escape(r.Message)
 			}
 		}
 		if f.Fix != "" {
-			msg += "\nfix: " + f.Fix
+			msg += "\nfix: " + Escape(f.Fix)
 		}
 		fmt.Fprintf(bw, "::%s %s::%s\n", ghCommand(f.Severity), strings.Join(props, ","), ghData(msg))
 	}
-	fmt.Fprintln(bw, summary(Count(in.Findings), in.Known, in.Skipped))
+	if !in.Quiet {
+		fmt.Fprintln(bw, summary(Count(in.Findings), in.Known, in.Skipped))
+	}
 	return bw.Flush()
 }
 

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -83,13 +84,36 @@ type jsonSummary struct {
 }
 
 // rawName is the bytes of a file name that is not valid UTF-8, which a
-// JSON string cannot hold (the encoder writes U+FFFD for each invalid
-// byte); nil for every other name. encoding/json writes it in base64.
+// JSON string cannot hold (the encoder would write U+FFFD for each
+// invalid byte); nil for every other name. encoding/json writes it in
+// base64.
 func rawName(name string) []byte {
 	if utf8.ValidString(name) {
 		return nil
 	}
 	return []byte(name)
+}
+
+// jsonName is a file name as a JSON string holds it: unchanged when it is
+// valid UTF-8 (the encoder escapes control characters), else with each
+// byte that is not UTF-8 written \xHH, as the text report writes it, and
+// never as U+FFFD; file_base64 (rawName) then carries the exact bytes.
+func jsonName(name string) string {
+	if utf8.ValidString(name) {
+		return name
+	}
+	var b strings.Builder
+	for i := 0; i < len(name); {
+		r, size := utf8.DecodeRuneInString(name[i:])
+		if r == utf8.RuneError && size <= 1 {
+			b.WriteString(`\x`)
+			b.WriteString(hex2(name[i]))
+		} else {
+			b.WriteString(name[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }
 
 // JSON writes the findings as one JSON document (docs/json-format.md).
@@ -107,7 +131,7 @@ func JSON(w io.Writer, in *Input) error {
 			Rule:        f.Rule,
 			Severity:    f.Severity.String(),
 			Message:     f.Message,
-			File:        in.RelPath(f.Pos.File),
+			File:        jsonName(in.RelPath(f.Pos.File)),
 			FileBase64:  rawName(in.RelPath(f.Pos.File)),
 			Line:        int(f.Pos.Line),
 			Column:      int(f.Pos.Col),
@@ -119,14 +143,14 @@ func JSON(w io.Writer, in *Input) error {
 		}
 		for _, e := range f.Edits {
 			s, end, _ := in.editRange(e)
-			jf.FixEdits = append(jf.FixEdits, jsonEdit{File: in.RelPath(e.File), FileBase64: rawName(in.RelPath(e.File)), Start: e.Start, End: e.End,
+			jf.FixEdits = append(jf.FixEdits, jsonEdit{File: jsonName(in.RelPath(e.File)), FileBase64: rawName(in.RelPath(e.File)), Start: e.Start, End: e.End,
 				StartLine: int(s.Line), StartColumn: int(s.Col), EndLine: int(end.Line), EndColumn: int(end.Col), Text: e.New})
 		}
 		for _, r := range f.Related {
-			jf.Related = append(jf.Related, jsonRelated{File: in.RelPath(r.Pos.File), FileBase64: rawName(in.RelPath(r.Pos.File)), Line: int(r.Pos.Line), Column: int(r.Pos.Col), Message: r.Message})
+			jf.Related = append(jf.Related, jsonRelated{File: jsonName(in.RelPath(r.Pos.File)), FileBase64: rawName(in.RelPath(r.Pos.File)), Line: int(r.Pos.Line), Column: int(r.Pos.Col), Message: r.Message})
 		}
 		if s := f.Suppression; s != nil {
-			jf.Suppressed = &jsonSuppression{File: in.RelPath(s.Pos.File), FileBase64: rawName(in.RelPath(s.Pos.File)), Line: int(s.Pos.Line), Reason: s.Reason}
+			jf.Suppressed = &jsonSuppression{File: jsonName(in.RelPath(s.Pos.File)), FileBase64: rawName(in.RelPath(s.Pos.File)), Line: int(s.Pos.Line), Reason: s.Reason}
 		}
 		doc.Findings = append(doc.Findings, jf)
 	}

@@ -41,6 +41,13 @@ type Input struct {
 	// Verbose asks the text report to say what was read even when it
 	// shows no finding.
 	Verbose bool
+	// FailOn is the severity at which a finding fails the run (0: every
+	// finding does): the JUnit report fails those test cases and passes
+	// the others.
+	FailOn model.Severity
+	// Quiet leaves out of the text and github reports everything but
+	// the findings: what was read, the targets and the summary.
+	Quiet bool
 	// Known counts findings hidden by a baseline.
 	Known int
 	// Skipped counts the files directory walks left out (not

@@ -37,6 +37,10 @@ const (
 	docsURI = InformationURI + "/blob/main/rules/docs/"
 )
 
+// RuleDocURI is the address of a rule's documentation in the repository,
+// as SARIF's helpUri and an editor's link from a diagnostic give it.
+func RuleDocURI(id string) string { return docsURI + id + ".md" }
+
 type sarifLog struct {
 	Schema  string     `json:"$schema"`
 	Version string     `json:"version"`
@@ -302,7 +306,7 @@ func sarifRuleOf(r *rules.Rule) sarifRule {
 		ShortDescription: sarifText{Text: sentence(capitalise(r.Summary))},
 		FullDescription:  sarifText{Text: sentence(firstParagraph(r.Doc(), r.Summary))},
 		Help:             sarifText{Text: r.Doc(), Markdown: r.Doc()},
-		HelpURI:          docsURI + r.ID + ".md",
+		HelpURI:          RuleDocURI(r.ID),
 		DefaultConfiguration: sarifRuleConfig{
 			Level: r.Severity.String(),
 		},

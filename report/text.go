@@ -51,7 +51,8 @@ func (p palette) severity(s model.Severity) *color.Color {
 
 // Text writes findings as a compiler does: "path:line:col: severity:
 // message [rule]", the source line with a caret, related positions and the
-// fix; then a one-line summary. Suppressed findings are left out.
+// fix; then what was read and a one-line summary, unless Quiet.
+// Suppressed findings are left out.
 func Text(w io.Writer, in *Input, useColor bool) error {
 	bw := bufio.NewWriter(w)
 	p := newPalette(useColor)
@@ -93,6 +94,9 @@ func Text(w io.Writer, in *Input, useColor bool) error {
 				fmt.Fprintf(bw, "      %s %s\n", p.fix.Sprint("+"), Escape(l))
 			}
 		}
+	}
+	if in.Quiet {
+		return bw.Flush()
 	}
 	c := Count(in.Findings)
 	if len(in.Targets) > 0 && (shown > 0 || in.Verbose) {

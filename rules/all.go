@@ -12,6 +12,7 @@ var all = []*Rule{
 	EnvoyRetryOnUnknown,
 	EnvoySyntax,
 	EnvoyUnknownExtension,
+	EnvoyUnresolved,
 	GatewayPolicyDropsTimeout,
 	GatewayPolicyReplaces,
 	InvalidSuppression,

@@ -22,7 +22,12 @@ func hopName(l *model.Listener, from *model.Proxy) string {
 		}
 	}
 	if l.Proxy != nil && l.Proxy != from {
-		name += " in " + filepath.Base(l.Proxy.Entry)
+		file := l.Proxy.Entry
+		if len(l.Proxy.Sources) > 1 && l.Pos.File != "" {
+			// A proxy joined from several files: the listener's own.
+			file = l.Pos.File
+		}
+		name += " in " + filepath.Base(file)
 	}
 	return name
 }

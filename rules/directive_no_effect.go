@@ -255,7 +255,7 @@ func noEffectFix(pass *Pass, g *model.NoEffect) (string, []Edit) {
 		switch {
 		case d.Counterpart != "" && d.Carries && !d.CounterpartSet:
 			if s != nil {
-				x.add(s.file, s.tokens[0].start, s.tokens[0].end, d.Counterpart)
+				x.take(s.ed.Rename(s.Pos, d.Counterpart))
 			}
 			renamed = append(renamed, d.Counterpart+" "+d.Value)
 		default:
@@ -280,27 +280,13 @@ func noEffectFix(pass *Pass, g *model.NoEffect) (string, []Edit) {
 	return withEdits(x.result(), advice, advice)
 }
 
-// removeStatement deletes a simple directive with its line when it is
-// alone on it, else the directive and the blanks before it.
+// removeStatement deletes a simple directive, with its line when it is
+// alone on it.
 func (x *fixer) removeStatement(s *statement) {
 	if s == nil || x.failed {
 		return
 	}
-	src := s.file.Source
-	start, end := s.tokens[0].start, s.end
-	rest := end
-	for rest < len(src) && (src[rest] == ' ' || src[rest] == '\t' || src[rest] == '\r') {
-		rest++
-	}
-	if startsLine(src, start) && (rest == len(src) || src[rest] == '\n') {
-		start = lineStart(src, start)
-		end = min(rest+1, len(src))
-	} else {
-		for start > 0 && (src[start-1] == ' ' || src[start-1] == '\t') {
-			start--
-		}
-	}
-	x.add(s.file, start, end, "")
+	x.take(s.ed.Remove(s.Pos))
 }
 
 // locationsWord is "1 more location hands" or "2 more locations hand".

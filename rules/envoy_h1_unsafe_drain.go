@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/releases"
 )
 
 // EnvoyH1UnsafeDrain flags an HTTP connection manager that limits the
@@ -43,7 +44,7 @@ func h1UnsafeDrain(p *model.Proxy, l *model.Listener) (Finding, bool) {
 		return Finding{}, false
 	}
 	drain, delayed := l.DrainTimeout, l.DelayedCloseTimeout
-	closed := limit.Value + drain.Value + delayed.Value
+	closed := addDur(limit.Value, drain.Value, delayed.Value)
 	speaks := "serves HTTP/1 (codec_type " + codec.Value + ")"
 	if codec.Value == "AUTO" && codec.Default {
 		speaks = "serves HTTP/1 (codec_type AUTO, the default, takes HTTP/1 and HTTP/2)"
@@ -64,7 +65,7 @@ func h1UnsafeDrain(p *model.Proxy, l *model.Listener) (Finding, bool) {
 	}
 	fix := "set http1_safe_max_connection_duration: true next to max_connection_duration: Envoy then waits for the next " +
 		"request, answers it with \"Connection: close\" and closes the connection once that response is sent"
-	if !p.Target.AtLeast(1, 32, 0) {
+	if !releases.H1SafeDrain.In(p.Target) {
 		fix = fmt.Sprintf("http1_safe_max_connection_duration needs Envoy 1.32 or newer (this configuration targets %s): "+
 			"upgrade and set it to true, or remove max_connection_duration", p.Target)
 	}

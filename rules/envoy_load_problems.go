@@ -18,6 +18,12 @@ var (
 		Severity: model.Error,
 		Tags:     []string{"load", "envoy"},
 	}
+	EnvoyUnresolved = &Rule{
+		ID:       "envoy-unresolved",
+		Summary:  "a route configuration, cluster or endpoints the configuration names are not among the files linted: what depends on them is not checked",
+		Severity: model.Note,
+		Tags:     []string{"load", "envoy"},
+	}
 	EnvoyUnknownExtension = &Rule{
 		ID:       "envoy-unknown-extension",
 		Summary:  "an extension proxylint does not understand: its settings are kept but not checked",

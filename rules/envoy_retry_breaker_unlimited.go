@@ -93,14 +93,29 @@ func retryText(r *model.Route) string {
 }
 
 func explicitRetries(hs []breakerHit) bool {
+	_, ok := exampleRoute(hs)
+	return ok
+}
+
+// explicitRetry reports whether the route's retries are written in the
+// input, not a platform's default policy.
+func explicitRetry(r *model.Route) bool {
+	return r.Retry.On.Explicit() || r.Envoy != nil && r.Envoy.NumRetries.Explicit()
+}
+
+// exampleRoute is the route the message names: the first whose retries
+// are written in the input (the part the user chose, and the same
+// whatever the platform's default policy is on the target), else the
+// first; explicit reports whether one is written.
+func exampleRoute(hs []breakerHit) (r *model.Route, explicit bool) {
 	for _, h := range hs {
 		for _, r := range h.routes {
-			if r.Retry.On.Explicit() || r.Envoy != nil && r.Envoy.NumRetries.Explicit() {
-				return true
+			if explicitRetry(r) {
+				return r, true
 			}
 		}
 	}
-	return false
+	return hs[0].routes[0], false
 }
 
 const breakerWhy = "Envoy's default of 3 retries in flight per cluster is what stops retries piling onto a backend that fails under load: " +
@@ -108,7 +123,7 @@ const breakerWhy = "Envoy's default of 3 retries in flight per cluster is what s
 
 func breakerFinding(h breakerHit) Finding {
 	rl := h.u.RetryLimit
-	r := h.routes[0]
+	r, _ := exampleRoute([]breakerHit{h})
 	more := ""
 	if len(h.routes) > 1 {
 		more = fmt.Sprintf(" (and %d more routes)", len(h.routes)-1)
@@ -149,7 +164,7 @@ func generatorFinding(g string, hs []breakerHit) Finding {
 	if routes == 1 {
 		retry = "retries"
 	}
-	r := first.routes[0]
+	r, _ := exampleRoute(hs)
 	clusters := "1 cluster"
 	if len(hs) > 1 {
 		clusters = fmt.Sprintf("%d clusters", len(hs))

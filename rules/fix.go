@@ -7,18 +7,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/proxylint/proxylint/internal/lazyre"
 	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/releases"
 )
 
 // Edit is one change a fix makes to a source file: the bytes [Start, End)
-// of the file's source are replaced by New. Start == End inserts.
-type Edit struct {
-	File  string
-	Start int
-	End   int
-	New   string
-}
+// of the file's source are replaced by New. Start == End inserts. The
+// loaders' editors make them (model/edit.go).
+type Edit = model.Edit
 
 // fixer builds the edits of one fix on the sources of a model. Each method
 // checks the text it edits and, when the text is not what the fix expects,
@@ -61,184 +57,71 @@ func (x *fixer) file(p model.Pos) *model.File {
 	return nil
 }
 
-// word is one word of an nginx directive as written.
-type word struct {
-	start, end int
-	value      string // without quotes
-}
-
-// statement is a simple nginx directive as written: its words and the
-// offset just past its ";".
+// statement is a simple nginx directive as the file has it, with the
+// editor of its file.
 type statement struct {
-	file   *model.File
-	tokens []word
-	end    int
+	ed model.ConfEditor
+	model.Stmt
 }
 
-// nginxStatement reads the simple directive named name that starts at p.
-func (x *fixer) nginxStatement(p model.Pos, name string) *statement {
+// conf returns the nginx editor of the file holding p.
+func (x *fixer) conf(p model.Pos) model.ConfEditor {
 	f := x.file(p)
 	if f == nil {
 		return nil
 	}
-	off := x.sources.offset(f, p)
-	if off < 0 {
+	ed, ok := f.Conf()
+	if !ok {
 		x.fail()
 		return nil
 	}
-	toks, end, ok := scanStatement(f.Source, off)
-	if !ok || len(toks) == 0 || toks[0].value != name {
+	return ed
+}
+
+// nginxStatement returns the simple directive named name at p (where its
+// name or one of its arguments starts).
+func (x *fixer) nginxStatement(p model.Pos, name string) *statement {
+	ed := x.conf(p)
+	if ed == nil {
+		return nil
+	}
+	st, ok := ed.Stmt(p)
+	if !ok || st.Name != name || st.Block {
 		x.fail()
 		return nil
 	}
-	return &statement{file: f, tokens: toks, end: end}
+	return &statement{ed: ed, Stmt: st}
 }
 
-// scanStatement reads the words of the nginx directive at off up to its
-// ";", as nginx's reader splits them. ok is false for a block directive or
-// text it does not expect.
-func scanStatement(src []byte, off int) (toks []word, end int, ok bool) {
-	toks = make([]word, 0, 8)
-	i := off
-	for i < len(src) {
-		c := src[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
-			i++
-		case c == ';':
-			return toks, i + 1, len(toks) > 0
-		case c == '{' || c == '}':
-			return nil, 0, false
-		case c == '#' && len(toks) > 0:
-			for i < len(src) && src[i] != '\n' {
-				i++
-			}
-		case c == '"' || c == '\'':
-			j := i + 1
-			var b strings.Builder
-			for j < len(src) && src[j] != c {
-				if src[j] == '\\' && j+1 < len(src) {
-					j++
-				}
-				b.WriteByte(src[j])
-				j++
-			}
-			if j >= len(src) {
-				return nil, 0, false
-			}
-			toks = append(toks, word{i, j + 1, b.String()})
-			i = j + 1
-		default:
-			j := i
-			for j < len(src) && !bytes.ContainsRune([]byte(" \t\r\n;{"), rune(src[j])) {
-				if src[j] == '\\' && j+1 < len(src) {
-					j++
-				}
-				j++
-			}
-			toks = append(toks, word{i, j, string(src[i:j])})
-			i = j
-		}
+// take adds the edits an editor made, or fails the fix.
+func (x *fixer) take(edits []Edit, err error) {
+	if err != nil {
+		x.fail()
+		return
 	}
-	return nil, 0, false
+	x.edits = append(x.edits, edits...)
 }
 
-// lineStart is the offset of the start of the line holding off.
-func lineStart(src []byte, off int) int { return bytes.LastIndexByte(src[:off], '\n') + 1 }
-
-// indentAt is the blanks that start the line holding off.
-func indentAt(src []byte, off int) string {
-	s := lineStart(src, off)
-	e := s
-	for e < len(src) && (src[e] == ' ' || src[e] == '\t') {
-		e++
-	}
-	return string(src[s:e])
+// directive is an nginx directive to write, its arguments as written.
+func directive(name string, args ...string) model.Directive {
+	return model.Directive{Name: name, Args: args}
 }
 
-// startsLine reports whether only blanks stand before off on its line.
-func startsLine(src []byte, off int) bool {
-	return len(indentAt(src, off)) == off-lineStart(src, off)
-}
-
-// newline is the line ending the file uses.
-func newline(src []byte) string {
-	if bytes.Contains(src, []byte("\r\n")) {
-		return "\r\n"
-	}
-	return "\n"
-}
-
-var indentRE = lazyre.New(`(?m)^([ \t]+)\S`)
-
-// indentUnit is one level of the file's indentation: a tab when its lines
-// are indented with tabs, else the narrowest indentation of a line, else
-// four spaces.
-func indentUnit(src []byte) string {
-	unit := ""
-	for _, m := range indentRE().FindAllSubmatch(src, 200) {
-		in := string(m[1])
-		if in[0] == '\t' {
-			return "\t"
-		}
-		if unit == "" || len(in) < len(unit) {
-			unit = in
-		}
-	}
-	if unit == "" {
-		return "    "
-	}
-	return unit
-}
-
-func (x *fixer) add(f *model.File, start, end int, text string) {
-	x.edits = append(x.edits, Edit{File: f.Path, Start: start, End: end, New: text})
-}
-
-// insertAfter inserts lines after the line on which statement s ends, at
-// the indentation of the line s starts on.
-func (x *fixer) insertAfter(s *statement, lines ...string) {
+// insertAfter writes directives after statement s, in its block.
+func (x *fixer) insertAfter(s *statement, ds ...model.Directive) {
 	if s == nil || x.failed {
 		return
 	}
-	src := s.file.Source
-	nl, in := newline(src), indentAt(src, s.tokens[0].start)
-	at := bytes.IndexByte(src[s.end:], '\n')
-	var text strings.Builder
-	if at < 0 {
-		at = len(src)
-		text.WriteString(nl)
-	} else {
-		at += s.end + 1
-	}
-	for _, l := range lines {
-		text.WriteString(in + l + nl)
-	}
-	x.add(s.file, at, at, text.String())
+	x.take(s.ed.Insert(s.Pos, model.After, ds...))
 }
 
-// insertBefore inserts lines before the line of the directive at off, at
-// its indentation; the directive must start its line.
-func (x *fixer) insertBefore(f *model.File, off int, lines ...string) {
-	if f == nil || x.failed {
-		return
-	}
-	src := f.Source
-	if !startsLine(src, off) {
+// insertBefore writes directives before the directive at p.
+func (x *fixer) insertBefore(ed model.ConfEditor, p model.Pos, ds ...model.Directive) {
+	if ed == nil || x.failed {
 		x.fail()
 		return
 	}
-	nl, in := newline(src), indentAt(src, off)
-	var text strings.Builder
-	for _, l := range lines {
-		if l == "" {
-			text.WriteString(nl)
-			continue
-		}
-		text.WriteString(in + l + nl)
-	}
-	at := lineStart(src, off)
-	x.add(f, at, at, text.String())
+	x.take(ed.Insert(p, model.Before, ds...))
 }
 
 // removeArg deletes the argument of s whose value is v, with the blanks
@@ -247,91 +130,91 @@ func (x *fixer) removeArg(s *statement, v string) {
 	if s == nil || x.failed {
 		return
 	}
-	for i, t := range s.tokens[1:] {
-		if t.value != v {
-			continue
+	for i, a := range s.Args {
+		if a == v && len(s.Args) > 1 {
+			x.take(s.ed.RemoveArg(s.Pos, i))
+			return
 		}
-		if len(s.tokens) < 3 {
-			break
-		}
-		prev := s.tokens[i] // the word before
-		x.add(s.file, prev.end, t.end, "")
-		return
 	}
 	x.fail()
 }
 
-// replaceArg replaces argument i (1-based, after the name) with text.
-func (x *fixer) replaceArg(s *statement, i int, text string) {
-	if s == nil || x.failed || i >= len(s.tokens) {
+// setArg replaces argument i (0-based, after the name) of s with raw, as
+// written; i == len(s.Args) adds one at the end.
+func (x *fixer) setArg(s *statement, i int, raw string) {
+	if s == nil || x.failed {
 		x.fail()
 		return
 	}
-	t := s.tokens[i]
-	x.add(s.file, t.start, t.end, text)
+	x.take(s.ed.SetArg(s.Pos, i, raw))
 }
 
-// httpLevel returns the file and offset before which a directive of the
-// http block can be inserted: the first server block of the proxy, so that
-// every fix that adds to the http block adds at one place. nil when the
-// proxy has no server block whose surroundings are known.
-func (x *fixer) httpLevel(p *model.Proxy, r *model.Route) (*model.File, int) {
+// httpLevel returns the editor and the position of the directive before
+// which a directive of the http block can be inserted: the first server
+// block of the proxy, so that every fix that adds to the http block adds
+// at one place. It fails when the proxy has no server block whose
+// surroundings are known.
+func (x *fixer) httpLevel(p *model.Proxy, r *model.Route) (model.ConfEditor, model.Pos) {
 	if x.failed || p == nil || len(p.Listeners) == 0 || (p.Context != "main" && p.Context != "http") {
 		x.fail()
-		return nil, 0
+		return nil, model.Pos{}
 	}
 	pos := p.Listeners[0].Pos
-	f := x.file(pos)
-	if f == nil {
-		return nil, 0
+	ed := x.conf(pos)
+	if ed == nil {
+		return nil, model.Pos{}
 	}
-	off := x.sources.offset(f, pos)
-	if off < 0 || !bytes.HasPrefix(f.Source[off:], []byte("server")) || !startsLine(f.Source, off) {
+	st, ok := ed.Stmt(pos)
+	if !ok || st.Name != "server" || !st.Block || st.Pos != pos {
 		x.fail()
-		return nil, 0
-	}
-	rest := bytes.TrimLeft(f.Source[off+len("server"):], " \t\r\n")
-	if len(rest) == 0 || rest[0] != '{' {
-		x.fail()
-		return nil, 0
+		return nil, model.Pos{}
 	}
 	// The server block must be in the http block of this file, or at the
 	// top of the entry file of an http-level fragment.
-	in, at := openBlocks(f.Source[:off])
-	inHTTP := len(in) == 1 && in[0] == "http"
-	httpFragment := len(in) == 0 && p.Context == "http" && f.Path == p.Entry
+	parent, in := ed.Parent(pos)
+	inHTTP := in && parent.Name == "http"
+	if inHTTP {
+		_, nested := ed.Parent(parent.Pos)
+		inHTTP = !nested
+	}
+	httpFragment := !in && p.Context == "http" && pos.File == p.Entry
 	if !inHTTP && !httpFragment {
 		x.fail()
-		return nil, 0
+		return nil, model.Pos{}
 	}
 	// The route's own server must be in that http block.
-	rOff := x.sources.offset(f, r.Listener.Pos)
-	if r.Listener.Pos.File != f.Path || rOff < 0 {
+	rp := r.Listener.Pos
+	if rp.File != pos.File {
 		x.fail()
-		return nil, 0
+		return nil, model.Pos{}
 	}
-	rIn, rAt := openBlocks(f.Source[:rOff])
-	if len(rIn) != len(in) || len(at) > 0 && rAt[0] != at[0] {
+	rParent, rIn := ed.Parent(rp)
+	if _, ok := ed.Stmt(rp); !ok || rIn != in || in && rParent.Pos != parent.Pos {
 		x.fail()
-		return nil, 0
+		return nil, model.Pos{}
 	}
-	return f, off
+	return ed, pos
 }
 
-// routeBlock returns the text of a route's block, from its directive to
-// its closing brace.
-func (x *fixer) routeBlock(r *model.Route) (*model.File, []byte) {
-	f := x.file(r.Pos)
-	if f == nil || r.End.File != r.Pos.File {
-		x.fail()
-		return nil, nil
+// ownDirectives lists the arguments of the simple directives directly in
+// the block of a route, by name.
+func (x *fixer) ownDirectives(r *model.Route) map[string][][]string {
+	ed := x.conf(r.Pos)
+	if ed == nil {
+		return nil
 	}
-	s, e := x.sources.offset(f, r.Pos), x.sources.offset(f, r.End)
-	if s < 0 || e < s {
+	kids, err := ed.Children(r.Pos)
+	if err != nil {
 		x.fail()
-		return nil, nil
+		return nil
 	}
-	return f, f.Source[s:e]
+	out := map[string][][]string{}
+	for _, k := range kids {
+		if !k.Block && len(k.Args) > 0 {
+			out[k.Name] = append(out[k.Name], k.Args)
+		}
+	}
+	return out
 }
 
 // anywhere reports whether any file of the model holds the word w.
@@ -354,13 +237,13 @@ func backendIdle(m *model.Model) (time.Duration, bool) {
 
 // poolLines are the directives an upstream block needs to keep a pool on
 // the target, below the idle timeout of the declared backend.
-func poolLines(m *model.Model, p *model.Proxy, idle model.Setting[time.Duration]) []string {
-	var lines []string
+func poolLines(m *model.Model, p *model.Proxy, idle model.Setting[time.Duration]) []model.Directive {
+	var lines []model.Directive
 	if !p.UpstreamsPoolByDefault {
-		lines = append(lines, "keepalive 16;")
+		lines = append(lines, directive("keepalive", "16"))
 	}
 	if b, ok := backendIdle(m); ok && (!idle.Valid() || idle.Value >= b) {
-		lines = append(lines, fmt.Sprintf("keepalive_timeout %s;", dur(shorter(b))))
+		lines = append(lines, directive("keepalive_timeout", dur(shorter(b))))
 	}
 	return lines
 }
@@ -453,11 +336,11 @@ func implicitUpstreamFix(pass *Pass, u *model.Upstream, r *model.Route) []Edit {
 	x := newFixer(pass)
 	p := u.Proxy
 	s := x.nginxStatement(fw.Pos, fw.Name)
-	if s == nil || len(s.tokens) != 2 {
+	if s == nil || len(s.Args) != 1 {
 		return nil
 	}
-	scheme, addr, uri, ok := passURL(fw.Module, s.tokens[1].value)
-	if !ok || strings.ContainsAny(s.tokens[1].value, "$\"'\\") {
+	scheme, addr, uri, ok := passURL(fw.Module, s.Args[0])
+	if !ok || strings.ContainsAny(s.Args[0], "$\"'\\") || strings.ContainsAny(s.Raw[0], "$\\") {
 		return nil
 	}
 	a := u.Servers[0].Address
@@ -473,7 +356,7 @@ func implicitUpstreamFix(pass *Pass, u *model.Upstream, r *model.Route) []Edit {
 		}
 		server = host + ":" + strconv.Itoa(a.Port)
 	}
-	var inLocation []string
+	var inLocation []model.Directive
 	if fw.Module == "proxy" {
 		hostHeader := addr
 		if a.Unix != "" {
@@ -481,11 +364,10 @@ func implicitUpstreamFix(pass *Pass, u *model.Upstream, r *model.Route) []Edit {
 		}
 		// proxy_set_header and proxy_redirect set in a location replace
 		// every one inherited: add them only where that loses nothing.
-		_, block := x.routeBlock(r)
+		own := x.ownDirectives(r)
 		if x.failed || r.Kind != "location" || r.Match.Kind != model.MatchPrefix && r.Match.Kind != model.MatchExact && uri != "" {
 			return nil
 		}
-		own := ownDirectives(block)
 		if x.anywhere("$proxy_host") || x.anywhere("proxy_ssl_name") {
 			return nil
 		}
@@ -496,12 +378,12 @@ func implicitUpstreamFix(pass *Pass, u *model.Upstream, r *model.Route) []Edit {
 					return nil
 				}
 			}
-			inLocation = append(inLocation, fmt.Sprintf("proxy_set_header Host %s;", hostHeader))
+			inLocation = append(inLocation, directive("proxy_set_header", "Host", hostHeader))
 		case x.anywhere("proxy_set_header") || p.Partial:
 			// Inherited headers would be dropped, or may be.
 			return nil
 		default:
-			inLocation = append(inLocation, fmt.Sprintf("proxy_set_header Host %s;", hostHeader))
+			inLocation = append(inLocation, directive("proxy_set_header", "Host", hostHeader))
 		}
 		switch {
 		case own["proxy_redirect"] != nil:
@@ -513,42 +395,34 @@ func implicitUpstreamFix(pass *Pass, u *model.Upstream, r *model.Route) []Edit {
 		case x.anywhere("proxy_redirect") || p.Partial:
 			return nil
 		case uri == "":
-			inLocation = append(inLocation, fmt.Sprintf("proxy_redirect %s%s/ /;", scheme, addr))
+			inLocation = append(inLocation, directive("proxy_redirect", scheme+addr+"/", "/"))
 		default:
-			inLocation = append(inLocation, fmt.Sprintf("proxy_redirect %s%s%s %s;", scheme, addr, uri, r.Match.Path))
+			inLocation = append(inLocation, directive("proxy_redirect", scheme+addr+uri, r.Match.Path))
 		}
 		if scheme == "https://" {
 			host := a.Host
 			if a.Unix != "" {
 				host = "localhost"
 			}
-			inLocation = append(inLocation, fmt.Sprintf("proxy_ssl_name %s;", host))
+			inLocation = append(inLocation, directive("proxy_ssl_name", host))
 		}
 		if !p.UpstreamsPoolByDefault {
 			if v := r.Nginx.HTTPVersion; v.Value != "1.1" {
-				inLocation = append(inLocation, "proxy_http_version 1.1;")
+				inLocation = append(inLocation, directive("proxy_http_version", "1.1"))
 			}
 			if c := r.Nginx.ConnectionHeader; c.Value != "" {
-				inLocation = append(inLocation, `proxy_set_header Connection "";`)
+				inLocation = append(inLocation, directive("proxy_set_header", "Connection", `""`))
 			}
 		}
 	}
 	if fw.Module == "fastcgi" && !r.Nginx.KeepConn.Value {
-		inLocation = append(inLocation, "fastcgi_keep_conn on;")
+		inLocation = append(inLocation, directive("fastcgi_keep_conn", "on"))
 	}
-	f, at := x.httpLevel(p, r)
-	block := []string{"upstream " + name + " {"}
-	unit := "    "
-	if f != nil {
-		unit = indentUnit(f.Source)
-	}
-	block = append(block, unit+"server "+server+";")
-	for _, l := range poolLines(pass.Model, p, u.PoolIdle) {
-		block = append(block, unit+l)
-	}
-	block = append(block, "}", "")
-	x.insertBefore(f, at, block...)
-	x.replaceArg(s, 1, scheme+name+uri)
+	ed, at := x.httpLevel(p, r)
+	block := model.Directive{Name: "upstream", Args: []string{name}, Block: []model.Directive{directive("server", server)}}
+	block.Block = append(block.Block, poolLines(pass.Model, p, u.PoolIdle)...)
+	x.insertBefore(ed, at, block, model.Directive{})
+	x.setArg(s, 0, scheme+name+uri)
 	if len(inLocation) > 0 {
 		x.insertAfter(s, inLocation...)
 	}
@@ -561,11 +435,11 @@ func namedUpstreamFix(pass *Pass, u *model.Upstream, pooling []*model.Route) []E
 	x := newFixer(pass)
 	if u.PoolSize.Explicit() {
 		s := x.nginxStatement(u.PoolSize.Pos, "keepalive")
-		if s == nil || len(s.tokens) != 2 {
+		if s == nil || len(s.Args) != 1 {
 			return nil
 		}
-		x.replaceArg(s, 1, "16")
-		if lines := poolLines(pass.Model, u.Proxy, u.PoolIdle); len(lines) > 1 || len(lines) == 1 && !strings.HasPrefix(lines[0], "keepalive ") {
+		x.setArg(s, 0, "16")
+		if lines := poolLines(pass.Model, u.Proxy, u.PoolIdle); len(lines) > 1 || len(lines) == 1 && lines[0].Name != "keepalive" {
 			x.insertAfter(s, lines[len(lines)-1])
 		}
 	} else {
@@ -573,11 +447,7 @@ func namedUpstreamFix(pass *Pass, u *model.Upstream, pooling []*model.Route) []E
 		if len(lines) == 0 {
 			return nil
 		}
-		f, last := x.lastServer(u)
-		if f == nil {
-			return nil
-		}
-		x.insertAfter(last, lines...)
+		x.insertAfter(x.lastServer(u), lines...)
 	}
 	for _, r := range pooling {
 		if x.failed {
@@ -588,32 +458,14 @@ func namedUpstreamFix(pass *Pass, u *model.Upstream, pooling []*model.Route) []E
 	return x.result()
 }
 
-// lastServer returns the last server directive of an upstream block.
-func (x *fixer) lastServer(u *model.Upstream) (*model.File, *statement) {
+// lastServer returns the last server directive of an upstream block:
+// a server's position, at its address, names its directive.
+func (x *fixer) lastServer(u *model.Upstream) *statement {
 	if len(u.Servers) == 0 {
 		x.fail()
-		return nil, nil
+		return nil
 	}
-	s := x.nginxStatement(u.Servers[len(u.Servers)-1].Pos, "server")
-	if s == nil {
-		// Servers point at their address; step back to the directive.
-		f := x.file(u.Servers[len(u.Servers)-1].Pos)
-		if f == nil {
-			return nil, nil
-		}
-		x.failed = false
-		off := x.sources.offset(f, u.Servers[len(u.Servers)-1].Pos)
-		i := bytes.LastIndex(f.Source[:max(off, 0)], []byte("server"))
-		if off < 0 || i < 0 {
-			x.fail()
-			return nil, nil
-		}
-		s = x.nginxStatement(f.PosAt(i), "server")
-		if s == nil {
-			return nil, nil
-		}
-	}
-	return s.file, s
+	return x.nginxStatement(u.Servers[len(u.Servers)-1].Pos, "server")
 }
 
 // poolRoute makes a location reuse pooled connections: HTTP/1.1 without
@@ -623,14 +475,14 @@ func (x *fixer) poolRoute(r *model.Route) {
 	if fw.Inherited {
 		return
 	}
-	var lines []string
+	var lines []model.Directive
 	switch fw.Module {
 	case "proxy":
 		if r.Nginx.HTTPVersion.Value != "1.1" {
 			if v := r.Nginx.HTTPVersion; v.Explicit() {
-				x.replaceArg(x.nginxStatement(v.Pos, "proxy_http_version"), 1, "1.1")
+				x.setArg(x.nginxStatement(v.Pos, "proxy_http_version"), 0, "1.1")
 			} else {
-				lines = append(lines, "proxy_http_version 1.1;")
+				lines = append(lines, directive("proxy_http_version", "1.1"))
 			}
 		}
 		if c := r.Nginx.ConnectionHeader; c.Value != "" {
@@ -638,14 +490,14 @@ func (x *fixer) poolRoute(r *model.Route) {
 				x.fail() // replacing or adding one changes what is inherited
 				return
 			}
-			lines = append(lines, `proxy_set_header Connection "";`)
+			lines = append(lines, directive("proxy_set_header", "Connection", `""`))
 		}
 	case "fastcgi":
 		if k := r.Nginx.KeepConn; !k.Value {
 			if k.Explicit() {
-				x.replaceArg(x.nginxStatement(k.Pos, "fastcgi_keep_conn"), 1, "on")
+				x.setArg(x.nginxStatement(k.Pos, "fastcgi_keep_conn"), 0, "on")
 			} else {
-				lines = append(lines, "fastcgi_keep_conn on;")
+				lines = append(lines, directive("fastcgi_keep_conn", "on"))
 			}
 		}
 	}
@@ -662,12 +514,19 @@ func poolDefeatedFix(pass *Pass, r *model.Route) []Edit {
 	return x.result()
 }
 
-// timingFormat is nginx's combined format with the timing of the upstream.
-const timingFormat = `'$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" ' 'rt=$request_time uct=$upstream_connect_time urt=$upstream_response_time us=$upstream_status'`
+// timingFormat is nginx's combined format with the timing of the
+// upstream, as the arguments of log_format after the name.
+var timingFormat = []string{
+	`'$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" '`,
+	`'rt=$request_time uct=$upstream_connect_time urt=$upstream_response_time us=$upstream_status'`,
+}
 
 // logFormatFix adds the missing variables to a log format: to the custom
 // format the log uses, or, for the built-in combined format, through a new
-// format "timing" that the access_log directive names, its path kept.
+// format "timing" that the access_log directive names, its path kept. The
+// new format goes before the first server block, or before the
+// access_log when that comes earlier in the same block: nginx looks a
+// format up when it reads the access_log that names it.
 func logFormatFix(pass *Pass, p *model.Proxy, r *model.Route, l model.AccessLog, missing []string) []Edit {
 	x := newFixer(pass)
 	if l.Format.Builtin {
@@ -675,39 +534,51 @@ func logFormatFix(pass *Pass, p *model.Proxy, r *model.Route, l model.AccessLog,
 			return nil
 		}
 		s := x.nginxStatement(l.Pos, "access_log")
-		if s == nil || len(s.tokens) < 2 {
+		if s == nil || len(s.Args) < 1 {
 			return nil
 		}
-		if len(s.tokens) >= 3 && s.tokens[2].value == "combined" {
-			x.replaceArg(s, 2, "timing")
-		} else if len(s.tokens) == 2 || strings.Contains(s.tokens[2].value, "=") {
-			x.add(s.file, s.tokens[1].end, s.tokens[1].end, " timing")
+		if len(s.Args) >= 2 && s.Args[1] == "combined" {
+			x.setArg(s, 1, "timing")
+		} else if len(s.Args) == 1 || strings.Contains(s.Args[1], "=") {
+			x.take(s.ed.InsertArg(s.Pos, 1, "timing"))
 		} else {
 			return nil
 		}
-		f, at := x.httpLevel(p, r)
-		x.insertBefore(f, at, "log_format timing "+timingFormat+";", "")
+		ed, at := x.httpLevel(p, r)
+		if x.failed {
+			return nil
+		}
+		if s.Pos.File == at.File && s.Pos.Before(at) && sameBlock(ed, s.Pos, at) {
+			at = s.Pos
+		}
+		x.insertBefore(ed, at, model.Directive{Name: "log_format", Args: append([]string{"timing"}, timingFormat...)}, model.Directive{})
 		return x.result()
 	}
 	s := x.nginxStatement(l.Format.Pos, "log_format")
-	if s == nil || len(s.tokens) < 3 {
+	if s == nil || len(s.Args) < 2 {
 		return nil
 	}
-	for _, t := range s.tokens[2:] {
-		if strings.HasPrefix(t.value, "escape=") && t.value != "escape=default" {
+	for _, a := range s.Args[1:] {
+		if strings.HasPrefix(a, "escape=") && a != "escape=default" {
 			return nil // JSON or unescaped text: the fields are the author's to name
 		}
 	}
-	if strings.HasPrefix(strings.TrimSpace(s.tokens[2].value), "{") {
+	if strings.HasPrefix(strings.TrimSpace(s.Args[1]), "{") {
 		return nil
 	}
 	var add []string
 	for _, v := range missing {
 		add = append(add, strings.TrimPrefix(v, "$")+"="+v)
 	}
-	last := s.tokens[len(s.tokens)-1]
-	x.add(s.file, last.end, last.end, " ' "+strings.Join(add, " ")+"'")
+	x.setArg(s, len(s.Args), "' "+strings.Join(add, " ")+"'")
 	return x.result()
+}
+
+// sameBlock reports whether the directives at a and b are in one block.
+func sameBlock(ed model.ConfEditor, a, b model.Pos) bool {
+	pa, ina := ed.Parent(a)
+	pb, inb := ed.Parent(b)
+	return ina == inb && (!ina || pa.Pos == pb.Pos)
 }
 
 // removeArgFix deletes one argument of the directive at pos.
@@ -717,204 +588,58 @@ func removeArgFix(pass *Pass, pos model.Pos, name, arg string) []Edit {
 	return x.result()
 }
 
-var (
-	yamlKeyLine = lazyre.New(`^([ \t]*)(?:- )?["']?(common_http_protocol_options|commonHttpProtocolOptions)["']?[ \t]*:[ \t]*(#.*)?\r?$`)
-	yamlBoolVal = lazyre.New(`^["']?(http1_safe_max_connection_duration|http1SafeMaxConnectionDuration)["']?[ \t]*:[ \t]*(false)\b`)
-	jsonOptsKey = lazyre.New(`"(common_http_protocol_options|commonHttpProtocolOptions)"[ \t\r\n]*:`)
-)
-
 // h1SafeDrainFix sets http1_safe_max_connection_duration: true on the
 // HttpConnectionManager (field 58 of HttpConnectionManager, next to
 // common_http_protocol_options, not inside it): it turns an explicit false
-// into true, or adds the field before common_http_protocol_options, at its
-// indentation in YAML and as a member of the same object in JSON. The
-// rest of the text is kept as written.
+// into true, or adds the field before common_http_protocol_options in the
+// connection manager that the flag's default points at, in the file's
+// style (block or flow YAML, JSON, its case of field names). The rest of
+// the text is kept as written.
 func h1SafeDrainFix(pass *Pass, l *model.Listener) []Edit {
 	x := newFixer(pass)
-	if safe := l.H1SafeMaxConnectionDuration; safe.Explicit() {
-		f := x.file(safe.Pos)
-		if f == nil {
-			return nil
-		}
-		off := x.sources.offset(f, safe.Pos)
-		if off < 0 {
-			return nil
-		}
-		m := yamlBoolVal().FindSubmatchIndex(f.Source[off:])
-		if m == nil {
-			return nil
-		}
-		x.add(f, off+m[4], off+m[5], "true")
+	safe := l.H1SafeMaxConnectionDuration
+	ed := x.tree(safe.Pos)
+	if ed == nil {
+		return nil
+	}
+	if safe.Explicit() {
+		x.take(ed.SetValue(safe.Pos, model.Bool(true)))
 		return x.result()
 	}
-	limit := l.MaxConnectionDuration
-	f := x.file(limit.Pos)
+	// The options that hold the limit must be this manager's.
+	opts, ok := ed.Lookup(safe.Pos, "common_http_protocol_options")
+	if !ok {
+		return nil
+	}
+	if limit, ok := ed.Lookup(opts.Pos, "max_connection_duration"); !ok || limit.KeyPos != l.MaxConnectionDuration.Pos {
+		return nil
+	}
+	x.take(ed.InsertField(opts.KeyPos, model.Before, "http1_safe_max_connection_duration", model.Bool(true)))
+	return x.result()
+}
+
+// tree returns the YAML or JSON editor of the file holding p.
+func (x *fixer) tree(p model.Pos) model.TreeEditor {
+	f := x.file(p)
 	if f == nil {
 		return nil
 	}
-	src := f.Source
-	off := x.sources.offset(f, limit.Pos)
-	if off < 0 {
+	ed, ok := f.Tree()
+	if !ok {
+		x.fail()
 		return nil
 	}
-	if t := bytes.TrimLeft(src, " \t\r\n\ufeff"); len(t) > 0 && (t[0] == '{' || t[0] == '[') {
-		// JSON: the nearest common_http_protocol_options key before the
-		// duration opens the object that holds it.
-		ms := jsonOptsKey().FindAllIndex(src[:off], -1)
-		if len(ms) == 0 {
-			return nil
-		}
-		at := ms[len(ms)-1][0]
-		if !bytes.Contains(src[at:off], []byte("{")) || bytes.ContainsAny(src[bytes.IndexByte(src[at:off], '{')+at+1:off], "{}") {
-			return nil
-		}
-		x.add(f, at, at, `"http1_safe_max_connection_duration": true, `)
-		return x.result()
-	}
-	// YAML in block style: the line of the options key is the nearest line
-	// above the duration that is indented less.
-	own := indentAt(src, off)
-	if !startsLine(src, off) {
-		return nil
-	}
-	i := lineStart(src, off)
-	for i > 0 {
-		s := lineStart(src, i-1)
-		line := src[s : i-1]
-		i = s
-		trim := bytes.TrimSpace(line)
-		if len(trim) == 0 || trim[0] == '#' {
-			continue
-		}
-		in := indentAt(src, s)
-		if len(in) >= len(own) {
-			continue
-		}
-		m := yamlKeyLine().FindSubmatch(line)
-		if m == nil || strings.HasPrefix(strings.TrimLeft(string(line), " \t"), "- ") {
-			return nil
-		}
-		x.insertBefore(f, s+len(in), "http1_safe_max_connection_duration: true")
-		return x.result()
-	}
-	return nil
+	return ed
 }
 
 // ownHeaders reports whether a location sets proxy_set_header itself, so
 // that adding one inherits nothing less.
 func (x *fixer) ownHeaders(r *model.Route) bool {
-	_, block := x.routeBlock(r)
+	own := x.ownDirectives(r)
 	if x.failed {
 		return false
 	}
-	return ownDirectives(block)["proxy_set_header"] != nil
-}
-
-// openBlocks lists the names and the offsets of the "{" of the blocks
-// open at the end of text, outermost first.
-func openBlocks(text []byte) ([]string, []int) {
-	var stack, words []string
-	var at []int
-	for i := 0; i < len(text); {
-		c := text[i]
-		switch c {
-		case ' ', '\t', '\r', '\n':
-			i++
-		case '#':
-			for i < len(text) && text[i] != '\n' {
-				i++
-			}
-		case '{':
-			name := ""
-			if len(words) > 0 {
-				name = words[0]
-			}
-			stack = append(stack, name)
-			at = append(at, i)
-			words = nil
-			i++
-		case '}':
-			if len(stack) > 0 {
-				stack = stack[:len(stack)-1]
-				at = at[:len(at)-1]
-			}
-			words = nil
-			i++
-		case ';':
-			words = nil
-			i++
-		case '"', '\'':
-			j := i + 1
-			for j < len(text) && text[j] != c {
-				if text[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			words = append(words, "")
-			i = j + 1
-		default:
-			j := i
-			for j < len(text) && !strings.ContainsRune(" \t\r\n;{}", rune(text[j])) {
-				j++
-			}
-			words = append(words, string(text[i:j]))
-			i = j
-		}
-	}
-	return stack, at
-}
-
-// ownDirectives lists the arguments of the simple directives directly in
-// the block whose text (from its name to its closing brace) is given, by
-// name.
-func ownDirectives(block []byte) map[string][][]string {
-	out := map[string][][]string{}
-	depth := 0
-	var words []string
-	for i := 0; i < len(block); {
-		c := block[i]
-		switch c {
-		case ' ', '\t', '\r', '\n':
-			i++
-		case '#':
-			for i < len(block) && block[i] != '\n' {
-				i++
-			}
-		case '{':
-			depth++
-			words = nil
-			i++
-		case '}':
-			depth--
-			words = nil
-			i++
-		case ';':
-			if depth == 1 && len(words) > 1 {
-				out[words[0]] = append(out[words[0]], words[1:])
-			}
-			words = nil
-			i++
-		case '"', '\'':
-			j := i + 1
-			for j < len(block) && block[j] != c {
-				if block[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			words = append(words, string(block[i+1:min(j, len(block))]))
-			i = j + 1
-		default:
-			j := i
-			for j < len(block) && !strings.ContainsRune(" \t\r\n;{}", rune(block[j])) {
-				j++
-			}
-			words = append(words, string(block[i:j]))
-			i = j
-		}
-	}
-	return out
+	return own["proxy_set_header"] != nil
 }
 
 // ---- the descriptions that go with the edits ----
@@ -966,11 +691,16 @@ func logFormatFixOf(pass *Pass, p *model.Proxy, r *model.Route, advice string) (
 }
 
 func h1SafeDrainFixOf(pass *Pass, p *model.Proxy, l *model.Listener, advice string) (string, []Edit) {
-	if !p.Target.AtLeast(1, 32, 0) {
+	if !releases.H1SafeDrain.In(p.Target) {
 		return advice, nil
 	}
+	// The field is named as the file names its fields.
+	name, safe := "http1_safe_max_connection_duration", l.H1SafeMaxConnectionDuration
+	if ed := newFixer(pass).tree(safe.Pos); ed != nil {
+		name = ed.Name(safe.Pos, name)
+	}
 	return withEdits(h1SafeDrainFix(pass, l),
-		"set http1_safe_max_connection_duration: true on the HttpConnectionManager: Envoy then closes an HTTP/1 connection only after answering a request on it with \"Connection: close\"",
+		"set "+name+": true on the HttpConnectionManager: Envoy then closes an HTTP/1 connection only after answering a request on it with \"Connection: close\"",
 		advice)
 }
 
@@ -1000,18 +730,19 @@ func retryBound(pass *Pass, r *model.Route, pos model.Pos, name string, explicit
 		return advice, nil
 	}
 	mod := r.Forward.Module
-	var lines, what []string
+	var lines []model.Directive
+	var what []string
 	for _, a := range add {
 		switch a {
 		case "tries":
-			lines = append(lines, mod+"_next_upstream_tries 2;")
+			lines = append(lines, directive(mod+"_next_upstream_tries", "2"))
 			what = append(what, mod+"_next_upstream_tries 2")
 		case "timeout":
 			t := dur(min(attempt(r), 2*r.AttemptTimeout.Value))
 			if t == "0s" {
 				return advice, nil
 			}
-			lines = append(lines, mod+"_next_upstream_timeout "+t+";")
+			lines = append(lines, directive(mod+"_next_upstream_timeout", t))
 			what = append(what, mod+"_next_upstream_timeout "+t)
 		}
 	}

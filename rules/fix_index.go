@@ -10,8 +10,7 @@ import (
 
 // sourceIndex answers the questions the fixes ask of the model's sources
 // for every finding they repair: does any file hold this word, which file
-// has this path, where does this line start, which upstream names are
-// taken. Each answer would otherwise read every source or every upstream,
+// has this path, which upstream names are taken. Each answer would otherwise read every source or every upstream,
 // and a large configuration has thousands of findings. One index serves
 // one run of the rules (Check makes it, every pass shares it), so each
 // answer is worked out once per run and nothing outlives the run.
@@ -21,9 +20,8 @@ type sourceIndex struct {
 	mu    sync.Mutex
 	files []*model.File
 	held  map[string]bool
-	// byPath and lines say where a file is and where its lines start.
+	// byPath says where a file is.
 	byPath map[string]*model.File
-	lines  map[*model.File][]int
 	// names holds, per proxy, the lower-cased names of its upstreams and
 	// the hosts of their first servers: names a new upstream must avoid.
 	names map[*model.Proxy]map[string]bool
@@ -68,32 +66,6 @@ func (ix *sourceIndex) file(path string) *model.File {
 		}
 	}
 	return ix.byPath[path]
-}
-
-// offset is f.Offset(p), with the lines of f found once.
-func (ix *sourceIndex) offset(f *model.File, p model.Pos) int {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	if p.Line < 1 || p.Col < 1 {
-		return -1
-	}
-	if ix.lines == nil {
-		ix.lines = map[*model.File][]int{}
-	}
-	starts, ok := ix.lines[f]
-	if !ok {
-		starts = []int{0}
-		for i, c := range f.Source {
-			if c == '\n' {
-				starts = append(starts, i+1)
-			}
-		}
-		ix.lines[f] = starts
-	}
-	if int(p.Line) > len(starts) {
-		return -1
-	}
-	return f.ColumnOffset(starts[p.Line-1], p.Col)
 }
 
 // holds reports whether any file holds w as a word of its own.

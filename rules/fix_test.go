@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/proxylint/proxylint/chain"
@@ -61,6 +63,7 @@ type fixCase struct {
 // second lint no longer reports the finding and reports nothing new, and
 // an Envoy configuration loads without a diagnostic.
 func TestFixesWork(t *testing.T) {
+	t.Parallel()
 	roots := []string{fixturesDir}
 	corpus := corpusDir
 	if _, err := os.Stat(corpus); err != nil {
@@ -71,30 +74,42 @@ func TestFixesWork(t *testing.T) {
 	} else {
 		t.Logf("the shared corpus %s is absent: fixtures only", corpus)
 	}
+	// Each configuration is checked in a subtest of its own, side by
+	// side: most of the time is spent copying files and waiting for
+	// nginx -t.
+	var mu sync.Mutex
 	offered := map[string]int{}
-	for _, root := range roots {
-		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			ext := filepath.Ext(p)
-			kind := load.KindNginx
-			if ext == ".yaml" || ext == ".yml" || ext == ".json" {
-				kind = load.KindEnvoy
-			}
-			if ext == ".md" || ext == ".tsv" || ext == ".txt" || root == corpus && !strings.Contains(p, "/"+kind+"/") {
+	t.Run("configurations", func(t *testing.T) {
+		for _, root := range roots {
+			err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+				if err != nil || d.IsDir() {
+					return err
+				}
+				ext := filepath.Ext(p)
+				kind := load.KindNginx
+				if ext == ".yaml" || ext == ".yml" || ext == ".json" {
+					kind = load.KindEnvoy
+				}
+				if ext == ".md" || ext == ".tsv" || ext == ".txt" || root == corpus && !strings.Contains(p, "/"+kind+"/") {
+					return nil
+				}
+				t.Run(strings.TrimPrefix(p, "../../"), func(t *testing.T) {
+					t.Parallel()
+					counts := checkFixes(t, kind, p)
+					mu.Lock()
+					defer mu.Unlock()
+					for rule, n := range counts {
+						offered[rule] += n
+					}
+				})
 				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
 			}
-			for rule, n := range checkFixes(t, kind, p) {
-				offered[rule] += n
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
 		}
-	}
-	t.Logf("%d configurations with fixes that nginx -t accepts, checked again after each fix", nginxChecked)
+	})
+	t.Logf("%d configurations with fixes that nginx -t accepts, checked again after each fix", nginxChecked.Load())
 	for rule, n := range offered {
 		t.Logf("%-30s %d fixes", rule, n)
 	}
@@ -209,7 +224,8 @@ func (c *fixCase) apply(t *testing.T, m *model.Model, set rules.FixSet) func(mod
 	}
 }
 
-var nginxChecked int
+// nginxChecked counts the configurations with fixes that nginx -t accepts.
+var nginxChecked atomic.Int64
 
 type key struct {
 	rule string
@@ -233,7 +249,7 @@ func checkFixes(t *testing.T, kind, path string) map[string]int {
 	}
 	before := c.accepts(t, m)
 	if before && kind == load.KindNginx {
-		nginxChecked++
+		nginxChecked.Add(1)
 	}
 	name := strings.TrimPrefix(path, "../../")
 	check := func(what string, fixed []rules.Finding) {

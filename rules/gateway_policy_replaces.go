@@ -2,6 +2,7 @@ package rules
 
 import (
 	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/releases"
 )
 
 // GatewayPolicyReplaces flags a policy attached to a route that replaces,
@@ -28,7 +29,7 @@ func checkGatewayPolicyReplaces(pass *Pass) {
 				continue
 			}
 			fix := "add mergeType: StrategicMerge to the route's policy, so that it is merged onto the Gateway's, or repeat " + d.Name + " in it"
-			if v := p.Target.Version; !v.IsZero() && v.Less(model.Version{Major: 1, Minor: 4}) {
+			if !releases.GatewayMergeType.In(p.Target) {
 				fix = "repeat " + d.Name + " in the route's policy (or upgrade Envoy Gateway to 1.4.0 or later and add mergeType: StrategicMerge to it)"
 			}
 			pass.Report(Finding{

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/proxylint/proxylint/model"
@@ -25,13 +26,14 @@ var timingVariables = []string{"request_time", "upstream_response_time", "upstre
 
 func checkLogFormatBlind(pass *Pass) {
 	for _, p := range pass.Model.Proxies {
+		snippetLogs(pass, p)
 		// The routes of a server share its access_log.
 		seen := reported{}
 		for _, r := range p.Routes() {
 			if r.Forward == nil {
 				continue
 			}
-			if f, ok := blindLog(r, p.Context != "main"); ok {
+			if f, ok := blindLog(r, p.Context); ok {
 				if !seen.first(f) {
 					continue
 				}
@@ -42,7 +44,9 @@ func checkLogFormatBlind(pass *Pass) {
 	}
 }
 
-func blindLog(r *model.Route, fragment bool) (Finding, bool) {
+// blindLog judges the access logs of route r of a configuration whose
+// entry file's top level is in context (Proxy.Context).
+func blindLog(r *model.Route, context string) (Finding, bool) {
 	logs := r.AccessLogs
 	for _, l := range logs.Value {
 		if l.Off || (!l.Format.Builtin && l.Format.Text == "") {
@@ -58,21 +62,24 @@ func blindLog(r *model.Route, fragment bool) (Finding, bool) {
 			continue
 		}
 		what := fmt.Sprintf("access_log %s (format %q)", l.Path, l.Format.Name)
+		msg := ""
 		if logs.Default {
-			if fragment {
-				// The log of a fragment is the including configuration's:
-				// it sets access_log at http level more often than not,
-				// and nothing true can be said without it.
-				return Finding{}, false
-			}
 			// The default path is chosen when nginx is built
 			// (--http-log-path): logs/access.log from source,
 			// /var/log/nginx/access.log in distributions.
 			what = fmt.Sprintf("The default access log (format %q)", l.Format.Name)
+			if context != "main" {
+				// The log of a fragment is its includer's, and none was
+				// found: the finding rests on the stock includers.
+				msg = stockLog(context, missing)
+			}
+		}
+		if msg == "" {
+			msg = fmt.Sprintf("%s has no %s: %s.", what, quoteList(missing), blindness(missing))
 		}
 		f := Finding{
 			Pos:     l.Pos,
-			Message: fmt.Sprintf("%s has no %s: %s.", what, quoteList(missing), blindness(missing)),
+			Message: msg,
 			Fix:     `log_format timing '$remote_addr "$request" $status $request_time ' '$upstream_addr $upstream_status $upstream_response_time $upstream_connect_time'; access_log /var/log/nginx/access.log timing;`,
 		}
 		if l.Format.Pos.IsValid() {
@@ -81,6 +88,65 @@ func blindLog(r *model.Route, fragment bool) (Finding, bool) {
 		return f, true
 	}
 	return Finding{}, false
+}
+
+// snippetLogs judges the location-level snippets linted through p, a
+// fragment that no configuration found includes (Proxy.Snippets): the
+// locations that include a snippet there are one use, and it may be
+// included elsewhere too, so a snippet that proxies and sets no
+// access_log of its own gets the note it gets alone.
+func snippetLogs(pass *Pass, p *model.Proxy) {
+	var missing []string
+	for _, v := range timingVariables {
+		missing = append(missing, "$"+v)
+	}
+	for _, sn := range p.Snippets {
+		for _, r := range p.Routes() {
+			if r.Forward == nil || r.Forward.Pos.File != sn.File || r.AccessLogs.Pos.File == sn.File {
+				continue
+			}
+			f := Finding{
+				Pos:     model.Pos{File: sn.File, Line: 1, Col: 1},
+				Related: []Related{{Pos: r.Pos, Message: "includes this file (" + routeName(r) + ")"}},
+				Fix:     "decide where the access log goes and log it with a format that has $request_time, $upstream_response_time and $upstream_status",
+			}
+			switch {
+			case sn.Context == "location":
+				f.Message = fmt.Sprintf("This snippet sets no access_log, so what it proxies is logged by each location that includes it: %s, which was found, is one, and the configuration of the others was not found; "+
+					"if one logs as %s, the log has no %s: %s.", routeName(r), stockLogs, quoteList(missing), blindness(missing))
+			case r.AccessLogs.Default:
+				// Neither this file nor the fragment found that
+				// includes it sets one: the includer's includer does.
+				f.Message = fmt.Sprintf("This file sets no access_log, nor does %s, which includes it, and no configuration found includes that: included by %s, what it proxies is logged without %s: %s.",
+					filepath.Base(p.Entry), stockLogs, quoteList(missing), blindness(missing))
+			default:
+				continue
+			}
+			pass.Report(f)
+			break
+		}
+	}
+}
+
+// stockLogs are the access logs of the nginx.conf that distributions
+// install, which include the sites and conf.d files (docs/semantics.md,
+// "The stock includers"): Debian's and Ubuntu's log in combined, the
+// others in "main", which adds only $http_x_forwarded_for to it. Neither
+// has $request_time or a $upstream_* variable.
+const stockLogs = `a distribution's nginx.conf, which logs in "combined" (Debian, Ubuntu) or in "main" (the nginx image and nginx.org's packages, RHEL, Fedora, Alpine)`
+
+// stockLog says what a fragment that sets no access_log of its own logs
+// with, assuming a stock includer (none was found): a server-level
+// fragment (a site of sites-available/ or conf.d/) logs with the
+// includer's http-level access_log; a location-level snippet with that of
+// the server or location it is included in, which may set its own.
+func stockLog(context string, missing []string) string {
+	if context == "location" {
+		return fmt.Sprintf("This snippet sets no access_log, so what it proxies is logged by the server or location that includes it, which was not found: "+
+			"if that logs as %s, the log has no %s: %s.", stockLogs, quoteList(missing), blindness(missing))
+	}
+	return fmt.Sprintf("This file sets no access_log, and no configuration found includes it: included by %s, what it proxies is logged without %s: %s.",
+		stockLogs, quoteList(missing), blindness(missing))
 }
 
 // hasVariable reports whether format text uses $name or ${name}, not a

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +16,8 @@ func dur(d time.Duration) string {
 	switch {
 	case d == 0:
 		return "0s"
+	case d == maxDur:
+		return "more than 292 years"
 	case d%time.Hour == 0:
 		return strconv.FormatInt(int64(d/time.Hour), 10) + "h"
 	case d%time.Second == 0:
@@ -22,6 +25,33 @@ func dur(d time.Duration) string {
 	default:
 		return strconv.FormatInt(int64(d/time.Millisecond), 10) + "ms"
 	}
+}
+
+// maxDur is the longest Duration, where the sums below stop.
+const maxDur = time.Duration(math.MaxInt64)
+
+// addDur adds non-negative durations, stopping at maxDur instead of
+// overflowing into a negative one.
+func addDur(ds ...time.Duration) time.Duration {
+	var total time.Duration
+	for _, d := range ds {
+		if d > maxDur-total {
+			return maxDur
+		}
+		total += d
+	}
+	return total
+}
+
+// mulDur is n times the non-negative d, stopping at maxDur.
+func mulDur(n int, d time.Duration) time.Duration {
+	if n <= 0 || d <= 0 {
+		return 0
+	}
+	if d > maxDur/time.Duration(n) {
+		return maxDur
+	}
+	return time.Duration(n) * d
 }
 
 // setting describes where a value comes from, for messages: "proxy_read_timeout

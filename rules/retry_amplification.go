@@ -121,13 +121,13 @@ func hopTime(r *model.Route, tries int, inner time.Duration) (time.Duration, boo
 	if per < 0 {
 		return b, b > 0
 	}
-	total := time.Duration(tries) * per
+	total := mulDur(tries, per)
 	switch {
 	case b <= 0:
 	case r.BudgetCutsAttempts:
 		total = min(total, b)
 	default:
-		total = min(total, b+per)
+		total = min(total, addDur(b, per))
 	}
 	return total, true
 }

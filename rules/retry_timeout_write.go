@@ -29,17 +29,25 @@ var writeMethods = map[string]bool{
 
 func checkRetryTimeoutWrite(pass *Pass) {
 	for _, p := range pass.Model.Proxies {
+		var same samePolicy
 		for _, r := range p.Routes() {
-			if r.Forward == nil || r.Forward.Upstream == nil || len(r.Reexecutes) == 0 {
+			// Whether Envoy replays a POST depends on the route alone: its
+			// cluster may be in a file the run did not read.
+			if r.Forward == nil || (r.Forward.Upstream == nil && r.Envoy == nil) || len(r.Reexecutes) == 0 {
 				continue
 			}
 			if f, ok := replaysWrites(r); ok {
+				if r.Envoy != nil {
+					same.add(f, r)
+					continue
+				}
 				f.Fix, f.Edits = nonIdempotentFixOf(pass, r, f.Fix)
 				pass.Report(f)
 			} else if f, ok := writeRetriedAfterSend(pass, r); ok {
 				pass.Report(f)
 			}
 		}
+		same.report(pass)
 	}
 }
 
@@ -90,9 +98,9 @@ func replaysWrites(r *model.Route) (Finding, bool) {
 		return Finding{}, false
 	}
 	on := r.Retry.On
-	u := r.Forward.Upstream
-	n, _ := u.Peers()
 	if r.Nginx != nil {
+		u := r.Forward.Upstream
+		n, _ := u.Peers()
 		return Finding{
 			Pos: on.Pos,
 			Message: fmt.Sprintf("%s %s replays %s requests: after %s the request may already have run, and nginx sends it again %s, so one order or payment can be executed twice.",
@@ -237,7 +245,8 @@ func sentAgainTo(r *model.Route, u *model.Upstream, n int) string {
 				upstreamName(u), countServers(u, n, true), settingText(r.MaxAttempts, fmt.Sprint(r.Forward.Upstream.PoolSize.Value)))
 		}
 	}
-	return fmt.Sprintf("to the next server of %s (%d servers)", upstreamName(u), n)
+	_, exact := u.Peers()
+	return fmt.Sprintf("to the next server of %s (%s)", upstreamName(u), countServers(u, n, exact))
 }
 
 // canCarryRetried reports whether a client method that the retries send
@@ -291,11 +300,33 @@ func writeReason(pass *Pass, r *model.Route) string {
 			return ""
 		}
 	}
+	if why := catchAll(r); why != "" {
+		return why
+	}
 	if p := r.Match.Path; p != "" {
 		for _, re := range pass.WritePaths() {
 			if re.MatchString(p) {
 				return "looks like it writes (its path matches the write-path patterns)"
 			}
+		}
+	}
+	return ""
+}
+
+// catchAll says why a route that carries every method takes an
+// application's writes, or "": it is the named location that "location /"
+// sends every request to that no file answers (try_files $uri @app, the
+// way an application server sits behind its static files), so every
+// dynamic request of the site, its PUTs and DELETEs among them, reaches
+// the application through it.
+func catchAll(r *model.Route) string {
+	if r.Match.Kind != model.MatchNamed || !r.Methods.Any || r.Methods.Source != "" || r.Listener == nil {
+		return ""
+	}
+	for _, l := range r.Listener.Routes {
+		if l.Kind == "location" && l.Match.Kind == model.MatchPrefix && l.Match.Path == "/" && l.Parent == nil &&
+			l.Nginx != nil && l.Nginx.NamedFallback.Value == r.Match.Path {
+			return fmt.Sprintf("takes every request of location / that no file answers (%s), so the application's writes reach it", l.Nginx.NamedFallback.Name+" ... "+r.Match.Path)
 		}
 	}
 	return ""

@@ -21,10 +21,11 @@ var RetryTriesUnbounded = &Rule{
 func checkRetryTriesUnbounded(pass *Pass) {
 	seen := reported{}
 	for _, p := range pass.Model.Proxies {
+		var same samePolicy // one Envoy policy on many routes: one finding
 		for _, r := range p.Routes() {
 			if r.Envoy != nil {
 				if f, ok := envoyRetriesWithoutBudget(r); ok {
-					pass.Report(f)
+					same.add(f, r)
 				}
 				continue
 			}
@@ -53,6 +54,7 @@ func checkRetryTriesUnbounded(pass *Pass) {
 				}
 			}
 		}
+		same.report(pass)
 	}
 }
 
@@ -74,7 +76,7 @@ func connectTime(r *model.Route) time.Duration {
 
 // attempt is the longest one try can take: connect + send + read.
 func attempt(r *model.Route) time.Duration {
-	return connectTime(r) + r.Nginx.SendTimeout.Value + r.AttemptTimeout.Value
+	return addDur(connectTime(r), r.Nginx.SendTimeout.Value, r.AttemptTimeout.Value)
 }
 
 // connectText renders the connect part of a worst case: "60s connect", or
@@ -112,16 +114,16 @@ func worstCaseOf(r *model.Route, tries int) string {
 		// attempt but the last fails to connect.
 		return fmt.Sprintf("%d × %s + (%s + %s send + %s read) = %s (nginx passes %s on only when the request was never sent)",
 			tries-1, connectText(r), connectText(r), dur(r.Nginx.SendTimeout.Value), dur(r.AttemptTimeout.Value),
-			dur(time.Duration(tries-1)*connectTime(r)+attempt(r)), quoteList(r.Methods.Allowed))
+			dur(addDur(mulDur(tries-1, connectTime(r)), attempt(r))), quoteList(r.Methods.Allowed))
 	}
 	out := fmt.Sprintf("%d × (%s + %s send + %s read) = %s",
 		tries, connectText(r), dur(r.Nginx.SendTimeout.Value), dur(r.AttemptTimeout.Value),
-		dur(time.Duration(tries)*attempt(r)))
+		dur(mulDur(tries, attempt(r))))
 	hang, methods := hangPassedOn(r)
 	if !hang {
 		return out + " (a server that accepts the connection and then hangs is not passed on: the retries do not include timeout)"
 	}
-	out += fmt.Sprintf(", or %s when the servers accept the connection and then hang", dur(time.Duration(tries)*r.AttemptTimeout.Value))
+	out += fmt.Sprintf(", or %s when the servers accept the connection and then hang", dur(mulDur(tries, r.AttemptTimeout.Value)))
 	if len(methods.Except) > 0 {
 		out += fmt.Sprintf(" (for every method but %s, which nginx does not pass on once sent)", quoteList(methods.Except))
 	}
@@ -173,9 +175,16 @@ func serversText(u *model.Upstream, n int, exact bool) string {
 }
 
 // countServers says "3 servers", "1 server or more" when a host name may
-// resolve to several addresses, or "2 addresses (localhost is ::1 and
-// 127.0.0.1)" when the loader knows a name's addresses.
+// resolve to several addresses, "2 addresses (localhost is ::1 and
+// 127.0.0.1)" when the loader knows a name's addresses, or "one server per
+// ready pod of Service NS/NAME" for an upstream of a Service's endpoints.
 func countServers(u *model.Upstream, n int, exact bool) string {
+	if svc := endpointsOf(u); svc != "" {
+		// An Ingress controller's upstream holds the Service's
+		// endpoints, as many as it has ready pods, which no manifest
+		// fixes (a Deployment's replicas, scaled, are not the count).
+		return "one server per ready pod of Service " + svc
+	}
 	for _, s := range u.Servers {
 		if !s.Literal && s.Addresses > 1 && len(u.Servers) == 1 {
 			// nginx resolves with AI_ADDRCONFIG (ngx_inet.c,
@@ -189,6 +198,22 @@ func countServers(u *model.Upstream, n int, exact bool) string {
 		more = " or more"
 	}
 	return fmt.Sprintf("%d server%s%s", n, plural(n), more)
+}
+
+// endpointsOf names the Service ("namespace/name") whose endpoints are the
+// servers of u, as its loader says (an Ingress backend), or "".
+func endpointsOf(u *model.Upstream) string {
+	svc := ""
+	for _, s := range u.Servers {
+		switch {
+		case s.Down:
+		case s.Service == nil || svc != "" && svc != s.Service.Key():
+			return ""
+		default:
+			svc = s.Service.Key()
+		}
+	}
+	return svc
 }
 
 func plural(n int) string {
@@ -230,9 +255,9 @@ func timeoutWithoutTries(r *model.Route, n int, exact bool) (Finding, bool) {
 	if !budget.Explicit() || budget.Value == 0 || tries.Value != 0 {
 		return Finding{}, false
 	}
-	worst := budget.Value + attempt(r)
-	if exact && time.Duration(n)*attempt(r) < worst {
-		worst = time.Duration(n) * attempt(r)
+	worst := addDur(budget.Value, attempt(r))
+	if exact && mulDur(n, attempt(r)) < worst {
+		worst = mulDur(n, attempt(r))
 	}
 	return Finding{
 		Pos: budget.Pos,

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/releases"
 )
 
 // SetHeaderDropsInherited flags a block that writes an array-like
@@ -203,7 +204,7 @@ func defeatedPool(o *model.Override) string {
 // newer, add_header_inherit merge says the same in one line.
 func overrideFix(pass *Pass, p *model.Proxy, o *model.Override) (string, []Edit) {
 	advice := fmt.Sprintf("repeat the %s entries of the %s level in %s (or move the block's own up to that level)", o.Directive, o.FromLevel, o.BlockName)
-	if (o.Directive == "add_header" || o.Directive == "add_trailer") && p.Target.Product == model.Nginx && p.Target.AtLeast(1, 29, 3) {
+	if (o.Directive == "add_header" || o.Directive == "add_trailer") && releases.AddHeaderInherit.In(p.Target) {
 		advice = fmt.Sprintf("write %s_inherit merge; in %s (nginx 1.29.3 and newer), or repeat the outer entries there", o.Directive, o.BlockName)
 	}
 	for _, outer := range p.Overrides {
@@ -219,13 +220,13 @@ func overrideFix(pass *Pass, p *model.Proxy, o *model.Override) (string, []Edit)
 	}
 	x := newFixer(pass)
 	s := x.nginxStatement(last.Pos, o.Directive)
-	var lines []string
+	var lines []model.Directive
 	for _, e := range o.Lost {
 		ls := x.nginxStatement(e.Pos, o.Directive)
 		if ls == nil {
 			break
 		}
-		lines = append(lines, string(ls.file.Source[ls.tokens[0].start:ls.end]))
+		lines = append(lines, model.Directive{Name: o.Directive, Args: ls.Raw})
 	}
 	x.insertAfter(s, lines...)
 	desc := fmt.Sprintf("repeat the %s level's %s in %s", o.FromLevel, quoteList(shortList(lostNames(o), 6)), o.BlockName)

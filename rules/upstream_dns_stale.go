@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/releases"
 )
 
 // UpstreamDNSStale flags a host name in an upstream block's server, or in
@@ -168,17 +169,10 @@ func placesWord(n int) string {
 	return "pass directives reach"
 }
 
-// resolveSince is the first release of the target's product whose upstream
-// servers take the resolve parameter (nginx 1.27.3, Angie 1.1.0), and
-// whether every release of the target has it.
-func resolveSupported(t model.Target) bool {
-	switch t.Product {
-	case model.Angie:
-		return t.AtLeast(1, 1, 0)
-	default:
-		return t.AtLeast(1, 27, 3)
-	}
-}
+// resolveSupported reports whether every release of the target takes the
+// resolve parameter in an upstream block's server (releases.UpstreamResolve:
+// nginx 1.27.3, Angie 1.1.0).
+func resolveSupported(t model.Target) bool { return releases.UpstreamResolve.In(t) }
 
 // dnsFix: on releases with the resolve parameter, the parameter (with a
 // zone and a resolver); before them, a variable with a resolver, which
@@ -224,7 +218,7 @@ func dnsFix(pass *Pass, p *model.Proxy, uses []dnsUse) (string, []Edit) {
 	resolve := "add the resolve parameter to the server" + needs()
 	if !resolveSupported(p.Target) {
 		return fmt.Sprintf("on nginx 1.27.3 and newer (Angie 1.1.0, NGINX Plus), %s; %s has no such parameter: there, %s, or reload nginx when the address changes",
-			resolve, p.Target.Releases(model.Version{Major: 1, Minor: 27, Patch: 3}), variable), nil
+			resolve, p.Target.Releases(releases.UpstreamResolve.Since(model.Nginx)), variable), nil
 	}
 	if needs() != "" {
 		return resolve, nil
@@ -237,8 +231,7 @@ func dnsFix(pass *Pass, p *model.Proxy, uses []dnsUse) (string, []Edit) {
 		}
 		s := x.nginxStatement(use.s.Pos, "server")
 		if s != nil {
-			last := s.tokens[len(s.tokens)-1]
-			x.add(s.file, last.end, last.end, " resolve")
+			x.setArg(s, len(s.Args), "resolve")
 		}
 	}
 	return withEdits(x.result(), "add the resolve parameter to server "+first.s.Raw+": nginx looks the name up again through "+u.Resolver.Name+" "+u.Resolver.Value, resolve)

@@ -33,8 +33,18 @@ func checkUpstreamNoKeepalive(pass *Pass) {
 // implicitUpstream: proxy_pass to an address no upstream block names. nginx
 // never pools these (keepalive_module.c skips implicit upstreams).
 func implicitUpstream(pass *Pass, u *model.Upstream) {
+	// The server as an upstream block must name it: with its port, which
+	// a server line otherwise takes as 80 (https:// passes use 443).
+	server := u.Servers[0].Raw
+	if a := u.Servers[0].Address; a.Unix == "" && a.Port != 0 && !strings.HasSuffix(server, fmt.Sprintf(":%d", a.Port)) {
+		host := a.Host
+		if strings.Contains(host, ":") && !strings.HasPrefix(host, "[") {
+			host = "[" + host + "]"
+		}
+		server = fmt.Sprintf("%s:%d", host, a.Port)
+	}
 	for _, r := range u.Routes {
-		if !r.Forward.CanPool || alwaysUpgrades(r) {
+		if !r.Forward.CanPool {
 			continue
 		}
 		f := Finding{
@@ -42,7 +52,11 @@ func implicitUpstream(pass *Pass, u *model.Upstream) {
 			Message: fmt.Sprintf("%s to %s has no upstream block, so nginx opens a new connection for every request. "+
 				"Addresses used directly are never pooled, on any nginx version.", r.Forward.Name, u.Name),
 			Fix: fmt.Sprintf("declare \"upstream backend { server %s; }\" (nginx before 1.29.7 also needs \"keepalive 16;\" in it, "+
-				"proxy_http_version 1.1 and proxy_set_header Connection \"\") and use %s %s://backend", u.Servers[0].Raw, r.Forward.Name, schemeOr(r.Forward.Scheme, "http")),
+				"proxy_http_version 1.1 and proxy_set_header Connection \"\") and use %s %s://backend", server, r.Forward.Name, schemeOr(r.Forward.Scheme, "http")),
+		}
+		if u.HostAssumed {
+			f.Message += fmt.Sprintf(" (%s is taken for a host name, as it reads as one: an upstream block of that name in the configuration that includes this file, which was not read, would be used instead.)",
+				u.Servers[0].Address.Host)
 		}
 		if u.Servers[0].Address.Unix != "" {
 			f.Severity = model.Note
@@ -50,7 +64,7 @@ func implicitUpstream(pass *Pass, u *model.Upstream) {
 				"Cheaper than TCP, but still never pooled.", r.Forward.Name, u.Name)
 		}
 		if r.Forward.Module == "grpc" || r.Forward.Module == "memcached" {
-			f.Fix = fmt.Sprintf("declare \"upstream backend { server %s; }\" (with \"keepalive 16;\" before nginx 1.29.7) and use %s to it", u.Servers[0].Raw, r.Forward.Name)
+			f.Fix = fmt.Sprintf("declare \"upstream backend { server %s; }\" (with \"keepalive 16;\" before nginx 1.29.7) and use %s to it", server, r.Forward.Name)
 		}
 		f.Fix, f.Edits = implicitUpstreamFixOf(pass, u, r, f.Fix)
 		pass.Report(f)
@@ -70,7 +84,10 @@ func namedUpstream(pass *Pass, p *model.Proxy, u *model.Upstream) {
 	}
 	var pooling []*model.Route
 	for _, r := range u.Routes {
-		if r.Forward.CanPool && !alwaysUpgrades(r) {
+		// A location that passes upgrades on ("Connection: upgrade"
+		// with every request) carries plain requests too, which pool
+		// (rules/proof, TestConnectionUpgradeOnPlainRequestsPools).
+		if r.Forward.CanPool {
 			pooling = append(pooling, r)
 		}
 	}
@@ -87,7 +104,7 @@ func namedUpstream(pass *Pass, p *model.Proxy, u *model.Upstream) {
 		return
 	}
 	if u.PoolSize.Value <= 0 {
-		if f, ok := defeatedEverywhere(p, u, pooling); ok {
+		if f, ok := defeatedEverywhere(pass, u, pooling); ok {
 			pass.Report(f)
 			return
 		}
@@ -118,51 +135,85 @@ func namedUpstream(pass *Pass, p *model.Proxy, u *model.Upstream) {
 		return
 	}
 	for _, r := range pooling {
-		if f, _, ok := poolDefeated(p, u, r); ok {
-			f.Edits = poolDefeatedFix(pass, r)
-			pass.Report(f)
+		for i, d := range poolDefeats(u, r) {
+			if i == 0 {
+				// One repair for the route, made once.
+				d.Edits = poolDefeatedFix(pass, r)
+			}
+			pass.Report(d.Finding)
 		}
 	}
 }
 
 // defeatedEverywhere: an upstream without a pool whose every route also
-// keeps connections from being reused by a setting written in the
-// configuration (Connection: close, a map that sends it for requests
-// without Upgrade, HTTP/1.0, fastcgi_keep_conn off). Adding keepalive
-// alone would change nothing, on any nginx version (1.29.7's pooling by
-// default included), so the finding names that setting and the fix both.
-func defeatedEverywhere(p *model.Proxy, u *model.Upstream, routes []*model.Route) (Finding, bool) {
-	var first Finding
+// keeps connections from being reused by a setting that holds on every
+// release (a Connection: close or HTTP/1.0 written in the configuration,
+// a map that sends Connection: close for requests without Upgrade,
+// FastCGI without fastcgi_keep_conn on, whose default no release
+// changed). Adding keepalive alone would change nothing, on any nginx
+// version (1.29.7's pooling by default included), so the finding names
+// that setting and the fix does both: it repairs every defeat of the
+// routes, those of a release's defaults included, so that it pools.
+func defeatedEverywhere(pass *Pass, u *model.Upstream, routes []*model.Route) (Finding, bool) {
+	var first defeat
+	oldDefaults, defaultClose := false, false
 	for i, r := range routes {
-		f, written, ok := poolDefeated(p, u, r)
-		if !ok || !written {
+		var found *defeat
+		ds := poolDefeats(u, r)
+		for j := range ds {
+			if ds[j].everyRelease && found == nil {
+				found = &ds[j]
+			}
+			oldDefaults = oldDefaults || !ds[j].everyRelease
+		}
+		if c := r.Nginx.ConnectionHeader; c.Default && c.Value != "" {
+			defaultClose = true
+		}
+		if found == nil {
 			return Finding{}, false
 		}
 		if i == 0 {
-			first = f
+			first = *found
 		}
 	}
-	why := strings.TrimSuffix(first.Message, ".")
-	if _, after, ok := strings.Cut(why, ": "); ok {
-		why = after
+	fix := fmt.Sprintf("add \"keepalive 16;\" to upstream %q, and %s", u.Name, first.Fix)
+	switch {
+	case oldDefaults && defaultClose:
+		fix += "; before nginx 1.29.7 also proxy_http_version 1.1 and proxy_set_header Connection \"\" where it is proxied to"
+	case oldDefaults:
+		fix += "; before nginx 1.29.7 also proxy_http_version 1.1 where it is proxied to"
 	}
 	return Finding{
 		Pos: u.Pos,
 		Message: fmt.Sprintf("upstream %q has no keepalive directive, and %s: every request opens a new connection on every nginx version, and adding keepalive alone would not change that.",
-			u.Name, why),
+			u.Name, first.cause),
 		Related: []Related{{Pos: first.Pos, Message: "keeps connections from being reused (" + routes[0].Forward.Name + " in " + routeName(routes[0]) + ")"}},
-		Fix:     fmt.Sprintf("add \"keepalive 16;\" to upstream %q, and %s", u.Name, first.Fix),
+		Fix:     fix,
+		Edits:   namedUpstreamFix(pass, u, routes),
 	}, true
 }
 
-// poolDefeated finds the setting that keeps a route from reusing its
-// upstream's pooled connections (docs/semantics.md §D), and says whether
-// it is written in the configuration rather than a release's default
-// (the second result); the third is false when nothing defeats it.
-func poolDefeated(p *model.Proxy, u *model.Upstream, r *model.Route) (Finding, bool, bool) {
+// defeat is a setting that keeps a route from reusing its upstream's
+// pooled connections, as a finding; everyRelease is set when it holds on
+// every release, not only where a release's default is in effect.
+type defeat struct {
+	Finding
+	everyRelease bool
+	// cause says what the setting does, for a finding at the upstream.
+	cause string
+}
+
+// poolDefeats lists every setting that keeps a route from reusing its
+// upstream's pooled connections (docs/semantics.md §D), in the order the
+// request meets them. HTTP/1.0 and the default Connection: close before
+// nginx 1.29.7 are one defeat, named by the HTTP version, whose fix sets
+// both.
+func poolDefeats(u *model.Upstream, r *model.Route) []defeat {
 	related := []Related{{Pos: u.Pos, Message: fmt.Sprintf("upstream %q keeps a pool", u.Name)}}
+	var out []defeat
 	switch r.Forward.Module {
 	case "proxy":
+		version := false
 		if v := r.Nginx.HTTPVersion; v.Valid() && v.Value == "1.0" {
 			f := Finding{
 				Pos: v.Pos,
@@ -175,9 +226,17 @@ func poolDefeated(p *model.Proxy, u *model.Upstream, r *model.Route) (Finding, b
 				f.Message = fmt.Sprintf("proxy_http_version defaults to 1.0 %s, which defeats the keepalive pool of upstream %q: nginx never reuses a connection after an HTTP/1.0 request.",
 					v.Note, u.Name)
 			}
-			return f, !v.Default, true
+			if c := r.Nginx.ConnectionHeader; c.Explicit() && !strings.EqualFold(c.Value, "close") {
+				// The location sets its Connection header (the
+				// websocket idiom): only the version is to change.
+				f.Fix = "set proxy_http_version 1.1 in this location (or at server or http level)"
+			}
+			out = append(out, defeat{f, !v.Default, "proxy_http_version 1.0 is set, and nginx never reuses a connection after an HTTP/1.0 request"})
+			// Its fix sets Connection "" too: the default
+			// Connection: close is not a defeat of its own then.
+			version = true
 		}
-		if c := r.Nginx.ConnectionHeader; c.Valid() && strings.EqualFold(c.Value, "close") {
+		if c := r.Nginx.ConnectionHeader; c.Valid() && strings.EqualFold(c.Value, "close") && (!c.Default || !version) {
 			f := Finding{
 				Pos: c.Pos,
 				Message: fmt.Sprintf("proxy_set_header Connection close defeats the keepalive pool of upstream %q: the backend closes every connection after one request.",
@@ -190,16 +249,16 @@ func poolDefeated(p *model.Proxy, u *model.Upstream, r *model.Route) (Finding, b
 					c.Note, u.Name)
 				f.Fix = "add proxy_set_header Connection \"\" (and proxy_http_version 1.1) in this location or at server or http level"
 			}
-			return f, !c.Default, true
+			out = append(out, defeat{f, !c.Default, "proxy_set_header Connection close makes the backend close every connection after one request"})
 		}
 		if c, plain := r.Nginx.ConnectionHeader, r.Nginx.ConnectionHeaderPlain; plain.Valid() && strings.EqualFold(plain.Value, "close") {
-			return Finding{
+			out = append(out, defeat{Finding{
 				Pos: c.Pos,
 				Message: fmt.Sprintf("proxy_set_header Connection %s defeats the keepalive pool of upstream %q: %s sends \"Connection: close\" with every request that does not upgrade, so the backend closes the connection after it.",
 					c.Value, u.Name, plain.Name),
 				Related: append(related, Related{Pos: plain.Pos, Message: "the value for requests without Upgrade: close"}),
 				Fix:     "map requests without Upgrade to an empty Connection header: map $http_upgrade " + c.Value + " { default upgrade; '' ''; }",
-			}, true, true
+			}, true, plain.Name + " sends \"Connection: close\" with every request that does not upgrade, so the backend closes the connection after it"})
 		}
 	case "fastcgi":
 		if k := r.Nginx.KeepConn; k.Valid() && !k.Value {
@@ -210,19 +269,14 @@ func poolDefeated(p *model.Proxy, u *model.Upstream, r *model.Route) (Finding, b
 				Related: related,
 				Fix:     "set fastcgi_keep_conn on where the upstream is used",
 			}
+			cause := "fastcgi_keep_conn off makes nginx ask the FastCGI server to close the connection after each request"
 			if k.Default {
 				f.Message = fmt.Sprintf("fastcgi_keep_conn is off by default: nginx asks the FastCGI server to close the connection after each request, so the keepalive pool of upstream %q is never used.", u.Name)
+				cause = "fastcgi_keep_conn is off by default, so nginx asks the FastCGI server to close the connection after each request"
 			}
-			return f, !k.Default, true
+			// No release changed the default: it holds on all.
+			out = append(out, defeat{f, true, cause})
 		}
 	}
-	return Finding{}, false, false
-}
-
-// alwaysUpgrades reports whether every request through the route asks the
-// backend to upgrade (Connection: upgrade, not a map that sends close for
-// plain requests): an upgraded connection carries one stream and is never
-// pooled, so pooling does not apply (docs/semantics.md §D).
-func alwaysUpgrades(r *model.Route) bool {
-	return r.Stream.Value && r.Nginx != nil && strings.EqualFold(r.Nginx.ConnectionHeader.Value, "upgrade")
+	return out
 }

@@ -1,11 +1,13 @@
 package gen
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/proxylint/proxylint/chain"
 	"github.com/proxylint/proxylint/model"
@@ -111,7 +113,9 @@ func nginxAccepts(t *testing.T, main string) {
 			t.Fatal(err)
 		}
 	}
-	out, err := exec.Command(nginx, "-q", "-t", "-p", prefix+"/", "-e", filepath.Join(prefix, "logs", "error.log"), "-c", main).CombinedOutput()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, nginx, "-q", "-t", "-p", prefix+"/", "-e", filepath.Join(prefix, "logs", "error.log"), "-c", main).CombinedOutput()
 	if err != nil {
 		t.Errorf("nginx -t: %v\n%s", err, out)
 	}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rhysd/actionlint"
 	"github.com/stretchr/testify/assert"
@@ -156,6 +157,7 @@ func TestREADMEWorkflowsLint(t *testing.T) {
 // would: SARIF written, the exit code and the report's path in the step's
 // outputs, the step failing with proxylint's exit code.
 func TestActionRunStep(t *testing.T) {
+	t.Parallel()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("no bash")
@@ -171,18 +173,18 @@ func TestActionRunStep(t *testing.T) {
 	}
 	require.NotEmpty(t, script)
 
+	// The build step's program: the package's shared build (the step's
+	// build adds -trimpath, which changes only the paths the program
+	// records).
 	runnerTemp := t.TempDir()
-	bin := filepath.Join(runnerTemp, "proxylint-action", "proxylint")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "%s", out)
+	copyBinary(t, filepath.Join(runnerTemp, "proxylint-action", "proxylint"))
 
 	ws := t.TempDir()
 	writeFile(t, ws, "deploy/nginx.conf", literalProxyPass)
 	writeFile(t, ws, "other/nginx.conf", "events {}\nhttp {}\n")
 	run := func(inputs map[string]string) (int, string, string) {
 		outputs := filepath.Join(t.TempDir(), "output")
-		cmd := exec.Command(bash, "-e", "-c", script)
+		cmd := boundedCommand(t, time.Minute, bash, "-e", "-c", script)
 		cmd.Dir = ws
 		cmd.Env = append(os.Environ(), "RUNNER_TEMP="+runnerTemp, "GITHUB_OUTPUT="+outputs)
 		for k, v := range inputs {

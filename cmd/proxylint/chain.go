@@ -31,7 +31,11 @@ the next hop. Values in brackets are the proxy's defaults; a "!" marks a value
 a finding is about, and the findings follow each path.
 
 Flags are those of a lint run (see proxylint --help); --format is text or
-json. The exit code is 0, or 2 when a file could not be loaded.
+json. The exit code is 0, or 2 when a file could not be loaded; with
+--fail-on LEVEL (error, warning or note), 1 when a finding the paths show
+is at or above LEVEL (--exit-zero makes it 0 again). Without --fail-on on
+the command line the chain is a view and findings do not fail it, whatever
+fail-on .proxylint.yaml sets for lint runs.
 `
 
 // chainReport is what a chain report shows: the paths, and the findings
@@ -47,7 +51,7 @@ var chainFormats = report.Formats[chainReport]{
 	{Name: "json", Write: func(w io.Writer, r chainReport, _ bool) error { return chainJSON(w, r.in, r.views) }},
 }
 
-func cmdChain(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+func cmdChain(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (code int) {
 	f, paths, err := parseLintFlags(args)
 	if err != nil {
 		fmt.Fprintf(stderr, "proxylint chain: %v\nRun \"proxylint chain --help\" for usage.\n", strings.TrimPrefix(err.Error(), "usage: "))
@@ -64,14 +68,21 @@ func cmdChain(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv f
 		}
 	}
 	f.stdin = stdin
+	prof, err := startProfiles(f.prof, paths)
+	if err != nil {
+		fmt.Fprintf(stderr, "proxylint chain: %v\n", err)
+		return exitError
+	}
+	defer prof.stop(stdout, stderr, &code)
 	s, mdl, findings, ok := analyze(f, paths, stderr)
 	if !ok {
 		return exitError
 	}
+	prof.read(inputs(paths, mdl, s))
 	views := chain.Describe(mdl)
 	wd, _ := os.Getwd()
 	in := &report.Input{Findings: findings, Files: mdl.Files, Dir: wd}
-	if err := writeReports(chainFormats, f, chainReport{in, views}, inputs(paths, mdl, s), stdout, getenv); err != nil {
+	if err := writeReports(chainFormats, f, chainReport{in, views}, inputs(paths, mdl, s), stdout, stderr, getenv); err != nil {
 		fmt.Fprintf(stderr, "proxylint chain: %v\n", err)
 		return exitError
 	}
@@ -79,6 +90,14 @@ func cmdChain(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv f
 		if d.Fatal {
 			fmt.Fprintf(stderr, "proxylint chain: %s\n", report.Escape(d.Error()))
 			return exitError
+		}
+	}
+	if f.given["fail-on"] {
+		threshold, _ := model.ParseSeverity(f.failOn)
+		for _, v := range views {
+			if exitCode(pathFindings(v, findings), threshold) == exitFindings {
+				return f.findingsExit()
+			}
 		}
 	}
 	return exitClean

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -8,11 +9,12 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
-	"syscall"
 	"text/tabwriter"
+	"time"
 
 	"github.com/proxylint/proxylint/cmd/proxylint/internal/config"
 	"github.com/proxylint/proxylint/internal/suggest"
@@ -61,15 +63,62 @@ func cmdRules(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RULE\tSEVERITY\tSUMMARY")
+	fmt.Fprintln(tw, "RULE\tSEVERITY\tDEFAULT\tPRODUCTS\tSUMMARY")
 	for _, r := range rules.All() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.ID, r.Severity, r.Summary)
+		state := "on"
+		if r.Off {
+			state = "off"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Severity, state, productsOf(r), r.Summary)
 	}
 	if err := tw.Flush(); err != nil {
 		return exitError
 	}
-	fmt.Fprintln(stdout, "\nRun \"proxylint explain RULE\" for why a rule matters and how to fix what it finds.")
+	fmt.Fprintln(stdout, "\nDEFAULT says whether a rule runs unless --enable, --disable, --only or .proxylint.yaml says otherwise;")
+	fmt.Fprintln(stdout, "PRODUCTS which configurations it reads (kubernetes: Istio, ingress-nginx, NGINX Inc's controller and Envoy Gateway manifests).")
+	fmt.Fprintln(stdout, "Run \"proxylint explain RULE\" for why a rule matters and how to fix what it finds.")
 	return exitClean
+}
+
+// productsOf names the configurations rule r reads: its products; for a
+// rule that reports the loaders' problems, the input its tags name; "all"
+// for a rule of every product.
+func productsOf(r *rules.Rule) string {
+	names := func(ps []model.Product) string {
+		var out []string
+		kube := false
+		for _, p := range ps {
+			switch {
+			case !p.Kubernetes():
+				out = append(out, string(p))
+			case !kube:
+				kube = true
+				if len(ps) == 1 {
+					// One platform is named as such.
+					out = append(out, string(p))
+				} else {
+					out = append(out, "kubernetes")
+				}
+			}
+		}
+		return strings.Join(out, ", ")
+	}
+	if r.Products != nil {
+		return names(r.Products)
+	}
+	if r.Check == nil {
+		for _, tag := range r.Tags {
+			switch tag {
+			case "nginx":
+				return names([]model.Product{model.Nginx, model.Angie})
+			case "envoy":
+				return names([]model.Product{model.Envoy})
+			case "kubernetes":
+				return names([]model.Product{model.Istio, model.IngressNginx, model.NginxIngress, model.EnvoyGateway})
+			}
+		}
+	}
+	return "all"
 }
 
 func cmdExplain(args []string, stdout, stderr io.Writer) int {
@@ -89,7 +138,11 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitError
 	}
-	fmt.Fprintf(stdout, "%s\nSeverity: %s\n", strings.TrimRight(r.Doc(), "\n"), r.Severity)
+	state := "on"
+	if r.Off {
+		state = "off (--enable " + r.ID + " runs it)"
+	}
+	fmt.Fprintf(stdout, "%s\nSeverity: %s\nDefault: %s\nProducts: %s\n", strings.TrimRight(r.Doc(), "\n"), r.Severity, state, productsOf(r))
 	if len(r.Aliases) > 0 {
 		// Other linters' names for the check, accepted wherever an ID is.
 		fmt.Fprintf(stdout, "Also accepted as: %s\n", strings.Join(r.Aliases, ", "))
@@ -121,6 +174,9 @@ func cmdInit(args []string, stdout, stderr io.Writer) int {
 	flags.SetOutput(io.Discard)
 	force := flags.Bool("force", false, "")
 	if err := flags.Parse(args); err != nil || flags.NArg() > 1 {
+		if err != nil {
+			fmt.Fprintf(stderr, "proxylint init: %v\n", flagError(flags, err))
+		}
 		fmt.Fprintln(stderr, "usage: proxylint init [--force] [FILE]")
 		return exitError
 	}
@@ -129,37 +185,60 @@ func cmdInit(args []string, stdout, stderr io.Writer) int {
 		path = flags.Arg(0)
 	}
 	if path == "-" {
-		fmt.Fprint(stdout, config.Template(pathTarget()))
+		fmt.Fprint(stdout, config.Template(localNginx()))
 		return exitClean
 	}
-	// A committed symbolic link must not make init write elsewhere.
-	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+	// A committed symbolic link must not make init write elsewhere: not
+	// the file itself, nor a directory on its way out of the repository.
+	if wd, err := os.Getwd(); err == nil {
+		if repo := gitTop(wd); repo != "" {
+			abs := absIn(wd, path)
+			realRepo, rerr := filepath.EvalSymlinks(repo)
+			if real := realAsFarAsItExists(abs); rerr == nil && within(abs, repo) && !within(real, realRepo) {
+				fmt.Fprintf(stderr, "proxylint init: %s leads out of the repository through a symbolic link (to %s); refusing to write there\n", path, real)
+				return exitError
+			}
+		}
+	}
+	fi, err := os.Lstat(path)
+	switch {
+	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
 		fmt.Fprintf(stderr, "proxylint init: %s is a symbolic link; refusing to write through it\n", path)
 		return exitError
-	} else if err == nil && *force && !fi.Mode().IsRegular() {
+	case err == nil && *force && !fi.Mode().IsRegular():
 		fmt.Fprintf(stderr, "proxylint init: %s is not a regular file; refusing to overwrite it\n", path)
 		return exitError
-	}
-	mode := os.O_WRONLY | os.O_CREATE | os.O_EXCL
-	if *force {
-		mode = os.O_WRONLY | os.O_CREATE | os.O_TRUNC | syscall.O_NOFOLLOW
-	}
-	file, err := os.OpenFile(path, mode, 0o644)
-	if errors.Is(err, fs.ErrExist) {
+	case err == nil && !*force:
 		fmt.Fprintf(stderr, "proxylint init: %s exists; --force overwrites it\n", path)
 		return exitError
 	}
+	text := config.Template(localNginx())
 	if err == nil {
-		_, err = io.WriteString(file, config.Template(pathTarget()))
-		if cerr := file.Close(); err == nil {
-			err = cerr
+		// --force replaces the file by rename, never writing through
+		// it: another name for it (a hard link) keeps what it held.
+		err = renameInto(path, fi.Mode().Perm(), func(w io.Writer) error {
+			_, err := io.WriteString(w, text)
+			return err
+		})
+	} else {
+		var file *os.File
+		file, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			fmt.Fprintf(stderr, "proxylint init: %s exists; --force overwrites it\n", path)
+			return exitError
+		}
+		if err == nil {
+			_, err = io.WriteString(file, text)
+			if cerr := file.Close(); err == nil {
+				err = cerr
+			}
 		}
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "proxylint init: %v\n", err)
 		return exitError
 	}
-	fmt.Fprintf(stderr, "proxylint: wrote %s; every setting in it is the default until you edit it\n", path)
+	fmt.Fprintf(stderr, "proxylint: wrote %s; every setting in it is the default until you edit it (set target: to the releases production runs)\n", path)
 	return exitClean
 }
 
@@ -172,20 +251,39 @@ func nearestRule(id string) string {
 	return suggest.Nearest(strings.ToLower(id), ids, 3)
 }
 
-// pathTarget is the target of the nginx on PATH ("nginx:1.22.1" from "nginx
-// version: nginx/1.22.1"), or "nginx" when there is none: proxylint init
-// writes what the machine it runs on has.
+// localNginx is the target of the nginx on PATH ("nginx:1.22.1" from
+// "nginx version: nginx/1.22.1"), or "" when there is none or its version
+// cannot be told: proxylint init writes it as a hint.
+func localNginx() string {
+	if t := pathTarget(); t != "nginx" {
+		return t
+	}
+	return ""
+}
+
+// pathTarget is the target of the nginx on PATH, or "nginx" when there is
+// none.
 func pathTarget() string {
 	bin, err := exec.LookPath("nginx")
 	if err != nil {
 		return "nginx"
 	}
-	out, err := exec.Command(bin, "-v").CombinedOutput()
+	// An nginx that never answers (a wrapper waiting on a lock, a
+	// script reading standard input) must not hang init.
+	ctx, cancel := context.WithTimeout(context.Background(), nginxVersionWait)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "-v")
+	cmd.WaitDelay = time.Second
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return "nginx"
 	}
 	return targetOfVersion(string(out))
 }
+
+// nginxVersionWait bounds how long init waits for "nginx -v", which
+// answers at once.
+const nginxVersionWait = 5 * time.Second
 
 // targetOfVersion reads "nginx version: nginx/1.22.1" (or
 // "Angie/1.11.3") into "nginx:1.22.1"; "nginx" when it cannot.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,220 +11,264 @@ import (
 	"strings"
 
 	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/parsers/load"
+	"github.com/proxylint/proxylint/report"
 	"github.com/proxylint/proxylint/rules"
 )
 
+// fileFix is a file the fixes change, as read and as fixed.
+type fileFix struct {
+	// path is the file's name in the findings (realNames); real the
+	// file on disk it was read from, "" for standard input or the
+	// files of an nginx -T dump.
+	path, real string
+	old, fixed []byte
+}
+
 // fixFiles takes the fixes of the findings that can be applied together
-// and returns, for each file they change, the file as read and as fixed.
-func fixFiles(mdl *model.Model, findings []rules.Finding) (map[string][2][]byte, rules.FixSet, error) {
+// and returns the files they change, by name.
+func fixFiles(mdl *model.Model, findings []rules.Finding) ([]fileFix, rules.FixSet, error) {
 	set := rules.SelectFixes(findings)
-	out := map[string][2][]byte{}
+	var out []fileFix
 	for path, edits := range set.Edits {
 		var f *model.File
 		for _, mf := range mdl.Files {
 			if mf.Path == path {
 				f = mf
+				break
 			}
 		}
 		if f == nil {
-			return nil, set, fmt.Errorf("%s: a fix edits a file this run did not read", path)
+			return nil, set, fmt.Errorf("%s: a fix edits a file this run did not read", report.Escape(path))
 		}
 		fixed, err := rules.ApplyEdits(f.Source, edits)
 		if err != nil {
 			return nil, set, err
 		}
-		out[path] = [2][]byte{f.Source, fixed}
+		out = append(out, fileFix{path: path, real: f.Real, old: f.Source, fixed: fixed})
 	}
+	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
 	return out, set, nil
 }
 
-// writeDiff prints a unified diff of every fix.
-func writeDiff(w io.Writer, files map[string][2][]byte) error {
-	paths := make([]string, 0, len(files))
-	for p := range files {
-		paths = append(paths, p)
+// writeDiff prints a unified diff of every fix, naming each file relative
+// to root (the repository's top), so that it applies there with git apply
+// or patch -p1. Every name is checked before anything is written: a file
+// outside root, or whose name cannot be written into a diff, stops it.
+func writeDiff(w io.Writer, fixes []fileFix, root, wd string) error {
+	names := make([]string, len(fixes))
+	for i, fx := range fixes {
+		name, err := diffName(fx, root, wd)
+		if err != nil {
+			return err
+		}
+		names[i] = name
 	}
-	sort.Strings(paths)
-	for _, p := range paths {
-		name := filepath.ToSlash(p)
-		fmt.Fprintf(w, "--- a/%s\n+++ b/%s\n", name, name)
-		if _, err := io.WriteString(w, unifiedHunks(files[p][0], files[p][1])); err != nil {
+	for i, fx := range fixes {
+		if _, err := io.WriteString(w, "--- "+quoteDiffName("a/", names[i])+"\n+++ "+quoteDiffName("b/", names[i])+"\n"+unifiedHunks(fx.old, fx.fixed)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// unifiedHunks diffs two texts that differ in a few places, line by line,
-// with three lines of context: the common lines at both ends are cut
-// from each changed region.
-func unifiedHunks(a, b []byte) string {
-	al, bl := splitLines(a), splitLines(b)
-	// The longest common subsequence on these small line counts.
-	n, m := len(al), len(bl)
-	lcs := make([][]int, n+1)
-	for i := range lcs {
-		lcs[i] = make([]int, m+1)
+// diffName is a fixed file's path relative to root, with forward slashes.
+func diffName(fx fileFix, root, wd string) (string, error) {
+	p, base := fx.real, root
+	if p == "" {
+		p = absIn(wd, fx.path)
+	} else if r, err := filepath.EvalSymlinks(root); err == nil {
+		base = r
 	}
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			if al[i] == bl[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
+	rel, err := filepath.Rel(base, p)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("%s is outside %s, the repository root the diff names files from (so that it applies there with git apply or patch -p1); name another with --root", report.Escape(fx.path), report.Escape(root))
+	}
+	rel = filepath.ToSlash(rel)
+	for i := 0; i < len(rel); i++ {
+		if c := rel[i]; c < 0x20 && c != '\t' || c == 0x7f {
+			return "", fmt.Errorf("the name of %s holds a control character (%s), which a diff cannot carry safely: patch would read it as the end of the name or a terminal as a command; rename the file", report.Escape(fx.path), report.Escape(string(c)))
 		}
 	}
-	type op struct {
-		kind byte
-		line string
-	}
-	var ops []op
-	i, j := 0, 0
-	for i < n || j < m {
-		switch {
-		case i < n && j < m && al[i] == bl[j]:
-			ops = append(ops, op{' ', al[i]})
-			i++
-			j++
-		case i < n && (j == m || lcs[i+1][j] >= lcs[i][j+1]):
-			ops = append(ops, op{'-', al[i]})
-			i++
-		default:
-			ops = append(ops, op{'+', bl[j]})
-			j++
-		}
-	}
-	const ctx = 3
-	var out strings.Builder
-	for k := 0; k < len(ops); {
-		if ops[k].kind == ' ' {
-			k++
-			continue
-		}
-		start := max(0, k-ctx)
-		end := k
-		for end < len(ops) {
-			if ops[end].kind != ' ' {
-				end++
-				continue
-			}
-			run := end
-			for run < len(ops) && ops[run].kind == ' ' {
-				run++
-			}
-			if run-end > 2*ctx || run == len(ops) {
-				end = min(end+ctx, len(ops))
-				break
-			}
-			end = run
-		}
-		oldStart, newStart := 1, 1
-		for _, o := range ops[:start] {
-			if o.kind != '+' {
-				oldStart++
-			}
-			if o.kind != '-' {
-				newStart++
-			}
-		}
-		oldN, newN := 0, 0
-		for _, o := range ops[start:end] {
-			if o.kind != '+' {
-				oldN++
-			}
-			if o.kind != '-' {
-				newN++
-			}
-		}
-		fmt.Fprintf(&out, "@@ -%d,%d +%d,%d @@\n", oldStart, oldN, newStart, newN)
-		for _, o := range ops[start:end] {
-			out.WriteByte(o.kind)
-			out.WriteString(o.line)
-			if !strings.HasSuffix(o.line, "\n") {
-				out.WriteString("\n\\ No newline at end of file\n")
-			}
-		}
-		k = end
-	}
-	return out.String()
+	return rel, nil
 }
 
-func splitLines(b []byte) []string {
-	var out []string
-	for len(b) > 0 {
-		i := bytes.IndexByte(b, '\n')
-		if i < 0 {
-			out = append(out, string(b))
+// quoteDiffName writes prefix+name for a diff's header as git does: in
+// double quotes, with C escapes (octal for every byte above ASCII), when
+// the name holds a quote, a backslash, a tab or a byte above ASCII; with a
+// tab after it when it holds a blank, so that patch reads the blank as
+// part of the name. git apply and GNU patch read both forms. Control
+// characters other than tab were refused before (diffName).
+func quoteDiffName(prefix, name string) string {
+	quote := false
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c == '"' || c == '\\' || c == '\t' || c >= 0x80 {
+			quote = true
 			break
 		}
-		out = append(out, string(b[:i+1]))
-		b = b[i+1:]
 	}
-	return out
+	if !quote {
+		if strings.Contains(name, " ") {
+			return prefix + name + "\t"
+		}
+		return prefix + name
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	b.WriteString(prefix)
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c == '\t':
+			b.WriteString(`\t`)
+		case c >= 0x80:
+			fmt.Fprintf(&b, `\%03o`, c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }
 
-// applyFixes writes the fixed files in place, each through a temporary
-// file renamed over it. A fix may change several files (an upstream block
-// in one, the proxy_pass in another), so when any file is outside the
-// linted tree, or changed since it was read, none is written: a fix is
-// applied whole or not at all.
-func applyFixes(files map[string][2][]byte, paths []string, stderr io.Writer) (written int, ok bool) {
+// applyFixes writes the fixed files, each the real file on disk (a link
+// the configuration was reached through stays a link), through a
+// temporary file renamed over it, with its mode and owner kept. A fix may
+// change several files (an upstream block in one, the proxy_pass in
+// another), so when any file was not read from the disk, lies outside the
+// named paths and the repository (repo; "" outside one), or is not what
+// was read (changed, or its path now leads elsewhere), none is written: a
+// fix is applied whole or not at all.
+func applyFixes(fixes []fileFix, named []string, repo string, stderr io.Writer) (written int, ok bool) {
 	ok = true
-	names := make([]string, 0, len(files))
-	for p := range files {
-		names = append(names, p)
-	}
-	sort.Strings(names)
-	for _, p := range names {
-		if !insideTree(p, paths) {
-			fmt.Fprintf(stderr, "proxylint: --fix: %s is outside the linted paths; no file changed\n", p)
+	roots := fixRoots(named, repo)
+	for _, fx := range fixes {
+		name := report.Escape(fx.path)
+		switch {
+		case fx.real == "":
+			fmt.Fprintf(stderr, "proxylint: --fix: %s was not read from a file (standard input, or a file of an nginx -T dump); no file changed\n", name)
 			ok = false
-			continue
-		}
-		now, err := os.ReadFile(p)
-		if err != nil || !bytes.Equal(now, files[p][0]) {
-			fmt.Fprintf(stderr, "proxylint: --fix: %s changed since it was read; no file changed\n", p)
+		case !insideAny(fx.real, roots):
+			where := "the linted paths"
+			if repo != "" {
+				where = "the linted paths and the repository"
+			}
+			fmt.Fprintf(stderr, "proxylint: --fix: %s is outside %s; no file changed\n", name, where)
 			ok = false
+		default:
+			if _, err := unchanged(fx); err != nil {
+				fmt.Fprintf(stderr, "proxylint: --fix: %s changed since it was read; no file changed\n", name)
+				ok = false
+			}
 		}
 	}
 	if !ok {
 		return 0, false
 	}
-	for _, p := range names {
-		mode := os.FileMode(0o644)
-		if fi, err := os.Stat(p); err == nil {
-			mode = fi.Mode().Perm()
-		}
-		fixed := files[p][1]
-		if err := writeFileAtomic(p, nil, func(w io.Writer) error { _, err := w.Write(fixed); return err }); err != nil {
-			fmt.Fprintf(stderr, "proxylint: --fix: %s: %v\n", p, err)
+	for _, fx := range fixes {
+		if err := writeFix(fx); err != nil {
+			fmt.Fprintf(stderr, "proxylint: --fix: %s: %s\n", report.Escape(fx.path), report.Escape(unwrapPath(err).Error()))
 			ok = false
 			continue
 		}
-		_ = os.Chmod(p, mode)
 		written++
 	}
 	return written, ok
 }
 
-// insideTree reports whether path is one of the named paths or inside a
-// named directory, links resolved.
-func insideTree(path string, named []string) bool {
-	real, err := filepath.EvalSymlinks(path)
+// writeFix replaces the real file of fx with its fixed content, checking
+// once more just before that it is what was read.
+func writeFix(fx fileFix) error {
+	fi, err := unchanged(fx)
 	if err != nil {
-		return false
+		return errors.New("changed since it was read; not written")
 	}
-	real, _ = filepath.Abs(real)
+	uid, gid := ownerOf(fi)
+	return renameInto(fx.real, fi.Mode().Perm(), func(w io.Writer) error {
+		if f, ok := w.(*os.File); ok && uid >= 0 {
+			// Root's fix keeps the file its owner's.
+			_ = f.Chown(uid, gid)
+		}
+		_, err := w.Write(fx.fixed)
+		return err
+	})
+}
+
+// unchanged checks that the real file of fx is still a regular file at
+// the end of no link, holding what was read, and returns its information.
+func unchanged(fx fileFix) (os.FileInfo, error) {
+	fi, err := os.Lstat(fx.real)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	if r, err := filepath.EvalSymlinks(fx.real); err != nil || r != fx.real {
+		return nil, errors.New("its path leads elsewhere")
+	}
+	now, err := load.ReadRegular(fx.real, int64(len(fx.old))+1)
+	if err != nil || !bytes.Equal(now, fx.old) {
+		return nil, errors.New("content changed")
+	}
+	return fi, nil
+}
+
+// fixRoots are the real directories and files --fix may write in: the
+// named paths and the repository.
+func fixRoots(named []string, repo string) []string {
+	var roots []string
+	if repo != "" {
+		named = append(append([]string{}, named...), repo)
+	}
 	for _, n := range named {
+		if n == load.StdinPath {
+			continue
+		}
 		root, err := filepath.EvalSymlinks(n)
 		if err != nil {
 			continue
 		}
-		root, _ = filepath.Abs(root)
-		if real == root || strings.HasPrefix(real, root+string(filepath.Separator)) {
+		if root, err = filepath.Abs(root); err == nil {
+			roots = append(roots, root)
+		}
+	}
+	return roots
+}
+
+// insideAny reports whether the real path p is one of roots or lies below
+// one.
+func insideAny(p string, roots []string) bool {
+	for _, r := range roots {
+		if within(p, r) {
 			return true
 		}
 	}
 	return false
+}
+
+// repository is the checkout a run works in: --root, else the nearest
+// directory at or above the working directory that holds .git; "" outside
+// one. --fix writes in it besides the named paths, and a symbolic link
+// inside it that leads out of it is not written through.
+func repository(f *lintFlags, wd string) string {
+	if f.root != "" {
+		return f.root
+	}
+	return gitTop(wd)
+}
+
+// gitTop is the nearest directory at or above dir that holds .git, or "".
+func gitTop(wd string) string {
+	for dir := wd; dir != ""; dir = filepath.Dir(dir) {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return dir
+		}
+		if dir == filepath.Dir(dir) {
+			break
+		}
+	}
+	return ""
 }

@@ -61,6 +61,18 @@ func (l *limits) apply(o *load.Options) {
 	o.MaxIncludes = l.maxIncludes
 }
 
+// fileLimit is the most one file may hold: --max-file-size, or its
+// default. It bounds every input alike: configurations, standard input,
+// dumps, baselines and the configuration file.
+func (l *limits) fileLimit() int64 {
+	if l.maxFileSize != "" {
+		if n, err := parseSize(l.maxFileSize); err == nil {
+			return n
+		}
+	}
+	return load.DefaultMaxFileSize
+}
+
 // maxFileSize is the largest --max-file-size: a file smaller has fewer
 // lines and columns than a position can count (model.Pos).
 const maxFileSize = 1<<31 - 1

@@ -6,17 +6,18 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/mattn/go-isatty"
 
-	"github.com/proxylint/proxylint/chain"
 	"github.com/proxylint/proxylint/cmd/proxylint/internal/config"
+	"github.com/proxylint/proxylint/lint"
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
+	"github.com/proxylint/proxylint/parsers/nginx"
 	"github.com/proxylint/proxylint/report"
 	"github.com/proxylint/proxylint/rules"
 )
@@ -35,41 +36,68 @@ Usage:
   proxylint chain [flags] PATH...
                                  show each request's path hop by hop:
                                  timeouts, retries, idle timeouts
+  proxylint upgrade --from RELEASE --to RELEASE PATH...
+                                 what changes for these configurations
+                                 with an upgrade: defaults, directives,
+                                 findings (also: --upgrade-to RELEASE)
+  proxylint lsp                  a language server on standard input and
+                                 output, for editors (docs/editors.md)
   proxylint version, --version   print the version
 
 PATH is a file or a directory. A directory is searched for nginx and Envoy
-files, told apart by their structure; other files are skipped (--verbose
-lists them), templates are noted once. A file included by another linted
-file, by an entry point named in .proxylint.yaml, or by a main
-configuration found above it, is linted through it, in context.
+files and Kubernetes manifests, told apart by their structure; other files
+are skipped (--verbose lists them), templates are noted once. A file
+included by another linted file, by an entry point named in
+.proxylint.yaml, or by a main configuration found above it, is linted
+through it, in context. The Kubernetes manifests of a run are joined as
+one deployment; those that configure no proxy are skipped.
 
 Flags:
-  --format FORMAT[=FILE]   text (default), json, sarif (SARIF 2.1.0 for
-                           code scanning) or github (workflow commands
-                           that annotate a pull request); repeat with
-                           =FILE for several reports in one run:
-                           --format sarif=proxylint.sarif --format text
-  --output FILE            write the report to FILE instead of stdout
-                           (through a temporary file renamed over it;
-                           never over a file the run reads)
+  -f, --format FORMAT[=FILE]
+                           text (default), json, sarif (SARIF 2.1.0 for
+                           code scanning), github (workflow commands
+                           that annotate a pull request), gitlab (a
+                           GitLab Code Quality report), junit (JUnit XML:
+                           a failed test case per finding at or above
+                           --fail-on) or checkstyle (Checkstyle XML);
+                           repeat with =FILE for several reports in one
+                           run: --format sarif=proxylint.sarif --format text
+  --output FILE            write the report to FILE instead of stdout:
+                           where a link leads, in place for a device or
+                           a FIFO, by rename for a regular file; never
+                           over a file the run reads
   --root DIR               the repository root SARIF and github paths are
                            relative to (default: the directory above the
                            working directory that holds .git)
   --stdin-filename NAME    the name standard input ("-") goes by in
                            positions and for finding .proxylint.yaml
-  --no-color               no colour in text output (also: NO_COLOR set,
-                           or stdout not a terminal)
+  --color WHEN             colour the text report: auto (default: on a
+                           terminal, or with FORCE_COLOR set as in a CI
+                           log; never with NO_COLOR set or TERM=dumb),
+                           always (files too) or never
+  --no-color               --color never
   --fail-on LEVEL          exit 1 when a finding is at or above LEVEL:
                            error, warning or note (default warning)
-  --enable RULE[,RULE]     turn rules on (repeatable)
-  --disable RULE[,RULE]    turn rules off (repeatable)
+  --exit-zero              exit 0 even with findings at or above
+                           --fail-on (still 2 when a file could not be
+                           linted)
+  -q, --quiet              print the findings and nothing else: no line
+                           on what was read, no summary, no progress on
+                           standard error (fixed, recorded)
+  --enable RULE[,RULE]     turn rules on (repeatable; "all" is every
+                           rule, and later flags win: --disable all
+                           --enable RULE runs RULE alone)
+  --disable RULE[,RULE]    turn rules off (repeatable; "all" as above)
+  --only RULE[,RULE]       run these rules and no other, whatever
+                           .proxylint.yaml enables or disables
   --target TARGET          the proxy release the configurations are for,
                            because defaults differ; repeat for one per
                            product: nginx (default: every release from
                            1.18, what distributions ship), nginx:1.28,
                            nginx:newest, angie, angie:1.11, envoy (default:
                            the newest), envoy:1.31, istio:1.23,
-                           ingress-nginx, envoy-gateway:1.1.2 (Kubernetes
+                           ingress-nginx, nginx-ingress (NGINX Inc's
+                           controller), envoy-gateway:1.1.2 (Kubernetes
                            manifests: docs/kubernetes.md)
   --kind nginx|envoy|kubernetes
                            read every file as this kind (default: detect)
@@ -100,11 +128,14 @@ Flags:
   --baseline FILE          report only findings not recorded in FILE
   --write-baseline FILE    record today's findings in FILE; later runs
                            with --baseline FILE report only new ones
-  --diff                   print the fixes as a unified diff
-  --fix                    apply the fixes in place (each file replaced
-                           whole; never a file outside the named paths or
-                           changed since it was read), then lint again
-                           and report what remains
+  --diff                   print the fixes as a unified diff, files named
+                           relative to the repository root (git apply,
+                           patch -p1)
+  --fix                    apply the fixes to the files (a link's target,
+                           not the link), each replaced whole; never a
+                           file outside the named paths and the
+                           repository or changed since it was read; then
+                           lint again and report what remains
   --verbose                name each file a directory walk skips, and why
                            (the summary counts them)
   --max-file-size SIZE     read at most SIZE bytes of one file (default 64M;
@@ -116,20 +147,28 @@ Flags:
                            configuration, each counted (default 10000)
   --max-paths N            follow at most N request paths from one entry
                            route across linked hops (default 10000)
+  --cpuprofile FILE        write a CPU profile of the run to FILE, for
+                           go tool pprof (README, "Troubleshooting")
+  --memprofile FILE        write a memory profile of the run to FILE:
+                           what was allocated where, and what was in use
   -h, --help               this help
 
 Settings in .proxylint.yaml apply unless a flag says otherwise.
 
-Everything after "--" is a path, even when it starts with "-".
+Everything after "--" is a path, even when it starts with "-": after it,
+"-" is the file named "-", not standard input.
 
 Exit codes:
-  0  no finding at or above --fail-on
-  1  findings at or above --fail-on
+  0  no finding at or above --fail-on (or --exit-zero)
+  1  findings at or above --fail-on, or --fix changed a file
   2  could not lint: bad usage, a bad configuration file, a named path or
      directory entry that cannot be read or told apart (dangling link,
      link loop, path too long), a file that is not a regular file (FIFO,
      device), a file that cannot be parsed, a budget exceeded (--max-*),
-     or nothing to lint (no nginx or Envoy configuration found)
+     nothing to lint (no nginx or Envoy configuration found; Kubernetes
+     manifests that configure no proxy exit 0 with a note), or a
+     report, baseline or fix that cannot be written (a full device, a
+     FIFO nobody reads, a link out of the repository)
 
 Examples:
   proxylint /etc/nginx/nginx.conf --include-root /etc/nginx
@@ -145,16 +184,20 @@ type lintFlags struct {
 	format string
 	// outputs are the reports to write (--format NAME[=FILE] and
 	// --output), at least one; format is the first one's.
-	outputs         []output
-	formatArgs      []string
-	root            string
-	stdinFilename   string
-	stdin           io.Reader
-	output          string
-	noColor         bool
-	failOn          string
-	enable          []string
-	disable         []string
+	outputs       []output
+	formatArgs    []string
+	root          string
+	stdinFilename string
+	stdin         io.Reader
+	output        string
+	noColor       bool
+	// color is --color: always, never or auto (the default).
+	color  string
+	failOn string
+	// ruleChoices are --enable and --disable in their order; only is
+	// --only (nil when not given).
+	ruleChoices     []ruleChoice
+	only            []string
 	targets         []string
 	kind            string
 	includeRoots    []string
@@ -169,12 +212,20 @@ type lintFlags struct {
 	baseline        string
 	writeBaseline   string
 	help            bool
+	// quiet prints the findings and nothing else; exitZero exits 0
+	// whatever was found (2 still when a file could not be linted).
+	quiet, exitZero bool
 	// diff prints the fixes as a unified diff; fix applies them.
 	diff, fix bool
 	limits
+	// prof are --cpuprofile and --memprofile.
+	prof profiles
 	// given holds the flags set on the command line, which beat the
 	// configuration file.
 	given map[string]bool
+	// nginxRead hears of every nginx configuration read
+	// (load.Options.NginxRead; proxylint upgrade's directive walk).
+	nginxRead func(cfg *nginx.Config, target model.Target)
 }
 
 // listFlag collects a repeatable, comma-separated flag.
@@ -200,13 +251,16 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 	fs := flag.NewFlagSet("proxylint", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Var(appendFlag{&f.formatArgs}, "format", "")
+	fs.Var(appendFlag{&f.formatArgs}, "f", "")
 	fs.StringVar(&f.root, "root", "", "")
 	fs.StringVar(&f.stdinFilename, "stdin-filename", "", "")
 	fs.StringVar(&f.output, "output", "", "")
 	fs.BoolVar(&f.noColor, "no-color", false, "")
+	fs.StringVar(&f.color, "color", colorAuto, "")
 	fs.StringVar(&f.failOn, "fail-on", f.failOn, "")
-	fs.Var(listFlag{&f.enable}, "enable", "")
-	fs.Var(listFlag{&f.disable}, "disable", "")
+	fs.Var(choiceFlag{true, &f.ruleChoices}, "enable", "")
+	fs.Var(choiceFlag{false, &f.ruleChoices}, "disable", "")
+	fs.Var(listFlag{&f.only}, "only", "")
 	fs.Var(listFlag{&f.targets}, "target", "")
 	fs.StringVar(&f.kind, "kind", "", "")
 	fs.Var(listFlag{&f.includeRoots}, "include-root", "")
@@ -224,7 +278,11 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 	fs.BoolVar(&f.help, "h", false, "")
 	fs.BoolVar(&f.diff, "diff", false, "")
 	fs.BoolVar(&f.fix, "fix", false, "")
+	fs.BoolVar(&f.quiet, "quiet", false, "")
+	fs.BoolVar(&f.quiet, "q", false, "")
+	fs.BoolVar(&f.exitZero, "exit-zero", false, "")
 	f.limits.register(fs)
+	f.prof.register(fs)
 
 	var paths, tail []string
 	for i, a := range args {
@@ -244,13 +302,27 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 		paths = append(paths, args[0])
 		args = args[1:]
 	}
-	paths = append(paths, tail...)
+	for _, p := range tail {
+		if p == load.StdinPath {
+			// After "--" a "-" is the file of that name, not standard
+			// input.
+			p = "." + string(filepath.Separator) + p
+		}
+		paths = append(paths, p)
+	}
 	fs.Visit(func(fl *flag.Flag) { f.given[fl.Name] = true })
 	if f.help {
 		return f, paths, nil
 	}
 	if err := f.parseOutputs(report.LintFormats.Names()); err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", errUsage, err)
+	}
+	if f.writeBaseline != "" && leadsToStdout(f.writeBaseline) {
+		for _, o := range f.outputs {
+			if o.file == "" {
+				return nil, nil, fmt.Errorf("%w: --write-baseline %s and the %s report both write to standard output; give the report a file with --format %s=FILE", errUsage, f.writeBaseline, o.format, o.format)
+			}
+		}
 	}
 	if _, err := model.ParseSeverity(f.failOn); err != nil {
 		return nil, nil, fmt.Errorf("%w: --fail-on: %w", errUsage, err)
@@ -260,15 +332,46 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 	default:
 		return nil, nil, fmt.Errorf("%w: --kind %q: want nginx, envoy or kubernetes", errUsage, f.kind)
 	}
-	for _, id := range append(append([]string{}, f.enable...), f.disable...) {
-		if _, ok := rules.Lookup(id); !ok {
-			if near := nearestRule(id); near != "" {
-				return nil, nil, fmt.Errorf("%w: unknown rule %q; did you mean %q?", errUsage, id, near)
-			}
-			return nil, nil, fmt.Errorf("%w: unknown rule %q (see proxylint rules)", errUsage, id)
+	ids := append([]string{}, f.only...)
+	for _, c := range f.ruleChoices {
+		ids = append(ids, c.id)
+	}
+	for _, id := range ids {
+		if err := checkRuleID(id); err != nil {
+			return nil, nil, fmt.Errorf("%w: %w", errUsage, err)
+		}
+	}
+	if f.given["only"] {
+		if len(f.only) == 0 {
+			return nil, nil, fmt.Errorf("%w: --only names no rule", errUsage)
+		}
+		if len(f.ruleChoices) > 0 {
+			return nil, nil, fmt.Errorf("%w: --only names every rule that runs; drop --enable and --disable, or --only", errUsage)
 		}
 	}
 	if err := f.limits.check(); err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", errUsage, err)
+	}
+	if f.root != "" {
+		if err := checkRoot(f.root); err != nil {
+			return nil, nil, fmt.Errorf("%w: %w", errUsage, err)
+		}
+	}
+	switch f.color {
+	case colorAuto, colorAlways, colorNever:
+	default:
+		return nil, nil, fmt.Errorf("%w: --color %q: want always, never or auto", errUsage, f.color)
+	}
+	if f.noColor && f.given["color"] && f.color != colorNever {
+		return nil, nil, fmt.Errorf("%w: --no-color and --color %s contradict each other", errUsage, f.color)
+	}
+	if f.noColor {
+		f.color = colorNever
+	}
+	if f.quiet && f.verbose {
+		return nil, nil, fmt.Errorf("%w: --quiet and --verbose contradict each other", errUsage)
+	}
+	if err := f.prof.check(f, f.given); err != nil {
 		return nil, nil, fmt.Errorf("%w: %w", errUsage, err)
 	}
 	if f.config != "" && f.noConfig {
@@ -283,6 +386,21 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 		return nil, nil, fmt.Errorf("%w: --stdin-filename without \"-\" among the paths", errUsage)
 	}
 	return f, paths, nil
+}
+
+// checkRoot refuses a --root that names no directory: paths in SARIF and
+// github output would be relative to something that is not there.
+func checkRoot(root string) error {
+	fi, err := os.Stat(root)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("--root %s: no such directory", root)
+	case err != nil:
+		return fmt.Errorf("--root %s: %w", root, unwrapPath(err))
+	case !fi.IsDir():
+		return fmt.Errorf("--root %s: not a directory", root)
+	}
+	return nil
 }
 
 // settings are what a run does: the command line over the configuration
@@ -324,7 +442,7 @@ func readConfig(f *lintFlags) (*config.Config, error) {
 			path = rel
 		}
 	}
-	cfg, err := config.Load(path)
+	cfg, err := config.LoadMax(path, f.fileLimit())
 	var ce *config.Error
 	if err != nil && !errors.As(err, &ce) {
 		return nil, fmt.Errorf("--config: %w", err)
@@ -337,7 +455,7 @@ func resolve(f *lintFlags, cfg *config.Config) (*settings, error) {
 	if cfg == nil {
 		cfg = &config.Config{}
 	}
-	s := &settings{rules: &rules.Options{}}
+	s := &settings{}
 
 	// Targets: the configuration file's, each replaced by a --target of
 	// the same product family; one per family.
@@ -373,41 +491,18 @@ func resolve(f *lintFlags, cfg *config.Config) (*settings, error) {
 		s.failOn = *cfg.FailOn
 	}
 
-	// Rules may be named by an alias (another linter's name for the
-	// same check): the sets hold IDs, so that a flag overrides the
-	// configuration whichever name each uses.
-	enable, disable := set(canonical(cfg.Enable)), set(canonical(cfg.Disable))
-	for _, id := range canonical(f.enable) {
-		enable[id] = true
-		delete(disable, id)
-	}
-	for _, id := range canonical(f.disable) {
-		disable[id] = true
-		delete(enable, id)
-	}
-	s.rules.Enable, s.rules.Disable = enable, disable
-	s.rules.Severity = cfg.Severity
-	if len(cfg.WriteLocations) > 0 {
-		for _, p := range rules.DefaultWritePaths {
-			s.rules.WritePaths = append(s.rules.WritePaths, regexp.MustCompile(p))
-		}
-		s.rules.WritePaths = append(s.rules.WritePaths, cfg.WriteLocations...)
-	}
-	s.rules.RequireReason = f.requireReason
-	if cfg.RequireReason != nil && !f.given["require-reason"] {
-		s.rules.RequireReason = *cfg.RequireReason
+	s.rules = cfg.RuleOptions()
+	s.rules.Enable, s.rules.Disable = ruleSwitches(cfg.Enable, cfg.Disable, f.ruleChoices, f.onlyRules())
+	if f.given["require-reason"] {
+		s.rules.RequireReason = f.requireReason
 	}
 	s.rules.NoInlineIgnores = f.noInlineIgnores
 
 	wd, _ := os.Getwd()
-	s.load = load.Options{
-		Kind:         f.kind,
-		Targets:      s.targets,
-		IncludeRoots: append(append([]string{}, f.includeRoots...), cfg.IncludeRoots...),
-		Exclude:      append([]string{}, cfg.Exclude...),
-		EntryPoints:  cfg.EntryPoints,
-		Directives:   cfg.Directives,
-	}
+	s.load = cfg.LoadOptions()
+	s.load.Kind = f.kind
+	s.load.Targets = s.targets
+	s.load.IncludeRoots = append(append([]string{}, f.includeRoots...), s.load.IncludeRoots...)
 	for _, e := range f.exclude {
 		pat, err := config.ExcludePattern(e, wd)
 		if err != nil {
@@ -425,10 +520,12 @@ func resolve(f *lintFlags, cfg *config.Config) (*settings, error) {
 	return s, nil
 }
 
-func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) (code int) {
 	f, paths, err := parseLintFlags(args)
 	if err != nil {
-		fmt.Fprintf(stderr, "proxylint: %v\nRun \"proxylint --help\" for usage.\n", strings.TrimPrefix(err.Error(), "usage: "))
+		msg := strings.TrimPrefix(err.Error(), "usage: ")
+		fmt.Fprintf(stderr, "proxylint: %v\nRun \"proxylint --help\" for usage.\n", msg)
+		writeFailedSARIF(sarifTargets(args), msg, model.Pos{}, stdout, stderr)
 		return exitError
 	}
 	if f.help {
@@ -436,12 +533,23 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 		return exitClean
 	}
 	f.stdin = stdin
-	s, mdl, findings, ok := analyze(f, paths, stderr)
-	if !ok {
+	prof, err := startProfiles(f.prof, paths)
+	if err != nil {
+		fmt.Fprintf(stderr, "proxylint: %v\n", err)
 		return exitError
 	}
+	defer prof.stop(stdout, stderr, &code)
+	rec := &messageRecorder{w: stderr}
+	s, mdl, findings, ok := analyze(f, paths, rec)
+	if !ok {
+		writeFailedSARIF(f.sarifOutputs(), rec.first, model.Pos{}, stdout, stderr)
+		return exitError
+	}
+	prof.read(inputs(paths, mdl, s))
 	wd, _ := os.Getwd()
-	findings, known, code := applyBaseline(f, s, paths, mdl, findings, wd, stderr)
+	read := readStats(mdl)
+	findings = realNames(mdl, findings, wd)
+	findings, known, code := applyBaseline(f, s, paths, mdl, findings, wd, stdout, stderr)
 	if code != exitClean {
 		return code
 	}
@@ -453,46 +561,85 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 			return exitError
 		}
 		if f.diff {
-			if err := writeDiff(stdout, files); err != nil {
+			if err := writeDiff(stdout, files, repoRoot(f, wd), wd); err != nil {
+				fmt.Fprintf(stderr, "proxylint: --diff: %v\n", err)
 				return exitError
 			}
 			if len(files) > 0 {
-				return exitFindings
+				return f.findingsExit()
 			}
 			return exitClean
 		}
-		n, ok := applyFixes(files, paths, stderr)
+		n, ok := applyFixes(files, paths, repository(f, wd), stderr)
 		if !ok && n == 0 {
 			return exitError
 		}
-		fmt.Fprintf(stderr, "proxylint: fixed %d %s in %d %s\n", set.Applied, plural(set.Applied, "finding", "findings"), n, plural(n, "file", "files"))
+		if !f.quiet {
+			fmt.Fprintf(stderr, "proxylint: fixed %d %s in %d %s\n", set.Applied, plural(set.Applied, "finding", "findings"), n, plural(n, "file", "files"))
+		}
 		if !ok {
 			return exitError
 		}
 		if s, mdl, findings, ok = analyze(f, paths, stderr); !ok {
 			return exitError
 		}
-		if findings, known, code = applyBaseline(f, s, paths, mdl, findings, wd, stderr); code != exitClean {
+		read = readStats(mdl)
+		findings = realNames(mdl, findings, wd)
+		if findings, known, code = applyBaseline(f, s, paths, mdl, findings, wd, stdout, stderr); code != exitClean {
 			return code
 		}
 		// Like pre-commit's fixers: a run that changed files fails, and
 		// the next one, after "git add", passes.
 		changed = n > 0
 	}
+	read.NotFollowed = notFollowed(findings)
 	in := &report.Input{Findings: findings, Known: known, Files: mdl.Files, Rules: rules.All(), Version: strings.TrimPrefix(buildVersion(), "v"),
 		Dir: wd, Root: repoRoot(f, wd), Diagnostics: mdl.Diagnostics, Skipped: s.skipped, Targets: targetsUsed(mdl),
-		Read: readStats(mdl), Verbose: f.verbose}
+		Read: read, Verbose: f.verbose, Quiet: f.quiet, FailOn: s.failOn}
 
 	reportInputs := inputs(paths, mdl, s)
 	// The model is not used past this point: the report needs the
 	// findings and the files' sources, which in holds.
 	collectLarge(bytesRead(mdl))
-	if err := writeReports(report.LintFormats, f, in, reportInputs, stdout, getenv); err != nil {
+	if err := writeReports(report.LintFormats, f, in, reportInputs, stdout, stderr, getenv); err != nil {
 		fmt.Fprintf(stderr, "proxylint: %v\n", err)
 		return exitError
 	}
-	if c := exitCode(in.Findings, s.failOn); c != exitClean || !changed {
-		return c
+	c := exitCode(in.Findings, s.failOn)
+	if c == exitClean && changed {
+		c = exitFindings
+	}
+	if c == exitFindings {
+		return f.findingsExit()
+	}
+	return c
+}
+
+// sarifOutputs are the files the SARIF reports go to ("" for standard
+// output).
+func (f *lintFlags) sarifOutputs() []string {
+	var out []string
+	for _, o := range f.outputs {
+		if o.format == "sarif" {
+			out = append(out, o.file)
+		}
+	}
+	return out
+}
+
+// onlyRules is --only's list, nil when it was not given.
+func (f *lintFlags) onlyRules() []string {
+	if !f.given["only"] {
+		return nil
+	}
+	return f.only
+}
+
+// findingsExit is the exit code of a run with findings that fail it: 1,
+// or 0 with --exit-zero.
+func (f *lintFlags) findingsExit() int {
+	if f.exitZero {
+		return exitClean
 	}
 	return exitFindings
 }
@@ -534,21 +681,19 @@ func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *model.
 	}
 	heap := &tightHeap{}
 	s.load.Building = heap.hold
-	mdl, scope := load.LoadScoped(paths, s.load)
-	chain.AnalyzeModel(mdl, declared, f.limits.maxPaths)
-	steps := rules.Steps{}
-	if scope != nil {
-		steps.InScope = scope.Contains
-	}
-	defer heap.hold(bytesRead(mdl))()
-	return s, mdl, rules.Process(mdl, s.rules, rules.Check(mdl, s.rules), steps), true
+	s.load.NginxRead = f.nginxRead
+	res := lint.Run(paths, lint.Options{
+		Load: s.load, Rules: s.rules, Chain: declared, MaxPaths: f.limits.maxPaths,
+		Checking: func(m *model.Model) func() { return heap.hold(bytesRead(m)) },
+	})
+	return s, res.Model, res.Findings, true
 }
 
 // applyBaseline writes the baseline (--write-baseline) and leaves out the
 // findings it knows (--baseline or baseline: in the configuration), by the
 // fingerprints of the whole run. A freshly written baseline is applied at
 // once, so the run reports what a later run with it would: nothing new.
-func applyBaseline(f *lintFlags, s *settings, paths []string, mdl *model.Model, findings []rules.Finding, wd string, stderr io.Writer) ([]rules.Finding, int, int) {
+func applyBaseline(f *lintFlags, s *settings, paths []string, mdl *model.Model, findings []rules.Finding, wd string, stdout, stderr io.Writer) ([]rules.Finding, int, int) {
 	path := s.baseline
 	if f.writeBaseline != "" {
 		path = f.writeBaseline
@@ -559,24 +704,36 @@ func applyBaseline(f *lintFlags, s *settings, paths []string, mdl *model.Model, 
 	for i, fp := range report.FingerprintsOf(mdl.Files, wd, findings) {
 		findings[i].Fingerprint = fp
 	}
+	var src []byte
 	if f.writeBaseline != "" {
-		var n int
+		// Written from memory and read back from it: the destination
+		// may be a device or a pipe, which cannot be read back.
+		var buf bytes.Buffer
 		in := &report.Input{Findings: findings, Files: mdl.Files, Dir: wd}
-		err := writeFileAtomic(path, inputs(paths, nil, s), func(w io.Writer) error {
-			var err error
-			n, err = report.WriteBaseline(w, in)
-			return err
-		})
+		n, err := report.WriteBaseline(&buf, in)
+		if err == nil {
+			var d destination
+			if d, err = resolveDestination(path, repository(f, wd)); err == nil {
+				err = writeDestination(d, stdout, stderr, inputs(paths, nil, s), func(w io.Writer) error {
+					_, err := w.Write(buf.Bytes())
+					return err
+				})
+			}
+		}
 		if err != nil {
-			fmt.Fprintf(stderr, "proxylint: --write-baseline: %v\n", err)
+			fmt.Fprintf(stderr, "proxylint: --write-baseline: %v\n", namedError(path, err))
 			return nil, 0, exitError
 		}
-		fmt.Fprintf(stderr, "proxylint: recorded %d %s in %s\n", n, plural(n, "finding", "findings"), path)
-	}
-	src, err := load.ReadRegular(path, s.load.MaxFileSize)
-	if err != nil {
-		fmt.Fprintf(stderr, "proxylint: baseline: %s: %v (write one with --write-baseline %s)\n", path, unwrapPath(err), path)
-		return nil, 0, exitError
+		if !f.quiet {
+			fmt.Fprintf(stderr, "proxylint: recorded %d %s in %s\n", n, plural(n, "finding", "findings"), path)
+		}
+		src = buf.Bytes()
+	} else {
+		var err error
+		if src, err = load.ReadRegular(path, f.fileLimit()); err != nil {
+			fmt.Fprintf(stderr, "proxylint: baseline: %s: %v (write one with --write-baseline %s)\n", path, unwrapPath(err), path)
+			return nil, 0, exitError
+		}
 	}
 	b, err := report.ReadBaseline(bytes.NewReader(src))
 	if err != nil {
@@ -594,15 +751,6 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// canonical replaces rule aliases by the IDs they name.
-func canonical(ids []string) []string {
-	out := make([]string, len(ids))
-	for i, id := range ids {
-		out[i] = rules.Canonical(id)
-	}
-	return out
-}
-
 func set(ids []string) map[string]bool {
 	m := make(map[string]bool, len(ids))
 	for _, id := range ids {
@@ -611,10 +759,34 @@ func set(ids []string) map[string]bool {
 	return m
 }
 
-// useColor: colour only for text to a terminal, unless --no-color or
-// NO_COLOR (https://no-color.org) say otherwise.
+// The values of --color.
+const (
+	colorAuto   = "auto"
+	colorAlways = "always"
+	colorNever  = "never"
+)
+
+// useColor says whether a text report written to standard output, out, is
+// coloured. --color always colours it wherever it goes and
+// --color never (or --no-color) nowhere. In auto, the default, a file is
+// never coloured, and standard output is unless NO_COLOR is set
+// (https://no-color.org), when FORCE_COLOR is (https://force-color.org:
+// a CI log, which is no terminal), or else when it is a terminal whose
+// TERM is not dumb.
 func useColor(f *lintFlags, out io.Writer, getenv func(string) string) bool {
-	if f.noColor || getenv("NO_COLOR") != "" || getenv("TERM") == "dumb" {
+	return useColorIn(f, out, false, getenv)
+}
+
+// useColorIn is useColor for a report written to a file when toFile.
+func useColorIn(f *lintFlags, out io.Writer, toFile bool, getenv func(string) string) bool {
+	switch {
+	case f.color == colorAlways:
+		return true
+	case f.color == colorNever || f.noColor || toFile || getenv("NO_COLOR") != "":
+		return false
+	case getenv("FORCE_COLOR") != "":
+		return true
+	case getenv("TERM") == "dumb":
 		return false
 	}
 	file, ok := out.(*os.File)
@@ -707,13 +879,16 @@ func targetsUsed(m *model.Model) []string {
 	return out
 }
 
-// readStats counts what the run read: the files of the model, those of
-// them an include pulled in (every file but the proxies' entry files), and
-// the includes not followed (nginx-include findings say why).
+// readStats counts what the run read: the files of the model, and those of
+// them an include pulled in (every file but the proxies' entry files and
+// the files an Envoy deployment was joined from).
 func readStats(m *model.Model) report.ReadStats {
 	entries := map[string]bool{}
 	for _, p := range m.Proxies {
 		entries[p.Entry] = true
+		for _, s := range p.Sources {
+			entries[s] = true
+		}
 	}
 	r := report.ReadStats{Files: len(m.Files)}
 	for _, f := range m.Files {
@@ -721,10 +896,20 @@ func readStats(m *model.Model) report.ReadStats {
 			r.Included++
 		}
 	}
-	for _, d := range m.Diagnostics {
-		if d.Code == rules.NginxInclude.ID {
-			r.NotFollowed++
+	return r
+}
+
+// notFollowed counts the includes not followed among the findings
+// reported: the nginx-include findings at an include directive. The notes
+// of that rule about a whole file (linted through the nginx.conf above
+// it, includes resolved from its directory) name no include, and a
+// finding out of the run's scope is not shown, so neither is counted.
+func notFollowed(findings []rules.Finding) int {
+	n := 0
+	for _, f := range findings {
+		if f.Rule == rules.NginxInclude.ID && f.Pos.Line > 0 {
+			n++
 		}
 	}
-	return r
+	return n
 }

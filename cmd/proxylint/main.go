@@ -26,7 +26,7 @@ const (
 )
 
 // subcommands are the words that name a command rather than a path.
-var subcommands = []string{"rules", "explain", "version", "init", "chain", "help"}
+var subcommands = []string{"rules", "explain", "version", "init", "chain", "upgrade", "lsp", "help"}
 
 // run is the whole program with its environment passed in, so tests can
 // drive it in-process; it has no standard input.
@@ -48,6 +48,10 @@ func runIO(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func
 			return cmdInit(args[1:], stdout, stderr)
 		case "chain":
 			return cmdChain(args[1:], stdin, stdout, stderr, getenv)
+		case "upgrade":
+			return cmdUpgrade(args[1:], stdin, stdout, stderr, getenv)
+		case "lsp":
+			return cmdLSP(args[1:], stdin, stdout, stderr)
 		case "help":
 			return cmdHelp(args[1:], stdout, stderr)
 		}
@@ -55,6 +59,9 @@ func runIO(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func
 			fmt.Fprintf(stderr, "proxylint: unknown command %q; did you mean %q? (a path to lint must exist)\nRun \"proxylint --help\" for usage.\n", args[0], near)
 			return exitError
 		}
+	}
+	if wantsUpgrade(args) {
+		return cmdUpgrade(args, stdin, stdout, stderr, getenv)
 	}
 	return cmdLint(args, stdin, stdout, stderr, getenv)
 }

@@ -99,7 +99,7 @@ func TestExitCodes(t *testing.T) {
 		out  string // substring of stdout
 		err  string // substring of stderr
 	}{
-		{"unknown flag", []string{"--bogus", "nginx.conf"}, exitError, "", "flag provided but not defined: -bogus"},
+		{"unknown flag", []string{"--bogus", "nginx.conf"}, exitError, "", "flag provided but not defined: --bogus\n"},
 		{"no paths", []string{"--format", "json"}, exitError, "", "no paths to lint"},
 		{"bad format", []string{"--format", "xml", "nginx.conf"}, exitError, "", "--format \"xml\""},
 		{"bad fail-on", []string{"--fail-on", "fatal", "nginx.conf"}, exitError, "", "--fail-on"},

@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -33,9 +34,11 @@ func TestVersionOf(t *testing.T) {
 	assert.Equal(t, "(devel)", versionOf(&debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}))
 }
 
-// TestVersionOfBuiltBinary builds proxylint from this checkout with VCS
-// stamping off and on; the binary prints "(devel)" or its commit.
+// TestVersionOfBuiltBinary runs proxylint built from this checkout with VCS
+// stamping off (the package's shared build) and on; the binary prints
+// "(devel)" or its commit.
 func TestVersionOfBuiltBinary(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the command")
 	}
@@ -43,32 +46,37 @@ func TestVersionOfBuiltBinary(t *testing.T) {
 	if err != nil {
 		t.Skip("no go command")
 	}
-	bin := filepath.Join(t.TempDir(), "proxylint")
-	build := exec.Command(goBin, "build", "-buildvcs=false", "-o", bin, ".")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	got, err := exec.Command(bin, "--version").Output()
+	bin := proxylintBinary(t)
+	got, err := boundedCommand(t, time.Minute, bin, "--version").Output()
 	require.NoError(t, err)
 	// Go stamps a module version only from VCS information.
 	assert.True(t, strings.HasPrefix(string(got), "proxylint (devel) (go"), "%s", got)
 
 	// From a git checkout, the version names the commit. The go command
-	// recognises a .git directory, not a worktree's .git file, so the
-	// build runs in a fresh clone of the current commit.
+	// recognises a .git directory, not a worktree's .git file: in a
+	// worktree the build runs in a fresh clone of the current commit
+	// (whose packages the build cache does not hold yet). The go command
+	// runs git status, which with GIT_OPTIONAL_LOCKS=0 leaves the
+	// checkout's index as it is.
 	root, err := filepath.Abs("../..")
 	require.NoError(t, err)
-	rev, err := exec.Command("git", "-C", root, "rev-parse", "--short=12", "HEAD").Output()
+	rev, err := boundedCommand(t, time.Minute, "git", "-C", root, "rev-parse", "--short=12", "HEAD").Output()
 	if err != nil {
 		t.Skipf("not a git checkout: %v", err)
 	}
-	clone := filepath.Join(t.TempDir(), "clone")
-	out, err = exec.Command("git", "clone", "-q", "--shared", root, clone).CombinedOutput()
+	checkout := root
+	if fi, err := os.Stat(filepath.Join(root, ".git")); err != nil || !fi.IsDir() {
+		checkout = filepath.Join(t.TempDir(), "clone")
+		out, err := boundedCommand(t, time.Minute, "git", "clone", "-q", "--shared", root, checkout).CombinedOutput()
+		require.NoError(t, err, "%s", out)
+	}
+	stamped := filepath.Join(t.TempDir(), "proxylint")
+	build := boundedCommand(t, buildTimeout, goBin, "build", "-buildvcs=true", "-o", stamped, "./cmd/proxylint")
+	build.Dir = checkout
+	build.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
+	out, err := build.CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	build = exec.Command(goBin, "build", "-buildvcs=true", "-o", bin, "./cmd/proxylint")
-	build.Dir = clone
-	out, err = build.CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	got, err = exec.Command(bin, "--version").Output()
+	got, err = boundedCommand(t, time.Minute, stamped, "--version").Output()
 	require.NoError(t, err)
 	assert.Contains(t, string(got), strings.TrimSpace(string(rev)))
 }
@@ -82,7 +90,7 @@ func TestDidYouMean(t *testing.T) {
 	}{
 		{[]string{"explian", "retry-timeout-write"}, `proxylint: unknown command "explian"; did you mean "explain"?`},
 		{[]string{"rulse"}, `unknown command "rulse"; did you mean "rules"?`},
-		{[]string{"--fromat", "json", "nginx.conf"}, "flag provided but not defined: -fromat; did you mean --format?"},
+		{[]string{"--fromat", "json", "nginx.conf"}, "flag provided but not defined: --fromat; did you mean --format?"},
 		{[]string{"--disable", "retry-timeout-writes", "nginx.conf"}, `unknown rule "retry-timeout-writes"; did you mean "retry-timeout-write"?`},
 		{[]string{"--enable=upstream-no-keepalve", "nginx.conf"}, `did you mean "upstream-no-keepalive"?`},
 		{[]string{"explain", "retry-timeout-writes"}, `proxylint explain: unknown rule "retry-timeout-writes"; did you mean "retry-timeout-write"?`},
@@ -108,6 +116,7 @@ func TestDidYouMean(t *testing.T) {
 // module proxy on the disk that serves this checkout as v0.2.0 (and the
 // dependencies from the local module cache), and runs --version.
 func TestGoInstallAtTagPrintsTag(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the command")
 	}
@@ -117,11 +126,11 @@ func TestGoInstallAtTagPrintsTag(t *testing.T) {
 	}
 	root, err := filepath.Abs("../..")
 	require.NoError(t, err)
-	files, err := exec.Command("git", "-C", root, "ls-files", "-z", "--deduplicate", "--cached", "--others", "--exclude-standard").Output()
+	files, err := boundedCommand(t, time.Minute, "git", "-C", root, "ls-files", "-z", "--deduplicate", "--cached", "--others", "--exclude-standard").Output()
 	if err != nil {
 		t.Skipf("not a git checkout: %v", err)
 	}
-	env, err := exec.Command(goBin, "env", "GOMODCACHE").Output()
+	env, err := boundedCommand(t, time.Minute, goBin, "env", "GOMODCACHE").Output()
 	require.NoError(t, err)
 	download := filepath.Join(strings.TrimSpace(string(env)), "cache", "download")
 
@@ -150,18 +159,20 @@ func TestGoInstallAtTagPrintsTag(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(at, version+".info"), []byte(`{"Version":"`+version+`","Time":"2026-12-01T00:00:00Z"}`), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(at, "list"), []byte(version+"\n"), 0o644))
 
-	// -trimpath keeps the build cache's keys free of the scratch module
-	// cache's location, so that a second run compiles nothing again; it
-	// does not change the version recorded.
+	// Without -trimpath, as go test builds: the standard library comes
+	// from the build cache; the dependencies, read from the scratch module
+	// cache, and proxylint are compiled (a -trimpath build would compile
+	// the standard library as well on a fresh build cache, and nothing on
+	// a second run).
 	gobin := filepath.Join(tmp, "bin")
-	install := exec.Command(goBin, "install", module+"/cmd/proxylint@"+version)
+	install := boundedCommand(t, buildTimeout, goBin, "install", module+"/cmd/proxylint@"+version)
 	install.Dir = tmp
 	install.Env = append(os.Environ(),
 		"GOPROXY=file://"+filepath.ToSlash(filepath.Join(tmp, "proxy"))+",file://"+filepath.ToSlash(download),
-		"GOSUMDB=off", "GOFLAGS=-modcacherw -trimpath", "GOMODCACHE="+filepath.Join(tmp, "modcache"), "GOBIN="+gobin, "GOTOOLCHAIN=local")
+		"GOSUMDB=off", "GOFLAGS=-modcacherw", "GOMODCACHE="+filepath.Join(tmp, "modcache"), "GOBIN="+gobin, "GOTOOLCHAIN=local")
 	out, err := install.CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	got, err := exec.Command(filepath.Join(gobin, "proxylint"), "--version").Output()
+	got, err := boundedCommand(t, time.Minute, filepath.Join(gobin, "proxylint"), "--version").Output()
 	require.NoError(t, err)
 	assert.Equal(t, "proxylint "+version+" ("+runtime.Version()+")\n", string(got))
 }

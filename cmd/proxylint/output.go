@@ -2,48 +2,13 @@ package main
 
 import (
 	"errors"
-	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/proxylint/proxylint/model"
 )
-
-// writeFileAtomic writes what write produces to path through a temporary
-// file in the same directory, renamed over path at the end: a reader (or a
-// second run writing the same file) sees the old content or the new, never
-// a mix. It refuses to replace any of inputs, the files the run read.
-func writeFileAtomic(path string, inputs []string, write func(io.Writer) error) (err error) {
-	if in := sameAsInput(path, inputs); in != "" {
-		return fmt.Errorf("%s is %s, which this run reads; refusing to overwrite it", path, in)
-	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			_ = tmp.Close()
-			_ = os.Remove(tmp.Name())
-		}
-	}()
-	if err := write(tmp); err != nil {
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
 
 // sameAsInput names the input that path is (the same file, whatever the
 // links and spellings), or "".
@@ -82,6 +47,12 @@ func inputs(paths []string, m *model.Model, s *settings) []string {
 		}
 	}
 	return out
+}
+
+// within reports whether the path p lies in the directory dir (both
+// absolute and clean).
+func within(p, dir string) bool {
+	return p == dir || dir == string(filepath.Separator) || strings.HasPrefix(p, dir+string(filepath.Separator))
 }
 
 func unwrapPath(err error) error {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/proxylint/proxylint/internal/suggest"
@@ -15,8 +16,9 @@ import (
 )
 
 // output is one report a run writes: a format, to a file or ("") to
-// standard output.
-type output struct{ format, file string }
+// standard output; flag names it for messages ("--output",
+// "--format sarif=FILE").
+type output struct{ format, file, flag string }
 
 // appendFlag collects every value of a repeatable flag as given.
 type appendFlag struct{ vals *[]string }
@@ -46,8 +48,14 @@ func (f *lintFlags) parseOutputs(names []string) error {
 		if hasFile && file == "" {
 			return fmt.Errorf("--format %s=: name the file to write, as in --format %s=FILE", name, name)
 		}
+		flagName := "--format " + name
 		if !hasFile {
-			file = f.output
+			file, flagName = f.output, "--output"
+		}
+		if file != "" && leadsToStdout(file) {
+			// --output /dev/stdout is standard output, with one
+			// report at most.
+			file = ""
 		}
 		switch {
 		case file == "" && toStdout != "":
@@ -59,7 +67,7 @@ func (f *lintFlags) parseOutputs(names []string) error {
 		default:
 			byFile[file] = name
 		}
-		f.outputs = append(f.outputs, output{name, file})
+		f.outputs = append(f.outputs, output{name, file, flagName})
 	}
 	f.format = f.outputs[0].format
 	return nil
@@ -75,56 +83,102 @@ func contains(list []string, s string) bool {
 }
 
 // writeReports writes every report the flags ask for, with the writers of
-// the registry: a file is written to a temporary file renamed over it, and
-// never over one of inputs, the files the run read.
-func writeReports[T any](formats report.Formats[T], f *lintFlags, in T, inputs []string, stdout io.Writer, getenv func(string) string) error {
+// the registry, each where its path leads (writeDestination): never over
+// one of inputs, the files the run read, nor through a link inside the
+// repository to outside it.
+func writeReports[T any](formats report.Formats[T], f *lintFlags, in T, inputs []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	wd, _ := os.Getwd()
+	repo := repository(f, wd)
 	for _, o := range f.outputs {
 		format, ok := formats.Lookup(o.format)
 		if !ok {
 			return fmt.Errorf("--format %q: want %s", o.format, strings.Join(formats.Names(), " or "))
 		}
-		if err := writeReport(format, o, f, in, inputs, stdout, getenv); err != nil {
+		if err := writeReport(format, o, f, in, inputs, repo, stdout, stderr, getenv); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func writeReport[T any](format report.Format[T], o output, f *lintFlags, in T, inputs []string, stdout io.Writer, getenv func(string) string) error {
+func writeReport[T any](format report.Format[T], o output, f *lintFlags, in T, inputs []string, repo string, stdout, stderr io.Writer, getenv func(string) string) error {
 	if o.file == "" {
 		if err := format.Write(stdout, in, format.Color && useColor(f, stdout, getenv)); err != nil {
 			return fmt.Errorf("writing the %s report: %w", o.format, err)
 		}
 		return nil
 	}
-	err := writeFileAtomic(o.file, inputs, func(w io.Writer) error {
-		return format.Write(w, in, false)
-	})
+	d, err := resolveDestination(o.file, repo)
+	if err == nil {
+		// A report to /dev/stdout is coloured as standard output is.
+		toFile := d.kind != destFD || d.fd > 2
+		err = writeDestination(d, stdout, stderr, inputs, func(w io.Writer) error {
+			return format.Write(w, in, format.Color && useColorIn(f, w, toFile, getenv))
+		})
+	}
 	if err != nil {
-		return fmt.Errorf("--output: %w", err)
+		return fmt.Errorf("%s: %w", o.flag, namedError(o.file, err))
 	}
 	return nil
 }
 
-// flagError adds a "did you mean" to the flag package's message about an
-// unknown flag.
-func flagError(fs *flag.FlagSet, err error) error {
-	const undefined = "flag provided but not defined: -"
-	msg := err.Error()
-	if !strings.HasPrefix(msg, undefined) {
+// namedError says what went wrong writing to path, naming it once.
+func namedError(path string, err error) error {
+	err = unwrapPath(err)
+	if strings.HasPrefix(err.Error(), path+" ") {
 		return err
 	}
-	name := strings.TrimLeft(strings.TrimPrefix(msg, undefined), "-")
+	return fmt.Errorf("%s: %w", path, err)
+}
+
+// leadsToStdout reports whether the links from path lead to standard
+// output (/dev/stdout, /proc/self/fd/1).
+func leadsToStdout(path string) bool {
+	d, err := resolveDestination(path, "")
+	return err == nil && d.kind == destFD && d.fd == 1
+}
+
+// flagError says what the flag package found wrong in the form flags are
+// written in --help: "--quiet", never Go's single-dash "-quiet" ("-f" and
+// "-h" keep their one dash), and adds a "did you mean" to an unknown
+// flag.
+func flagError(fs *flag.FlagSet, err error) error {
+	msg := dashes(err.Error())
+	const undefined = "flag provided but not defined: "
+	rest, ok := strings.CutPrefix(msg, undefined)
+	if !ok {
+		return errors.New(msg)
+	}
+	name := strings.TrimLeft(rest, "-")
 	var names []string
 	fs.VisitAll(func(fl *flag.Flag) {
 		if len(fl.Name) > 1 {
 			names = append(names, fl.Name)
 		}
 	})
-	if near := suggest.Nearest(name, names, 2); near != "" {
-		return fmt.Errorf("%w; did you mean --%s?", err, near)
+	// A name of a letter or two is no misspelling of a long flag: "-x"
+	// is not "--fix".
+	if near := suggest.Nearest(name, names, min(2, len(name)/3)); near != "" {
+		return fmt.Errorf("%s; did you mean --%s?", msg, near)
 	}
-	return err
+	return errors.New(msg)
+}
+
+// flagName matches a flag as the flag package's messages name it: after
+// "defined: ", "argument: ", "for " or "for flag ", with one dash.
+var flagName = regexp.MustCompile(`(defined: |argument: |for (?:flag )?)-([^\s:]+)`)
+
+// dashes writes the flags a message of the flag package names with two
+// dashes, as they are documented, those of one letter with one.
+func dashes(msg string) string {
+	return flagName.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := flagName.FindStringSubmatch(m)
+		name := strings.TrimLeft(sub[2], "-")
+		if len([]rune(name)) == 1 {
+			return sub[1] + "-" + name
+		}
+		return sub[1] + "--" + name
+	})
 }
 
 // countStdin counts the paths that name standard input.
@@ -138,22 +192,88 @@ func countStdin(paths []string) int {
 	return n
 }
 
-// maxStdin bounds what is read from standard input.
-const maxStdin = 256 << 20
-
-// readStdin reads standard input whole, for "-" among the paths.
+// readStdin reads standard input whole, for "-" among the paths, up to
+// --max-file-size (what one file may hold): more is an error, and the
+// memory taken stays within about twice the limit (readCapped).
 func readStdin(f *lintFlags) (*load.Stdin, error) {
 	if f.stdin == nil {
 		return nil, errors.New("standard input (\"-\") cannot be read here")
 	}
-	data, err := io.ReadAll(io.LimitReader(f.stdin, maxStdin+1))
+	max := f.fileLimit()
+	data, err := readCapped(f.stdin, max)
+	if errors.Is(err, errTooLarge) {
+		name := f.stdinFilename
+		if name == "" {
+			name = load.DefaultStdinName
+		}
+		return nil, fmt.Errorf("%s: standard input is too large (more than %d bytes; see --max-file-size)", name, max)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reading standard input: %w", err)
 	}
-	if len(data) > maxStdin {
-		return nil, fmt.Errorf("standard input is too large (more than %d bytes)", maxStdin)
-	}
 	return &load.Stdin{Data: data, Name: f.stdinFilename}, nil
+}
+
+var errTooLarge = errors.New("too large")
+
+// stdinChunk is the size of the pieces readCapped reads a stream in.
+const stdinChunk = 1 << 20
+
+// readCapped reads r to its end, at most max bytes (errTooLarge past
+// them). A regular file is read into one buffer of its size; a stream in
+// pieces that are joined once it ends, so that the memory taken is at most
+// twice what was read, never the doubling of a growing buffer, and an
+// endless stream stops at the limit.
+func readCapped(r io.Reader, max int64) ([]byte, error) {
+	var chunks [][]byte
+	var total int64
+	if f, ok := r.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			if fi.Size() > max {
+				return nil, errTooLarge
+			}
+			buf := make([]byte, fi.Size()+1)
+			k, err := io.ReadFull(f, buf)
+			if int64(k) <= fi.Size() && (err == nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)) {
+				return buf[:k], nil
+			}
+			if err != nil {
+				return nil, err
+			}
+			// The file grew while it was read: read on.
+			chunks, total = [][]byte{buf}, int64(k)
+		}
+	}
+	for {
+		n := int64(stdinChunk)
+		if left := max + 1 - total; left < n {
+			n = left
+		}
+		buf := make([]byte, n)
+		k, err := io.ReadFull(r, buf)
+		total += int64(k)
+		if k > 0 {
+			chunks = append(chunks, buf[:k])
+		}
+		if total > max {
+			return nil, errTooLarge
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(chunks) == 1 {
+		return chunks[0], nil
+	}
+	data := make([]byte, 0, total)
+	for i, c := range chunks {
+		data = append(data, c...)
+		chunks[i] = nil
+	}
+	return data, nil
 }
 
 // repoRoot is the directory SARIF and GitHub paths are relative to:

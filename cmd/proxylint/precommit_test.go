@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -9,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -16,18 +18,21 @@ import (
 )
 
 // TestPreCommitHooks runs the hooks of .pre-commit-hooks.yaml with the real
-// pre-commit, as a user's repository would: "pre-commit try-repo" of the two
-// lint hooks from a scratch git repository whose staged nginx.conf and
-// envoy.yaml are bad must fail and print the findings; with clean ones it
-// must pass. Each hook leaves the other's files and unrelated files alone.
-// Then proxylint-fix on a staged nginx.conf it can fix: the first run fixes
-// the file and fails, and after "git add" the second passes.
+// pre-commit, as a user's repository does: a .pre-commit-config.yaml naming
+// the hook repository at a commit, "pre-commit run" of the two lint hooks
+// from a scratch git repository whose staged nginx.conf and envoy.yaml are
+// bad must fail and print the findings; with clean ones it must pass. Each
+// hook leaves the other's files and unrelated files alone. Then
+// proxylint-fix on a staged nginx.conf it can fix: the first run fixes the
+// file and fails, and after "git add" the second passes.
 //
 // It needs git, pre-commit and the Go toolchain (pre-commit builds the
 // hook with "go install"), and no network beyond the Go module proxy. It
 // skips when pre-commit or git is missing, unless PROXYLINT_REQUIRE_PRECOMMIT=1
-// (set by .ci/run).
+// (set by .ci/run). The cases share one hook repository and one pre-commit
+// home (sharedHookRepo, preCommitEnv), so pre-commit builds the hooks once.
 func TestPreCommitHooks(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds proxylint through pre-commit; skipped with -short")
 	}
@@ -40,8 +45,21 @@ func TestPreCommitHooks(t *testing.T) {
 			t.Skip(msg)
 		}
 	}
+	hookRepo := sharedHookRepo(t)
+	t.Run("lint", func(t *testing.T) {
+		t.Parallel()
+		testPreCommitLintHooks(t, hookRepo)
+	})
+	t.Run("fix", func(t *testing.T) {
+		t.Parallel()
+		testPreCommitFixHook(t, hookRepo)
+	})
+}
+
+// testPreCommitLintHooks runs the lint hooks on bad, clean and included
+// files.
+func testPreCommitLintHooks(t *testing.T, hookRepo string) {
 	scratch := t.TempDir()
-	hookRepo := copyModule(t, filepath.Join(scratch, "proxylint"))
 	user := filepath.Join(scratch, "user")
 	require.NoError(t, os.MkdirAll(user, 0o755))
 	env := preCommitEnv(t, scratch)
@@ -112,8 +130,13 @@ http {
 	assert.Contains(t, out, `conf.d/api.conf:7:9: error: proxy_next_upstream error timeout non_idempotent replays POST, PATCH and LOCK requests`)
 	assert.Contains(t, out, `upstream "api" (2 servers)`)
 
-	// proxylint-fix, in a repository of its own: the literal proxy_pass
-	// gets an upstream block with a pool.
+}
+
+// testPreCommitFixHook runs proxylint-fix, in a repository of its own: the
+// literal proxy_pass gets an upstream block with a pool.
+func testPreCommitFixHook(t *testing.T, hookRepo string) {
+	scratch := t.TempDir()
+	env := preCommitEnv(t, scratch)
 	fixer := filepath.Join(scratch, "fixer")
 	require.NoError(t, os.MkdirAll(fixer, 0o755))
 	git(t, fixer, env, "init", "-q")
@@ -121,7 +144,7 @@ http {
 	require.NoError(t, os.WriteFile(conf, []byte(literalProxyPass), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(fixer, "README.md"), []byte("a site\n"), 0o644))
 	git(t, fixer, env, "add", "nginx.conf", "README.md")
-	out, code = tryRepo(t, fixer, env, hookRepo, "proxylint-fix")
+	out, code := tryRepo(t, fixer, env, hookRepo, "proxylint-fix")
 	assert.NotEqual(t, 0, code, "a run that fixed files fails:\n%s", out)
 	assert.Regexp(t, `proxylint \(fix\)\.+Failed`, out)
 	assert.Contains(t, out, "files were modified by this hook")
@@ -232,15 +255,16 @@ func copyModule(t *testing.T, dst string) string {
 }
 
 // preCommitEnv keeps pre-commit and git inside the scratch directory and
-// lets the hook build offline from the module cache this test runs with.
+// the run's pre-commit home (preCommitHome), and lets the hook build
+// offline from the module cache this test runs with.
 func preCommitEnv(t *testing.T, scratch string) []string {
 	t.Helper()
-	gomodcache, err := exec.Command("go", "env", "GOMODCACHE").Output()
+	gomodcache, err := boundedCommand(t, time.Minute, "go", "env", "GOMODCACHE").Output()
 	require.NoError(t, err)
-	gocache, err := exec.Command("go", "env", "GOCACHE").Output()
+	gocache, err := boundedCommand(t, time.Minute, "go", "env", "GOCACHE").Output()
 	require.NoError(t, err)
 	return append(os.Environ(),
-		"PRE_COMMIT_HOME="+filepath.Join(scratch, "pre-commit-home"),
+		"PRE_COMMIT_HOME="+preCommitHome(t),
 		"GOMODCACHE="+strings.TrimSpace(string(gomodcache)),
 		"GOCACHE="+strings.TrimSpace(string(gocache)),
 		"GOTOOLCHAIN=local",
@@ -253,27 +277,45 @@ func preCommitEnv(t *testing.T, scratch string) []string {
 
 func git(t *testing.T, dir string, env []string, args ...string) {
 	t.Helper()
-	cmd := exec.Command("git", args...)
+	cmd := boundedCommand(t, time.Minute, "git", args...)
 	cmd.Dir, cmd.Env = dir, env
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "git %s: %s", strings.Join(args, " "), out)
 }
 
+// preCommitTimeout bounds one "pre-commit run": the first one in a run
+// installs the hooks, which builds the module on a cold build cache.
+const preCommitTimeout = 8 * time.Minute
+
 // tryRepo runs the named hooks of repo, one after the other, on the staged
-// files of dir: their output together, and the first non-zero exit code.
+// files of dir, as a user's .pre-commit-config.yaml naming repo at its
+// current commit does ("pre-commit try-repo" without its private store):
+// their output together, and the first non-zero exit code. The hooks are
+// installed into env's PRE_COMMIT_HOME once for each repository and commit.
 func tryRepo(t *testing.T, dir string, env []string, repo string, hooks ...string) (string, int) {
 	t.Helper()
 	require.NotEmpty(t, hooks)
+	rev := boundedCommand(t, time.Minute, "git", "-C", repo, "rev-parse", "HEAD")
+	rev.Env = env
+	sha, err := rev.Output()
+	require.NoError(t, err, "git -C %s rev-parse HEAD", repo)
+	var cfg strings.Builder
+	fmt.Fprintf(&cfg, "repos:\n  - repo: %q\n    rev: %s\n    hooks:\n", repo, strings.TrimSpace(string(sha)))
+	for _, h := range hooks {
+		fmt.Fprintf(&cfg, "      - id: %s\n", h)
+	}
+	config := filepath.Join(t.TempDir(), ".pre-commit-config.yaml")
+	require.NoError(t, os.WriteFile(config, []byte(cfg.String()), 0o644))
 	var all strings.Builder
 	code := 0
 	for _, h := range hooks {
-		cmd := exec.Command("pre-commit", "try-repo", repo, h, "--color", "never")
+		cmd := boundedCommand(t, preCommitTimeout, "pre-commit", "run", h, "--config", config, "--color", "never")
 		cmd.Dir, cmd.Env = dir, env
 		out, err := cmd.CombinedOutput()
 		all.Write(out)
 		var ee *exec.ExitError
 		if err != nil && !errors.As(err, &ee) {
-			t.Fatalf("pre-commit try-repo %s: %v\n%s", h, err, out)
+			t.Fatalf("pre-commit run %s: %v\n%s", h, err, out)
 		}
 		if ee != nil && code == 0 {
 			code = ee.ExitCode()

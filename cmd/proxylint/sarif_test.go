@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/stretchr/testify/assert"
@@ -334,7 +334,7 @@ func runMultitool(t *testing.T, tool, dir string, files []string) []byte {
 	out := filepath.Join(dir, "validation.sarif")
 	// The files come first: the tool's list options swallow the words
 	// that follow them.
-	cmd := exec.Command(tool, append(append([]string{"validate"}, files...), "--rule-kind", "Sarif;Gh", "--level", "Error;Warning", "--output", out)...)
+	cmd := boundedCommand(t, 5*time.Minute, tool, append(append([]string{"validate"}, files...), "--rule-kind", "Sarif;Gh", "--level", "Error;Warning", "--output", out)...)
 	cmd.Dir = dir
 	// The tool is a self-contained .NET program; keep it from writing
 	// telemetry or a first-run banner into the home directory.

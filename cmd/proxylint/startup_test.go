@@ -1,9 +1,9 @@
 package main
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestEnvoyAPIIsNotLinked holds the program to reading Envoy through the
@@ -11,7 +11,7 @@ import (
 // generated packages register their descriptors at start-up, which would
 // cost every run, nginx runs included, more than linting one file.
 func TestEnvoyAPIIsNotLinked(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", ".").CombinedOutput()
+	out, err := boundedCommand(t, time.Minute, "go", "list", "-deps", "-f", "{{.ImportPath}}", ".").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -80,7 +80,7 @@ server {
 func nginxDump(t *testing.T, dir string) string {
 	t.Helper()
 	bin := nginxtest.Require(t)
-	cmd := exec.Command(bin, "-T", "-q", "-p", dir+"/", "-e", filepath.Join(dir, "logs", "error.log"),
+	cmd := boundedCommand(t, time.Minute, bin, "-T", "-q", "-p", dir+"/", "-e", filepath.Join(dir, "logs", "error.log"),
 		"-c", filepath.Join(dir, "nginx.conf"), "-g", "pid logs/nginx.pid;")
 	cmd.Dir = dir
 	var stdout, stderr bytes.Buffer
@@ -244,7 +244,9 @@ func TestEnvoyFromStdin(t *testing.T) {
 	assert.Empty(t, errOut)
 	assert.Equal(t, exitFindings, code)
 	assert.Equal(t, jsonFindings(t, want), jsonFindings(t, out))
-	assert.Len(t, jsonFindings(t, out), 3)
+	// Three warnings, and the note that the cluster "search" is not in
+	// the file.
+	assert.Len(t, jsonFindings(t, out), 4)
 }
 
 func TestStdinErrors(t *testing.T) {

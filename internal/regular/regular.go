@@ -10,14 +10,13 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"syscall"
 )
 
 // Open opens path for reading without blocking and returns it only when it
 // is a regular file: FIFOs, devices, sockets and directories are refused
 // with an error that says what the path is.
 func Open(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|nonblock, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -110,7 +110,9 @@ func behaviour(r *model.Route) {
 // from the end of the request to the end of the response
 // (route_components.proto, RouteAction.timeout), so a server stream is
 // cut when it ends: only with the timeout disabled does the route carry
-// long-lived streams, whose silence idle_timeout bounds.
+// long-lived streams, whose silence idle_timeout bounds. The same holds for
+// a route that takes server-sent events (an accept matcher that takes
+// text/event-stream).
 func stream(b *builder, r msg, n *node, timeout model.Setting[time.Duration]) model.Setting[bool] {
 	for _, u := range r.sub("route").list("upgrade_configs") {
 		if strings.EqualFold(u.str("upgrade_type"), "websocket") {
@@ -130,11 +132,17 @@ func stream(b *builder, r msg, n *node, timeout model.Setting[time.Duration]) mo
 		return model.Set(true, "match.grpc", "route", b.pos(orNode(key, n)))
 	}
 	for i, h := range m.list("headers") {
-		if !strings.EqualFold(h.str("name"), "content-type") {
+		var streamType, name string
+		switch {
+		case strings.EqualFold(h.str("name"), "content-type"):
+			streamType, name = "application/grpc", "match.headers content-type"
+		case strings.EqualFold(h.str("name"), "accept"):
+			streamType, name = "text/event-stream", "match.headers accept"
+		default:
 			continue
 		}
-		if match, known := headerMatcher(h); known && match("application/grpc") && !match("application/json") {
-			return model.Set(true, "match.headers content-type", "route", b.pos(orNode(mNode.get("headers").item(i), n)))
+		if match, known := headerMatcher(h); known && match(streamType) && !match("application/json") {
+			return model.Set(true, name, "route", b.pos(orNode(mNode.get("headers").item(i), n)))
 		}
 	}
 	return model.Setting[bool]{}

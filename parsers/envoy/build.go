@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/proxylint/proxylint/internal/workers"
 	"github.com/proxylint/proxylint/model"
 )
@@ -70,7 +72,19 @@ func (b *builder) pos(n *node) model.Pos {
 	return model.Pos{File: b.file, Line: n.line, Col: n.col}
 }
 
-// build makes one proxy of a collection.
+// in is the builder for the resources of file: the same builder, whose
+// positions name that file. A deployment joined from several files
+// (join.go) builds each resource with the builder of its own file.
+func (b *builder) in(file string) *builder {
+	if file == b.file || file == "" {
+		return b
+	}
+	f := *b
+	f.file = file
+	return &f
+}
+
+// build makes one proxy of a collection; file is the one it is named by.
 func build(file string, target model.Target, c *collection) *model.Proxy {
 	return buildSideBySide(file, target, c, sideBySideItems)
 }
@@ -98,7 +112,7 @@ func buildSideBySide(file string, target model.Target, c *collection, from int) 
 		}
 	}
 	for _, cl := range c.clusters {
-		u := b.upstream(cl.msg, cl.n)
+		u := b.in(cl.file).upstream(cl.msg, cl.n)
 		p.Upstreams = append(p.Upstreams, u)
 		if _, dup := b.clusters[u.Name]; !dup {
 			b.clusters[u.Name] = u
@@ -107,11 +121,12 @@ func buildSideBySide(file string, target model.Target, c *collection, from int) 
 	b.listeners(c.listeners)
 	// A connection manager on its own (a fragment of a listener).
 	for _, h := range c.hcms {
-		ln := &model.Listener{Select: FirstMatch, Proxy: p, Name: "http connection manager " + h.msg.str("stat_prefix"), Pos: b.pos(h.n)}
-		b.hcm(ln, h.msg, h.n, h.n)
+		hb := b.in(h.file)
+		ln := &model.Listener{Select: FirstMatch, Proxy: p, Name: "http connection manager " + h.msg.str("stat_prefix"), Pos: hb.pos(h.n)}
+		hb.hcm(ln, h.msg, h.n, h.n)
 		p.Listeners = append(p.Listeners, ln)
 	}
-	// Route configurations no listener of this file uses (a file of
+	// Route configurations no listener of the deployment uses (a file of
 	// route configurations, as a control plane serves them over RDS) are
 	// linted too, under a listener that stands for the unknown one: its
 	// connection manager settings are left unset.
@@ -124,20 +139,21 @@ func buildSideBySide(file string, target model.Target, c *collection, from int) 
 			continue
 		}
 		used[rc.msg.str("name")] = true
+		rb := b.in(rc.file)
 		ln := &model.Listener{
 			Select: FirstMatch,
 			Proxy:  p,
-			Name:   fmt.Sprintf("route configuration %q (its listener is not in this file)", rc.msg.str("name")),
-			Pos:    b.pos(rc.n),
+			Name:   fmt.Sprintf("route configuration %q (its listener is not among the files linted)", rc.msg.str("name")),
+			Pos:    rb.pos(rc.n),
 		}
-		b.routeConfig(ln, rc.msg, rc.n)
+		rb.routeConfig(ln, rc.msg, rc.n)
 		p.Listeners = append(p.Listeners, ln)
 	}
 	// Virtual hosts on their own (a fragment of a route configuration).
 	if len(c.vhosts) > 0 {
-		ln := &model.Listener{Select: FirstMatch, Proxy: p, Name: "virtual hosts (their listener is not in this file)", Pos: b.pos(c.vhosts[0].n)}
+		ln := &model.Listener{Select: FirstMatch, Proxy: p, Name: "virtual hosts (their listener is not among the files linted)", Pos: b.in(c.vhosts[0].file).pos(c.vhosts[0].n)}
 		for _, vh := range c.vhosts {
-			b.virtualHost(ln, vh.msg, vh.n)
+			b.in(vh.file).virtualHost(ln, vh.msg, vh.n)
 		}
 		p.Listeners = append(p.Listeners, ln)
 	}
@@ -207,15 +223,13 @@ func (b *builder) upstream(cl msg, n *node) *model.Upstream {
 	u.PoolIdle = b.durSetting(opts, optsNode, "idle_timeout", level, defaultIdleTimeout, n)
 	u.PoolLifetime = b.durSetting(opts, optsNode, "max_connection_duration", level, 0, n)
 
-	// Servers: inline endpoints, or the EDS resource in the same file.
+	// Servers: inline endpoints, or the EDS resource of the deployment,
+	// read with the builder of the file that holds it.
 	la, laNode := cl.sub("load_assignment"), n.get("load_assignment")
+	eb := b
 	if !la.ok() {
-		name := cl.sub("eds_cluster_config").str("service_name")
-		if name == "" {
-			name = cl.str("name")
-		}
-		if e, ok := b.cla[name]; ok {
-			la, laNode = e.msg, e.n
+		if e, ok := b.cla[edsName(cl)]; ok {
+			la, laNode, eb = e.msg, e.n, b.in(e.file)
 		}
 	}
 	for li, lep := range la.list("endpoints") {
@@ -223,12 +237,21 @@ func (b *builder) upstream(cl msg, n *node) *model.Upstream {
 		for ei, ep := range lep.list("lb_endpoints") {
 			epNode := lepNode.get("lb_endpoints").item(ei)
 			addrNode := epNode.get("endpoint").get("address")
-			if s, ok := b.server(ep.sub("endpoint").sub("address"), addrNode); ok {
+			if s, ok := eb.server(ep.sub("endpoint").sub("address"), addrNode); ok {
 				u.Servers = append(u.Servers, s)
 			}
 		}
 	}
 	return u
+}
+
+// edsName is the name a cluster's endpoints are served under by EDS: its
+// eds_cluster_config.service_name, or its own name.
+func edsName(cl msg) string {
+	if name := cl.sub("eds_cluster_config").str("service_name"); name != "" {
+		return name
+	}
+	return cl.str("name")
 }
 
 func (b *builder) server(a msg, n *node) (model.Server, bool) {
@@ -317,13 +340,16 @@ func (b *builder) listener(l msg, n *node) {
 func (b *builder) listeners(ls []res) {
 	if len(ls) < b.sideBySide {
 		for _, l := range ls {
-			b.listener(l.msg, l.n)
+			b.in(l.file).listener(l.msg, l.n)
 		}
 		return
 	}
 	forks := make([]*builder, len(ls))
 	workers.Each(len(ls), runtime.GOMAXPROCS(0), func(i int) {
 		f := *b
+		if ls[i].file != "" {
+			f.file = ls[i].file
+		}
 		f.conn = map[*model.Listener]connManager{}
 		f.built, f.links = new([]*model.Listener), new([]routeLink)
 		f.listener(ls[i].msg, ls[i].n)
@@ -367,7 +393,7 @@ func (b *builder) hcm(ln *model.Listener, h msg, n, block *node) {
 		b.routeConfig(ln, h.sub("route_config"), n.get("route_config"))
 	case h.has("rds"):
 		if rc, ok := b.routes[cm.routeConfig]; ok {
-			b.routeConfig(ln, rc.msg, rc.n)
+			b.in(rc.file).routeConfig(ln, rc.msg, rc.n)
 		}
 	}
 }
@@ -508,7 +534,7 @@ func (b *builder) retry(rp msg, owner *node, level string, e *model.EnvoyRoute) 
 			if !KnownRetryOn(t.text, b.proxy.Target) {
 				r.Unknown = append(r.Unknown, model.UnknownCondition{
 					Setting: model.Set(t.text, name+"."+onKey.value, level, model.Pos{File: b.file, Line: int32(t.line), Col: int32(t.col)}),
-					Since:   retryOnTokens[t.text],
+					Since:   retryOnSince(t.text),
 					Known:   RetryOnTokens(),
 				})
 			}
@@ -532,7 +558,43 @@ func (b *builder) retry(rp msg, owner *node, level string, e *model.EnvoyRoute) 
 	e.PerTryTimeout.Name = qualify(name, e.PerTryTimeout.Name)
 	e.RetriableMethods = b.retriableMethods(rp.list("retriable_request_headers"), n.get("retriable_request_headers"))
 	r.MethodFilter = name + ".retriable_request_headers"
+	e.BackOffBase, e.BackOffMax = b.backOff(rp, n, name, level, block)
+	e.RetryPolicy = policyIdentity(rp)
 	return r
+}
+
+// policyIdentity is a retry policy's deterministic encoding: equal for
+// equal policies. (The messages inside its Anys, held apart while a load
+// runs, count by their type.)
+func policyIdentity(rp msg) string {
+	if !rp.ok() {
+		return ""
+	}
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(rp.m.Interface())
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// Envoy's retry back-off: RetryStateImpl's constructor
+// (source/common/router/retry_state_impl.cc) takes base_interval from the
+// policy, else the runtime key upstream.base_retry_backoff_ms (25 ms), and
+// max_interval from the policy, else ten times the base; the wait before
+// a retry is random below the current interval, which doubles from the
+// base up to the maximum (JitteredExponentialBackOffStrategy::nextBackOffMs
+// in source/common/common/backoff_strategy.cc).
+const defaultBackOffBase = 25 * time.Millisecond
+
+func (b *builder) backOff(rp msg, n *node, name, level string, block *node) (base, maxi model.Setting[time.Duration]) {
+	bo := rp.sub("retry_back_off")
+	key, boNode := n.field("retry_back_off")
+	at := orNode(key, block)
+	prefix := name + "." + fieldName(key, "retry_back_off")
+	base = b.durSetting(bo, boNode, "base_interval", level, defaultBackOffBase, at)
+	maxi = b.durSetting(bo, boNode, "max_interval", level, 10*base.Value, at)
+	base.Name, maxi.Name = qualify(prefix, base.Name), qualify(prefix, maxi.Name)
+	return base, maxi
 }
 
 func qualify(prefix, name string) string { return prefix + "." + name }

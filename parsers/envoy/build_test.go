@@ -14,7 +14,7 @@ import (
 // model is built from.
 func collectionOf(t *testing.T, name string, src []byte) *collection {
 	t.Helper()
-	docs, err := readTree(name, src)
+	docs, _, err := readTree(name, src)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,13 +77,13 @@ func TestRetryOnTokens(t *testing.T) {
 	// A file of route configurations: their routes hang on a listener
 	// that stands for the one not in the file.
 	p := onlyProxy(t, r)
-	if len(p.Listeners) != 1 || p.Listeners[0].Name != `route configuration "r" (its listener is not in this file)` || len(p.Listeners[0].Routes) != 2 || p.Listeners[0].Codec.Valid() {
+	if len(p.Listeners) != 1 || p.Listeners[0].Name != `route configuration "r" (its listener is not among the files linted)` || len(p.Listeners[0].Routes) != 2 || p.Listeners[0].Codec.Valid() {
 		t.Fatalf("listeners %+v", p.Listeners)
 	}
 	if u := p.Listeners[0].Routes[1].Retry.Unknown; len(u) != 1 || u[0].Value != "bogus" || u[0].Pos.Col != 56 {
 		t.Errorf("unknown tokens %+v", u)
 	}
-	tree, err := parseYAML([]byte(src))
+	tree, _, err := parseYAML([]byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 // returns what the builder kept of it.
 func connManagerOf(t *testing.T, src string) (connManager, *model.Listener) {
 	t.Helper()
-	tree, err := readTree("hcm.yaml", []byte(src))
+	tree, _, err := readTree("hcm.yaml", []byte(src))
 	if err != nil || len(tree) != 1 {
 		t.Fatalf("%d documents, %v", len(tree), err)
 	}

@@ -39,7 +39,10 @@ import (
 //     strings too; "NaN", "Infinity" and "-Infinity" are floats;
 //   - an Any's message is marshalled deterministically into its value;
 //   - the other well-known types (Duration, Struct, Timestamp, ...) are
-//     read by protojson itself from the JSON the emitter writes for them.
+//     read by protojson itself from the JSON the emitter writes for them;
+//     a Duration, Timestamp, FieldMask, ListValue or wrapper written as an
+//     object of its fields is read as those fields, as Envoy's reader
+//     takes it (legacy.go).
 //
 // and the emitter's: the scalars typed as Envoy's YAML reader types them
 // (scalarJSON), enum names in any case, a single value where a list goes
@@ -68,6 +71,10 @@ func directMessage(n *node, m protoreflect.Message, depth int) bool {
 	switch {
 	case md.FullName() == "google.protobuf.Any":
 		return directAny(n, m, depth)
+	case n.kind == kMap && legacyObjectType(md):
+		// A well-known type written as an object of its fields, as
+		// Envoy reads it (legacy.go).
+		return legacyFields(n, m, depth)
 	case isWrapper(md):
 		fd := md.Fields().ByNumber(1)
 		v, ok := directScalar(n, fd, false)

@@ -37,7 +37,7 @@ func TestMain(m *testing.M) {
 // be one the direct reader takes.
 func directRoots(t *testing.T, name string, src []byte) (roots, direct int) {
 	t.Helper()
-	docs, err := readTree(name, src)
+	docs, _, err := readTree(name, src)
 	if err != nil {
 		return 0, 0
 	}
@@ -153,6 +153,12 @@ func TestDirectCases(t *testing.T) {
 		{"name: a\ntransport_socket: {name: t, typed_config: {}}\n", true},
 		{`{"name": "a", "connect_timeout": "1s", "per_connection_buffer_limit_bytes": 7, "type": "STATIC"}`, true},
 		{"name: a\ncluster_type: {name: c}\n", true},
+		// Well-known types written as objects of their fields, as Envoy's
+		// reader takes them (legacy.go).
+		{"name: a\nconnect_timeout: {seconds: 1}\n", true},
+		{"name: a\nconnect_timeout: {seconds: 1, nanos: 500000000}\n", true},
+		{"name: a\nper_connection_buffer_limit_bytes: {value: 7}\n", true},
+		{"name: a\nupstream_connection_options: {tcp_keepalive: {keepalive_probes: {}}}\n", true},
 		// Left to protojson: errors, notes, and forms the direct reader
 		// does not read itself.
 		{"name: yes\n", false},
@@ -168,11 +174,13 @@ func TestDirectCases(t *testing.T) {
 		{"name: a\nmax_requests_per_connection: -1\n", false},
 		{"name: a\ntransport_socket: {name: t, typed_config: {\"@type\": type.googleapis.com/no.such.Type, x: 1}}\n", false},
 		{"name: a\ntransport_socket: {name: t, typed_config: {x: 1}}\n", false},
-		{"name: a\nconnect_timeout: {seconds: 1}\n", false},
+		{"name: a\nconnect_timeout: {seconds: -1}\n", false},
+		{"name: a\nconnect_timeout: {seconds: 1, nanos: 1000000000}\n", false},
+		{"name: a\nconnect_timeout: {seconds: 1, millis: 5}\n", false},
 		{"name: a\nload_assignment: [1]\n", false},
 		{`{"name": "a", "per_connection_buffer_limit_bytes": 1.0}`, false},
 	} {
-		docs, err := readTree("c.yaml", []byte(c.src))
+		docs, _, err := readTree("c.yaml", []byte(c.src))
 		if err != nil {
 			t.Fatalf("%q: %v", c.src, err)
 		}
@@ -195,7 +203,7 @@ func FuzzDirect(f *testing.F) {
 	f.Add(string(src))
 	f.Add("name: a\nconnect_timeout: 5s\ntype: strict_dns\nmetadata: {filter_metadata: {a: {k: [1, null]}}}\n")
 	f.Fuzz(func(t *testing.T, s string) {
-		docs, err := readTree("f.yaml", []byte(s))
+		docs, _, err := readTree("f.yaml", []byte(s))
 		if err != nil {
 			return
 		}

@@ -61,7 +61,8 @@ func TestDumpWarmingClusterChecked(t *testing.T) {
     {"cluster": {"@type": "type.googleapis.com/envoy.config.cluster.v3.Cluster",
       "name": "b", "conect_timeout": "1s"}}`
 	r := loadString(t, "dump.json", dumpWith("", activeCluster, warming, ""))
-	wantExactly(t, r, `19:20 envoy-invalid unknown field "conect_timeout" in envoy.config.cluster.v3.Cluster; did you mean "connect_timeout"?`)
+	wantExactly(t, r, `19:20 envoy-invalid unknown field "conect_timeout" in envoy.config.cluster.v3.Cluster; did you mean "connect_timeout"?`,
+		`16:35 envoy-unresolved the endpoints of EDS cluster "a" are not among the files linted: its servers are unknown, so the hop behind it is not checked. Envoy writes them into its config dump when asked (/config_dump?include_eds).`)
 	if p := onlyProxy(t, r); len(p.Upstreams) != 1 || p.Upstreams[0].Name != "a" {
 		t.Errorf("upstreams: %+v", p.Upstreams)
 	}
@@ -72,7 +73,8 @@ func TestDumpWarmingClusterChecked(t *testing.T) {
 func TestDumpAcceptsRemovedFields(t *testing.T) {
 	old := strings.Replace(activeCluster, `"name": "a",`, `"name": "a", "hosts": [], "frobnicate": 1,`, 1)
 	r := loadString(t, "dump.json", dumpWith("", old, "", ""))
-	wantExactly(t, r, `16:33 envoy-invalid unknown field "frobnicate" in envoy.config.cluster.v3.Cluster`)
+	wantExactly(t, r, `16:33 envoy-invalid unknown field "frobnicate" in envoy.config.cluster.v3.Cluster`,
+		`16:65 envoy-unresolved the endpoints of EDS cluster "a" are not among the files linted: its servers are unknown, so the hop behind it is not checked. Envoy writes them into its config dump when asked (/config_dump?include_eds).`)
 	r = loadString(t, "cluster.yaml", "name: a\nconnect_timeout: 1s\nhosts: []\n")
 	wantExactly(t, r, `3:1 envoy-invalid unknown field "hosts" in envoy.config.cluster.v3.Cluster: a field Envoy has removed (its name is reserved in the API)`)
 }
@@ -83,8 +85,8 @@ func TestDumpOfKnownRelease(t *testing.T) {
 	old := strings.Replace(activeCluster, `"name": "a",`, `"name": "a", "frobnicate": 1,`, 1)
 	node := `"user_agent_name": "envoy", "user_agent_build_version": {"version": {"major_number": 1, "minor_number": 14, "patch": 1}}`
 	r := loadString(t, "dump.json", dumpWith(node, old, "", ""))
-	wantExactly(t, r)
+	wantExactly(t, r, `16:52 envoy-unresolved the endpoints of EDS cluster "a" are not among the files linted: its servers are unknown, so the hop behind it is not checked. Envoy writes them into its config dump when asked (/config_dump?include_eds).`)
 	node = `"user_agent_version": "1.14.1"`
 	r = loadString(t, "dump.json", dumpWith(node, old, "", ""))
-	wantExactly(t, r)
+	wantExactly(t, r, `16:52 envoy-unresolved the endpoints of EDS cluster "a" are not among the files linted: its servers are unknown, so the hop behind it is not checked. Envoy writes them into its config dump when asked (/config_dump?include_eds).`)
 }

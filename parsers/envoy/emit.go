@@ -138,6 +138,20 @@ func (e *emitter) value(n *node, md protoreflect.MessageDescriptor, fd protorefl
 		e.endLine(last)
 		e.newline(lineInfo{parent: li.parent, cont: li.cont, idx: li.idx, key: li.key, val: n, closing: true})
 	case kMap:
+		if legacyObjectType(md) {
+			// A well-known type written as an object of its fields, as
+			// Envoy reads it (legacy.go), goes to protojson in its own
+			// form; one Envoy refuses is reported and left unset.
+			text, why, at := legacyJSON(n, md)
+			if why != "" {
+				e.errs = append(e.errs, schemaError{n: at, msg: fieldPrefix(fd) + why})
+				text = "null"
+			}
+			e.buf.WriteString(text)
+			e.endLine(last)
+			e.newline(li)
+			return
+		}
 		e.buf.WriteString("{\n")
 		open := e.newline(li)
 		e.members(n, md, open)
@@ -357,6 +371,14 @@ func enumName(ed protoreflect.EnumDescriptor, s string) string {
 		}
 	}
 	return s
+}
+
+// fieldPrefix names a field at the start of a message: "connect_timeout: ".
+func fieldPrefix(fd protoreflect.FieldDescriptor) string {
+	if fd == nil {
+		return ""
+	}
+	return string(fd.Name()) + ": "
 }
 
 // rawJSON reports whether a message has a JSON form of its own (the

@@ -208,10 +208,20 @@ func TestUnknownExtensionKeepsTheRestStrict(t *testing.T) {
 	}
 }
 
+// A key written twice in YAML is read as Envoy reads it: yaml-cpp keeps
+// both, and Envoy copies the mapping into a Struct key by key, so the last
+// value wins (source/common/protobuf/yaml_utility.cc, parseYamlNode); a
+// warning says the first is ignored. JSON stays an error.
 func TestDuplicateKey(t *testing.T) {
 	src := "static_resources:\n  clusters:\n  - name: a\n    connect_timeout: 1s\n    connect_timeout: 2s\n"
 	r := loadString(t, "dup.yaml", src)
-	wantDiag(t, r, 5, 5, CodeSyntax, `duplicate key "connect_timeout" (first at line 4)`)
+	d := getDiag(t, r, 5, 5, CodeInvalid, `duplicate key "connect_timeout" (first at line 4): Envoy reads YAML keeping the last value, so the first is ignored`)
+	if d.Severity != model.Warning || d.Fatal {
+		t.Errorf("duplicate YAML key: severity %v fatal %v", d.Severity, d.Fatal)
+	}
+	if p := onlyProxy(t, r); len(p.Upstreams) != 1 || p.Upstreams[0].ConnectTimeout.Value != 2*time.Second {
+		t.Errorf("the last connect_timeout is kept: %+v", p.Upstreams)
+	}
 	src = `{"static_resources": {"clusters": [{"name": "a", "name": "b"}]}}`
 	r = loadString(t, "dup.json", src)
 	wantDiag(t, r, 1, 50, CodeSyntax, `duplicate key "name"`)

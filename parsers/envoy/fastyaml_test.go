@@ -22,7 +22,7 @@ func sameAsGeneral(t testing.TB, name string, src []byte) bool {
 	if !ok {
 		return false
 	}
-	docs, err := parseYAMLGeneral(src)
+	docs, _, err := parseYAMLGeneral(src)
 	if err != nil {
 		t.Fatalf("%s: the fast reader accepted what the YAML reader refuses: %v\n%s", name, err, src)
 	}

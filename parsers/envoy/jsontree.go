@@ -97,7 +97,8 @@ func (p *jsonParser) newNode(k kind) *node {
 
 func (p *jsonParser) value(depth int) (*node, error) {
 	if depth > maxDepth {
-		return nil, p.errorf("nesting deeper than %d levels", maxDepth)
+		line, col := p.pos()
+		return nil, &posError{line: line, col: col, msg: fmt.Sprintf("JSON: nesting deeper than %d levels", maxDepth), deep: true}
 	}
 	if p.off >= len(p.src) {
 		return nil, p.errorf("unexpected end of file: a value is missing")

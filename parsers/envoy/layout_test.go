@@ -1,6 +1,10 @@
 package envoy
 
-import "testing"
+import (
+	"strings"
+	"testing"
+	"time"
+)
 
 const hcmListener = `name: web
     address: {socket_address: {address: 0.0.0.0, port_value: 8080}}
@@ -76,7 +80,7 @@ endpoints:
 // {clusters: [...]}.
 func TestBareResourceLists(t *testing.T) {
 	r := loadString(t, "listeners.yaml", "listeners:\n  - "+hcmListener)
-	wantExactly(t, r)
+	wantExactly(t, r, `10:17 envoy-unresolved listener "web" takes its routes over RDS from route configuration "routes", which is not among the files linted: those routes are not checked. Lint the file that holds it with this one (name them together, or their directory).`)
 	if p := onlyProxy(t, r); len(p.Listeners) != 1 {
 		t.Errorf("listeners %d", len(p.Listeners))
 	}
@@ -93,5 +97,46 @@ func TestSnapshotEmptyMaps(t *testing.T) {
 	wantExactly(t, r)
 	if p := onlyProxy(t, r); len(p.Listeners) != 0 || len(p.Upstreams) != 1 {
 		t.Errorf("listeners %d upstreams %d", len(p.Listeners), len(p.Upstreams))
+	}
+}
+
+// A listener's network filter on its own, wrapping the connection manager,
+// as Pomerium's tests keep theirs, is read as a connection manager: its
+// settings are checked and its routes taken over RDS named as missing.
+func TestNetworkFilterWrappingTheConnectionManager(t *testing.T) {
+	src := `{
+  "name": "envoy.filters.network.http_connection_manager",
+  "typedConfig": {
+    "@type": "type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
+    "statPrefix": "ingress",
+    "commonHttpProtocolOptions": {"idleTimeout": "300s"},
+    "requestTimeout": "30s",
+    "rds": {"configSource": {"ads": {}, "resourceApiVersion": "V3"}, "routeConfigName": "main"},
+    "requestIdExtension": {"typedConfig": {"@type": "type.googleapis.com/pomerium.extensions.UuidxRequestIdConfig", "packTraceReason": true}},
+    "httpFilters": [
+      {"name": "envoy.filters.http.router", "typedConfig": {"@type": "type.googleapis.com/envoy.extensions.filters.http.router.v3.Router"}}
+    ]
+  }
+}
+`
+	if !Detect("main_http_connection_manager_filter.json", []byte(src)) {
+		t.Fatal("not detected as Envoy")
+	}
+	r := loadString(t, "filter.json", src)
+	wantExactly(t, r,
+		`9:53 envoy-unknown-extension extension not understood: pomerium.extensions.UuidxRequestIdConfig; its settings are kept but not checked`,
+		`8:70 envoy-unresolved connection manager "ingress" takes its routes over RDS from route configuration "main", which is not among the files linted: those routes are not checked. Lint the file that holds it with this one (name them together, or their directory).`)
+	p := onlyProxy(t, r)
+	if len(p.Listeners) != 1 || p.Listeners[0].IdleTimeout.Value != 300*time.Second || p.Listeners[0].RequestTimeout.Value != 30*time.Second {
+		t.Errorf("listeners %+v", p.Listeners)
+	}
+	// A typo inside is an error, as in a listener.
+	r = loadString(t, "typo.json", strings.Replace(src, `"requestTimeout"`, `"requestTimout"`, 1))
+	if len(r.Diagnostics) == 0 || r.Diagnostics[0].Code != CodeInvalid || !strings.Contains(r.Diagnostics[0].Message, `unknown field "requestTimout"`) {
+		t.Errorf("diagnostics %v", diagStrings(r))
+	}
+	// An HTTP filter entry has the same shape and is not taken for one.
+	if Detect("router.json", []byte(`{"name": "envoy.filters.http.router", "typedConfig": {"@type": "type.googleapis.com/envoy.extensions.filters.http.router.v3.Router"}}`)) {
+		t.Error("an HTTP filter entry detected as a configuration")
 	}
 }

@@ -22,6 +22,13 @@
 //     its position or its default. The builder reads them by field name
 //     (msg.go).
 //
+// Steps 1 to 3 run per file (Read), step 4 once for everything linted
+// together (Join): the resources of several files that name each other
+// (a listener's RDS route configuration, a route's cluster, an EDS
+// cluster's endpoints) are one deployment, built as if they were in one
+// file, each with the positions of its own (join.go). LoadBytes does both
+// for one file.
+//
 // Any of an extension type proxylint does not know is kept as a
 // TypedStruct and reported as a note; unknown fields are never discarded
 // silently, because that would hide typos. The types it knows are those
@@ -67,10 +74,13 @@ type Options struct {
 // Result is what loading one file produced.
 type Result struct {
 	// Proxies holds one proxy per configuration in the file (several only
-	// when configurations are wrapped under names).
+	// when configurations are wrapped under names); empty from Read.
 	Proxies     []*model.Proxy
 	File        *model.File
 	Diagnostics []model.Diagnostic
+	// Parts are the file's configurations, read but not built, from Read:
+	// Join builds them with the parts of the other files linted together.
+	Parts []*Part
 }
 
 // Load reads the Envoy configuration in the file at path.
@@ -85,20 +95,41 @@ func Load(path string, opts Options) Result {
 	return LoadBytes(path, src, opts)
 }
 
-// LoadBytes reads an Envoy configuration held in memory; path names it in
-// positions.
-func LoadBytes(path string, src []byte, opts Options) (res Result) {
-	src = breakLoneCR(src)
-	res.File = &model.File{Path: path, Source: src}
+// LoadBytes reads an Envoy configuration held in memory and builds it on
+// its own, as one deployment; path names it in positions.
+func LoadBytes(path string, src []byte, opts Options) Result {
 	if len(src) <= gcFreeInput {
 		defer pauseGC()()
 	}
-	defer rememberUnpacked()()
+	res := Read(path, src, opts)
+	proxies, diags := Join(res.Parts)
+	res.Parts = nil
+	res.Proxies = proxies
+	res.Diagnostics = append(res.Diagnostics, diags...)
+	return res
+}
+
+// Read reads and checks an Envoy configuration held in memory, without
+// building it: its parts are for Join, with those of the other files of
+// the deployment. path names it in positions.
+func Read(path string, src []byte, opts Options) (res Result) {
+	src = breakLoneCR(src)
+	res.File = &model.File{Path: path, Source: src, Editor: NewEditor(path, src)}
+	if len(src) <= gcFreeInput {
+		defer pauseGC()()
+	}
+	// The Anys decoded are kept until the parts are built (Join).
+	h := &hold{release: rememberUnpacked()}
+	defer func() {
+		if len(res.Parts) == 0 {
+			h.end()
+		}
+	}()
 	defer func() {
 		// No input may crash the run: whatever went wrong is reported at
 		// the top of the file, and the other files are still linted.
 		if r := recover(); r != nil {
-			res.Proxies = nil
+			res.Parts = nil
 			res.Diagnostics = append(res.Diagnostics, model.Diagnostic{
 				Code: CodeSyntax, Severity: model.Error, Pos: model.Pos{File: path, Line: 1, Col: 1}, Fatal: true,
 				Message: fmt.Sprintf("internal error while reading this Envoy configuration: %v\n%s", r, debug.Stack()),
@@ -117,7 +148,7 @@ func LoadBytes(path string, src []byte, opts Options) (res Result) {
 	// The first Envoy file of a run builds the schema while its YAML is
 	// read, which needs none of it.
 	go func() { _, _ = loadSchema() }()
-	docs, err := readTree(path, src)
+	docs, warns, err := readTree(path, src)
 	if _, serr := loadSchema(); serr != nil {
 		res.Diagnostics = append(res.Diagnostics, model.Diagnostic{
 			Code: CodeSyntax, Severity: model.Error, Pos: model.Pos{File: path, Line: 1, Col: 1}, Fatal: true,
@@ -132,6 +163,12 @@ func LoadBytes(path string, src []byte, opts Options) (res Result) {
 		return res
 	}
 	res.File.Comments = comments(path, src)
+	for _, w := range warns {
+		l.diags = append(l.diags, model.Diagnostic{
+			Code: CodeInvalid, Severity: model.Warning,
+			Pos: model.Pos{File: l.file, Line: int32(w.line), Col: int32(w.col)}, Message: w.msg,
+		})
+	}
 	groups := map[string]*collection{}
 	var order []string
 	var ds []decoded
@@ -141,7 +178,7 @@ func LoadBytes(path string, src []byte, opts Options) (res Result) {
 		for _, r := range roots {
 			c, ok := groups[r.group]
 			if !ok {
-				c = &collection{}
+				c = &collection{file: path}
 				groups[r.group] = c
 				order = append(order, r.group)
 			}
@@ -152,6 +189,7 @@ func LoadBytes(path string, src []byte, opts Options) (res Result) {
 			ds = append(ds, decoded{r, m})
 			if !r.checkOnly {
 				c.add(m, r.n, r.dumped)
+				c.dump = c.dump || r.inDump
 			}
 		}
 	}
@@ -159,11 +197,11 @@ func LoadBytes(path string, src []byte, opts Options) (res Result) {
 	for _, g := range order {
 		c := groups[g]
 		c.finish()
-		p := build(path, target, c)
+		entry := path
 		if g != "" {
-			p.Entry = path + " " + g
+			entry = path + " " + g
 		}
-		res.Proxies = append(res.Proxies, p)
+		res.Parts = append(res.Parts, &Part{c: c, entry: entry, file: path, target: target, hold: h})
 	}
 	res.Diagnostics = l.diags
 	return res
@@ -205,35 +243,37 @@ func pauseGC() func() {
 
 // readTree reads JSON with the JSON reader (its errors are where a JSON
 // reader would put them) and everything else, or JSON the JSON reader
-// refuses but YAML accepts, as YAML.
-func readTree(path string, src []byte) ([]*node, error) {
+// refuses but YAML accepts, as YAML. warns are the duplicate keys of YAML
+// mappings, whose last value Envoy keeps (converter.mapping).
+func readTree(path string, src []byte) (docs []*node, warns []posError, err error) {
 	trimmed := bytes.TrimLeft(bytes.TrimPrefix(src, []byte("\xEF\xBB\xBF")), " \t\r\n")
 	if len(trimmed) == 0 {
-		return nil, &posError{line: 1, col: 1, msg: "the file is empty"}
+		return nil, nil, &posError{line: 1, col: 1, msg: "the file is empty"}
 	}
 	looksJSON := trimmed[0] == '{' || trimmed[0] == '['
 	if looksJSON {
 		n, jerr := parseJSON(src)
 		if jerr == nil {
-			return []*node{n}, nil
+			return []*node{n}, nil, nil
 		}
-		docs, yerr := parseYAML(src)
-		if yerr == nil && len(docs) > 0 {
-			return docs, nil
+		jsonName := strings.EqualFold(filepath.Ext(path), ".json") || bytes.HasPrefix(trimmed, []byte(`{"`)) || bytes.HasPrefix(trimmed, []byte(`[{"`))
+		docs, warns, yerr := parseYAML(src)
+		if yerr == nil && len(docs) > 0 && (len(warns) == 0 || !jsonName) {
+			return docs, warns, nil
 		}
-		if strings.EqualFold(filepath.Ext(path), ".json") || bytes.HasPrefix(trimmed, []byte(`{"`)) || bytes.HasPrefix(trimmed, []byte(`[{"`)) || yerr == nil {
-			return nil, jerr
+		if jsonName || yerr == nil {
+			return nil, nil, jerr
 		}
-		return nil, yerr
+		return nil, nil, yerr
 	}
-	docs, err := parseYAML(src)
+	docs, warns, err = parseYAML(src)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(docs) == 0 {
-		return nil, &posError{line: 1, col: 1, msg: "the file holds no YAML document"}
+		return nil, nil, &posError{line: 1, col: 1, msg: "the file holds no YAML document"}
 	}
-	return docs, nil
+	return docs, warns, nil
 }
 
 // loader carries one file's diagnostics.

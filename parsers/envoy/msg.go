@@ -27,6 +27,7 @@ const (
 	nameClusterLoadAssign   protoreflect.FullName = "envoy.config.endpoint.v3.ClusterLoadAssignment"
 	nameSecret              protoreflect.FullName = "envoy.extensions.transport_sockets.tls.v3.Secret"
 	nameConnectionManager   protoreflect.FullName = "envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager"
+	nameNetworkFilter       protoreflect.FullName = "envoy.config.listener.v3.Filter"
 	nameHTTPProtocolOptions protoreflect.FullName = "envoy.extensions.upstreams.http.v3.HttpProtocolOptions"
 )
 

@@ -4,40 +4,50 @@ import (
 	"strings"
 
 	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/releases"
 )
 
-// retryOnTokens are the retry_on values Envoy knows, with the release that
+// retryOnTokens are the retry_on values Envoy knows, with the change that
 // added each one when it is recent (EnvoyRetryOnValues and
 // EnvoyGrpcRetryOnValues in source/common/http/headers.h; router
 // retry_state_impl.cc). Envoy drops any other token without a word.
-var retryOnTokens = map[string]model.Version{
-	"5xx":                        {},
-	"gateway-error":              {},
-	"connect-failure":            {},
-	"envoy-ratelimited":          {},
-	"retriable-4xx":              {},
-	"refused-stream":             {},
-	"retriable-status-codes":     {},
-	"retriable-headers":          {},
-	"reset":                      {},
-	"reset-before-request":       {Major: 1, Minor: 31},
-	"http3-post-connect-failure": {},
+var retryOnTokens = map[string]*releases.Change{
+	"5xx":                        nil,
+	"gateway-error":              nil,
+	"connect-failure":            nil,
+	"envoy-ratelimited":          nil,
+	"retriable-4xx":              nil,
+	"refused-stream":             nil,
+	"retriable-status-codes":     nil,
+	"retriable-headers":          nil,
+	"reset":                      nil,
+	"reset-before-request":       releases.ResetBeforeRequest,
+	"http3-post-connect-failure": nil,
 	// gRPC status conditions, accepted in the same field.
-	"cancelled":          {},
-	"deadline-exceeded":  {},
-	"internal":           {},
-	"resource-exhausted": {},
-	"unavailable":        {},
+	"cancelled":          nil,
+	"deadline-exceeded":  nil,
+	"internal":           nil,
+	"resource-exhausted": nil,
+	"unavailable":        nil,
 }
 
 // KnownRetryOn reports whether Envoy release t understands retry_on token
 // tok.
 func KnownRetryOn(tok string, t model.Target) bool {
-	since, ok := retryOnTokens[tok]
+	added, ok := retryOnTokens[tok]
 	if !ok {
 		return false
 	}
-	return since.IsZero() || t.AtLeast(since.Major, since.Minor, since.Patch)
+	return added == nil || added.In(t)
+}
+
+// retryOnSince is the release that added token tok, zero when every
+// release knows it (or none does).
+func retryOnSince(tok string) model.Version {
+	if added := retryOnTokens[tok]; added != nil {
+		return added.Since(model.Envoy)
+	}
+	return model.Version{}
 }
 
 // RetryOnTokens lists the tokens Envoy knows, for suggestions.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 )
@@ -12,7 +13,7 @@ import (
 // cluster and the problems as "line:col message".
 func decodeCluster(t *testing.T, src string) (*clusterv3.Cluster, []string) {
 	t.Helper()
-	docs, err := readTree("c.yaml", []byte(src))
+	docs, _, err := readTree("c.yaml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,8 +117,36 @@ func TestObjectWhereAScalarBelongs(t *testing.T) {
 			t.Errorf("%s: got %q, want %q", c.value, probs, c.want)
 		}
 	}
-	_, probs := decodeCluster(t, "name: c\nper_connection_buffer_limit_bytes: {value: 1}\n")
-	if want := "2:36 per_connection_buffer_limit_bytes: invalid value for uint32 field value: an object, where a single uint32 belongs"; strings.Join(probs, "|") != want {
+	_, probs := decodeCluster(t, "name: c\nper_connection_buffer_limit_bytes: {value: [1]}\n")
+	if want := "2:36 per_connection_buffer_limit_bytes: invalid value for google.protobuf.UInt32Value written as an object of its fields"; strings.Join(probs, "|") != want {
 		t.Errorf("got %q, want %q", probs, want)
+	}
+}
+
+// Envoy's reader takes a Duration, a Timestamp, a FieldMask, a ListValue or
+// a wrapper written as an object of its fields (legacy.go): protobuf's
+// parser runs with its legacy syntax on. Envoy then refuses a negative or
+// out-of-range Duration.
+func TestWellKnownTypesAsObjects(t *testing.T) {
+	c, probs := decodeCluster(t, "name: c\nconnect_timeout: {seconds: 1, nanos: 500000000}\nper_connection_buffer_limit_bytes: {value: 7}\nupstream_connection_options: {tcp_keepalive: {keepalive_probes: {}}}\n")
+	probes := c.GetUpstreamConnectionOptions().GetTcpKeepalive().GetKeepaliveProbes()
+	if len(probs) != 0 || c.GetConnectTimeout().AsDuration() != 1500*time.Millisecond || c.GetPerConnectionBufferLimitBytes().GetValue() != 7 ||
+		probes == nil || probes.GetValue() != 0 {
+		t.Errorf("got %v %v %v %v", c.GetConnectTimeout(), c.GetPerConnectionBufferLimitBytes(), probes, probs)
+	}
+	c, probs = decodeCluster(t, `{"name": "c", "connectTimeout": {"seconds": "2"}}`)
+	if len(probs) != 0 || c.GetConnectTimeout().AsDuration() != 2*time.Second {
+		t.Errorf("JSON: got %v %v", c.GetConnectTimeout(), probs)
+	}
+	for _, tc := range []struct{ value, want string }{
+		{"{seconds: -1}", "2:18 connect_timeout: negative duration {seconds: -1, nanos: 0}; Envoy refuses durations below zero (Expected positive duration)"},
+		{"{seconds: 1, nanos: -5}", "2:18 connect_timeout: negative duration {seconds: 1, nanos: -5}; Envoy refuses durations below zero (Expected positive duration)"},
+		{"{nanos: 1000000000}", "2:18 connect_timeout: duration {seconds: 0, nanos: 1000000000} out of range: nanos must be below 1,000,000,000 and seconds at most 315576000000 (Duration out-of-range)"},
+		{"{seconds: 1, milliseconds: 5}", `2:31 connect_timeout: unknown field "milliseconds" in google.protobuf.Duration`},
+	} {
+		_, probs := decodeCluster(t, "name: c\nconnect_timeout: "+tc.value+"\n")
+		if strings.Join(probs, "|") != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.value, probs, tc.want)
+		}
 	}
 }

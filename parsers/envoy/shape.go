@@ -382,6 +382,13 @@ func (c *classifier) resource(n *node, group string) bool {
 		}
 		return true
 	}
+	// A listener's network filter on its own, wrapping the connection
+	// manager, as Pomerium keeps it (config/envoyconfig/testdata/
+	// main_http_connection_manager_filter.json): {name, typed_config}.
+	if connManagerFilter(n) {
+		c.add(n, nameNetworkFilter, group)
+		return true
+	}
 	// An entry of a config dump's list, as /config_dump?resource= prints
 	// it and documentation excerpts show it: the resource is inside.
 	for _, w := range dumpEntryKeys {
@@ -424,6 +431,18 @@ func (c *classifier) resource(n *node, group string) bool {
 	return true
 }
 
+// connManagerFilter reports whether n is a listener filter entry
+// (envoy.config.listener.v3.Filter) whose typed_config is the HTTP
+// connection manager. HTTP filter entries have the same shape; only the
+// connection manager's type tells a network filter here.
+func connManagerFilter(n *node) bool {
+	tc := n.get("typed_config")
+	if tc == nil || tc.kind != kMap || n.get("name") == nil || !onlyKeys(n, "name", "typed_config", "config_discovery") {
+		return false
+	}
+	return typeName(tc.get("@type").str()) == string(nameConnectionManager)
+}
+
 func hasAny(n *node, keys []string) bool {
 	for _, k := range keys {
 		if n.get(k) != nil {
@@ -449,14 +468,19 @@ func onlyKeys(n *node, keys ...string) bool {
 	return true
 }
 
-// res is a resource with the node it was read from.
+// res is a resource with the node it was read from, and the file that
+// node is in: the resources of one deployment may come from several files
+// (join.go).
 type res struct {
-	msg msg
-	n   *node
+	msg  msg
+	n    *node
+	file string
 }
 
 // collection is everything the roots of one proxy hold, by type.
 type collection struct {
+	// file is the file the roots are read from.
+	file      string
 	listeners []res
 	clusters  []res
 	routes    []res // RouteConfiguration
@@ -469,6 +493,13 @@ type collection struct {
 	// when the dump has no such section.
 	dumpListeners []res
 	dumpClusters  []res
+	// whole marks the roots of a bootstrap (static or in a config dump):
+	// one Envoy process, which is never joined with another (join.go);
+	// cds that its clusters may come from CDS too
+	// (dynamic_resources.cds_config), so from other files.
+	whole, cds bool
+	// dump marks roots read from an admin config dump.
+	dump bool
 }
 
 // add files a decoded message; dumped marks a bootstrap read from a
@@ -481,28 +512,35 @@ func (c *collection) add(pm proto.Message, n *node, dumped bool) {
 			c.add(inner.m.Interface(), n, dumped)
 		}
 	case nameListener:
-		c.listeners = append(c.listeners, res{m, n})
+		c.listeners = append(c.listeners, res{m, n, c.file})
 	case nameCluster:
-		c.clusters = append(c.clusters, res{m, n})
+		c.clusters = append(c.clusters, res{m, n, c.file})
 	case nameRouteConfiguration:
-		c.routes = append(c.routes, res{m, n})
+		c.routes = append(c.routes, res{m, n, c.file})
 	case nameClusterLoadAssign:
-		c.endpoints = append(c.endpoints, res{m, n})
+		c.endpoints = append(c.endpoints, res{m, n, c.file})
 	case nameConnectionManager:
-		c.hcms = append(c.hcms, res{m, n})
+		c.hcms = append(c.hcms, res{m, n, c.file})
+	case nameNetworkFilter:
+		if inner, ok := payload(m.sub("typed_config")); ok && inner.name() == nameConnectionManager {
+			_, tc := n.field("typed_config")
+			c.hcms = append(c.hcms, res{inner, tc, c.file})
+		}
 	case nameVirtualHost:
-		c.vhosts = append(c.vhosts, res{m, n})
+		c.vhosts = append(c.vhosts, res{m, n, c.file})
 	case nameBootstrap:
+		c.whole = true
+		c.cds = c.cds || m.sub("dynamic_resources").has("cds_config")
 		ls, cs := &c.listeners, &c.clusters
 		if dumped {
 			ls, cs = &c.dumpListeners, &c.dumpClusters
 		}
 		sr, srn := m.sub("static_resources"), n.get("static_resources")
 		for i, l := range sr.list("listeners") {
-			*ls = append(*ls, res{l, srn.get("listeners").item(i)})
+			*ls = append(*ls, res{l, srn.get("listeners").item(i), c.file})
 		}
 		for i, cl := range sr.list("clusters") {
-			*cs = append(*cs, res{cl, srn.get("clusters").item(i)})
+			*cs = append(*cs, res{cl, srn.get("clusters").item(i), c.file})
 		}
 	}
 }

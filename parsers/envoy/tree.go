@@ -187,6 +187,8 @@ func jsonName(s string) string {
 type posError struct {
 	line, col int
 	msg       string
+	// deep marks the error of a document nested deeper than maxDepth.
+	deep bool
 }
 
 func (e *posError) Error() string { return fmt.Sprintf("%d:%d: %s", e.line, e.col, e.msg) }
@@ -215,18 +217,18 @@ func newLimits(size int) *limits {
 // parseYAML reads every document of src into trees: most configurations
 // through the fast reader of the common block style, the rest through the
 // general YAML reader.
-func parseYAML(src []byte) ([]*node, error) {
+func parseYAML(src []byte) ([]*node, []posError, error) {
 	if n, ok := parseYAMLFast(src); ok {
-		return []*node{n}, nil
+		return []*node{n}, nil, nil
 	}
 	return parseYAMLGeneral(src)
 }
 
 // parseYAMLGeneral reads every document of src with the YAML reader.
-func parseYAMLGeneral(src []byte) (docs []*node, err error) {
+func parseYAMLGeneral(src []byte) (docs []*node, warns []posError, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			docs, err = nil, &posError{line: 1, col: 1, msg: fmt.Sprintf("the YAML reader failed: %v", r)}
+			docs, warns, err = nil, nil, &posError{line: 1, col: 1, msg: fmt.Sprintf("the YAML reader failed: %v", r)}
 		}
 	}()
 	lim := newLimits(len(src))
@@ -239,7 +241,7 @@ func parseYAMLGeneral(src []byte) (docs []*node, err error) {
 			if err.Error() == "EOF" {
 				break
 			}
-			return nil, yamlError(err, src)
+			return nil, nil, yamlError(err, src)
 		}
 		if len(doc.Content) == 0 {
 			continue
@@ -247,11 +249,12 @@ func parseYAMLGeneral(src []byte) (docs []*node, err error) {
 		c := &converter{lim: lim, anchors: map[*yaml.Node]*node{}, sizes: map[*yaml.Node]expansion{}, endLine: endLine, endCol: endCol}
 		n, err := c.convert(doc.Content[0], 1)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		docs = append(docs, n)
+		warns = append(warns, c.dups...)
 	}
-	return docs, nil
+	return docs, warns, nil
 }
 
 var yamlLineRE = lazyre.New(`^yaml: line (\d+): (.*)$`)
@@ -329,6 +332,8 @@ type converter struct {
 	lim     *limits
 	anchors map[*yaml.Node]*node
 	sizes   map[*yaml.Node]expansion
+	// dups are the keys written twice in a mapping (mapping).
+	dups []posError
 	// endLine and endCol are where the input ends. The YAML reader puts an
 	// empty value after the last line break, on a line a file that does
 	// not end with one does not have ("---" alone, "a:" at the very end);
@@ -338,7 +343,7 @@ type converter struct {
 
 func (c *converter) convert(y *yaml.Node, depth int) (*node, error) {
 	if depth > maxDepth {
-		return nil, &posError{line: y.Line, col: y.Column, msg: fmt.Sprintf("nesting deeper than %d levels", maxDepth)}
+		return nil, &posError{line: y.Line, col: y.Column, msg: fmt.Sprintf("nesting deeper than %d levels", maxDepth), deep: true}
 	}
 	if y.Kind == yaml.AliasNode {
 		return c.alias(y, depth)
@@ -403,7 +408,7 @@ func (c *converter) alias(y *yaml.Node, depth int) (*node, error) {
 		return nil, &posError{line: y.Line, col: y.Column, msg: fmt.Sprintf("alias *%s refers to the value that contains it", y.Value)}
 	}
 	if depth+size.depth > maxDepth {
-		return nil, &posError{line: y.Line, col: y.Column, msg: fmt.Sprintf("alias *%s nests deeper than %d levels", y.Value, maxDepth)}
+		return nil, &posError{line: y.Line, col: y.Column, msg: fmt.Sprintf("alias *%s nests deeper than %d levels", y.Value, maxDepth), deep: true}
 	}
 	c.lim.used += size.nodes
 	if c.lim.used > c.lim.budget {
@@ -456,8 +461,12 @@ func satAdd(a, b int) int {
 	return a + b
 }
 
-// mapping converts a YAML mapping, applying merge keys (<<) and refusing
-// duplicate keys, which Envoy's JSON reader rejects too.
+// mapping converts a YAML mapping, applying merge keys (<<). A key
+// written twice is kept with its last value, as Envoy keeps it: its YAML
+// reader (yaml-cpp) does not refuse a repeated key, and Envoy copies a
+// mapping into a protobuf Struct key by key, the last value replacing the
+// first (source/common/protobuf/yaml_utility.cc, parseYamlNode); the
+// repetition is reported as a warning (dups).
 func (c *converter) mapping(n *node, y *yaml.Node, depth int) error {
 	seen := map[string]*node{}
 	var merges []*node
@@ -491,7 +500,18 @@ func (c *converter) mapping(n *node, y *yaml.Node, depth int) error {
 			return err
 		}
 		if prev, dup := seen[k.value]; dup {
-			return &posError{line: int(k.line), col: int(k.col), msg: fmt.Sprintf("duplicate key %q (first at line %d); Envoy rejects duplicate fields", k.value, prev.line)}
+			c.dups = append(c.dups, posError{line: int(k.line), col: int(k.col), msg: fmt.Sprintf("duplicate key %q (first at line %d): Envoy reads YAML keeping the last value, so the first is ignored", k.value, prev.line)})
+			v, err := c.convert(vy, depth+1)
+			if err != nil {
+				return err
+			}
+			seen[k.value] = k
+			for j := range n.kids {
+				if n.kids[j].key.value == k.value {
+					n.kids[j] = kid{key: k, val: v}
+				}
+			}
+			continue
 		}
 		seen[k.value] = k
 		v, err := c.convert(vy, depth+1)

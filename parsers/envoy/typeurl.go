@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"github.com/proxylint/proxylint/internal/suggest"
+	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/releases"
 )
 
 //go:generate sh _gen/gen.sh
@@ -39,6 +41,14 @@ type typeVerdict struct {
 	bad     bool   // no Envoy build reads it
 	suggest string // the message name to use instead, if known
 	removed bool   // a message of the v2 API
+	// refused is the change from which releases refuse it, when older
+	// ones read it; nil when every release refuses it.
+	refused *releases.Change
+}
+
+// refusedSince reports whether a release of target refuses the type.
+func (v typeVerdict) refusedBy(target model.Target) bool {
+	return v.bad && (v.refused == nil || v.refused.In(target))
 }
 
 var currentSet = sync.OnceValue(func() map[string]bool {
@@ -66,12 +76,6 @@ func judgeType(name string) typeVerdict {
 // and the packages of Envoy's contrib extensions (the same file, lines
 // 12-48), which go-control-plane's envoy module does not hold.
 var activeOld = []string{
-	"envoy.config.filter.thrift.router.v2alpha1.",
-	"envoy.config.health_checker.redis.v2.",
-	"envoy.config.resource_monitor.fixed_heap.v2alpha.",
-	"envoy.config.resource_monitor.injected_resource.v2alpha.",
-	"envoy.config.retry.omit_canary_hosts.v2.",
-	"envoy.config.retry.previous_hosts.v2.",
 	"envoy.extensions.compression.qatzip.compressor.v3alpha.",
 	"envoy.extensions.compression.qatzstd.compressor.v3alpha.",
 	"envoy.extensions.config.v3alpha.",
@@ -117,6 +121,27 @@ var activeOld = []string{
 	"envoy.service.",
 }
 
+// upgradedUntil120 are the packages of the v2 era that stayed in
+// Envoy's active_protos (envoyproxy/envoy api/versioning/BUILD, before
+// 1.18) because their extensions were configured with them until each got
+// a v3 message (envoyproxy/envoy#13814 and #14907: the fixed heap monitor
+// took envoy.extensions.resource_monitors.fixed_heap.v3 for 1.18; on
+// 1.17.0 only the v2alpha name worked, envoyproxy/envoy#15070). Their
+// typed configs were still upgraded to the v3 message by the API type
+// oracle until envoyproxy/envoy#17724 removed it, with the
+// --bootstrap-version flag, in 1.20.0 (docs/root/version_history/
+// v1.20.0.rst). Since then nothing reads them: a factory is found by the
+// type URL among its configTypes(), which TypedFactory
+// (envoy/config/typed_config.h) gives as its own config message only, and
+// Utility::getAndCheckFactory (source/common/config/utility.h) refuses a
+// type no factory takes ("Didn't find a registered implementation for
+// '{}' with type URL: '{}'") while envoy.reloadable_features.
+// no_extension_lookup_by_name is on, its default; found by name instead,
+// MessageUtil::unpackTo (source/common/protobuf/utility.cc) unpacks the
+// Any with Any::UnpackTo, which takes only the exact type ("Unable to
+// unpack as ...").
+// The packages are the Names of releases.V2Upgraded.
+
 func judgeTypeUncached(name string) typeVerdict {
 	if currentSet()[name] {
 		return typeVerdict{}
@@ -127,10 +152,20 @@ func judgeTypeUncached(name string) typeVerdict {
 		}
 	}
 	if v3, ok := removedType(name); ok {
-		return typeVerdict{bad: true, suggest: v3, removed: true}
+		v := typeVerdict{bad: true, suggest: v3, removed: true}
+		for _, p := range releases.V2Upgraded.Names {
+			if strings.HasPrefix(name, p) {
+				v.refused = releases.V2Upgraded
+			}
+		}
+		return v
 	}
 	if isV2Name(name) {
-		return typeVerdict{bad: true, removed: true, suggest: nearestType(name)}
+		s := nearestType(name)
+		if s == "" {
+			s = nearestRemoved(name)
+		}
+		return typeVerdict{bad: true, removed: true, suggest: s}
 	}
 	if strings.HasPrefix(name, "envoy.") || strings.HasPrefix(name, "udpa.") || strings.HasPrefix(name, "xds.") {
 		if s := nearestType(name); s != "" {
@@ -140,21 +175,49 @@ func judgeTypeUncached(name string) typeVerdict {
 	return typeVerdict{}
 }
 
-// isV2Name reports whether name is in a versioned Envoy package older than
-// v3 (envoy.config.filter.http.lua.v2.Lua, envoy.api.v2.Cluster): such
-// packages are not in Envoy any more, whatever the message.
+// isV2Name reports whether name is in one of Envoy's versioned packages
+// older than v3 (envoy.config.filter.http.lua.v2.Lua, envoy.api.v2.Cluster):
+// such packages are not in Envoy any more, whatever the message. A package
+// Envoy never had is not one, whatever version it names: third-party
+// extensions live in Envoy's namespace too (solo-io's transformation
+// filter is envoy.api.v2.filter.http.FilterTransformations, while Envoy's
+// v2 HTTP filters were envoy.config.filter.http.*).
 func isV2Name(name string) bool {
 	if !strings.HasPrefix(name, "envoy.") {
 		return false
 	}
-	parts := strings.Split(name, ".")
-	for _, p := range parts[1 : len(parts)-1] {
+	pkg := packageOf(name)
+	parts := strings.Split(pkg, ".")
+	old := false
+	for _, p := range parts[1:] {
 		if strings.HasPrefix(p, "v2") || p == "v1alpha" || p == "v1alpha1" {
-			return true
+			old = true
 		}
 	}
-	return false
+	return old && v2Packages()[pkg]
 }
+
+// packageOf is the package of a message name: its parts up to the first
+// that starts with a capital letter (message names do; package names, by
+// protobuf's style, do not).
+func packageOf(name string) string {
+	parts := strings.Split(name, ".")
+	for i, p := range parts {
+		if p != "" && p[0] >= 'A' && p[0] <= 'Z' {
+			return strings.Join(parts[:i], ".")
+		}
+	}
+	return name[:max(strings.LastIndexByte(name, '.'), 0)]
+}
+
+// v2Packages are the packages of Envoy's v2 API: those of removedTypes.
+var v2Packages = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
+	for _, r := range removedTypes {
+		m[packageOf(r.old)] = true
+	}
+	return m
+})
 
 // nearestType finds the v3 message closest in spelling to name: close
 // enough to be a typo of it, or the same message in a v3 package.
@@ -184,6 +247,20 @@ func nearestType(name string) string {
 	return ""
 }
 
+// nearestRemoved is the successor of the v2 message closest in spelling
+// to name, a misspelt v2 name.
+func nearestRemoved(name string) string {
+	olds := make([]string, len(removedTypes))
+	for i, r := range removedTypes {
+		olds[i] = r.old
+	}
+	if s := suggest.Nearest(name, olds, 2); s != "" {
+		v3, _ := removedType(s)
+		return v3
+	}
+	return ""
+}
+
 // typeURL writes a message name as the type URL Envoy configurations use.
 func typeURL(name string) string { return "type.googleapis.com/" + name }
 
@@ -191,9 +268,12 @@ func typeURL(name string) string { return "type.googleapis.com/" + name }
 func badTypeMessage(url string, v typeVerdict) string {
 	name := typeName(url)
 	var msg string
-	if v.removed {
+	switch {
+	case v.removed && v.refused != nil:
+		msg = fmt.Sprintf("%s is a message of Envoy's v2 API, which Envoy no longer reads (since %s)", name, v.refused.Since(model.Envoy))
+	case v.removed:
 		msg = fmt.Sprintf("%s is a message of Envoy's v2 API, which Envoy no longer reads", name)
-	} else {
+	default:
 		msg = fmt.Sprintf("unknown type %s: no Envoy build reads it", name)
 	}
 	if v.suggest != "" {
@@ -213,7 +293,7 @@ type extNotes struct {
 // note, later ones add their line to it.
 func (l *loader) noteUnknown(u unknownType) {
 	name := typeName(u.url)
-	if v := judgeType(name); v.bad {
+	if v := judgeType(name); v.refusedBy(l.target) {
 		d := errorAt(l.pos(u.n), badTypeMessage(u.url, v))
 		d.Fatal = true // what the Any configures is not read
 		l.diags = append(l.diags, d)

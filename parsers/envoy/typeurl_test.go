@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/proxylint/proxylint/model"
 )
 
 // wantExactly checks the whole list of diagnostics, in order, each as
@@ -63,9 +65,12 @@ func TestMisspeltV3TypeIsAnError(t *testing.T) {
 		`14:24 envoy-invalid unknown type envoy.extensions.filters.http.router.v3.Routr: no Envoy build reads it; did you mean "type.googleapis.com/envoy.extensions.filters.http.router.v3.Router"?`)
 }
 
-func TestActiveV2AndContribTypesAreNotes(t *testing.T) {
-	// fixed_heap v2alpha is still an active package; golang is a contrib
-	// extension: both are Envoy's own, only not linked here.
+func TestV2EraActiveTypesAreRefusedSince120(t *testing.T) {
+	// fixed_heap v2alpha was an active package until its factory took the
+	// v3 message; the v2-to-v3 upgrade of typed configs went with the API
+	// type oracle in 1.20 (envoyproxy/envoy#17724), so current Envoy
+	// refuses it. golang is a contrib extension: Envoy's own, only not
+	// linked here, so a note.
 	src := `overload_manager:
   resource_monitors:
   - name: envoy.resource_monitors.fixed_heap
@@ -82,8 +87,40 @@ static_resources:
 `
 	r := loadString(t, "active.yaml", src)
 	wantExactly(t, r,
+		`5:16 envoy-invalid envoy.config.resource_monitor.fixed_heap.v2alpha.FixedHeapConfig is a message of Envoy's v2 API, which Envoy no longer reads (since 1.20); did you mean "type.googleapis.com/envoy.extensions.resource_monitors.fixed_heap.v3.FixedHeapConfig"?`,
+		`13:18 envoy-unknown-extension extension not understood: envoy.extensions.filters.network.golang.v3alpha.Config; its settings are kept but not checked`)
+	// For the releases that upgraded it, it is a type proxylint does
+	// not read.
+	old, err := model.ParseTarget("envoy:1.19")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = LoadBytes("active.yaml", []byte(src), Options{Target: old})
+	wantExactly(t, r,
 		`5:16 envoy-unknown-extension extension not understood: envoy.config.resource_monitor.fixed_heap.v2alpha.FixedHeapConfig; its settings are kept but not checked`,
 		`13:18 envoy-unknown-extension extension not understood: envoy.extensions.filters.network.golang.v3alpha.Config; its settings are kept but not checked`)
+}
+
+// A name in a package Envoy never had is a third-party extension, whatever
+// version its package names: solo-io's transformation filter lives in
+// envoy.api.v2.filter.http, which is not Envoy's v2 API. A misspelt
+// message of a package Envoy had is refused.
+func TestThirdPartyV2NamesAreExtensions(t *testing.T) {
+	src := strings.Replace(listenerWith(
+		"envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
+		"envoy.extensions.filters.http.router.v3.Router"),
+		"          - name: envoy.filters.http.router\n", `          - name: io.solo.transformation
+            typed_config:
+              "@type": type.googleapis.com/envoy.api.v2.filter.http.FilterTransformations
+              transformations: []
+          - name: envoy.filters.http.router
+`, 1)
+	r := loadString(t, "gloo.yaml", src)
+	wantExactly(t, r,
+		`14:24 envoy-unknown-extension extension not understood: envoy.api.v2.filter.http.FilterTransformations; its settings are kept but not checked`)
+	r = loadString(t, "typo.yaml", strings.Replace(src, "envoy.api.v2.filter.http.FilterTransformations", "envoy.api.v2.Clustr", 1))
+	wantExactly(t, r,
+		`14:24 envoy-invalid envoy.api.v2.Clustr is a message of Envoy's v2 API, which Envoy no longer reads; did you mean "type.googleapis.com/envoy.config.cluster.v3.Cluster"?`)
 }
 
 func TestOneNotePerUnknownExtension(t *testing.T) {

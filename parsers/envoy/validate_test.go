@@ -127,7 +127,7 @@ func TestValidationMatchesGeneratedCodeOnFiles(t *testing.T) {
 		if !Detect(p, src) {
 			continue
 		}
-		docs, err := readTree(p, src)
+		docs, _, err := readTree(p, src)
 		if err != nil {
 			continue
 		}
@@ -155,7 +155,7 @@ func TestValidationMatchesGeneratedCodeOnFiles(t *testing.T) {
 // pgv.ValidateAll on the loader's dynamic messages.
 func BenchmarkValidate(b *testing.B) {
 	src := gen.EnvoyBootstrap{Listeners: 256, RoutesPerListener: 40, Clusters: 2560}.YAML()
-	docs, err := readTree("bootstrap.yaml", src)
+	docs, _, err := readTree("bootstrap.yaml", src)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -47,29 +47,29 @@ func namespace(o *object) string {
 }
 
 // service reads a Service's ports and selector.
-func (l *loader) service(o *object) *model.Service {
-	s := &model.Service{Namespace: namespace(o), Name: o.Name, Pos: l.pos(o.Node)}
+func service(o *object) *model.Service {
+	s := &model.Service{Namespace: namespace(o), Name: o.Name, Pos: o.pos(o.Node)}
 	if k, sel := getKV(o.Spec, "selector"); sel != nil && sel.Kind == yaml.MappingNode {
 		s.Selector = labels(sel)
-		s.SelectorPos = l.pos(k)
+		s.SelectorPos = o.pos(k)
 	}
 	for _, p := range items(get(o.Spec, "ports")) {
 		n, _ := strconv.Atoi(scalar(get(p, "port")))
-		s.Ports = append(s.Ports, model.ServicePort{Name: scalar(get(p, "name")), Port: n, Target: scalar(get(p, "targetPort")), Pos: l.pos(p)})
+		s.Ports = append(s.Ports, model.ServicePort{Name: scalar(get(p, "name")), Port: n, Target: scalar(get(p, "targetPort")), Pos: o.pos(p)})
 	}
 	return s
 }
 
 // workload reads the labels and container ports of a workload's pod
 // template.
-func (l *loader) workload(o *object) *model.Workload {
-	w := &model.Workload{Kind: o.Kind, Namespace: namespace(o), Name: o.Name, Pos: l.pos(o.Node)}
+func workload(o *object) *model.Workload {
+	w := &model.Workload{Kind: o.Kind, Namespace: namespace(o), Name: o.Name, Pos: o.pos(o.Node)}
 	tmpl := get(o.Spec, "template")
 	w.Labels = labels(get(get(tmpl, "metadata"), "labels"))
 	for _, c := range items(get(get(tmpl, "spec"), "containers")) {
 		for _, p := range items(get(c, "ports")) {
 			n, _ := strconv.Atoi(scalar(get(p, "containerPort")))
-			w.Ports = append(w.Ports, model.WorkloadPort{Name: scalar(get(p, "name")), Port: n, Pos: l.pos(p)})
+			w.Ports = append(w.Ports, model.WorkloadPort{Name: scalar(get(p, "name")), Port: n, Pos: o.pos(p)})
 		}
 	}
 	return w

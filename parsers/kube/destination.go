@@ -12,14 +12,15 @@ import (
 
 // upstream builds the cluster Envoy gets for a destination host and
 // subset, with the pool settings of the DestinationRule for the host.
-func (l *loader) upstream(p *model.Proxy, host, subset string, port int, at *yaml.Node, drs *drIndex) *model.Upstream {
+// at, in object ao, is where the destination is named.
+func (l *loader) upstream(p *model.Proxy, host, subset string, port int, ao *object, at *yaml.Node, drs *drIndex) *model.Upstream {
 	name := host
 	if subset != "" {
 		name += " subset " + subset
 	}
 	u := &model.Upstream{
-		Proxy: p, Kind: "service", Name: name, Pos: l.pos(at),
-		Servers: []model.Server{{Address: model.Address{Host: host, Port: port, Pos: l.pos(at)}, Raw: host, Pos: l.pos(at)}},
+		Proxy: p, Kind: "service", Name: name, Pos: ao.pos(at),
+		Servers: []model.Server{{Address: model.Address{Host: host, Port: port, Pos: ao.pos(at)}, Raw: host, Pos: ao.pos(at)}},
 		// Envoy answers a request whose pooled connection closed under
 		// it with a reset, and retries it when the policy says so.
 		ClosedUnderRequest: "reset",
@@ -30,7 +31,7 @@ func (l *loader) upstream(p *model.Proxy, host, subset string, port int, at *yam
 	dr := drs.find(host)
 	var policy *yaml.Node
 	if dr != nil {
-		u.Pos = l.pos(dr.Node)
+		u.Pos = dr.pos(dr.Node)
 		policy = get(dr.Spec, "trafficPolicy")
 		for _, s := range items(get(dr.Spec, "subsets")) {
 			if subset != "" && scalar(get(s, "name")) == subset {
@@ -40,7 +41,7 @@ func (l *loader) upstream(p *model.Proxy, host, subset string, port int, at *yam
 				}
 			}
 		}
-		l.outlier(get(policy, "outlierDetection"))
+		l.outlier(dr, get(policy, "outlierDetection"))
 	}
 	block := u.Pos
 	pool := get(policy, "connectionPool")
@@ -49,36 +50,36 @@ func (l *loader) upstream(p *model.Proxy, host, subset string, port int, at *yam
 	if dr != nil {
 		drPolicy = get(dr.Spec, "trafficPolicy")
 	}
-	l.retryLimit(u, policy, drPolicy, block)
+	l.retryLimit(u, dr, policy, drPolicy, block)
 
 	u.PoolIdle = model.Default(defaultIdleTimeout, "connectionPool.http.idleTimeout", block)
 	u.PoolIdle.Note = noteIdle
 	if n := get(httpPool, "idleTimeout"); n != nil {
-		if d, ok := l.dur(n, "connectionPool.http.idleTimeout"); ok {
-			u.PoolIdle = model.Set(d, "connectionPool.http.idleTimeout", "destination_rule", l.pos(n))
+		if d, ok := l.dur(dr, n, "connectionPool.http.idleTimeout"); ok {
+			u.PoolIdle = model.Set(d, "connectionPool.http.idleTimeout", "destination_rule", dr.pos(n))
 		}
 	} else if n := get(tcpPool, "idleTimeout"); n != nil {
 		// Used for HTTP too when http.idleTimeout is unset (1.24.0:139-141).
-		if d, ok := l.dur(n, "connectionPool.tcp.idleTimeout"); ok {
-			u.PoolIdle = model.Set(d, "connectionPool.tcp.idleTimeout", "destination_rule", l.pos(n))
+		if d, ok := l.dur(dr, n, "connectionPool.tcp.idleTimeout"); ok {
+			u.PoolIdle = model.Set(d, "connectionPool.tcp.idleTimeout", "destination_rule", dr.pos(n))
 		}
 	}
 	u.PoolLifetime = model.Default(time.Duration(0), "connectionPool.tcp.maxConnectionDuration", block)
 	if n := get(tcpPool, "maxConnectionDuration"); n != nil {
-		if d, ok := l.dur(n, "connectionPool.tcp.maxConnectionDuration"); ok {
-			u.PoolLifetime = model.Set(d, "connectionPool.tcp.maxConnectionDuration", "destination_rule", l.pos(n))
+		if d, ok := l.dur(dr, n, "connectionPool.tcp.maxConnectionDuration"); ok {
+			u.PoolLifetime = model.Set(d, "connectionPool.tcp.maxConnectionDuration", "destination_rule", dr.pos(n))
 		}
 	}
 	// Requests per connection change nothing a rule judges: the value is
 	// only checked.
 	if n := get(httpPool, "maxRequestsPerConnection"); n != nil {
-		l.count(n, "connectionPool.http.maxRequestsPerConnection")
+		l.count(dr, n, "connectionPool.http.maxRequestsPerConnection")
 	}
 	u.ConnectTimeout = model.Default(defaultConnectTimeout, "connectionPool.tcp.connectTimeout", block)
 	u.ConnectTimeout.Note = noteConnect
 	if n := get(tcpPool, "connectTimeout"); n != nil {
-		if d, ok := l.dur(n, "connectionPool.tcp.connectTimeout"); ok {
-			u.ConnectTimeout = model.Set(d, "connectionPool.tcp.connectTimeout", "destination_rule", l.pos(n))
+		if d, ok := l.dur(dr, n, "connectionPool.tcp.connectTimeout"); ok {
+			u.ConnectTimeout = model.Set(d, "connectionPool.tcp.connectTimeout", "destination_rule", dr.pos(n))
 		}
 	}
 	return u
@@ -86,10 +87,10 @@ func (l *loader) upstream(p *model.Proxy, host, subset string, port int, at *yam
 
 // drIndex finds the DestinationRule for a host: an exact host first,
 // then the longest wildcard ("*.example.com") that covers it; among
-// equals the first in the file (Istio takes the oldest).
+// equals the first in the run (Istio takes the oldest).
 type drIndex struct {
 	exact map[string]*object
-	wild  []*object // in file order
+	wild  []*object // in the run's order
 	hosts map[*object]string
 }
 
@@ -126,17 +127,17 @@ func (x *drIndex) find(host string) *object {
 // read since 1.7 (pilot/pkg/networking/core/v1alpha3/cluster.go read it
 // until 1.6.0:825; applyOutlierDetection reads consecutive5xxErrors and
 // consecutiveGatewayErrors only).
-func (l *loader) outlier(od *yaml.Node) {
+func (l *loader) outlier(dr *object, od *yaml.Node) {
 	k, v := getKV(od, "consecutiveErrors")
 	if v == nil {
 		return
 	}
-	l.diag(CodeIgnored, model.Warning, k,
+	l.diag(CodeIgnored, model.Warning, dr.pos(k),
 		"outlierDetection.consecutiveErrors %s is ignored: Istio has not read it since 1.7, so no host is ejected on it; "+
 			"write consecutive5xxErrors (or consecutiveGatewayErrors for 502, 503 and 504 only)", scalar(v))
 }
 
-// grpcPort reports whether a Service of the manifest declares the port a
+// grpcPort reports whether a Service of the run declares the port a
 // route reaches as gRPC (appProtocol grpc, or a port name "grpc" or
 // "grpc-..."), Istio's protocol selection; with one port, that port.
 func grpcPort(svcs map[string][]*object, host string, port int) bool {

@@ -8,6 +8,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/releases"
 )
 
 // Which BackendTrafficPolicy applies to an HTTPRoute, as Envoy Gateway
@@ -46,22 +47,24 @@ type egPolicy struct {
 // field finds a policy field as Envoy Gateway sees it: the route policy's;
 // under mergeType, the gateway policy's when the route policy does not set
 // it (a null in the route policy removes it); the gateway policy's when no
-// policy targets the route.
-func (e egPolicy) field(path ...string) (key, val *yaml.Node) {
+// policy targets the route. o is the policy the field is found in.
+func (e egPolicy) field(path ...string) (o *object, key, val *yaml.Node) {
 	if e.route == nil {
-		return lookup(e.gw.specOrNil(), path)
+		key, val = lookup(e.gw.specOrNil(), path)
+		return e.gw, key, val
 	}
 	key, val = lookup(e.route.Spec, path)
 	if val != nil || !e.merge {
 		if val != nil && val.Tag == "!!null" {
-			return nil, nil
+			return nil, nil, nil
 		}
-		return key, val
+		return e.route, key, val
 	}
 	if nulled(e.route.Spec, path) {
-		return nil, nil
+		return nil, nil, nil
 	}
-	return lookup(e.gw.specOrNil(), path)
+	key, val = lookup(e.gw.specOrNil(), path)
+	return e.gw, key, val
 }
 
 // lookup walks a path of mapping keys.
@@ -96,7 +99,7 @@ func nulled(n *yaml.Node, path []string) bool {
 func (l *loader) egPolicyFor(t model.Target, o *object, labels *yaml.Node, btps []*object) egPolicy {
 	var e egPolicy
 	for _, b := range btps {
-		if ok, ref := btpTargets(b, "HTTPRoute", o.Name, labels); ok {
+		if ok, ref := btpTargets(b, "HTTPRoute", o.Name, o.Namespace, labels); ok {
 			e.route, e.routeRef = b, ref
 			break
 		}
@@ -106,7 +109,8 @@ func (l *loader) egPolicyFor(t model.Target, o *object, labels *yaml.Node, btps 
 			continue
 		}
 		for _, b := range btps {
-			if ok, _ := btpTargets(b, "Gateway", scalar(get(pr, "name")), nil); ok && e.gw == nil {
+			name, ns := scalar(get(pr, "name")), parentNamespace(o, pr)
+			if ok, _ := btpTargets(b, "Gateway", name, ns, l.gatewayLabels(name, ns)); ok && e.gw == nil {
 				e.gw = b
 			}
 		}
@@ -118,10 +122,10 @@ func (l *loader) egPolicyFor(t model.Target, o *object, labels *yaml.Node, btps 
 	switch {
 	case mt == nil:
 	case !egMerges(t):
-		l.diag(CodeIgnored, model.Warning, mk,
+		l.diag(CodeIgnored, model.Warning, e.route.pos(mk),
 			"mergeType is ignored: Envoy Gateway %s has no such field (it exists since 1.4.0), so this policy replaces the Gateway's BackendTrafficPolicy for the routes it targets", t.Version)
 	case scalar(mt) != "StrategicMerge" && scalar(mt) != "JSONMerge":
-		l.invalid(mt, "mergeType %q is not StrategicMerge or JSONMerge: Envoy Gateway refuses the policy", scalar(mt))
+		l.invalid(e.route.pos(mt), "mergeType %q is not StrategicMerge or JSONMerge: Envoy Gateway refuses the policy", scalar(mt))
 	default:
 		e.merge = e.gw != nil
 	}
@@ -169,11 +173,11 @@ func (l *loader) egReplaced(p *model.Proxy, r *model.Route, rule *yaml.Node, pol
 		}
 		p.Dropped = append(p.Dropped, model.Drop{
 			Setting: model.Setting[string]{
-				Name: name, Pos: l.pos(pol.routeRef), Level: "policy",
+				Name: name, Pos: pol.route.pos(pol.routeRef), Level: "policy",
 				Value: fmt.Sprintf("BackendTrafficPolicy %s targets %s %s, so Envoy Gateway builds the route from it in place of the Gateway's BackendTrafficPolicy %s: "+
 					"the gateway policy's %s does not apply to this route", pol.route.Name, r.Listener.Name, why, pol.gw.Name, lost),
 			},
-			By:       l.pos(gk),
+			By:       pol.gw.pos(gk),
 			ByText:   fmt.Sprintf("%s set by BackendTrafficPolicy %s on the Gateway, lost for %s", lost, pol.gw.Name, r.Listener.Name),
 			Replaced: true,
 		})
@@ -209,21 +213,23 @@ func durQuiet(n *yaml.Node) (time.Duration, bool) {
 const noteEGClientIdle = "Envoy's idle_timeout, which Envoy Gateway leaves unset without a ClientTrafficPolicy timeout.http.idleTimeout " +
 	"(internal/xds/translator/listener.go)"
 
-func (l *loader) egClient(t model.Target, ln *model.Listener, o *object, ctps []*object) {
+// egClient applies to listener ln of route o the ClientTrafficPolicy of
+// its Gateway, and returns it (nil when none applies).
+func (l *loader) egClient(t model.Target, ln *model.Listener, o *object, ctps []*object) *object {
 	var ctp *object
 	for _, pr := range items(get(o.Spec, "parentRefs")) {
 		if k := scalar(get(pr, "kind")); k != "" && k != "Gateway" {
 			continue
 		}
-		gw, section := scalar(get(pr, "name")), scalar(get(pr, "sectionName"))
+		gw, section, ns := scalar(get(pr, "name")), scalar(get(pr, "sectionName")), parentNamespace(o, pr)
 		for _, c := range ctps {
-			if ok, _ := policyTargets(c, "Gateway", gw, section, nil); ok && section != "" {
+			if ok, _ := policyTargets(c, "Gateway", gw, ns, section, l.gatewayLabels(gw, ns)); ok && section != "" {
 				ctp = c
 				break
 			}
 		}
 		for _, c := range ctps {
-			if ok, _ := policyTargets(c, "Gateway", gw, "", nil); ok && ctp == nil {
+			if ok, _ := policyTargets(c, "Gateway", gw, ns, "", l.gatewayLabels(gw, ns)); ok && ctp == nil {
 				ctp = c
 			}
 		}
@@ -232,22 +238,24 @@ func (l *loader) egClient(t model.Target, ln *model.Listener, o *object, ctps []
 	ln.IdleTimeout = model.Default(defaultIdleTimeout, "timeout.http.idleTimeout", ln.Pos)
 	ln.IdleTimeout.Note = noteEGClientIdle
 	if ctp == nil {
-		return
+		return nil
 	}
 	if n := get(get(get(ctp.Spec, "timeout"), "http"), "requestReceivedTimeout"); n != nil {
-		if d, ok := l.dur(n, "timeout.http.requestReceivedTimeout"); ok {
-			ln.RequestTimeout = model.Set(d, "timeout.http.requestReceivedTimeout", "policy", l.pos(n))
+		if d, ok := l.dur(ctp, n, "timeout.http.requestReceivedTimeout"); ok {
+			ln.RequestTimeout = model.Set(d, "timeout.http.requestReceivedTimeout", "policy", ctp.pos(n))
 		}
 	}
 	k, n := getKV(get(get(ctp.Spec, "timeout"), "http"), "idleTimeout")
 	switch {
 	case n == nil:
-	case !t.Version.IsZero() && t.Version.Less(model.Version{Major: 1, Minor: 1}):
-		l.diag(CodeIgnored, model.Warning, k,
-			"timeout.http.idleTimeout is ignored: Envoy Gateway %s has no such field (it exists since 1.1.0), so Envoy's 1h idle timeout applies", t.Version)
+	case !releases.GatewayClientIdle.In(t):
+		l.diag(CodeIgnored, model.Warning, ctp.pos(k),
+			"timeout.http.idleTimeout is ignored: Envoy Gateway %s has no such field (it exists since %s), so Envoy's 1h idle timeout applies",
+			t.Version, releases.Full(releases.GatewayClientIdle.Since(model.EnvoyGateway)))
 	default:
-		if d, ok := l.dur(n, "timeout.http.idleTimeout"); ok {
-			ln.IdleTimeout = model.Set(d, "timeout.http.idleTimeout", "policy", l.pos(n))
+		if d, ok := l.dur(ctp, n, "timeout.http.idleTimeout"); ok {
+			ln.IdleTimeout = model.Set(d, "timeout.http.idleTimeout", "policy", ctp.pos(n))
 		}
 	}
+	return ctp
 }

@@ -9,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/releases"
 )
 
 // Envoy Gateway (--target envoy-gateway[:X.Y.Z]): an HTTPRoute's rules
@@ -35,8 +36,7 @@ const (
 // release's CRD has no such field, so the API server prunes it and the
 // route policy replaces the gateway policy.
 func egMerges(t model.Target) bool {
-	v := t.Version
-	return v.IsZero() || !v.Less(model.Version{Major: 1, Minor: 4})
+	return releases.GatewayMergeType.In(t)
 }
 
 // egDropsRouteTimeouts reports whether the target loses an HTTPRoute's
@@ -45,21 +45,28 @@ func egMerges(t model.Target) bool {
 // (backendtrafficpolicy.go v1.1.2:416-437; envoyproxy/gateway#4091, fixed
 // in 1.1.3 and 1.2.0).
 func (l *loader) egDropsRouteTimeouts(t model.Target) bool {
-	v := t.Version
-	return !v.IsZero() && v.Major == 1 && v.Minor == 1 && v.Patch < 3
+	return releases.GatewayDropsRouteTimeouts.In(t)
 }
 
 // btpTargets reports whether a policy targets an object of kind with
-// name and labels: targetRef, targetRefs or targetSelectors. A reference
-// with a sectionName (a Gateway's listener) is not a reference to the
-// whole object.
-func btpTargets(b *object, kind, name string, labels *yaml.Node) (bool, *yaml.Node) {
-	return policyTargets(b, kind, name, "", labels)
+// name, namespace and labels: targetRef, targetRefs or targetSelectors. A
+// reference with a sectionName (a Gateway's listener) is not a reference
+// to the whole object.
+func btpTargets(b *object, kind, name, ns string, labels *yaml.Node) (bool, *yaml.Node) {
+	return policyTargets(b, kind, name, ns, "", labels)
 }
 
 // policyTargets is btpTargets for the section (listener) named section, or
-// for the whole object when section is "".
-func policyTargets(b *object, kind, name, section string, labels *yaml.Node) (bool, *yaml.Node) {
+// for the whole object when section is "". A policy's references are
+// local: they name objects of its own namespace
+// (gwapiv1a2.LocalPolicyTargetReferenceWithSectionName), so a policy and
+// an object whose namespaces are both written and differ do not match; a
+// namespace left unsaid (set when the manifest is applied, by kustomize or
+// kubectl -n) matches any.
+func policyTargets(b *object, kind, name, ns, section string, labels *yaml.Node) (bool, *yaml.Node) {
+	if !sameNamespace(b.Namespace, ns) {
+		return false, nil
+	}
 	refs := items(get(b.Spec, "targetRefs"))
 	if r := get(b.Spec, "targetRef"); r != nil {
 		refs = append(refs, r)
@@ -73,18 +80,7 @@ func policyTargets(b *object, kind, name, section string, labels *yaml.Node) (bo
 		return false, nil // selectors name no section
 	}
 	for _, sel := range items(get(b.Spec, "targetSelectors")) {
-		if scalar(get(sel, "kind")) != kind {
-			continue
-		}
-		ml := get(sel, "matchLabels")
-		if ml == nil || ml.Kind != yaml.MappingNode {
-			continue
-		}
-		all := true
-		for i := 0; i+1 < len(ml.Content); i += 2 {
-			all = all && scalar(get(labels, ml.Content[i].Value)) == scalar(ml.Content[i+1])
-		}
-		if all {
+		if scalar(get(sel, "kind")) == kind && selects(sel, labels) {
 			return true, sel
 		}
 	}
@@ -102,24 +98,33 @@ func (l *loader) envoyGateway(p *model.Proxy, routes, policies []*object) {
 	}
 	ups := map[string]*model.Upstream{}
 	replaced := map[string]bool{}
+	attached := map[*object]bool{}
+	defer func() {
+		for _, b := range policies {
+			if !attached[b] {
+				l.unattached(b, policies, routes)
+			}
+		}
+	}()
 	for _, o := range routes {
 		if o.Kind != "HTTPRoute" {
 			continue
 		}
 		labels := get(get(o.Node, "metadata"), "labels")
 		pol := l.egPolicyFor(p.Target, o, labels, btps)
+		attached[pol.route], attached[pol.gw] = true, true
 		routeLevel := pol.route != nil
-		ln := &model.Listener{Proxy: p, Name: "HTTPRoute " + o.Name, Pos: l.pos(o.Node)}
+		ln := &model.Listener{Proxy: p, Name: "HTTPRoute " + o.Name, Pos: o.pos(o.Node)}
 		p.Listeners = append(p.Listeners, ln)
-		l.egClient(p.Target, ln, o, ctps)
+		attached[l.egClient(p.Target, ln, o, ctps)] = true
 		for i, rule := range items(get(o.Spec, "rules")) {
-			r := &model.Route{Listener: ln, Kind: "route", Name: fmt.Sprintf("%s rules[%d]", ln.Name, i), Pos: l.pos(rule), Envoy: &model.EnvoyRoute{}}
+			r := &model.Route{Listener: ln, Kind: "route", Name: fmt.Sprintf("%s rules[%d]", ln.Name, i), Pos: o.pos(rule), Envoy: &model.EnvoyRoute{}}
 			if n := scalar(get(rule, "name")); n != "" {
 				r.Name = fmt.Sprintf("%s rule %q", ln.Name, n)
 			}
 			ln.Routes = append(ln.Routes, r)
-			r.Match, r.Methods = l.gatewayMatches(rule, false)
-			l.egTimeouts(p, r, rule, pol, routeLevel)
+			r.Match, r.Methods = gatewayMatches(o, rule, false)
+			l.egTimeouts(p, r, o, rule, pol, routeLevel)
 			l.egRetry(r, pol)
 			l.egReplaced(p, r, rule, pol, replaced)
 			refs := items(get(rule, "backendRefs"))
@@ -136,17 +141,17 @@ func (l *loader) envoyGateway(p *model.Proxy, routes, policies []*object) {
 			key := host + ":" + strconv.Itoa(port)
 			u, ok := ups[key]
 			if !ok {
-				u = &model.Upstream{Proxy: p, Kind: "backend", Name: key, Pos: l.pos(nameNode),
-					Servers:            []model.Server{{Address: model.Address{Host: host, Port: port}, Raw: host, Pos: l.pos(nameNode)}},
+				u = &model.Upstream{Proxy: p, Kind: "backend", Name: key, Pos: o.pos(nameNode),
+					Servers:            []model.Server{{Address: model.Address{Host: host, Port: port}, Raw: host, Pos: o.pos(nameNode)}},
 					ClosedUnderRequest: "reset",
-					PoolIdle:           model.Default(defaultIdleTimeout, "idle_timeout", l.pos(nameNode)),
-					PoolLifetime:       model.Default(time.Duration(0), "max_connection_duration", l.pos(nameNode)),
+					PoolIdle:           model.Default(defaultIdleTimeout, "idle_timeout", o.pos(nameNode)),
+					PoolLifetime:       model.Default(time.Duration(0), "max_connection_duration", o.pos(nameNode)),
 				}
 				ups[key] = u
 				p.Upstreams = append(p.Upstreams, u)
 			}
 			u.Routes = append(u.Routes, r)
-			r.Forward = &model.Forward{Module: "envoy", Name: "backendRefs.name", Pos: l.pos(nameNode), URL: scalar(nameNode),
+			r.Forward = &model.Forward{Module: "envoy", Name: "backendRefs.name", Pos: o.pos(nameNode), URL: scalar(nameNode),
 				Target: model.Address{Host: host, Port: port}, CanPool: true, Upstream: u}
 			r.Pool = &model.Pool{Upstream: u, Idle: u.PoolIdle, Lifetime: u.PoolLifetime}
 			egBehaviour(r)
@@ -161,14 +166,14 @@ func (l *loader) envoyGateway(p *model.Proxy, routes, policies []*object) {
 // getEffectiveRequestTimeout). A policy targeting the route drops the
 // HTTPRoute's timeouts on 1.1.0 to 1.1.2; what is dropped is recorded on
 // the proxy, with the policy that causes it.
-func (l *loader) egTimeouts(p *model.Proxy, r *model.Route, rule *yaml.Node, pol egPolicy, routeLevel bool) {
+func (l *loader) egTimeouts(p *model.Proxy, r *model.Route, o *object, rule *yaml.Node, pol egPolicy, routeLevel bool) {
 	e := r.Envoy
 	timeouts := get(rule, "timeouts")
 	var written model.Setting[time.Duration]
 	for _, f := range []string{"request", "backendRequest"} {
 		if n := get(timeouts, f); n != nil {
-			if d, ok := l.dur(n, "timeouts."+f); ok {
-				written = model.Set(d, "timeouts."+f, "route", l.pos(n))
+			if d, ok := l.dur(o, n, "timeouts."+f); ok {
+				written = model.Set(d, "timeouts."+f, "route", o.pos(n))
 			}
 		}
 	}
@@ -181,7 +186,7 @@ func (l *loader) egTimeouts(p *model.Proxy, r *model.Route, rule *yaml.Node, pol
 					"so the route's %s %s is lost and Envoy's %s route timeout applies (envoyproxy/gateway#4091, fixed in 1.1.3 and 1.2.0)",
 					policy.Name, strings.TrimPrefix(r.Listener.Name, "HTTPRoute "), p.Target.Version, written.Name, dur(written.Value), dur(egDefaultTimeout)),
 			},
-			By:     l.pos(pol.routeRef),
+			By:     policy.pos(pol.routeRef),
 			ByText: fmt.Sprintf("BackendTrafficPolicy %s attaches to the route here and makes it lose %s", policy.Name, written.Name),
 		})
 		written = model.Setting[time.Duration]{}
@@ -190,9 +195,9 @@ func (l *loader) egTimeouts(p *model.Proxy, r *model.Route, rule *yaml.Node, pol
 	case written.Valid():
 		e.Timeout = written
 	default:
-		if _, n := pol.field("timeout", "http", "requestTimeout"); n != nil {
-			if d, ok := l.dur(n, "timeout.http.requestTimeout"); ok {
-				e.Timeout = model.Set(d, "timeout.http.requestTimeout", "policy", l.pos(n))
+		if po, _, n := pol.field("timeout", "http", "requestTimeout"); n != nil {
+			if d, ok := l.dur(po, n, "timeout.http.requestTimeout"); ok {
+				e.Timeout = model.Set(d, "timeout.http.requestTimeout", "policy", po.pos(n))
 			}
 		}
 	}
@@ -212,35 +217,35 @@ func dur(d time.Duration) string {
 // egRetry: the policy's retry block (merged field by field with the
 // gateway policy's under mergeType); no policy retry, no retries.
 func (l *loader) egRetry(r *model.Route, pol egPolicy) {
-	key, retry := pol.field("retry")
+	ko, key, retry := pol.field("retry")
 	if retry == nil {
 		return
 	}
 	e := r.Envoy
-	if _, n := pol.field("retry", "numRetries"); n != nil {
-		v, _ := l.count(n, "retry.numRetries")
-		e.NumRetries = model.Set(v, "retry.numRetries", "policy", l.pos(n))
+	if po, _, n := pol.field("retry", "numRetries"); n != nil {
+		v, _ := l.count(po, n, "retry.numRetries")
+		e.NumRetries = model.Set(v, "retry.numRetries", "policy", po.pos(n))
 	} else {
-		e.NumRetries = model.Default(2, "retry.numRetries", l.pos(key))
+		e.NumRetries = model.Default(2, "retry.numRetries", ko.pos(key))
 		e.NumRetries.Note = noteEGRetry
 	}
-	if _, n := pol.field("retry", "perRetry", "timeout"); n != nil {
-		if d, ok := l.dur(n, "retry.perRetry.timeout"); ok {
-			e.PerTryTimeout = model.Set(d, "retry.perRetry.timeout", "policy", l.pos(n))
+	if po, _, n := pol.field("retry", "perRetry", "timeout"); n != nil {
+		if d, ok := l.dur(po, n, "retry.perRetry.timeout"); ok {
+			e.PerTryTimeout = model.Set(d, "retry.perRetry.timeout", "policy", po.pos(n))
 		}
 	}
 	toks := strings.Split(egDefaultRetryOn, ",")
-	onSetting := model.Default(toks, "retry.retryOn", l.pos(key))
+	onSetting := model.Default(toks, "retry.retryOn", ko.pos(key))
 	onSetting.Note = noteEGRetry
-	if _, t := pol.field("retry", "retryOn", "triggers"); len(items(t)) > 0 {
+	if po, _, t := pol.field("retry", "retryOn", "triggers"); len(items(t)) > 0 {
 		toks = nil
 		for _, x := range items(t) {
 			toks = append(toks, scalar(x))
 		}
-		onSetting = model.Set(toks, "retry.retryOn.triggers", "policy", l.pos(t))
+		onSetting = model.Set(toks, "retry.retryOn.triggers", "policy", po.pos(t))
 	}
 	codes := []string{"503"}
-	if _, c := pol.field("retry", "retryOn", "httpStatusCodes"); len(items(c)) > 0 {
+	if _, _, c := pol.field("retry", "retryOn", "httpStatusCodes"); len(items(c)) > 0 {
 		codes = nil
 		for _, x := range items(c) {
 			codes = append(codes, scalar(x))
@@ -271,4 +276,157 @@ func egBehaviour(r *model.Route) {
 		return
 	}
 	istioBehaviour(r, false)
+}
+
+// selects reports whether a targetSelector's matchLabels and
+// matchExpressions match labels, as a Kubernetes label selector does
+// (Envoy Gateway's selectorFromTargetSelector, internal/gatewayapi/
+// helpers.go v1.4.0:545-555, runs metav1.LabelSelectorAsSelector): a
+// selector with neither matches everything of its kind.
+func selects(sel, labels *yaml.Node) bool {
+	ml := get(sel, "matchLabels")
+	if ml != nil && ml.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(ml.Content); i += 2 {
+			if v := get(labels, ml.Content[i].Value); v == nil || scalar(v) != scalar(ml.Content[i+1]) {
+				return false
+			}
+		}
+	}
+	for _, e := range items(get(sel, "matchExpressions")) {
+		v := get(labels, scalar(get(e, "key")))
+		in := false
+		for _, x := range items(get(e, "values")) {
+			in = in || v != nil && scalar(v) == scalar(x)
+		}
+		switch scalar(get(e, "operator")) {
+		case "In":
+			if !in {
+				return false
+			}
+		case "NotIn":
+			if in {
+				return false
+			}
+		case "Exists":
+			if v == nil {
+				return false
+			}
+		case "DoesNotExist":
+			if v != nil {
+				return false
+			}
+		default:
+			return false // an operator the API server refuses
+		}
+	}
+	return true
+}
+
+// gatewayLabels are the labels of the Gateway named name in namespace ns,
+// when the run holds it: a targetSelector of kind Gateway matches them.
+func (l *loader) gatewayLabels(name, ns string) *yaml.Node {
+	for _, g := range l.gateways[name] {
+		if sameNamespace(g.Namespace, ns) {
+			return get(get(g.Node, "metadata"), "labels")
+		}
+	}
+	return nil
+}
+
+// parentNamespace is the namespace of the Gateway a route's parentRef
+// names: its namespace, else the route's (Gateway API's default), "" when
+// neither is written.
+func parentNamespace(route *object, ref *yaml.Node) string {
+	if ns := scalar(get(ref, "namespace")); ns != "" {
+		return ns
+	}
+	return route.Namespace
+}
+
+// sameNamespace reports whether two resources may be in one namespace: a
+// namespace left unsaid in a manifest is set when it is applied (by
+// kustomize, a Flux Kustomization or kubectl -n), so it matches any.
+func sameNamespace(a, b string) bool {
+	return a == "" || b == "" || a == b
+}
+
+// unattached says why a policy applies to no route of the run: another
+// policy of its kind that comes first targets the same route or Gateway,
+// and Envoy Gateway marks this one Conflicted (a warning: what it sets is
+// ignored); or what it targets is not in the run (a note: what it sets is
+// not checked, for want of the other half).
+func (l *loader) unattached(b *object, policies, routes []*object) {
+	for _, o := range routes {
+		ref, what := l.reaches(b, o)
+		if ref == nil {
+			continue
+		}
+		for _, w := range policies {
+			if w.order < b.order && w.Kind == b.Kind {
+				if wref, wwhat := l.reaches(w, o); wref != nil && wwhat == what {
+					l.conflicted(b, ref, w, what)
+					return
+				}
+			}
+		}
+		if b.Kind == "ClientTrafficPolicy" && strings.HasPrefix(what, "Gateway ") {
+			l.diag("load-error", model.Note, b.pos(ref),
+				"ClientTrafficPolicy %s applies to no route linted with it: each HTTPRoute linted with it that names %s takes the ClientTrafficPolicy of its listener (sectionName), which wins over a Gateway-wide one",
+				b.Name, what)
+			return
+		}
+	}
+	refs := items(get(b.Spec, "targetRefs"))
+	if r := get(b.Spec, "targetRef"); r != nil {
+		refs = append([]*yaml.Node{r}, refs...)
+	}
+	at, why := b.pos(b.Node), "it targets nothing"
+	if len(refs) > 0 {
+		at = b.pos(refs[0])
+		kind, name := scalar(get(refs[0], "kind")), scalar(get(refs[0], "name"))
+		why = fmt.Sprintf("it targets %s %s, which is not linted with it", kind, name)
+		if kind == "Gateway" {
+			why = fmt.Sprintf("it targets Gateway %s, and no HTTPRoute linted with it has that Gateway among its parentRefs", name)
+		}
+	} else if sels := items(get(b.Spec, "targetSelectors")); len(sels) > 0 {
+		at = b.pos(sels[0])
+		why = fmt.Sprintf("no %s linted with it has the labels its targetSelectors match", scalar(get(sels[0], "kind")))
+	}
+	l.diag("load-error", model.Note, at,
+		"%s %s applies to no route linted with it: %s, so what it sets is not checked; lint it with the routes it applies to (the directory of the deployment)",
+		b.Kind, b.Name, why)
+}
+
+// reaches says how policy b reaches route o: the reference (or selector)
+// that does, and what it names ("HTTPRoute orders", "Gateway public");
+// nil when it does not.
+func (l *loader) reaches(b *object, o *object) (*yaml.Node, string) {
+	if o.Kind != "HTTPRoute" {
+		return nil, ""
+	}
+	if ok, ref := btpTargets(b, "HTTPRoute", o.Name, o.Namespace, get(get(o.Node, "metadata"), "labels")); ok {
+		return ref, "HTTPRoute " + o.Name
+	}
+	for _, pr := range items(get(o.Spec, "parentRefs")) {
+		if k := scalar(get(pr, "kind")); k != "" && k != "Gateway" {
+			continue
+		}
+		name := scalar(get(pr, "name"))
+		if ok, ref := btpTargets(b, "Gateway", name, parentNamespace(o, pr), l.gatewayLabels(name, parentNamespace(o, pr))); ok {
+			return ref, "Gateway " + name
+		}
+	}
+	return nil, ""
+}
+
+// conflicted warns of policy b, which Envoy Gateway ignores because w, of
+// the same kind and earlier, targets the same object, what.
+func (l *loader) conflicted(b *object, ref *yaml.Node, w *object, what string) {
+	src := "internal/gatewayapi/backendtrafficpolicy.go v1.4.0:365-395"
+	if b.Kind == "ClientTrafficPolicy" {
+		src = "internal/gatewayapi/clienttrafficpolicy.go v1.5.0:195-212"
+	}
+	l.diag(CodeIgnored, model.Warning, b.pos(ref),
+		"%s %s is ignored: %s %s, earlier in the run, targets %s too, and Envoy Gateway attaches only the first policy to an object, marking the others Conflicted (%s)",
+		b.Kind, b.Name, w.Kind, w.Name, what, src)
 }

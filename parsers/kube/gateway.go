@@ -9,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/releases"
 )
 
 // Gateway API routes as Istio implements them: istiod translates each
@@ -35,10 +36,10 @@ func gatewayAPI(v string) bool {
 
 // retryRead reports whether the target translates an HTTPRoute's retry
 // stanza: istiod reads it since 1.25 (conversion.go 1.25.0:271).
-func (l *loader) retryRead() bool { return l.target.AtLeast(1, 25, 0) }
+func (l *loader) retryRead() bool { return releases.IstioHTTPRouteRetry.In(l.target) }
 
 func (l *loader) gatewayRoute(m *mesh, o *object) {
-	ln := &model.Listener{Proxy: m.p, Name: o.Kind + " " + o.Name, Pos: l.pos(o.Node)}
+	ln := &model.Listener{Proxy: m.p, Name: o.Kind + " " + o.Name, Pos: o.pos(o.Node)}
 	m.p.Listeners = append(m.p.Listeners, ln)
 	grpc := o.Kind == "GRPCRoute"
 	for i, rule := range items(get(o.Spec, "rules")) {
@@ -46,13 +47,13 @@ func (l *loader) gatewayRoute(m *mesh, o *object) {
 		if n := scalar(get(rule, "name")); n != "" {
 			name = fmt.Sprintf("%s rule %q", ln.Name, n)
 		}
-		r := &model.Route{Listener: ln, Kind: "route", Name: name, Pos: l.pos(rule), Envoy: &model.EnvoyRoute{}}
+		r := &model.Route{Listener: ln, Kind: "route", Name: name, Pos: o.pos(rule), Envoy: &model.EnvoyRoute{}}
 		ln.Routes = append(ln.Routes, r)
-		r.Match, r.Methods = l.gatewayMatches(rule, grpc)
+		r.Match, r.Methods = gatewayMatches(o, rule, grpc)
 		if grpc {
 			r.Stream = model.Set(true, "GRPCRoute", "route", r.Pos)
 		}
-		l.gatewayPolicy(r, rule, grpc)
+		l.gatewayPolicy(r, o, rule, grpc)
 		refs := items(get(rule, "backendRefs"))
 		if len(refs) == 0 {
 			continue // istiod answers 500 itself
@@ -71,17 +72,17 @@ func (l *loader) gatewayRoute(m *mesh, o *object) {
 			continue
 		}
 		port, _ := strconv.Atoi(scalar(get(ref, "port")))
-		l.forward(r, m, dest{host: host, port: port, node: nameNode, field: "backendRefs.name"})
+		l.forward(r, m, dest{host: host, port: port, o: o, node: nameNode, field: "backendRefs.name"})
 	}
 }
 
 // gatewayMatches reads a rule's matches: the first path, and the methods
 // (an HTTPRoute match without method carries every method; gRPC is POST).
-func (l *loader) gatewayMatches(rule *yaml.Node, grpc bool) (model.Match, model.Methods) {
+func gatewayMatches(o *object, rule *yaml.Node, grpc bool) (model.Match, model.Methods) {
 	match := model.Match{Kind: model.MatchPrefix, Path: "/", CaseSensitive: true}
 	ms := items(get(rule, "matches"))
 	if grpc {
-		return match, model.Methods{Allowed: []string{"POST"}, Pos: l.pos(rule), Source: "GRPCRoute", Why: "a GRPCRoute carries gRPC calls, and every gRPC call is a POST"}
+		return match, model.Methods{Allowed: []string{"POST"}, Pos: o.pos(rule), Source: "GRPCRoute", Why: "a GRPCRoute carries gRPC calls, and every gRPC call is a POST"}
 	}
 	if len(ms) == 0 {
 		return match, model.Methods{Any: true}
@@ -112,7 +113,7 @@ func (l *loader) gatewayMatches(rule *yaml.Node, grpc bool) (model.Match, model.
 		}
 		allowed = appendNew(allowed, strings.ToUpper(scalar(v)))
 	}
-	return match, model.Methods{Allowed: allowed, Pos: l.pos(pos), Source: "matches.method"}
+	return match, model.Methods{Allowed: allowed, Pos: o.pos(pos), Source: "matches.method"}
 }
 
 // gatewayPolicy reads a rule's timeouts and retry as istiod translates
@@ -120,7 +121,7 @@ func (l *loader) gatewayMatches(rule *yaml.Node, grpc bool) (model.Match, model.
 // gets Istio's default retry policy; timeouts.backendRequest becomes the
 // per-try timeout when there is a retry stanza, and otherwise replaces
 // timeouts.request as the route timeout.
-func (l *loader) gatewayPolicy(r *model.Route, rule *yaml.Node, grpc bool) {
+func (l *loader) gatewayPolicy(r *model.Route, o *object, rule *yaml.Node, grpc bool) {
 	e := r.Envoy
 	retryKey, retry := getKV(rule, "retry")
 	if retry != nil && (grpc || !l.retryRead()) {
@@ -128,25 +129,25 @@ func (l *loader) gatewayPolicy(r *model.Route, rule *yaml.Node, grpc bool) {
 		if l.mesh != nil {
 			policy = "the mesh's defaultHttpRetryPolicy"
 		}
-		l.diag(CodeIgnored, model.Warning, retryKey,
+		l.diag(CodeIgnored, model.Warning, o.pos(retryKey),
 			"retry is ignored: Istio reads an HTTPRoute's retry stanza only since 1.25, so this route gets %s", policy)
 		retry = nil
 	}
 	if retry == nil {
-		l.retries(r, rule) // no retries block: the default policy
+		l.retries(r, o, rule) // no retries block: the default policy
 	} else {
 		an := get(retry, "attempts")
 		if an != nil {
-			v, _ := l.count(an, "retry.attempts")
-			e.NumRetries = model.Set(v, "retry.attempts", "route", l.pos(an))
+			v, _ := l.count(o, an, "retry.attempts")
+			e.NumRetries = model.Set(v, "retry.attempts", "route", o.pos(an))
 		} else {
-			e.NumRetries = model.Default(2, "retry.attempts", l.pos(retryKey))
+			e.NumRetries = model.Default(2, "retry.attempts", o.pos(retryKey))
 			e.NumRetries.Note = noteGatewayAttempts
 		}
 		toks := strings.Split(gatewayRetryOn, ",")
 		codesKey, codes := getKV(retry, "codes")
 		for _, c := range items(codes) {
-			if _, ok := l.count(c, "retry.codes"); ok {
+			if _, ok := l.count(o, c, "retry.codes"); ok {
 				toks = append(toks, scalar(c))
 			}
 		}
@@ -154,12 +155,12 @@ func (l *loader) gatewayPolicy(r *model.Route, rule *yaml.Node, grpc bool) {
 		if codesKey != nil {
 			at = codesKey
 		}
-		r.Retry.On = model.Set(toks, "retry.codes", "route", l.pos(at))
+		r.Retry.On = model.Set(toks, "retry.codes", "route", o.pos(at))
 	}
 	timeouts := get(rule, "timeouts")
 	if n := get(timeouts, "request"); n != nil {
-		if d, ok := l.dur(n, "timeouts.request"); ok && d != 0 {
-			e.Timeout = model.Set(d, "timeouts.request", "route", l.pos(n))
+		if d, ok := l.dur(o, n, "timeouts.request"); ok && d != 0 {
+			e.Timeout = model.Set(d, "timeouts.request", "route", o.pos(n))
 		}
 	}
 	if !e.Timeout.Valid() {
@@ -167,11 +168,11 @@ func (l *loader) gatewayPolicy(r *model.Route, rule *yaml.Node, grpc bool) {
 		e.Timeout.Note = noteTimeout
 	}
 	if n := get(timeouts, "backendRequest"); n != nil {
-		if d, ok := l.dur(n, "timeouts.backendRequest"); ok && d != 0 {
+		if d, ok := l.dur(o, n, "timeouts.backendRequest"); ok && d != 0 {
 			if retry != nil {
-				e.PerTryTimeout = model.Set(d, "timeouts.backendRequest", "route", l.pos(n))
+				e.PerTryTimeout = model.Set(d, "timeouts.backendRequest", "route", o.pos(n))
 			} else {
-				e.Timeout = model.Set(d, "timeouts.backendRequest", "route", l.pos(n))
+				e.Timeout = model.Set(d, "timeouts.backendRequest", "route", o.pos(n))
 			}
 		}
 	}

@@ -21,12 +21,14 @@ import (
 
 const annotationPrefix = "nginx.ingress.kubernetes.io/"
 
-// ingressDefault is one setting of the controller: its key (the same in
-// annotations and the ConfigMap, unless configMapOnly) and default.
+// ingressDefault is one setting of a controller: its key (the same in
+// annotations and the ConfigMap, unless configMapOnly or annotationOnly)
+// and default.
 type ingressDefault struct {
-	key           string
-	value         string
-	configMapOnly bool
+	key            string
+	value          string
+	configMapOnly  bool
+	annotationOnly bool
 }
 
 var (
@@ -46,75 +48,217 @@ var (
 
 const noteIngressDefault = "ingress-nginx's default (internal/ingress/controller/config/config.go)"
 
-// nginxClass reports whether an Ingress is for ingress-nginx: class
-// "nginx" (the controller's default), or no class at all.
-func nginxClass(o *object) bool {
-	class := scalar(get(o.Spec, "ingressClassName"))
-	if class == "" {
-		class = scalar(get(get(get(o.Node, "metadata"), "annotations"), "kubernetes.io/ingress.class"))
-	}
-	return class == "" || strings.Contains(class, "nginx")
+// controller is an Ingress controller proxylint models: the product its
+// Ingresses are read as, the name its IngressClass gives in
+// spec.controller, and the prefix of its annotations.
+type controller struct {
+	product model.Product
+	name    string
+	prefix  string
+	// note names where a default of the controller comes from.
+	note string
 }
 
-// controllerConfigMap reports whether a ConfigMap configures the
-// controller: its name says nginx (ingress-nginx-controller, as the chart
-// names it, or nginx-configuration).
+var (
+	ingressNginxController = &controller{product: model.IngressNginx, name: "k8s.io/ingress-nginx", prefix: annotationPrefix, note: noteIngressDefault}
+	nginxIncController     = &controller{product: model.NginxIngress, name: "nginx.org/ingress-controller", prefix: nginxIncPrefix, note: noteNginxIncDefault}
+	// controllers in the order their proxies are built.
+	controllers = []*controller{ingressNginxController, nginxIncController}
+)
+
+// ingressKind reports whether o is an Ingress.
+func ingressKind(o *object) bool {
+	switch o.APIVersion {
+	case "networking.k8s.io/v1", "networking.k8s.io/v1beta1", "extensions/v1beta1":
+		return o.Kind == "Ingress"
+	}
+	return false
+}
+
+// ingressClassKind reports whether o is an IngressClass.
+func ingressClassKind(o *object) bool {
+	return o.Kind == "IngressClass" && (o.APIVersion == "networking.k8s.io/v1" || o.APIVersion == "networking.k8s.io/v1beta1")
+}
+
+// ingressClass is the class an Ingress names: spec.ingressClassName, or
+// the older kubernetes.io/ingress.class annotation.
+func ingressClass(o *object) string {
+	if class := scalar(get(o.Spec, "ingressClassName")); class != "" {
+		return class
+	}
+	return scalar(get(get(get(o.Node, "metadata"), "annotations"), "kubernetes.io/ingress.class"))
+}
+
+// ingressControllers tells which controller serves each Ingress of the
+// run. An IngressClass of the run decides for the Ingresses of its class
+// (its spec.controller: k8s.io/ingress-nginx for ingress-nginx,
+// nginx.org/ingress-controller for NGINX Inc's), and the one marked
+// ingressclass.kubernetes.io/is-default-class for the Ingresses that name
+// no class, as the API server's admission sets it. Without one, a class
+// that names nginx (both controllers' default class is "nginx"), or no
+// class, is NGINX Inc's when the Ingress carries one of its annotations
+// (nginx.org/, nginx.com/) or the target names its product, and
+// ingress-nginx's otherwise. The rest are other controllers' (other).
+func (l *loader) ingressControllers(ings, classes []*object, target model.Target) (map[*controller][]*object, []*object) {
+	byName := map[string]*object{}
+	var dflt *object
+	for _, c := range classes {
+		name := scalar(get(c.Spec, "controller"))
+		for _, ctl := range controllers {
+			if ctl.name == name {
+				c.controller = ctl
+			}
+		}
+		if byName[c.Name] == nil {
+			byName[c.Name] = c
+		}
+		ann := get(get(c.Node, "metadata"), "annotations")
+		if dflt == nil && scalar(get(ann, "ingressclass.kubernetes.io/is-default-class")) == "true" {
+			dflt = c
+		}
+	}
+	groups := map[*controller][]*object{}
+	var other []*object
+	for _, ing := range ings {
+		class := ingressClass(ing)
+		c := byName[class]
+		if class == "" {
+			c = dflt
+		}
+		var ctl *controller
+		switch {
+		case c != nil:
+			ctl = c.controller
+		case class == "" || strings.Contains(class, "nginx"):
+			ctl = guessController(ing, target)
+		}
+		if ctl == nil {
+			other = append(other, ing)
+			continue
+		}
+		groups[ctl] = append(groups[ctl], ing)
+	}
+	return groups, other
+}
+
+// guessController tells an Ingress of class nginx, or of none, whose
+// IngressClass is not in the run: NGINX Inc's when it has one of that
+// controller's annotations, or the target is its product; else
+// ingress-nginx's.
+func guessController(ing *object, target model.Target) *controller {
+	ann := get(get(ing.Node, "metadata"), "annotations")
+	if ann != nil && ann.Kind == yaml.MappingNode {
+		for i := 0; i < len(ann.Content); i += 2 {
+			k := ann.Content[i].Value
+			if strings.HasPrefix(k, nginxIncPrefix) || strings.HasPrefix(k, "nginx.com/") {
+				return nginxIncController
+			}
+		}
+	}
+	if target.Product == model.NginxIngress {
+		return nginxIncController
+	}
+	return ingressNginxController
+}
+
+// controllerConfigMap reports whether a ConfigMap may configure an Ingress
+// controller: its name says nginx (ingress-nginx-controller, as
+// ingress-nginx's chart names it, or nginx-configuration; nginx-config or
+// RELEASE-nginx-ingress for NGINX Inc's).
 func controllerConfigMap(o *object) bool {
-	return strings.Contains(o.Name, "nginx")
+	return o.Kind == "ConfigMap" && o.APIVersion == "v1" && strings.Contains(o.Name, "nginx")
+}
+
+// configMaps are the ConfigMaps of the run that configure the controller,
+// best first: one whose name is the controller's (ingress-nginx in
+// ingress-nginx's names, nginx-ingress or nginx-config in NGINX Inc's),
+// then the other names that say nginx and not the other controller, in
+// the run's order. The controller reads one; the first is used.
+func (ctl *controller) configMaps(cms []*object) []*object {
+	own, other := "ingress-nginx", "nginx-ingress"
+	if ctl == nginxIncController {
+		own, other = "nginx-ingress", "ingress-nginx"
+	}
+	var best, rest []*object
+	for _, c := range cms {
+		if !controllerConfigMap(c) {
+			continue
+		}
+		switch {
+		case strings.Contains(c.Name, own) || ctl == ingressNginxController && c.Name == "nginx-configuration" || ctl == nginxIncController && c.Name == "nginx-config":
+			best = append(best, c)
+		case !strings.Contains(c.Name, other) && c.Name != "nginx-configuration" && c.Name != "nginx-config":
+			rest = append(rest, c)
+		}
+	}
+	switch {
+	case len(best) > 0:
+		return best[:1]
+	case len(rest) > 0:
+		return rest[:1]
+	}
+	return nil
 }
 
 // ingressScope finds a setting's value: the Ingress annotation, else the
 // ConfigMap, else the controller's default (pointing at block).
 type ingressScope struct {
 	l           *loader
+	ctl         *controller
+	ing, cm     *object
 	annotations *yaml.Node
 	data        *yaml.Node
 	block       model.Pos
 }
 
-func (s ingressScope) lookup(d ingressDefault) (value string, name, level string, pos model.Pos, dflt bool, node *yaml.Node) {
+func (s ingressScope) lookup(d ingressDefault) (value string, name, level string, pos model.Pos, dflt bool, at model.Pos) {
 	if !d.configMapOnly {
-		if v := get(s.annotations, annotationPrefix+d.key); v != nil {
-			return scalar(v), annotationPrefix + d.key, "annotation", s.l.pos(v), false, v
+		if v := get(s.annotations, s.ctl.prefix+d.key); v != nil {
+			return scalar(v), s.ctl.prefix + d.key, "annotation", s.ing.pos(v), false, s.ing.pos(v)
 		}
 	}
-	if _, v := getKV(s.data, d.key); v != nil {
-		return scalar(v), "ConfigMap " + d.key, "configmap", s.l.pos(v), false, v
+	if !d.annotationOnly {
+		if _, v := getKV(s.data, d.key); v != nil {
+			return scalar(v), "ConfigMap " + d.key, "configmap", s.cm.pos(v), false, s.cm.pos(v)
+		}
 	}
-	return d.value, d.key, "default", s.block, true, nil
+	return d.value, d.key, "default", s.block, true, s.block
 }
 
 // seconds reads a timeout: whole seconds as the controller writes them
 // ("60"), or an nginx time ("60s", "1m").
 func (s ingressScope) seconds(d ingressDefault) model.Setting[time.Duration] {
-	v, name, level, pos, dflt, node := s.lookup(d)
+	v, name, level, pos, dflt, at := s.lookup(d)
 	dur, err := parseNginxTime(v)
 	if err != nil {
-		s.l.invalid(node, "%s: %q is not a time (want seconds, e.g. 60, or 1m); the controller's default %ss applies", name, v, d.value)
+		s.l.invalid(at, "%s: %q is not a time (want seconds, e.g. 60, or 1m); the controller's default %s applies", name, v, defaultText(d))
 		v, name, level, pos, dflt = d.value, d.key, "default", s.block, true
 		dur, _ = parseNginxTime(v)
 	}
-	return typed[time.Duration](s.setting(dur, name, level, pos, dflt))
+	return typedSetting[time.Duration](s.ctl, anySetting{v: dur, name: name, level: level, pos: pos, dflt: dflt})
+}
+
+func defaultText(d ingressDefault) string {
+	if _, err := strconv.Atoi(d.value); err == nil {
+		return d.value + "s"
+	}
+	return d.value
 }
 
 func (s ingressScope) count(d ingressDefault) model.Setting[int] {
-	v, name, level, pos, dflt, node := s.lookup(d)
+	v, name, level, pos, dflt, at := s.lookup(d)
 	n, err := strconv.Atoi(strings.TrimSpace(v))
 	if err != nil || n < 0 {
-		s.l.invalid(node, "%s: %q is not a count (want 0 or more); the controller's default %s applies", name, v, d.value)
+		s.l.invalid(at, "%s: %q is not a count (want 0 or more); the controller's default %s applies", name, v, d.value)
 		n, _ = strconv.Atoi(d.value)
 		name, level, pos, dflt = d.key, "default", s.block, true
 	}
-	return typed[int](s.setting(n, name, level, pos, dflt))
+	return typedSetting[int](s.ctl, anySetting{v: n, name: name, level: level, pos: pos, dflt: dflt})
 }
 
 func (s ingressScope) text(d ingressDefault) model.Setting[string] {
 	v, name, level, pos, dflt, _ := s.lookup(d)
-	return typed[string](s.setting(v, name, level, pos, dflt))
-}
-
-func (s ingressScope) setting(v any, name, level string, pos model.Pos, dflt bool) anySetting {
-	return anySetting{v: v, name: name, level: level, pos: pos, dflt: dflt}
+	return typedSetting[string](s.ctl, anySetting{v: v, name: name, level: level, pos: pos, dflt: dflt})
 }
 
 // anySetting carries a setting until its type is known.
@@ -125,10 +269,10 @@ type anySetting struct {
 	dflt        bool
 }
 
-func typed[T any](a anySetting) model.Setting[T] {
+func typedSetting[T any](ctl *controller, a anySetting) model.Setting[T] {
 	s := model.Setting[T]{Value: a.v.(T), Name: a.name, Level: a.level, Pos: a.pos, Default: a.dflt}
 	if a.dflt {
-		s.Note = noteIngressDefault
+		s.Note = ctl.note
 	}
 	return s
 }
@@ -145,27 +289,38 @@ func parseNginxTime(v string) (time.Duration, error) {
 	return d, err
 }
 
-func (l *loader) ingressNginx(p *model.Proxy, ings, cms []*object) {
+// ingresses builds the locations of the Ingresses a controller serves,
+// with the settings of its ConfigMap (the first of cms, when any).
+func (l *loader) ingresses(ctl *controller, p *model.Proxy, ings, cms []*object) {
+	var cm *object
 	var data *yaml.Node
 	if len(cms) > 0 {
-		data = get(cms[0].Node, "data")
+		cm = cms[0]
+		data = get(cm.Node, "data")
 	}
 	ups := map[string]*model.Upstream{}
 	for _, ing := range ings {
-		ln := &model.Listener{Proxy: p, Name: "Ingress " + ing.Name, Pos: l.pos(ing.Node)}
+		ln := &model.Listener{Proxy: p, Name: "Ingress " + ing.Name, Pos: ing.pos(ing.Node)}
 		p.Listeners = append(p.Listeners, ln)
 		ann := get(get(ing.Node, "metadata"), "annotations")
 		for _, rule := range items(get(ing.Spec, "rules")) {
 			host := scalar(get(rule, "host"))
 			for _, path := range items(get(get(rule, "http"), "paths")) {
-				r := l.ingressPath(p, ln, ing, host, path, ingressScope{l: l, annotations: ann, data: data, block: l.pos(path)}, ups)
+				s := ingressScope{l: l, ctl: ctl, ing: ing, cm: cm, annotations: ann, data: data, block: ing.pos(path)}
+				var r *model.Route
+				if ctl == nginxIncController {
+					r = l.nginxIncPath(p, ln, ing, host, path, s, ups)
+				} else {
+					r = l.ingressPath(p, ln, ing, host, path, s, ups)
+				}
 				ln.Routes = append(ln.Routes, r)
 			}
 		}
 	}
 }
 
-func (l *loader) ingressPath(p *model.Proxy, ln *model.Listener, ing *object, host string, path *yaml.Node, s ingressScope, ups map[string]*model.Upstream) *model.Route {
+// ingressRoute is the location of an Ingress path, before its settings.
+func ingressRoute(ln *model.Listener, ing *object, host string, path *yaml.Node) *model.Route {
 	pv := scalar(get(path, "path"))
 	if pv == "" {
 		pv = "/"
@@ -175,7 +330,28 @@ func (l *loader) ingressPath(p *model.Proxy, ln *model.Listener, ing *object, ho
 		match.Kind = model.MatchExact
 	}
 	name := fmt.Sprintf("%s %s%s", ln.Name, host, pv)
-	r := &model.Route{Listener: ln, Kind: "location", Name: name, Pos: l.pos(path), Match: match, Methods: model.Methods{Any: true}, Nginx: &model.NginxRoute{}}
+	return &model.Route{Listener: ln, Kind: "location", Name: name, Pos: ing.pos(path), Match: match, Methods: model.Methods{Any: true}, Nginx: &model.NginxRoute{}}
+}
+
+// ingressBackend reads the Service a path sends to: its name node, the
+// name, and the port as written (a number or a name).
+func ingressBackend(path *yaml.Node) (svc *yaml.Node, name, port string) {
+	svc = get(get(path, "backend"), "service")
+	name = scalar(get(svc, "name"))
+	port = scalar(get(get(svc, "port"), "number"))
+	if port == "" {
+		port = scalar(get(get(svc, "port"), "name"))
+	}
+	if name == "" {
+		// networking.k8s.io/v1beta1 and extensions/v1beta1.
+		svc = get(path, "backend")
+		name, port = scalar(get(svc, "serviceName")), scalar(get(svc, "servicePort"))
+	}
+	return svc, name, port
+}
+
+func (l *loader) ingressPath(p *model.Proxy, ln *model.Listener, ing *object, host string, path *yaml.Node, s ingressScope, ups map[string]*model.Upstream) *model.Route {
+	r := ingressRoute(ln, ing, host, path)
 	n := r.Nginx
 	r.ConnectTimeout = s.seconds(keyConnect)
 	n.SendTimeout = s.seconds(keySend)
@@ -192,17 +368,7 @@ func (l *loader) ingressPath(p *model.Proxy, ln *model.Listener, ing *object, ho
 	}
 	r.Retry.On = model.Setting[[]string]{Value: conds, Name: on.Name, Level: on.Level, Pos: on.Pos, Default: on.Default, Note: on.Note}
 
-	svc := get(get(path, "backend"), "service")
-	svcName := scalar(get(svc, "name"))
-	portNode := get(get(svc, "port"), "number")
-	port := scalar(portNode)
-	if port == "" {
-		port = scalar(get(get(svc, "port"), "name"))
-	}
-	if svcName == "" {
-		// networking.k8s.io/v1beta1 and extensions/v1beta1.
-		svcName, port = scalar(get(get(path, "backend"), "serviceName")), scalar(get(get(path, "backend"), "servicePort"))
-	}
+	svc, svcName, port := ingressBackend(path)
 	if svcName == "" {
 		return r
 	}
@@ -214,8 +380,8 @@ func (l *loader) ingressPath(p *model.Proxy, ln *model.Listener, ing *object, ho
 	upName := ns + "-" + svcName + "-" + port
 	u, ok := ups[upName]
 	if !ok {
-		u = &model.Upstream{Proxy: p, Kind: "upstream", Name: upName, Pos: l.pos(path),
-			Servers:            []model.Server{{Address: model.Address{Host: fqdn(svcName, ns)}, Raw: svcName, Pos: l.pos(path), Service: serviceRef(ns, svcName, port)}},
+		u = &model.Upstream{Proxy: p, Kind: "upstream", Name: upName, Pos: ing.pos(path),
+			Servers:            []model.Server{{Address: model.Address{Host: fqdn(svcName, ns)}, Raw: svcName, Pos: ing.pos(path), Service: serviceRef(ns, svcName, port)}},
 			ClosedUnderRequest: "retry",
 		}
 		block := s
@@ -231,9 +397,9 @@ func (l *loader) ingressPath(p *model.Proxy, ln *model.Listener, ing *object, ho
 	module := "proxy"
 	if bp := strings.ToUpper(scalar(get(s.annotations, annotationPrefix+"backend-protocol"))); bp == "GRPC" || bp == "GRPCS" {
 		module = "grpc"
-		r.Stream = model.Set(true, annotationPrefix+"backend-protocol", "annotation", l.pos(get(s.annotations, annotationPrefix+"backend-protocol")))
+		r.Stream = model.Set(true, annotationPrefix+"backend-protocol", "annotation", ing.pos(get(s.annotations, annotationPrefix+"backend-protocol")))
 	}
-	r.Forward = &model.Forward{Module: module, Name: "backend.service", Pos: l.pos(svc), URL: svcName + ":" + port,
+	r.Forward = &model.Forward{Module: module, Name: "backend.service", Pos: ing.pos(svc), URL: svcName + ":" + port,
 		Target: model.Address{Host: upName}, CanPool: true, Upstream: u}
 	ingressBehaviour(r)
 	return r

@@ -9,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/releases"
 )
 
 // Istio's defaults, with where istiod sets them (istio/istio, the release
@@ -45,31 +46,31 @@ const (
 // default503 reports whether the target's default retry policy retries a
 // 503 response: before 1.24 always; from 1.24 only with a feature flag
 // that is off by default (features.Exclude503FromDefaultRetries).
-func (l *loader) default503() bool { return !l.target.AtLeast(1, 24, 0) }
+func (l *loader) default503() bool { return !releases.IstioNo503Retry.In(l.target) }
 
-// dur reads a duration field: "10s", "0.5s", "1m30s", "250ms".
-func (l *loader) dur(n *yaml.Node, field string) (time.Duration, bool) {
+// dur reads a duration field of o: "10s", "0.5s", "1m30s", "250ms".
+func (l *loader) dur(o *object, n *yaml.Node, field string) (time.Duration, bool) {
 	s := scalar(n)
 	if s == "" {
 		return 0, false
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil || d < 0 {
-		l.invalid(n, "%s: %q is not a duration (want e.g. 10s, 500ms, 1m30s); the field is left out", field, s)
+		l.invalid(o.pos(n), "%s: %q is not a duration (want e.g. 10s, 500ms, 1m30s); the field is left out", field, s)
 		return 0, false
 	}
 	return d, true
 }
 
-// count reads a non-negative integer field.
-func (l *loader) count(n *yaml.Node, field string) (int, bool) {
+// count reads a non-negative integer field of o.
+func (l *loader) count(o *object, n *yaml.Node, field string) (int, bool) {
 	s := scalar(n)
 	if s == "" {
 		return 0, false
 	}
 	v, err := strconv.Atoi(s)
 	if err != nil || v < 0 {
-		l.invalid(n, "%s: %q is not a count (want 0 or more); the field is left out", field, s)
+		l.invalid(o.pos(n), "%s: %q is not a count (want 0 or more); the field is left out", field, s)
 		return 0, false
 	}
 	return v, true
@@ -108,14 +109,14 @@ func (l *loader) istio(p *model.Proxy, vss, routes, drs, svcs []*object) {
 			continue
 		}
 		if _, ok := ups[host+"|"]; !ok {
-			ups[host+"|"] = l.upstream(p, host, "", 0, get(dr.Spec, "host"), m.drs)
+			ups[host+"|"] = l.upstream(p, host, "", 0, dr, get(dr.Spec, "host"), m.drs)
 		}
 	}
 }
 
 func (l *loader) virtualService(m *mesh, vs *object) {
 	p := m.p
-	ln := &model.Listener{Proxy: p, Name: "VirtualService " + vs.Name, Pos: l.pos(vs.Node), MeshHosts: meshHosts(vs), Select: firstMatch}
+	ln := &model.Listener{Proxy: p, Name: "VirtualService " + vs.Name, Pos: vs.pos(vs.Node), MeshHosts: meshHosts(vs), Select: firstMatch}
 	p.Listeners = append(p.Listeners, ln)
 	for i, h := range items(get(vs.Spec, "http")) {
 		r := l.httpRoute(ln, vs, i, h)
@@ -134,11 +135,11 @@ func (l *loader) virtualService(m *mesh, vs *object) {
 		}
 		subset := scalar(get(d, "subset"))
 		port, _ := strconv.Atoi(scalar(get(get(d, "port"), "number")))
-		l.forward(r, m, dest{host: host, subset: subset, port: port, node: hostNode, field: "destination.host"})
+		l.forward(r, m, dest{host: host, subset: subset, port: port, o: vs, node: hostNode, field: "destination.host"})
 	}
 }
 
-// mesh is what the resources of one input share.
+// mesh is what the resources of one run share.
 type mesh struct {
 	p    *model.Proxy
 	drs  *drIndex
@@ -150,7 +151,8 @@ type mesh struct {
 type dest struct {
 	host, subset string
 	port         int
-	node         *yaml.Node // the host as written
+	o            *object
+	node         *yaml.Node // the host as written, in o
 	field        string
 }
 
@@ -160,17 +162,17 @@ func (l *loader) forward(r *model.Route, m *mesh, d dest) {
 	key := d.host + "|" + d.subset
 	u, ok := m.ups[key]
 	if !ok {
-		u = l.upstream(m.p, d.host, d.subset, d.port, d.node, m.drs)
+		u = l.upstream(m.p, d.host, d.subset, d.port, d.o, d.node, m.drs)
 		m.ups[key] = u
 	}
 	u.Routes = append(u.Routes, r)
 	r.Forward = &model.Forward{
-		Module: "envoy", Name: d.field, Pos: l.pos(d.node), URL: scalar(d.node),
-		Target: model.Address{Host: d.host, Port: d.port, Pos: l.pos(d.node)}, CanPool: true, Upstream: u,
+		Module: "envoy", Name: d.field, Pos: d.o.pos(d.node), URL: scalar(d.node),
+		Target: model.Address{Host: d.host, Port: d.port, Pos: d.o.pos(d.node)}, CanPool: true, Upstream: u,
 	}
 	r.ConnectTimeout = u.ConnectTimeout
 	if !r.Stream.Valid() && grpcPort(m.svcs, d.host, d.port) {
-		r.Stream = model.Set(true, "ports.appProtocol", "service", l.pos(d.node))
+		r.Stream = model.Set(true, "ports.appProtocol", "service", d.o.pos(d.node))
 	}
 	istioBehaviour(r, l.default503())
 }
@@ -181,26 +183,26 @@ func (l *loader) httpRoute(ln *model.Listener, vs *object, i int, h *yaml.Node) 
 	if n := scalar(get(h, "name")); n != "" {
 		name = fmt.Sprintf("%s http %q", ln.Name, n)
 	}
-	r := &model.Route{Listener: ln, Kind: "route", Name: name, Pos: l.pos(h), Envoy: &model.EnvoyRoute{}}
-	r.Match, r.Methods = l.matches(h)
+	r := &model.Route{Listener: ln, Kind: "route", Name: name, Pos: vs.pos(h), Envoy: &model.EnvoyRoute{}}
+	r.Match, r.Methods = matches(vs, h)
 	e := r.Envoy
 	if n := get(h, "timeout"); n != nil {
-		if d, ok := l.dur(n, "timeout"); ok {
-			e.Timeout = model.Set(d, "timeout", "route", l.pos(n))
+		if d, ok := l.dur(vs, n, "timeout"); ok {
+			e.Timeout = model.Set(d, "timeout", "route", vs.pos(n))
 		}
 	}
 	if !e.Timeout.Valid() {
 		e.Timeout = model.Default(time.Duration(0), "timeout", r.Pos)
 		e.Timeout.Note = noteTimeout
 	}
-	l.retries(r, h)
+	l.retries(r, vs, h)
 	return r
 }
 
 // matches reads the route's request conditions: the first uri condition
 // for the path, and the methods every match lets through (a match without
 // a method condition lets every method through).
-func (l *loader) matches(h *yaml.Node) (model.Match, model.Methods) {
+func matches(o *object, h *yaml.Node) (model.Match, model.Methods) {
 	match := model.Match{Kind: model.MatchPrefix, Path: "/", CaseSensitive: true}
 	ms := items(get(h, "match"))
 	methods := model.Methods{Any: true}
@@ -239,7 +241,7 @@ func (l *loader) matches(h *yaml.Node) (model.Match, model.Methods) {
 		}
 	}
 	if narrowed {
-		methods = model.Methods{Allowed: allowed, Pos: l.pos(pos), Source: "match.method"}
+		methods = model.Methods{Allowed: allowed, Pos: o.pos(pos), Source: "match.method"}
 	}
 	return match, methods
 }
@@ -272,11 +274,11 @@ func appendNew(list []string, s string) []string {
 // (ConvertPolicy: in == nil). A block with attempts 0 or without attempts
 // turns retries off (in.Attempts <= 0); one without retryOn keeps the
 // default conditions.
-func (l *loader) retries(r *model.Route, h *yaml.Node) {
+func (l *loader) retries(r *model.Route, o *object, h *yaml.Node) {
 	e := r.Envoy
 	key, block := getKV(h, "retries")
 	if block == nil && l.mesh != nil {
-		l.retryPolicy(r, l.mesh.key, l.mesh.policy, meshPrefix, "mesh",
+		l.retryPolicy(r, l.mesh.o, l.mesh.key, l.mesh.policy, meshPrefix, "mesh",
 			"a defaultHttpRetryPolicy without attempts turns retries off for every route that sets no retries")
 		return
 	}
@@ -291,7 +293,7 @@ func (l *loader) retries(r *model.Route, h *yaml.Node) {
 		r.Retry.On = on
 		return
 	}
-	l.retryPolicy(r, key, block, "retries.", "route", "a retries block without attempts turns retries off")
+	l.retryPolicy(r, o, key, block, "retries.", "route", "a retries block without attempts turns retries off")
 }
 
 // meshPrefix names the fields of the mesh's retry policy.
@@ -300,18 +302,18 @@ const meshPrefix = "meshConfig.defaultHttpRetryPolicy."
 // retryPolicy reads an HTTPRetry (a route's retries block, or the mesh's
 // defaultHttpRetryPolicy) as ConvertPolicy does: the fields it sets
 // override Istio's default policy.
-func (l *loader) retryPolicy(r *model.Route, key, block *yaml.Node, prefix, level, noAttempts string) {
+func (l *loader) retryPolicy(r *model.Route, o *object, key, block *yaml.Node, prefix, level, noAttempts string) {
 	e := r.Envoy
 	attemptsNode := get(block, "attempts")
-	attempts, _ := l.count(attemptsNode, prefix+"attempts")
+	attempts, _ := l.count(o, attemptsNode, prefix+"attempts")
 	if attemptsNode != nil {
-		e.NumRetries = model.Set(attempts, prefix+"attempts", level, l.pos(attemptsNode))
+		e.NumRetries = model.Set(attempts, prefix+"attempts", level, o.pos(attemptsNode))
 	} else {
-		e.NumRetries = model.Setting[int]{Value: 0, Name: prefix + "attempts", Level: level, Pos: l.pos(key), Note: noAttempts}
+		e.NumRetries = model.Setting[int]{Value: 0, Name: prefix + "attempts", Level: level, Pos: o.pos(key), Note: noAttempts}
 	}
 	if n := get(block, "perTryTimeout"); n != nil {
-		if d, ok := l.dur(n, prefix+"perTryTimeout"); ok {
-			e.PerTryTimeout = model.Set(d, prefix+"perTryTimeout", level, l.pos(n))
+		if d, ok := l.dur(o, n, prefix+"perTryTimeout"); ok {
+			e.PerTryTimeout = model.Set(d, prefix+"perTryTimeout", level, o.pos(n))
 		}
 	}
 	if n := get(block, "retryOn"); scalar(n) != "" {
@@ -321,9 +323,9 @@ func (l *loader) retryPolicy(r *model.Route, key, block *yaml.Node, prefix, leve
 				toks = append(toks, t)
 			}
 		}
-		r.Retry.On = model.Set(toks, prefix+"retryOn", level, l.pos(n))
+		r.Retry.On = model.Set(toks, prefix+"retryOn", level, o.pos(n))
 	} else {
-		on := model.Default(strings.Split(defaultRetryOn, ","), prefix+"retryOn", l.pos(key))
+		on := model.Default(strings.Split(defaultRetryOn, ","), prefix+"retryOn", o.pos(key))
 		on.Note = noteRetryFields
 		r.Retry.On = on
 	}

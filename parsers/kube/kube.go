@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -36,17 +37,21 @@ const (
 // Options control loading.
 type Options struct {
 	// Target is the platform release: its product must be model.Istio,
-	// else the newest Istio release is assumed.
+	// model.EnvoyGateway, model.IngressNginx or model.NginxIngress, else
+	// the newest Istio release is assumed.
 	Target model.Target
 }
 
-// Result is what one file held.
+// Result is what the manifests of one run hold, joined (Link).
 type Result struct {
 	// Proxies hold what the resources configure: one for Istio's
-	// resources, one for ingress-nginx's; none when the file holds no
+	// resources (or Envoy Gateway's), one for ingress-nginx's, one for
+	// NGINX Inc's Ingress controller; none when no manifest holds a
 	// resource the loader reads.
-	Proxies     []*model.Proxy
+	Proxies []*model.Proxy
+	// File is the first manifest's file, Files every manifest's.
 	File        *model.File
+	Files       []*model.File
 	Diagnostics []model.Diagnostic
 	// Read counts the resources read, by kind; Linked counts the
 	// Services and workloads read for linking only, and Skipped the
@@ -57,11 +62,25 @@ type Result struct {
 	// Services and Workloads are the cluster objects read for linking.
 	Services  []*model.Service
 	Workloads []*model.Workload
+	// Idle lists the manifests that configure no proxy: nothing in them
+	// was read into a proxy, and the loader has nothing to say of them.
+	Idle []Idle
+}
+
+// Idle is a manifest that configures no proxy.
+type Idle struct {
+	Path string
+	// Reason says why, for a skipped file: "a Kubernetes resource
+	// proxylint does not read (Gateway)".
+	Reason string
+	// Linked is set when it holds Services or workloads, read to link
+	// routes to the workloads behind them.
+	Linked bool
 }
 
 // kindRE finds a document kind this package reads at the head of a YAML
 // or JSON file, at the top of a document or of a List item.
-var kindRE = lazyre.New(`(?m)(^[ \t-]*kind[ \t]*:[ \t]*["']?|"kind"\s*:\s*")(VirtualService|DestinationRule|HTTPRoute|GRPCRoute|Ingress|BackendTrafficPolicy|IstioOperator)\b`)
+var kindRE = lazyre.New(`(?m)(^[ \t-]*kind[ \t]*:[ \t]*["']?|"kind"\s*:\s*")(VirtualService|DestinationRule|HTTPRoute|GRPCRoute|Ingress|BackendTrafficPolicy|ClientTrafficPolicy|IstioOperator)\b`)
 
 // apiVersionRE: a Kubernetes object names its API group and version.
 var apiVersionRE = lazyre.New(`(?m)(^[ \t-]*apiVersion[ \t]*:|"apiVersion"\s*:)`)
@@ -72,39 +91,104 @@ func Detect(head []byte) bool {
 	return bytes.IndexByte(head, 0) < 0 && apiVersionRE().Match(head) && kindRE().Match(head)
 }
 
+// manifestRE finds the two keys every Kubernetes object has at the top
+// level of a YAML document (column 0), or in JSON; objectKindRE a kind as
+// Kubernetes names them.
+var (
+	topAPIVersionRE = lazyre.New(`(?m)(^apiVersion[ \t]*:[ \t]*["']?[a-z0-9][a-z0-9.-]*(/[a-z0-9]+)?["']?[ \t]*(#.*)?$|"apiVersion"\s*:\s*"[a-z0-9][a-z0-9.-]*(/[a-z0-9]+)?")`)
+	topKindRE       = lazyre.New(`(?m)(^kind[ \t]*:[ \t]*["']?[A-Z][A-Za-z0-9]*["']?[ \t]*(#.*)?$|"kind"\s*:\s*"[A-Z][A-Za-z0-9]*")`)
+)
+
+// DetectManifest reports whether the start of a file is a Kubernetes
+// manifest of any kind: a document with apiVersion and kind at its top
+// level, as every Kubernetes object has (a Deployment, a ConfigMap, a
+// Kustomization). Such a file is read as manifests, and one that
+// configures no proxy is skipped, not taken for nginx or Envoy.
+func DetectManifest(head []byte) bool {
+	return bytes.IndexByte(head, 0) < 0 && topAPIVersionRE().Match(head) && topKindRE().Match(head)
+}
+
 // object is one Kubernetes resource of a manifest.
 type object struct {
 	APIVersion, Kind string
 	Name, Namespace  string
 	Node             *yaml.Node // the resource's mapping
 	Spec             *yaml.Node // nil when absent
+	// src is the manifest the object was read from; positions of its
+	// nodes are in that file.
+	src *Manifest
+	// mesh is the MeshConfig of an istio ConfigMap, parsed from its data
+	// with positions in the file (mesh.go); nil for other objects.
+	mesh *yaml.Node
+	// order is the object's place in the run: manifests in the order
+	// given, then documents in file order.
+	order int
+	// used is set when a proxy reads the object, linked when it is read
+	// for linking; controller is the Ingress controller an IngressClass
+	// names, when it is one proxylint models.
+	used, linked bool
+	controller   *controller
 }
 
-// loader holds the state of one file.
+// pos is where node n of the object stands: its manifest's file, and
+// the node's line and column there.
+func (o *object) pos(n *yaml.Node) model.Pos {
+	if n == nil {
+		return model.Pos{File: o.src.path}
+	}
+	return model.Pos{File: o.src.path, Line: int32(n.Line), Col: int32(n.Column)}
+}
+
+// Manifest is one file of Kubernetes manifests, parsed (Parse) and not
+// yet joined with the other manifests of the run (Link).
+type Manifest struct {
+	path string
+	src  []byte
+	file *model.File
+	objs []*object
+	// kinds are the kinds of the documents, once each, in order;
+	// dropped counts the documents of kinds no part of the loader reads
+	// (their trees are not kept), by "apiVersion kind".
+	kinds   []string
+	dropped map[string]int
+	diags   []model.Diagnostic
+	// comments inside embedded YAML (a ConfigMap's mesh string)
+	comments []model.Comment
+	// syntax is set when the file is not YAML: nothing in it is read.
+	syntax bool
+	// used counts the resources Link read into a proxy.
+	used int
+}
+
+// File is the manifest's file, with its source and comments.
+func (m *Manifest) File() *model.File { return m.file }
+
+// Path is the manifest's path.
+func (m *Manifest) Path() string { return m.path }
+
+// Size is how many bytes the manifest holds.
+func (m *Manifest) Size() int { return len(m.src) }
+
+// loader holds the state of one join: the target and the diagnostics.
 type loader struct {
-	path   string
-	src    []byte
 	target model.Target
 	diags  []model.Diagnostic
 	mesh   *meshRetry // meshConfig.defaultHttpRetryPolicy (mesh.go)
-	// comments inside embedded YAML (a ConfigMap's mesh string)
-	comments []model.Comment
+	// once holds the positions of diagnostics given once for all the
+	// routes they concern.
+	once map[model.Pos]bool
+	// gateways are the run's Gateway API Gateways by name, for the
+	// labels a policy's targetSelectors match.
+	gateways map[string][]*object
 }
 
-func (l *loader) pos(n *yaml.Node) model.Pos {
-	if n == nil {
-		return model.Pos{File: l.path}
-	}
-	return model.Pos{File: l.path, Line: int32(n.Line), Col: int32(n.Column)}
-}
-
-func (l *loader) diag(code string, sev model.Severity, n *yaml.Node, format string, args ...any) {
-	l.diags = append(l.diags, model.Diagnostic{Code: code, Severity: sev, Pos: l.pos(n), Message: fmt.Sprintf(format, args...)})
+func (l *loader) diag(code string, sev model.Severity, pos model.Pos, format string, args ...any) {
+	l.diags = append(l.diags, model.Diagnostic{Code: code, Severity: sev, Pos: pos, Message: fmt.Sprintf(format, args...)})
 }
 
 // invalid reports a field the platform refuses.
-func (l *loader) invalid(n *yaml.Node, format string, args ...any) {
-	l.diag(CodeInvalid, model.Error, n, format, args...)
+func (l *loader) invalid(pos model.Pos, format string, args ...any) {
+	l.diag(CodeInvalid, model.Error, pos, format, args...)
 }
 
 var yamlLineRE = lazyre.New(`^yaml: line (\d+): (.*)$`)
@@ -136,29 +220,111 @@ var parserProblem = map[string]bool{
 	"found incompatible YAML document": true, "found undefined tag handle": true,
 }
 
-// LoadBytes reads the manifests of one file.
+// LoadBytes reads the manifests of one file: Link of that file alone.
 func LoadBytes(path string, src []byte, opts Options) Result {
-	l := &loader{path: path, src: src, target: opts.Target}
-	if l.target.Product != model.Istio {
-		l.target = model.Target{Product: model.Istio}
-	}
-	res := Result{
-		File:    &model.File{Path: path, Source: src, Comments: envoy.Comments(path, src)},
-		Read:    map[string]int{},
-		Linked:  map[string]int{},
-		Skipped: map[string]int{},
-	}
-	objs, err := l.documents(src)
-	if err != nil {
+	return Link([]*Manifest{Parse(path, src)}, opts)
+}
+
+// Parse reads one file of manifests into its resources, keeping those
+// some part of the loader reads. Files are parsed independently (in
+// parallel, by the caller) and then joined by Link.
+func Parse(path string, src []byte) *Manifest {
+	m := &Manifest{path: path, src: src, dropped: map[string]int{},
+		file: &model.File{Path: path, Source: src, Comments: envoy.Comments(path, src), Editor: NewEditor(path, src)}}
+	if err := m.documents(src); err != nil {
 		line, msg := errorLine(err)
-		res.Diagnostics = append(res.Diagnostics, model.Diagnostic{
+		m.objs, m.kinds, m.dropped, m.syntax = nil, nil, map[string]int{}, true
+		m.diags = append(m.diags[:0], model.Diagnostic{
 			Code: CodeSyntax, Severity: model.Error, Fatal: true,
 			Pos:     model.Pos{File: path, Line: int32(line), Col: 1},
 			Message: fmt.Sprintf("%s is not a YAML or JSON manifest proxylint can read: %s", path, msg),
 		})
-		return res
+		m.comments = nil
+		return m
 	}
-	var vss, routes, drs, svcs, ings, cms, btps, meshes []*object
+	for _, o := range m.objs {
+		if meshSource(o) && o.Kind == "ConfigMap" {
+			o.mesh = m.embeddedMesh(get(get(o.Node, "data"), "mesh"))
+		}
+	}
+	m.addComments()
+	return m
+}
+
+// Link joins the manifests of one run into the proxies they configure:
+// every reference is resolved across all of them (a route's parentRefs
+// and backendRefs, a policy's targetRefs and targetSelectors, a
+// DestinationRule's host, a Service's ports, an Ingress's class, the
+// mesh config), as the platform resolves it in a cluster where they were
+// all applied, in the order given (kubectl apply -f DIR applies files in
+// name order, a file's documents in order). docs/kubernetes.md, "One
+// deployment", says how.
+func Link(ms []*Manifest, opts Options) Result {
+	res := Result{Read: map[string]int{}, Linked: map[string]int{}, Skipped: map[string]int{}}
+	var objs []*object
+	for _, m := range ms {
+		m.used = 0
+		for _, o := range m.objs {
+			o.order, o.used, o.linked = len(objs), false, false
+			objs = append(objs, o)
+		}
+		res.Files = append(res.Files, m.file)
+		res.Diagnostics = append(res.Diagnostics, m.diags...)
+		for k, n := range m.dropped {
+			res.Skipped[k] += n
+		}
+	}
+	if len(ms) > 0 {
+		res.File = ms[0].file
+	}
+	l := &loader{target: opts.Target, once: map[model.Pos]bool{}, gateways: map[string][]*object{}}
+	if l.target.Product != model.Istio {
+		l.target = model.Target{Product: model.Istio}
+	}
+	j := l.join(objs, opts, &res)
+	res.Diagnostics = append(res.Diagnostics, l.diags...)
+	l.leftOut(&res, ms, j)
+	// Every proxy is joined from the manifests of the run, but those
+	// that configure no proxy.
+	idle := map[string]bool{}
+	for _, i := range res.Idle {
+		idle[i.Path] = true
+	}
+	var joinedFrom []string
+	for _, m := range ms {
+		if !idle[m.path] && !slices.Contains(joinedFrom, m.path) {
+			joinedFrom = append(joinedFrom, m.path)
+		}
+	}
+	if len(joinedFrom) > 1 {
+		for _, p := range res.Proxies {
+			p.Sources = joinedFrom
+		}
+	}
+	return res
+}
+
+// use counts o as read into a proxy.
+func (o *object) use(res *Result) {
+	if o.used {
+		return
+	}
+	o.used = true
+	o.src.used++
+	res.Read[o.Kind]++
+}
+
+// joined is what a join found, for leftOut.
+type joined struct {
+	gatewayRoutes int
+	otherClass    []*object
+}
+
+// join builds the proxies from every resource of the run; a resource
+// that no proxy reads is counted as skipped.
+func (l *loader) join(objs []*object, opts Options, res *Result) joined {
+	var j joined
+	var vss, routes, drs, svcs, ings, classes, cms, btps, meshes []*object
 	for _, o := range objs {
 		switch {
 		case o.Kind == "VirtualService" && istioNetworking(o.APIVersion):
@@ -169,79 +335,105 @@ func LoadBytes(path string, src []byte, opts Options) Result {
 			btps = append(btps, o)
 		case o.Kind == "DestinationRule" && istioNetworking(o.APIVersion):
 			drs = append(drs, o)
-		case o.Kind == "Ingress" && (o.APIVersion == "networking.k8s.io/v1" || o.APIVersion == "networking.k8s.io/v1beta1" || o.APIVersion == "extensions/v1beta1") && nginxClass(o):
+		case ingressKind(o):
 			ings = append(ings, o)
-		case o.Kind == "ConfigMap" && o.APIVersion == "v1" && controllerConfigMap(o):
-			cms = append(cms, o)
-			continue // read with the Ingresses it configures
+		case ingressClassKind(o):
+			classes = append(classes, o)
+		case o.Kind == "Gateway" && gatewayAPI(o.APIVersion):
+			l.gateways[o.Name] = append(l.gateways[o.Name], o)
 		case meshSource(o):
 			meshes = append(meshes, o)
-			continue // read with the Istio resources it configures
+		case o.Kind == "ConfigMap" && o.APIVersion == "v1":
+			cms = append(cms, o)
 		case o.Kind == "Service" && o.APIVersion == "v1":
 			svcs = append(svcs, o)
-			res.Services = append(res.Services, l.service(o))
+			res.Services = append(res.Services, service(o))
 			res.Linked[o.APIVersion+" "+o.Kind]++
-			continue // read for linking, and for its ports
+			o.linked = true
 		case workloadKind(o):
-			res.Workloads = append(res.Workloads, l.workload(o))
+			res.Workloads = append(res.Workloads, workload(o))
 			res.Linked[o.APIVersion+" "+o.Kind]++
-			continue
-		default:
-			res.Skipped[o.APIVersion+" "+o.Kind]++
-			continue
+			o.linked = true
 		}
-		res.Read[o.Kind]++
 	}
-	if len(ings) > 0 {
+	j.gatewayRoutes = len(routes)
+	groups, other := l.ingressControllers(ings, classes, opts.Target)
+	j.otherClass = other
+	for _, ctl := range controllers {
+		group := groups[ctl]
+		if len(group) == 0 {
+			continue
+		}
 		t := opts.Target
-		if t.Product != model.IngressNginx {
-			t = model.Target{Product: model.IngressNginx}
+		if t.Product != ctl.product {
+			t = model.Target{Product: ctl.product}
 		}
-		p := &model.Proxy{Product: model.IngressNginx, Target: t, Entry: path, Pos: model.Pos{File: path, Line: 1, Col: 1}, Context: "main"}
-		l.ingressNginx(p, ings, cms)
+		p := newProxy(ctl.product, t, group[0])
+		mine := ctl.configMaps(cms)
+		l.ingresses(ctl, p, group, mine)
 		res.Proxies = append(res.Proxies, p)
-		if len(cms) > 0 {
-			res.Read["ConfigMap"] += len(cms)
+		var claimed []*object
+		for _, c := range classes {
+			if c.controller == ctl {
+				claimed = append(claimed, c)
+			}
 		}
-	} else {
-		for _, c := range cms {
-			res.Skipped[c.APIVersion+" "+c.Kind]++
+		for _, o := range group {
+			o.use(res)
+		}
+		for _, c := range append(mine, claimed...) {
+			c.use(res)
 		}
 	}
 	if opts.Target.Product == model.EnvoyGateway && len(routes)+len(btps) > 0 {
 		// Gateway API routes as Envoy Gateway translates them.
-		p := &model.Proxy{Product: model.EnvoyGateway, Target: opts.Target, Entry: path, Pos: model.Pos{File: path, Line: 1, Col: 1}, Context: "main"}
+		p := newProxy(model.EnvoyGateway, opts.Target, earliest(append(append([]*object{}, routes...), btps...)))
 		l.envoyGateway(p, routes, btps)
 		res.Proxies = append(res.Proxies, p)
+		for _, o := range routes {
+			o.use(res)
+		}
+		for _, o := range btps {
+			o.use(res)
+		}
 		routes = nil
-	} else {
-		for _, b := range btps {
-			res.Read[b.Kind]--
-			res.Skipped[b.APIVersion+" "+b.Kind]++
-		}
-		for _, b := range btps {
-			if res.Read[b.Kind] == 0 {
-				delete(res.Read, b.Kind)
-			}
-		}
 	}
-	if len(vss)+len(routes)+len(drs) > 0 {
-		p := &model.Proxy{Product: model.Istio, Target: l.target, Entry: path, Pos: model.Pos{File: path, Line: 1, Col: 1}, Context: "main"}
+	if istio := append(append(append([]*object{}, vss...), routes...), drs...); len(istio) > 0 {
+		p := newProxy(model.Istio, l.target, earliest(istio))
 		l.mesh = l.meshRetryPolicy(meshes)
 		l.istio(p, vss, routes, drs, svcs)
 		res.Proxies = append(res.Proxies, p)
-		for _, o := range meshes {
-			res.Read[o.Kind]++
+		for _, o := range istio {
+			o.use(res)
 		}
-	} else {
 		for _, o := range meshes {
+			o.use(res)
+		}
+	}
+	for _, o := range objs {
+		if !o.used && !o.linked {
 			res.Skipped[o.APIVersion+" "+o.Kind]++
 		}
 	}
-	res.Diagnostics = append(res.Diagnostics, l.diags...)
-	l.addComments(res.File)
-	l.otherClasses(&res, objs)
-	return res
+	return j
+}
+
+// newProxy is the proxy of a product whose first resource is o: its
+// entry is that resource's file.
+func newProxy(product model.Product, t model.Target, o *object) *model.Proxy {
+	return &model.Proxy{Product: product, Target: t, Entry: o.src.path, Pos: model.Pos{File: o.src.path, Line: 1, Col: 1}, Context: "main"}
+}
+
+// earliest is the first of objs in the run's order (the order of
+// manifests, then of documents).
+func earliest(objs []*object) *object {
+	best := objs[0]
+	for _, o := range objs[1:] {
+		if o.order < best.order {
+			best = o
+		}
+	}
+	return best
 }
 
 // istioNetworking reports whether v is an API version of Istio's
@@ -256,45 +448,92 @@ func istioNetworking(v string) bool {
 
 // documents splits a manifest into its resources: every YAML document,
 // and the items of Lists (kind: List, or any kind ending in "List" that
-// has items, as kubectl get -o yaml writes them).
-func (l *loader) documents(src []byte) ([]*object, error) {
+// has items, as kubectl get -o yaml writes them). Resources of kinds no
+// part of the loader reads are counted, and their trees not kept.
+func (m *Manifest) documents(src []byte) error {
 	dec := yaml.NewDecoder(bytes.NewReader(src))
-	var out []*object
 	seen := map[*yaml.Node]bool{}
 	for {
 		var doc yaml.Node
 		err := dec.Decode(&doc)
 		if errors.Is(err, io.EOF) {
-			return out, nil
+			return nil
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if len(doc.Content) == 0 {
 			continue
 		}
-		l.collect(doc.Content[0], &out, seen)
+		m.collect(doc.Content[0], seen)
 	}
+}
+
+// duplicateKeys reports a key written twice in one mapping of a resource.
+// The API server's strict field validation, which kubectl asks for by
+// default (--validate=strict), refuses such an object with a BadRequest;
+// with validation off it keeps the last value. Aliases are not followed:
+// the mapping they name is checked where it stands.
+func (m *Manifest) duplicateKeys(n *yaml.Node, depth int) {
+	if depth > maxKeyDepth {
+		return
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		var seen map[string]*yaml.Node
+		if len(n.Content) > 2 {
+			seen = make(map[string]*yaml.Node, len(n.Content)/2)
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if seen != nil && k.Kind == yaml.ScalarNode && k.ShortTag() != "!!merge" {
+				if prev, dup := seen[k.Value]; dup {
+					m.diags = append(m.diags, model.Diagnostic{Code: CodeInvalid, Severity: model.Error, Pos: model.Pos{File: m.path, Line: int32(k.Line), Col: int32(k.Column)},
+						Message: fmt.Sprintf("duplicate key %q (first at line %d): the API server's strict field validation, kubectl's default (--validate=strict), refuses the object; without it the last value is kept", clipKey(k.Value), prev.Line)})
+				} else {
+					seen[k.Value] = k
+				}
+			}
+			m.duplicateKeys(n.Content[i+1], depth+1)
+		}
+	case yaml.SequenceNode:
+		for _, it := range n.Content {
+			m.duplicateKeys(it, depth+1)
+		}
+	}
+}
+
+// maxKeyDepth bounds how deep duplicateKeys looks: the YAML reader has
+// already bounded nesting, and real resources nest far less.
+const maxKeyDepth = 200
+
+// clipKey shortens a key quoted in a message.
+func clipKey(k string) string {
+	if len(k) > 100 {
+		return k[:100] + "..."
+	}
+	return k
 }
 
 // collect reads each mapping once: Lists whose items are aliases of one
 // another would otherwise be read again at every reference, exponentially
 // many times.
-func (l *loader) collect(n *yaml.Node, out *[]*object, seen map[*yaml.Node]bool) {
+func (m *Manifest) collect(n *yaml.Node, seen map[*yaml.Node]bool) {
 	if n.Kind != yaml.MappingNode || seen[n] {
 		return
 	}
 	seen[n] = true
-	o := &object{Node: n}
+	o := &object{Node: n, src: m}
 	o.APIVersion = scalar(get(n, "apiVersion"))
 	o.Kind = scalar(get(n, "kind"))
 	if o.Kind == "" {
 		return
 	}
+	m.duplicateKeys(n, 0)
 	if strings.HasSuffix(o.Kind, "List") {
 		if items := get(n, "items"); items != nil && items.Kind == yaml.SequenceNode {
 			for _, it := range items.Content {
-				l.collect(it, out, seen)
+				m.collect(it, seen)
 			}
 			return
 		}
@@ -303,7 +542,27 @@ func (l *loader) collect(n *yaml.Node, out *[]*object, seen map[*yaml.Node]bool)
 	o.Name = scalar(get(md, "name"))
 	o.Namespace = scalar(get(md, "namespace"))
 	o.Spec = get(n, "spec")
-	*out = append(*out, o)
+	m.kinds = appendNew(m.kinds, o.Kind)
+	if !kept(o) {
+		m.dropped[o.APIVersion+" "+o.Kind]++
+		return
+	}
+	m.objs = append(m.objs, o)
+}
+
+// kept reports whether some part of the loader reads objects like o: the
+// rest are only counted.
+func kept(o *object) bool {
+	switch o.Kind {
+	case "VirtualService", "DestinationRule", "HTTPRoute", "GRPCRoute", "BackendTrafficPolicy", "ClientTrafficPolicy",
+		"Ingress", "IngressClass", "IstioOperator", "Service", "Deployment", "StatefulSet", "DaemonSet":
+		return true
+	case "Gateway":
+		return gatewayAPI(o.APIVersion) // for its labels
+	case "ConfigMap":
+		return controllerConfigMap(o) || meshSource(o)
+	}
+	return false
 }
 
 // get returns the value of key in mapping n, nil when n is not a mapping

@@ -7,48 +7,58 @@ import (
 	"github.com/proxylint/proxylint/model"
 )
 
-// otherClasses says why a file that holds Ingresses yields nothing to
-// lint when each names an ingress class other than nginx's (Istio's
-// samples write `kubernetes.io/ingress.class: istio`): the file is a valid
-// manifest that this loader does not model, which is a note, not a
-// failure to read it.
-func (l *loader) otherClasses(res *Result, objs []*object) {
-	if len(res.Proxies) > 0 || len(res.Diagnostics) > 0 {
-		return
+// leftOut says, for each manifest of the run that no proxy reads
+// anything from, why: Ingresses of another controller's class, a mesh
+// config without routes to apply it to, or Envoy Gateway's policies read
+// without their target are notes or a warning; a manifest of other kinds
+// configures no proxy and is listed in res.Idle, for the caller to skip.
+func (l *loader) leftOut(res *Result, ms []*Manifest, j joined) {
+	spoken := map[string]bool{}
+	for _, d := range res.Diagnostics {
+		spoken[d.Pos.File] = true
 	}
-	var names, classes []string
-	var first *object
-	for _, o := range objs {
-		if o.Kind != "Ingress" || nginxClass(o) {
+	other := map[*Manifest][]*object{}
+	for _, o := range j.otherClass {
+		other[o.src] = append(other[o.src], o)
+	}
+	for _, m := range ms {
+		if m.syntax || m.used > 0 || spoken[m.path] {
 			continue
 		}
-		if first == nil {
-			first = o
+		switch {
+		case len(other[m]) > 0:
+			res.Diagnostics = append(res.Diagnostics, otherClassNote(m, other[m]))
+		case l.meshAlone(res, m):
+		case l.policiesAlone(res, m, j):
+		default:
+			res.Idle = append(res.Idle, idleManifest(m))
 		}
-		class := scalar(get(o.Spec, "ingressClassName"))
-		if class == "" {
-			class = scalar(get(get(get(o.Node, "metadata"), "annotations"), "kubernetes.io/ingress.class"))
-		}
-		names = appendNew(names, o.Name)
-		classes = appendNew(classes, fmt.Sprintf("%q", class))
 	}
-	if first == nil {
-		l.meshAlone(res, objs)
-		return
-	}
-	res.Diagnostics = append(res.Diagnostics, model.Diagnostic{
-		Code: "load-error", Severity: model.Note, Pos: l.pos(first.Node),
-		Message: fmt.Sprintf("%s: Ingress %s names ingress class %s; proxylint reads the Ingresses of ingress-nginx only, so nothing here is linted",
-			l.path, strings.Join(names, ", "), strings.Join(classes, ", ")),
-	})
 }
 
-// meshAlone says why a file that holds a mesh config and no route yields
-// nothing to lint: the mesh's default retry policy is applied to the
-// routes of the same file (istio/istio's tests/integration/base.yaml is
-// an IstioOperator alone).
-func (l *loader) meshAlone(res *Result, objs []*object) {
-	for _, o := range objs {
+// otherClassNote says why a manifest whose Ingresses all name another
+// controller's class yields nothing to lint (Istio's samples write
+// `kubernetes.io/ingress.class: istio`): it is a valid manifest that this
+// loader does not model, which is a note, not a failure to read it.
+func otherClassNote(m *Manifest, ings []*object) model.Diagnostic {
+	var names, classes []string
+	for _, o := range ings {
+		names = appendNew(names, o.Name)
+		classes = appendNew(classes, fmt.Sprintf("%q", ingressClass(o)))
+	}
+	first := ings[0]
+	return model.Diagnostic{
+		Code: "load-error", Severity: model.Note, Pos: first.pos(first.Node),
+		Message: fmt.Sprintf("%s: Ingress %s names ingress class %s; proxylint reads the Ingresses of ingress-nginx and of NGINX Inc's Ingress controller only, so nothing here is linted",
+			m.path, strings.Join(names, ", "), strings.Join(classes, ", ")),
+	}
+}
+
+// meshAlone says why a manifest that holds a mesh config yields nothing
+// to lint when the run holds no route to apply it to (istio/istio's
+// tests/integration/base.yaml is an IstioOperator alone).
+func (l *loader) meshAlone(res *Result, m *Manifest) bool {
+	for _, o := range m.objs {
 		if !meshSource(o) {
 			continue
 		}
@@ -57,10 +67,87 @@ func (l *loader) meshAlone(res *Result, objs []*object) {
 			name = o.Kind
 		}
 		res.Diagnostics = append(res.Diagnostics, model.Diagnostic{
-			Code: "load-error", Severity: model.Note, Pos: l.pos(o.Node),
-			Message: fmt.Sprintf("%s: %s configures Istio, not routes: proxylint applies its mesh config to the VirtualServices and routes of the same file, and this file holds none, so nothing here is linted",
-				l.path, name),
+			Code: "load-error", Severity: model.Note, Pos: o.pos(o.Node),
+			Message: fmt.Sprintf("%s: %s configures Istio, not routes: proxylint applies its mesh config to the VirtualServices and routes linted with it, and none is, so nothing here is linted",
+				m.path, name),
 		})
-		return
+		return true
 	}
+	return false
+}
+
+// policiesAlone warns of Envoy Gateway policies in a run that holds no
+// Gateway API route, linted without the envoy-gateway target: the run
+// would otherwise say nothing configures a proxy. Beside routes (read as
+// Istio translates them), the policies are left out as other kinds.
+func (l *loader) policiesAlone(res *Result, m *Manifest, j joined) bool {
+	if j.gatewayRoutes > 0 {
+		return false
+	}
+	counts := map[string]int{}
+	var kinds []string
+	for _, o := range m.objs {
+		if egPolicyKind(o) {
+			counts[o.Kind]++
+			kinds = appendNew(kinds, o.Kind)
+		}
+	}
+	if len(kinds) == 0 {
+		return false
+	}
+	var parts []string
+	for _, k := range kinds {
+		parts = append(parts, fmt.Sprintf("%d %s", counts[k], k))
+	}
+	res.Diagnostics = append(res.Diagnostics, model.Diagnostic{Code: "load-error", Severity: model.Warning, Pos: model.Pos{File: m.path},
+		Message: fmt.Sprintf("%s: %s not read: Envoy Gateway's policies are read with --target envoy-gateway, with the HTTPRoutes they attach to", m.path, strings.Join(parts, " and "))})
+	return true
+}
+
+// egPolicyKind reports whether o is one of Envoy Gateway's policies this
+// package reads.
+func egPolicyKind(o *object) bool {
+	return (o.Kind == "BackendTrafficPolicy" || o.Kind == "ClientTrafficPolicy") && o.APIVersion == "gateway.envoyproxy.io/v1alpha1"
+}
+
+// idleManifest says why a manifest configures no proxy.
+func idleManifest(m *Manifest) Idle {
+	idle := Idle{Path: m.path}
+	var linked, policies, rest []string
+	for _, o := range m.objs {
+		switch {
+		case o.linked:
+			linked = appendNew(linked, o.Kind)
+		case egPolicyKind(o):
+			policies = appendNew(policies, o.Kind)
+		}
+	}
+	for _, k := range m.kinds {
+		if !contains(linked, k) && !contains(policies, k) {
+			rest = appendNew(rest, k)
+		}
+	}
+	idle.Linked = len(linked) > 0
+	var parts []string
+	if len(linked) > 0 {
+		parts = append(parts, strings.Join(linked, ", ")+": read only to link routes to the pods behind them")
+	}
+	if len(policies) > 0 {
+		parts = append(parts, strings.Join(policies, ", ")+": read with --target envoy-gateway")
+	}
+	switch {
+	case len(rest) > 0 && len(parts) == 0 && len(rest) == 1:
+		idle.Reason = "a Kubernetes resource proxylint does not read (" + rest[0] + ")"
+		return idle
+	case len(rest) > 0 && len(parts) == 0:
+		idle.Reason = "Kubernetes resources proxylint does not read (" + strings.Join(rest, ", ") + ")"
+		return idle
+	case len(rest) > 0:
+		parts = append(parts, strings.Join(rest, ", ")+": not read")
+	case len(parts) == 0:
+		idle.Reason = "a Kubernetes manifest that holds no resource"
+		return idle
+	}
+	idle.Reason = "Kubernetes resources that configure no proxy (" + strings.Join(parts, "; ") + ")"
+	return idle
 }

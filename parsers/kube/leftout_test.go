@@ -34,7 +34,7 @@ spec:
 		t.Fatalf("proxies %v, diagnostics %v", res.Proxies, res.Diagnostics)
 	}
 	d := res.Diagnostics[0]
-	want := `ing.yaml: Ingress gateway names ingress class "istio"; proxylint reads the Ingresses of ingress-nginx only, so nothing here is linted`
+	want := `ing.yaml: Ingress gateway names ingress class "istio"; proxylint reads the Ingresses of ingress-nginx and of NGINX Inc's Ingress controller only, so nothing here is linted`
 	if d.Code != "load-error" || d.Severity != model.Note || d.Pos != (model.Pos{File: "ing.yaml", Line: 5, Col: 1}) || d.Message != want {
 		t.Errorf("diagnostic %+v", d)
 	}
@@ -54,7 +54,7 @@ func TestIstioOperatorAlone(t *testing.T) {
 		t.Fatal("an IstioOperator is not detected as a Kubernetes manifest")
 	}
 	res := LoadBytes("op.yaml", []byte(src), Options{})
-	want := "op.yaml: IstioOperator install configures Istio, not routes: proxylint applies its mesh config to the VirtualServices and routes of the same file, and this file holds none, so nothing here is linted"
+	want := "op.yaml: IstioOperator install configures Istio, not routes: proxylint applies its mesh config to the VirtualServices and routes linted with it, and none is, so nothing here is linted"
 	if len(res.Proxies) != 0 || len(res.Diagnostics) != 1 || res.Diagnostics[0].Message != want ||
 		res.Diagnostics[0].Severity != model.Note || res.Diagnostics[0].Pos != (model.Pos{File: "op.yaml", Line: 2, Col: 1}) {
 		t.Fatalf("proxies %v, diagnostics %v", res.Proxies, res.Diagnostics)

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"bytes"
+	"fmt"
 	"sort"
 	"strings"
 
@@ -22,8 +23,9 @@ import (
 // since 1.12.0:481), through the same ConvertPolicy as a retries block.
 
 // meshRetry is meshConfig.defaultHttpRetryPolicy as the input sets it,
-// with positions in the input file.
+// with positions in the file of o, the ConfigMap or IstioOperator.
 type meshRetry struct {
+	o           *object
 	key, policy *yaml.Node // defaultHttpRetryPolicy and its value
 }
 
@@ -38,9 +40,9 @@ func meshSource(o *object) bool {
 	return false
 }
 
-// meshRank orders the sources of one input: the default revision's
+// meshRank orders the sources of one run: the default revision's
 // ConfigMap first (what istiod reads), then an IstioOperator without a
-// revision, then the rest in input order.
+// revision, then the rest in the run's order.
 func meshRank(o *object) int {
 	switch {
 	case o.Kind == "ConfigMap" && o.Name == "istio":
@@ -62,7 +64,7 @@ func (l *loader) meshRetryPolicy(srcs []*object) *meshRetry {
 		}
 		var c *yaml.Node
 		if o.Kind == "ConfigMap" {
-			c = l.embeddedMesh(get(get(o.Node, "data"), "mesh"))
+			c = o.mesh
 		} else {
 			c = get(o.Spec, "meshConfig")
 		}
@@ -77,7 +79,7 @@ func (l *loader) meshRetryPolicy(srcs []*object) *meshRetry {
 	if v == nil || v.Tag == "!!null" {
 		return nil
 	}
-	return &meshRetry{key: k, policy: v}
+	return &meshRetry{o: best, key: k, policy: v}
 }
 
 // embeddedMesh parses the YAML document held by a ConfigMap's mesh key and
@@ -86,7 +88,7 @@ func (l *loader) meshRetryPolicy(srcs []*object) *meshRetry {
 // its line and column; a string in another style (quoted, as JSON holds
 // it, or folded) cannot be mapped line by line, and every node points at
 // the string.
-func (l *loader) embeddedMesh(n *yaml.Node) *yaml.Node {
+func (m *Manifest) embeddedMesh(n *yaml.Node) *yaml.Node {
 	if n == nil || n.Kind != yaml.ScalarNode {
 		return nil
 	}
@@ -95,23 +97,24 @@ func (l *loader) embeddedMesh(n *yaml.Node) *yaml.Node {
 		line, msg := errorLine(err)
 		at := &yaml.Node{Line: n.Line, Column: n.Column}
 		if n.Style == yaml.LiteralStyle {
-			at.Line, at.Column = n.Line+line, l.blockIndent(n)+1
+			at.Line, at.Column = n.Line+line, m.blockIndent(n)+1
 		}
-		l.invalid(at, "data.mesh is not a MeshConfig istiod can read (%s); the mesh config is left out", msg)
+		m.diags = append(m.diags, model.Diagnostic{Code: CodeInvalid, Severity: model.Error, Pos: model.Pos{File: m.path, Line: int32(at.Line), Col: int32(at.Column)},
+			Message: fmt.Sprintf("data.mesh is not a MeshConfig istiod can read (%s); the mesh config is left out", msg)})
 		return nil
 	}
 	if len(doc.Content) == 0 {
 		return nil
 	}
-	indent := l.blockIndent(n)
+	indent := m.blockIndent(n)
 	if n.Style == yaml.LiteralStyle {
 		// Comments of the embedded YAML are comments of the file
 		// (wants, suppressions), which the file's own scan skips as
 		// part of a block scalar.
-		for _, c := range envoy.Comments(l.path, []byte(n.Value)) {
+		for _, c := range envoy.Comments(m.path, []byte(n.Value)) {
 			c.Pos.Line += int32(n.Line)
 			c.Pos.Col += int32(indent)
-			l.comments = append(l.comments, c)
+			m.comments = append(m.comments, c)
 		}
 	}
 	var move func(*yaml.Node)
@@ -137,20 +140,20 @@ func (l *loader) embeddedMesh(n *yaml.Node) *yaml.Node {
 // blockIndent is the indentation of a literal block scalar's content,
 // which the parser does not keep: the leading spaces of its first
 // non-blank line in the file, less those the value itself keeps.
-func (l *loader) blockIndent(n *yaml.Node) int {
+func (m *Manifest) blockIndent(n *yaml.Node) int {
 	for k, line := range strings.Split(n.Value, "\n") {
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		src := l.line(n.Line + 1 + k)
+		src := m.line(n.Line + 1 + k)
 		return (len(src) - len(strings.TrimLeft(src, " "))) - (len(line) - len(strings.TrimLeft(line, " ")))
 	}
 	return 0
 }
 
 // line is line i (from 1) of the file, "" past its end.
-func (l *loader) line(i int) string {
-	src := l.src
+func (m *Manifest) line(i int) string {
+	src := m.src
 	for ; i > 1 && len(src) > 0; i-- {
 		j := bytes.IndexByte(src, '\n')
 		if j < 0 {
@@ -166,10 +169,11 @@ func (l *loader) line(i int) string {
 
 // addComments adds the comments found inside embedded YAML to the file's,
 // in line order.
-func (l *loader) addComments(f *model.File) {
-	if len(l.comments) == 0 {
+func (m *Manifest) addComments() {
+	if len(m.comments) == 0 {
 		return
 	}
-	f.Comments = append(f.Comments, l.comments...)
+	f := m.file
+	f.Comments = append(f.Comments, m.comments...)
 	sort.SliceStable(f.Comments, func(i, j int) bool { return f.Comments[i].Pos.Line < f.Comments[j].Pos.Line })
 }

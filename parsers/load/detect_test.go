@@ -89,6 +89,12 @@ func TestTemplates(t *testing.T) {
 		"conf/plain/other.conf":  "upstream x { server 10.0.0.1; }\n",
 		"conf/sample.conf":       "server {\n    listen 443 ssl;\n    server_name <container_name>.*;\n    set $upstream_proto <http or https>;\n}\n",
 		"conf/html.conf":         "server {\n    listen 80;\n    location ~ ^/(?<app>[a-z]+)/ {\n        sub_filter '<head>' '<head><script src=/x.js></script>';\n        proxy_pass http://app;\n    }\n}\n",
+		// Quoted, %%name%% is text nginx passes on, not a placeholder.
+		"conf/sub.conf": "server {\n    listen 80;\n    location / {\n        sub_filter '%%BASE_URL%%' 'https://example.org';\n        proxy_pass http://app;\n    }\n}\n",
+		// What the nginx image renders with envsubst, and a .template
+		// without placeholders, which renders to itself.
+		"conf/templates/default.conf.template": "server {\n    listen 80;\n    server_name ${NGINX_HOST};\n    location / { proxy_pass http://${host}$request_uri; }\n}\n",
+		"conf/templates/static.conf.template":  "server {\n    listen 80;\n    location / { proxy_pass http://app; }\n}\n",
 	})
 	m := Load([]string{"conf"}, Options{})
 	type diag struct {
@@ -109,11 +115,12 @@ func TestTemplates(t *testing.T) {
 		{"conf/site.tmpl", 1, model.Note, "this looks like a template ({{ }} expressions): render it first, or exclude it; it was not linted"},
 		{"conf/site.conf.j2", 2, model.Note, "this looks like a template ({{ }} expressions): render it first, or exclude it; it was not linted"},
 		{"conf/sample.conf", 3, model.Note, "this looks like a template (<name> placeholders): render it first, or exclude it; it was not linted"},
+		{"conf/templates/default.conf.template", 3, model.Note, "this looks like a template (${NAME} placeholders of a .template file, which envsubst renders, as the nginx image does with /etc/nginx/templates): render it first, or exclude it; it was not linted"},
 	}, got)
 	for _, p := range m.Proxies {
 		assert.NotContains(t, []string{"conf/a.conf", "conf/env.conf", "conf/jinja.conf"}, p.Entry, "a template produces no model")
 	}
-	assert.Len(t, m.Proxies, 6, "a Lua template library's syntax in Lua code is Lua's business; a named capture and a quoted <head> are no placeholders")
+	assert.Len(t, m.Proxies, 8, "a Lua template library's syntax in Lua code is Lua's business; a named capture, a quoted <head> and a quoted %%NAME%% are no placeholders; a .template without placeholders is nginx's")
 
 	m = Load([]string{"conf/a.conf"}, Options{})
 	require.Len(t, m.Diagnostics, 1)
@@ -133,4 +140,23 @@ func TestTemplates(t *testing.T) {
 	require.Len(t, m.Diagnostics, 1)
 	assert.Equal(t, "conf/site.tmpl", m.Diagnostics[0].Pos.File)
 	assert.Equal(t, "this looks like a template ({{ }} expressions): render it first, or exclude it", m.Diagnostics[0].Message)
+}
+
+// A file whose first directive is an njs one (js_import), as
+// NGINX-Demos' oauth2-token-introspection-oss/frontend.conf starts, is
+// nginx's in a directory walk too: linted, not skipped.
+func TestWalkReadsNjsFirst(t *testing.T) {
+	tree(t, map[string]string{
+		"site/frontend.conf": "js_import conf.d/oauth2.js;\n\nserver {\n    listen 80;\n    location / {\n        auth_request /_introspect;\n        proxy_pass http://my_backend;\n    }\n    location = /_introspect {\n        internal;\n        js_content oauth2.introspectAccessToken;\n    }\n}\n",
+		"site/njs-site":      "js_import main from conf.d/main.js;\njs_set $greeting main.greeting;\nserver { listen 81; location / { js_content main.hello; } }\n",
+	})
+	var skipped []string
+	m := Load([]string{"site"}, Options{OnSkip: func(path, reason string) { skipped = append(skipped, path+": "+reason) }})
+	assert.Empty(t, skipped)
+	assert.Empty(t, fatals(m))
+	var entries []string
+	for _, p := range m.Proxies {
+		entries = append(entries, p.Entry)
+	}
+	assert.ElementsMatch(t, []string{"site/frontend.conf", "site/njs-site"}, entries)
 }

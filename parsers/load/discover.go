@@ -34,7 +34,9 @@ const maxDiscoverUp = 3
 // relative includes from there.
 func discoverEntryPoints(items []item, results []Result, included map[string]bool, opts Options, roots []string) (eps, dirs []string, prefixes map[int]string) {
 	prefixes = map[int]string{}
-	if len(opts.EntryPoints) > 0 {
+	if len(opts.EntryPoints) > 0 || opts.OverlayOnly {
+		// An OverlayOnly run names every file there is: no includer
+		// waits on the disk.
 		return nil, nil, prefixes
 	}
 	cache := map[string]*Result{}
@@ -69,11 +71,106 @@ func discoverEntryPoints(items []item, results []Result, included map[string]boo
 			}
 			dir = filepath.Dir(dir)
 		}
+		if ep, within := fragmentChain(it.real, filepath.Dir(it.real), limit, shared, opts, roots, cache); ep != "" {
+			// No whole configuration includes it, but a fragment does
+			// (a site that includes this snippet): linted through the
+			// outermost such fragment, its findings there are those of
+			// the surroundings the repository gives it.
+			if !found[ep] {
+				found[ep] = true
+				eps = append(eps, ep)
+				dirs = append(dirs, within...)
+			}
+			nearest = ""
+		}
 		if nearest != "" && results[i].unreadRelative {
 			prefixes[i] = nearest
 		}
 	}
 	return eps, dirs, prefixes
+}
+
+// fragmentChain is the outermost of the fragments that include the file at
+// real, one within the other, found in the directory dir and those above it
+// (as far as limit and shared let the search for a main configuration go);
+// "" when no fragment includes it. It is called once no main configuration
+// was found that includes the file. within are the directories the
+// fragments' relative includes resolve in, which the run must be able to
+// read.
+func fragmentChain(real, dir string, limit int, shared map[string]bool, opts Options, roots []string, cache map[string]*Result) (ep string, within []string) {
+	seen := map[string]bool{real: true}
+	// The fragments' relative includes resolve against their directory
+	// or one above it, as far as the search goes.
+	for d, up := dir, 0; up <= limit && !shared[d]; up++ {
+		within = append(within, d)
+		d = filepath.Dir(d)
+	}
+	roots = append(append([]string{}, roots...), within...)
+	top, cur := "", real
+	for {
+		next := ""
+		d := dir
+		for up := 0; up <= limit && !shared[d] && next == ""; up++ {
+			next = fragmentIncluder(d, cur, seen, opts, roots, cache)
+			d = filepath.Dir(d)
+		}
+		if next == "" {
+			return top, within
+		}
+		seen[next] = true
+		top, cur = next, next
+	}
+}
+
+// fragmentIncluder is the first fragment in dir, in name order, that
+// includes the file at real, has no errors of its own and was not met
+// before; "".
+func fragmentIncluder(dir, real string, seen map[string]bool, opts Options, roots []string, cache map[string]*Result) string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	for _, e := range entries {
+		n := e.Name()
+		p := filepath.Join(dir, n)
+		if !strings.HasSuffix(n, ".conf") || seen[p] || !isRegular(p) {
+			continue
+		}
+		key := "fragment:" + p
+		r, ok := cache[key]
+		if !ok {
+			r = fragmentConfig(p, opts, append(append([]string{}, roots...), dir))
+			cache[key] = r
+		}
+		if r == nil {
+			continue
+		}
+		for _, inc := range r.Includes {
+			if inc == real {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+// fragmentConfig loads the file at p when it is an nginx fragment that
+// includes something and has no errors of its own; nil otherwise.
+func fragmentConfig(p string, opts Options, roots []string) *Result {
+	head := readHead(p, headSize)
+	if !nginx.Detect(head) || !strings.Contains(string(head), "include") {
+		return nil
+	}
+	r := loadNginx(p, opts, roots)
+	if !r.fragment || r.template || len(r.Includes) == 0 {
+		return nil
+	}
+	for _, d := range r.Diagnostics {
+		if d.Severity == model.Error {
+			return nil
+		}
+	}
+	return &r
 }
 
 // includer is the main configuration in dir that includes the file at
@@ -119,7 +216,7 @@ func includer(dir, real string, opts Options, roots []string, cache map[string]*
 // mainConfig loads the file at p when it is a whole nginx configuration
 // without errors of its own; nil otherwise.
 func mainConfig(p string, opts Options, roots []string) *Result {
-	if !nginx.Detect(readHead(p, headSize)) {
+	if !nginx.Detect(opts.source().head(p, headSize)) {
 		return nil
 	}
 	r := loadNginx(p, opts, roots)
@@ -156,7 +253,13 @@ func isRegular(p string) bool {
 
 // throughNote says in the report that a file was linted through a main
 // configuration found for it.
-func throughNote(path, ep string) model.Diagnostic {
+func throughNote(path, ep string, fragment bool) model.Diagnostic {
+	if fragment {
+		return model.Diagnostic{
+			Code: nginx.CodeInclude, Severity: model.Note, Pos: model.Pos{File: path},
+			Message: "linted through " + shown(ep) + ", which includes this file (found in the directories above it); it is a fragment too, and no configuration found includes it (name entry-points in .proxylint.yaml to choose the main configuration)",
+		}
+	}
 	return model.Diagnostic{
 		Code: nginx.CodeInclude, Severity: model.Note, Pos: model.Pos{File: path},
 		Message: "linted through " + shown(ep) + ", which includes this file (found in the directories above it; name entry-points in .proxylint.yaml to choose the main configuration)",

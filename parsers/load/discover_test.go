@@ -66,3 +66,42 @@ func TestDiscoveryStopsAtTheRepository(t *testing.T) {
 	assert.Empty(t, m.Diagnostics)
 	assert.Nil(t, upstreamOf(t, m), "the nginx.conf above the repository is not this fragment's")
 }
+
+// A snippet that no main configuration includes, but a site of the
+// repository does (through another snippet), is linted through the
+// outermost of them: the site's "set" values reach the snippet's
+// proxy_pass. The report says the site is a fragment too, and the model
+// lists the snippet as one that other locations may include as well.
+func TestSnippetLintedThroughTheSiteThatIncludesIt(t *testing.T) {
+	dir := tree(t, map[string]string{
+		"etc/nginx/nginx.conf":                 "events {}\nhttp {\n    include /etc/nginx/conf.d/*.conf;\n}\n",
+		"etc/nginx/conf.d/default.conf":        "server {\n    listen 80;\n    set $server \"127.0.0.1\";\n    set $port \"80\";\n    include conf.d/include/assets.conf;\n}\n",
+		"etc/nginx/conf.d/include/assets.conf": "location ~* \\.(css|js)$ {\n    access_log off;\n    include conf.d/include/proxy.conf;\n}\n",
+		"etc/nginx/conf.d/include/proxy.conf":  "proxy_set_header Host $host;\nproxy_pass http://$server:$port$request_uri;\n",
+		"etc/nginx/conf.d/include/unused.conf": "add_header X-Unused 1;\n",
+		"etc/nginx/conf.d/include/broken.conf": "include conf.d/include/proxy.conf;\nlocation {\n",
+	})
+	t.Chdir(filepath.Join(dir, "etc", "nginx", "conf.d", "include"))
+	m, scope := LoadScoped([]string{"proxy.conf"}, Options{})
+	assert.Equal(t, []model.Diagnostic{{Code: nginx.CodeInclude, Severity: model.Note, Pos: model.Pos{File: "proxy.conf"},
+		Message: "linted through ../default.conf, which includes this file (found in the directories above it); it is a fragment too, and no configuration found includes it (name entry-points in .proxylint.yaml to choose the main configuration)"}}, m.Diagnostics)
+	require.Len(t, m.Proxies, 1)
+	p := m.Proxies[0]
+	assert.Equal(t, "http", p.Context)
+	require.Len(t, p.Snippets, 1)
+	assert.Equal(t, realPath("proxy.conf"), realPath(p.Snippets[0].File))
+	assert.Equal(t, "location", p.Snippets[0].Context)
+	u := upstreamOf(t, m)
+	require.NotNil(t, u)
+	assert.True(t, u.Implicit)
+	assert.Equal(t, "127.0.0.1:80", u.Name, "the site's set values reach the snippet")
+	require.NotNil(t, scope)
+	assert.True(t, scope.Contains("proxy.conf"))
+	assert.False(t, scope.Contains("../default.conf"), "the site is context, not subject")
+
+	// A snippet nothing includes is linted alone.
+	m, _ = LoadScoped([]string{"unused.conf"}, Options{})
+	assert.Empty(t, m.Diagnostics)
+	require.Len(t, m.Proxies, 1)
+	assert.Equal(t, "unused.conf", m.Proxies[0].Entry)
+}

@@ -2,6 +2,8 @@ package load
 
 import (
 	"path/filepath"
+
+	"github.com/proxylint/proxylint/parsers/envoy"
 )
 
 // item is a configuration file to load: named on the command line
@@ -63,7 +65,7 @@ func withEntryPoints(items []item, results []Result, included map[string]bool, o
 		if real == "" || have[real] || included[real] {
 			continue
 		}
-		kind, err := detect(ep, opts.Kind, true, opts.MaxFileSize)
+		kind, err := opts.source().detect(ep, opts.Kind, true, opts.MaxFileSize)
 		if err != nil {
 			continue
 		}
@@ -83,6 +85,7 @@ func withEntryPoints(items []item, results []Result, included map[string]bool, o
 			}
 		}
 		if len(pulled) == 0 {
+			envoy.Release(r.envoy) // an Envoy file includes nothing
 			continue
 		}
 		have[real] = true

@@ -22,7 +22,7 @@ func TestLooksEnvoy(t *testing.T) {
 		{"# static_resources: connect_timeout\nserver { listen 80; }\n", false},
 	}
 	for _, c := range cases {
-		if got := looksEnvoy("x.yaml", []byte(c.head), 1<<20); got != c.want {
+		if got, _ := looksEnvoy("x.yaml", []byte(c.head), 1<<20); got != c.want {
 			t.Errorf("looksEnvoy(%q) = %v, want %v", c.head, got, c.want)
 		}
 	}

@@ -57,6 +57,12 @@ type Options struct {
 	// model are then both in memory, and a program can prepare for that
 	// (cmd/proxylint lets the heap grow less while a large one is built).
 	Building func(read int64) (done func())
+	// NginxRead, when set, is called with every nginx configuration read,
+	// after its check and before its model is built (which lets its
+	// directives go), and the target it is read for: a report that reads
+	// directives (proxylint upgrade's) reads them there. It may be called
+	// from several goroutines at once, and must not keep cfg.
+	NginxRead func(cfg *nginx.Config, target model.Target)
 
 	// MaxFileSize bounds one file, MaxTotalSize what one run reads and
 	// what one nginx configuration expands to through its includes (each
@@ -72,6 +78,17 @@ type Options struct {
 	OnSkip func(path, reason string)
 	// Stdin is standard input, linted where StdinPath is named (stdin.go).
 	Stdin *Stdin
+	// Overlay holds contents that replace the disk's, by absolute clean
+	// path with symbolic links resolved: an editor's unsaved buffers.
+	// Every read of such a file, by any loader and through any include,
+	// reads these bytes; a named file that only the overlay holds is read
+	// as a regular file. Directory walks still list the disk.
+	Overlay map[string][]byte
+	// OverlayOnly makes the overlay every file there is, as in a browser,
+	// which has no file system: nothing is read from the disk, a named
+	// path the overlay lacks cannot be read, and an include it lacks is a
+	// note saying that its files were not linted.
+	OverlayOnly bool
 }
 
 func (o *Options) skip(path, reason string) {
@@ -153,11 +170,13 @@ type Result struct {
 	Diagnostics []model.Diagnostic
 	// Includes lists the real paths of the files this one pulled in.
 	Includes []string
-	// Services and Workloads are cluster objects read for linking;
-	// linkOnly marks a file that holds nothing else.
-	Services  []*model.Service
-	Workloads []*model.Workload
-	linkOnly  bool
+	// kube is a file of Kubernetes manifests, joined with the others of
+	// the run once all are parsed (joinKube).
+	kube *kube.Manifest
+	// envoy holds the configurations of an Envoy file, read but not yet
+	// built: joinEnvoy builds those of every Envoy file of the run
+	// together.
+	envoy []*envoy.Part
 	// template marks an nginx file that is a template (nginx.Config);
 	// fragment one that is not a whole configuration; unreadRelative one
 	// with a relative include that was not read.
@@ -193,18 +212,25 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 	opts = opts.withDefaults()
 	roots := includeRoots(append(append([]string{}, paths...), opts.EntryPoints...), opts.IncludeRoots)
 	var items []item
+	src := opts.source()
 	namedExcluded := false
+	charts := 0 // Helm chart templates skipped
 	for _, p := range paths {
 		if p == StdinPath {
 			items = append(items, item{opts.Stdin.name(), kindStdin, "", true})
 			continue
 		}
+		_, inMemory := src.overlaid(p)
+		if opts.OverlayOnly && !inMemory {
+			m.Diagnostics = append(m.Diagnostics, loadError(p, fmt.Sprintf("cannot read %s: %v", p, errNotGiven)))
+			continue
+		}
 		fi, err := os.Stat(p)
-		if err != nil {
+		if err != nil && !inMemory {
 			m.Diagnostics = append(m.Diagnostics, loadError(p, statError(p, err)))
 			continue
 		}
-		if !fi.IsDir() {
+		if inMemory || !fi.IsDir() {
 			if excludedNamed(p, opts.Exclude) {
 				// A deliberate choice, as when a pre-commit hook names a
 				// changed file under vendor/: reported as skipped.
@@ -212,17 +238,21 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 				namedExcluded = true
 				continue
 			}
-			if !fi.Mode().IsRegular() {
+			if !inMemory && !fi.Mode().IsRegular() {
 				m.Diagnostics = append(m.Diagnostics, loadError(p, fmt.Sprintf("cannot read %s: %v", p, regular.Check(fi, 0))))
 				continue
 			}
-			kind, err := detect(p, opts.Kind, true, opts.MaxFileSize)
+			kind, err := src.detect(p, opts.Kind, true, opts.MaxFileSize)
 			if err != nil {
 				m.Diagnostics = append(m.Diagnostics, loadError(p, err.Error()))
 				continue
 			}
-			real := realPath(p)
-			items = append(items, item{p, kind, real, true})
+			if kind == kindChart {
+				opts.skip(p, chartReason(p))
+				charts++
+				continue
+			}
+			items = append(items, item{p, kind, src.real(p), true})
 			continue
 		}
 		if excluded(p, opts.Exclude) {
@@ -237,12 +267,16 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 		m.Diagnostics = append(m.Diagnostics, diags...)
 		found := 0
 		for _, f := range files {
-			kind, err := detect(f, opts.Kind, false, opts.MaxFileSize)
+			kind, err := src.detect(f, opts.Kind, false, opts.MaxFileSize)
 			switch {
 			case err != nil:
 				m.Diagnostics = append(m.Diagnostics, loadError(f, err.Error()))
 			case kind == "":
 				opts.skip(f, "not an nginx or Envoy configuration")
+			case kind == kindChart:
+				opts.skip(f, chartReason(f))
+				charts++
+				found++
 			default:
 				found++
 				items = append(items, item{f, kind, realPath(f), false})
@@ -252,7 +286,7 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 			m.Diagnostics = append(m.Diagnostics, loadError(p, fmt.Sprintf("no nginx or Envoy configuration found in %s", p)))
 		}
 	}
-	if len(items) == 0 && len(paths) > 0 && !namedExcluded && !fatal(m.Diagnostics) {
+	if len(items) == 0 && len(paths) > 0 && !namedExcluded && charts == 0 && !fatal(m.Diagnostics) {
 		m.Diagnostics = append(m.Diagnostics, loadError(paths[0], fmt.Sprintf("no nginx or Envoy configuration found in %s", strings.Join(paths, ", "))))
 	}
 
@@ -278,10 +312,22 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 	items, results, scope := withEntryPoints(items, results, included, epOpts, append(roots, dirs...))
 	discovered := map[string]bool{}
 	for _, ep := range found {
-		discovered[realPath(ep)] = true
-		for _, it := range items {
-			if scope != nil && scope.through[it.real] == realPath(ep) {
-				m.Diagnostics = append(m.Diagnostics, throughNote(it.path, ep))
+		real := realPath(ep)
+		discovered[real] = true
+		var epResult *Result
+		for i, it := range items {
+			if it.real == real && !it.explicit {
+				epResult = &results[i]
+			}
+		}
+		fragment := epResult != nil && epResult.fragment
+		for i, it := range items {
+			if scope == nil || scope.through[it.real] != real {
+				continue
+			}
+			m.Diagnostics = append(m.Diagnostics, throughNote(it.path, ep, fragment))
+			if fragment && epResult != nil {
+				snippetThrough(epResult, it, results[i])
 			}
 		}
 	}
@@ -292,10 +338,12 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 			results[i].Diagnostics = inScope(results[i].Diagnostics, scope)
 		}
 	}
+	joinedNamed := joinEnvoy(items, results, included)
 	seenFile := map[string]bool{}
 	seenEntry := map[string]bool{}
 	named := map[*model.Proxy]bool{}
-	var linkOnly []item
+	var kubes []kubeItem
+	ranOther := false
 	for i, it := range items {
 		// A file that another loaded configuration includes is linted
 		// through it, in its real context, not a second time alone.
@@ -304,19 +352,13 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 		}
 		seenEntry[it.real] = true
 		r := results[i]
+		if r.kube != nil {
+			kubes = append(kubes, kubeItem{it, r.kube})
+			continue
+		}
+		ranOther = true
 		for _, p := range r.Proxies {
-			named[p] = it.explicit
-		}
-		for _, s := range r.Services {
-			s.Named = it.explicit
-		}
-		for _, w := range r.Workloads {
-			w.Named = it.explicit
-		}
-		m.Services = append(m.Services, r.Services...)
-		m.Workloads = append(m.Workloads, r.Workloads...)
-		if r.linkOnly {
-			linkOnly = append(linkOnly, it)
+			named[p] = it.explicit || joinedNamed[p]
 		}
 		m.Proxies = append(m.Proxies, r.Proxies...)
 		m.Diagnostics = append(m.Diagnostics, r.Diagnostics...)
@@ -330,8 +372,51 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 	for p, n := range named {
 		p.Named = n
 	}
-	nothingToLint(m, linkOnly, paths, opts)
+	joinKube(m, kubes, charts, ranOther, paths, opts)
+	onlyTemplates(m, items, results, paths)
 	return m, scope
+}
+
+// onlyTemplates reports a run whose directory walks found templates and
+// nothing else to lint: each template is a note, and a run that lints
+// nothing must not pass.
+func onlyTemplates(m *model.Model, items []item, results []Result, paths []string) {
+	if len(items) == 0 || fatal(m.Diagnostics) {
+		return
+	}
+	var templates []string
+	for i, r := range results {
+		if !r.template || items[i].explicit {
+			return
+		}
+		templates = append(templates, items[i].path)
+	}
+	names := strings.Join(templates, ", ")
+	if len(templates) > 3 {
+		names = fmt.Sprintf("%s and %d more", strings.Join(templates[:3], ", "), len(templates)-3)
+	}
+	m.Diagnostics = append(m.Diagnostics, loadError(paths[0], fmt.Sprintf(
+		"nothing linted: the only configurations found in %s are templates (%s), which are linted once rendered", strings.Join(paths, ", "), names)))
+}
+
+// snippetThrough records, on the proxies of a fragment that another
+// fragment was linted through, that this one was, with the context it
+// has alone (model.Proxy.Snippets): what the fragment's own includer sets
+// is not known, and a location-level snippet may be included elsewhere
+// too.
+func snippetThrough(ep *Result, it item, alone Result) {
+	if len(alone.Proxies) == 0 || alone.Proxies[0].Context == "main" {
+		return
+	}
+	for _, f := range ep.Files {
+		if realPath(f.Path) != it.real {
+			continue
+		}
+		for _, p := range ep.Proxies {
+			p.Snippets = append(p.Snippets, model.Snippet{File: f.Path, Context: alone.Proxies[0].Context})
+		}
+		return
+	}
 }
 
 // loadAll reads the items in parallel, one file per available core; the
@@ -429,10 +514,18 @@ func excluded(p string, patterns []string) bool {
 // its syntax error is reported where it stands; for one found in a
 // directory it is "" (not a configuration, skipped).
 func detect(path, forced string, explicit bool, maxSize int64) (string, error) {
+	return source{}.detect(path, forced, explicit, maxSize)
+}
+
+// detect is detect reading through the overlay.
+func (s source) detect(path, forced string, explicit bool, maxSize int64) (string, error) {
 	if forced != "" {
 		return forced, nil
 	}
-	head := readHead(path, headSize)
+	if helmChart(path) != "" {
+		return kindChart, nil
+	}
+	head := s.head(path, headSize)
 	if nginx.IsDump(head) {
 		return KindNginx, nil
 	}
@@ -442,16 +535,33 @@ func detect(path, forced string, explicit bool, maxSize int64) (string, error) {
 	if envoyFirst && (kube.Detect(head) || kube.DetectLinked(head)) {
 		return KindKube, nil
 	}
-	isEnvoy := func() bool { return looksEnvoy(path, head, maxSize) }
-	if envoyFirst && isEnvoy() {
-		return KindEnvoy, nil
+	var isEnvoy, tooDeep, tried bool
+	envoyShape := func() (bool, bool) {
+		if !tried {
+			tried = true
+			isEnvoy, tooDeep = s.looksEnvoy(path, head, maxSize)
+		}
+		return isEnvoy, tooDeep
 	}
 	nginxName := base == "nginx.conf" || ext == ".conf" || ext == ".nginx" || ext == ".vhost"
+	if envoyFirst {
+		// A YAML or JSON file nested deeper than the reader follows is
+		// read as Envoy's, whose reader says where it got too deep.
+		if ok, deep := envoyShape(); ok || deep {
+			return KindEnvoy, nil
+		}
+		if kube.DetectManifest(head) {
+			// Manifests of other kinds, skipped once read (joinKube).
+			return KindKube, nil
+		}
+	}
 	if looksNginx(head, nginxName) {
 		return KindNginx, nil
 	}
-	if !envoyFirst && isEnvoy() {
-		return KindEnvoy, nil
+	if !envoyFirst {
+		if ok, deep := envoyShape(); ok || (deep && !nginxName) {
+			return KindEnvoy, nil
+		}
 	}
 	if explicit {
 		// Named on the command line: an empty file is an empty nginx
@@ -501,21 +611,26 @@ func looksNginx(head []byte, nginxName bool) bool {
 }
 
 // looksEnvoy reports whether the file parses as a YAML or JSON document of
-// an Envoy shape (envoy.Detect), reading the whole file when its start
-// fills the head.
-func looksEnvoy(path string, head []byte, maxSize int64) bool {
+// an Envoy shape, or is one nested too deep to tell (envoy.DetectDepth),
+// reading the whole file when its start fills the head.
+func looksEnvoy(path string, head []byte, maxSize int64) (ok, tooDeep bool) {
+	return source{}.looksEnvoy(path, head, maxSize)
+}
+
+// looksEnvoy is looksEnvoy reading through the overlay.
+func (s source) looksEnvoy(path string, head []byte, maxSize int64) (ok, tooDeep bool) {
 	if bytes.IndexByte(head, 0) >= 0 || len(bytes.TrimSpace(head)) == 0 {
-		return false
+		return false, false
 	}
 	src := head
 	if len(head) == headSize {
-		all, err := ReadRegular(path, maxSize)
+		all, err := s.read(path, maxSize)
 		if err != nil {
-			return false
+			return false, false
 		}
 		src = all
 	}
-	return envoy.Detect(path, src)
+	return envoy.DetectDepth(path, src)
 }
 
 // inScope keeps the diagnostics about files the run concerns.

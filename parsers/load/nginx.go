@@ -19,8 +19,13 @@ func loadNginx(path string, opts Options, roots []string) Result {
 		}
 		defer opts.Building(read)()
 	}
-	return nginxResult(cfg, opts)
+	return nginxResult(cfg, opts, onDisk)
 }
+
+// onDisk and inMemory say whether a file of a configuration, by its real
+// path, was read from the disk (model.File.Real).
+func onDisk(string) bool   { return true }
+func inMemory(string) bool { return false }
 
 // nginxOptions are the reader's options for a load: the tree includes may
 // read and the budgets.
@@ -28,11 +33,13 @@ func nginxOptions(opts Options, roots []string) nginx.Options {
 	return nginx.Options{
 		Roots: roots, Prefix: opts.prefix, MaxFileSize: opts.MaxFileSize,
 		MaxIncludes: opts.MaxIncludes, MaxIncludeBytes: opts.MaxTotalSize,
+		FS: opts.source().nginxFS(),
 	}
 }
 
 // nginxResult turns a loaded nginx configuration into a loader's result.
-func nginxResult(cfg *nginx.Config, opts Options) Result {
+// disk says which files, by their real paths, were read from the disk.
+func nginxResult(cfg *nginx.Config, opts Options, disk func(real string) bool) Result {
 	target := opts.target(model.Nginx, model.Angie)
 	// What nginx -t refuses beyond its reader: unknown directives,
 	// contexts, argument counts and values.
@@ -44,12 +51,24 @@ func nginxResult(cfg *nginx.Config, opts Options) Result {
 		}
 	}
 	for i, f := range cfg.Files {
-		res.Files = append(res.Files, &model.File{Path: f.Path, Source: f.Source, Comments: f.Comments})
+		mf := &model.File{Path: f.Path, Source: f.Source, Comments: f.Comments, Editor: nginx.NewEditor(f.Path, f.Source)}
+		if f.Real != "" && disk(f.Real) {
+			mf.Real = f.Real
+		}
+		res.Files = append(res.Files, mf)
 		if i > 0 && f.Real != "" {
 			res.Includes = append(res.Includes, f.Real)
 		}
 	}
+	if opts.NginxRead != nil && cfg.Main != nil {
+		opts.NginxRead(cfg, target)
+	}
 	if cfg.Main != nil && !cfg.Syntax {
+		if !cfg.RefusedFrom.IsZero() {
+			// The newer releases of the range refuse the file (the
+			// check said so): it is linted for the older ones.
+			target.Before = cfg.RefusedFrom
+		}
 		res.Proxies = append(res.Proxies, nginx.BuildReleasing(cfg, target))
 	}
 	return res

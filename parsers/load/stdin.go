@@ -3,11 +3,11 @@ package load
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/envoy"
+	"github.com/proxylint/proxylint/parsers/kube"
 	"github.com/proxylint/proxylint/parsers/nginx"
 )
 
@@ -47,30 +47,32 @@ func loadStdin(_ string, opts Options, roots []string) Result {
 	}
 	data := opts.Stdin.Data
 	if opts.Kind != KindEnvoy && nginx.IsDump(data) {
-		return nginxResult(nginx.LoadDump(name, data, nginxOptions(opts, nil)), opts)
+		return nginxResult(nginx.LoadDump(name, data, nginxOptions(opts, nil)), opts, inMemory)
 	}
 	kind, err := detectBytes(name, data, opts.Kind)
 	if err != nil {
 		return Result{Diagnostics: []model.Diagnostic{loadError(name, err.Error())}}
 	}
+	if kind == KindKube {
+		// kubectl get -o yaml, helm template: joined with the run's
+		// other manifests.
+		return kubeResult(kube.Parse(name, data))
+	}
 	if kind == KindEnvoy {
 		target := opts.target(model.Envoy)
-		r := envoy.LoadBytes(name, data, envoy.Options{Target: target})
-		res := Result{Proxies: r.Proxies, Diagnostics: r.Diagnostics}
-		if r.File != nil {
-			res.Files = append(res.Files, r.File)
-		}
-		return res
+		return envoyResult(envoy.Read(name, data, envoy.Options{Target: target}))
 	}
 	abs, err := filepath.Abs(name)
 	if err != nil {
 		return Result{Diagnostics: []model.Diagnostic{loadError(name, err.Error())}}
 	}
-	mem := &nginx.MemFS{Files: map[string][]byte{abs: data}, Fallback: true}
+	mem := &nginx.MemFS{Files: map[string][]byte{abs: data}, Fallback: true, Max: opts.MaxFileSize}
 	no := nginxOptions(opts, roots)
 	no.FS = mem
 	cfg := nginx.Load(name, no)
-	return nginxResult(cfg, opts)
+	// Standard input stands for its file; its includes are read from
+	// the disk.
+	return nginxResult(cfg, opts, func(real string) bool { _, ok := mem.Files[real]; return !ok })
 }
 
 // detectBytes tells the kind of standard input by its content, as detect
@@ -81,8 +83,12 @@ func detectBytes(name string, data []byte, forced string) (string, error) {
 	}
 	head := data[:min(len(data), headSize)]
 	switch {
+	case kube.Detect(head) || kube.DetectLinked(head):
+		return KindKube, nil
 	case bytes.IndexByte(data, 0) < 0 && len(bytes.TrimSpace(data)) > 0 && envoy.Detect(name, data):
 		return KindEnvoy, nil
+	case kube.DetectManifest(head):
+		return KindKube, nil
 	case looksNginx(head, false):
 		return KindNginx, nil
 	}
@@ -92,12 +98,13 @@ func detectBytes(name string, data []byte, forced string) (string, error) {
 // loadDumpFile loads a file that holds an "nginx -T" dump; ok is false
 // for any other file.
 func loadDumpFile(path string, opts Options) (Result, bool) {
-	if !nginx.IsDump(readHead(path, 1<<10)) {
+	src := opts.source()
+	if !nginx.IsDump(src.head(path, 1<<10)) {
 		return Result{}, false
 	}
-	data, err := os.ReadFile(path)
+	data, err := src.read(path, opts.MaxFileSize)
 	if err != nil {
 		return Result{Diagnostics: []model.Diagnostic{loadError(path, fmt.Sprintf("cannot read %s: %v", path, unwrap(err)))}}, true
 	}
-	return nginxResult(nginx.LoadDump(path, data, nginxOptions(opts, nil)), opts), true
+	return nginxResult(nginx.LoadDump(path, data, nginxOptions(opts, nil)), opts, inMemory), true
 }

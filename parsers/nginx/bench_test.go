@@ -1,6 +1,7 @@
 package nginx
 
 import (
+	gocontext "context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -38,7 +39,9 @@ func benchInputs(b *testing.B) []benchInput {
 		tmp := b.TempDir()
 		for _, n := range []int{10, 200, 2000} {
 			dir := filepath.Join(tmp, fmt.Sprint(n))
-			cmd := exec.Command(python, gen, "-n", fmt.Sprint(n), "-o", dir)
+			ctx, cancel := gocontext.WithTimeout(gocontext.Background(), 5*time.Minute)
+			cmd := exec.CommandContext(ctx, python, gen, "-n", fmt.Sprint(n), "-o", dir)
+			defer cancel()
 			if msg, err := cmd.CombinedOutput(); err != nil {
 				b.Fatalf("%s: %v\n%s", gen, err, msg)
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/proxylint/proxylint/internal/workers"
 	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/releases"
 )
 
 // passModules are the modules whose *_pass directive sends a request to an
@@ -66,7 +67,7 @@ func BuildReleasing(cfg *Config, target model.Target) *model.Proxy {
 
 func buildProxy(cfg *Config, target model.Target, release bool) *model.Proxy {
 	p := &model.Proxy{Product: target.Product, Target: target}
-	p.UpstreamsPoolByDefault = target.Product == model.Nginx && target.AtLeast(1, 29, 7)
+	p.UpstreamsPoolByDefault = releases.UpstreamKeepalive.In(target)
 	if cfg.Main == nil {
 		return p
 	}
@@ -76,7 +77,7 @@ func buildProxy(cfg *Config, target model.Target, release bool) *model.Proxy {
 	b := &builder{proxy: p, target: target, release: release, comments: map[string][]model.Comment{}, sources: map[string][]byte{}, implicit: map[string]*model.Upstream{},
 		logs: map[model.Pos]model.Setting[[]model.AccessLog]{}, defaultLogs: map[model.Pos]model.Setting[[]model.AccessLog]{}}
 	b.complete = !cfg.Fragment() && !cfg.UpstreamsUnread()
-	b.facts = newFacts(cfg, b.newDefaults())
+	b.facts = newFacts(cfg, releases.ProxyConnectionHeader.In(b.target))
 	p.Partial = cfg.Fragment() || cfg.SettingsUnread()
 	for _, f := range cfg.Files {
 		if f == nil {
@@ -384,9 +385,10 @@ func (b *builder) upstream(s *scope, name string) *model.Upstream {
 		u.PoolSize = model.Default(defaultUpstreamKeepalive, "keepalive", s.at)
 	} else {
 		u.PoolSize = model.Default(0, "keepalive", s.at)
-		u.PoolSize.Note = "on " + b.target.Releases(model.Version{Major: 1, Minor: 29, Patch: 7}) + ": nginx pools upstream blocks by default only since 1.29.7."
+		since := releases.UpstreamKeepalive.Since(model.Nginx)
+		u.PoolSize.Note = "on " + b.target.Releases(since) + ": nginx pools upstream blocks by default only since " + since.String() + "."
 		if b.target.Product == model.Angie {
-			u.PoolSize.Note = "on " + b.target.String() + ": Angie did not adopt nginx 1.29.7's default pool."
+			u.PoolSize.Note = "on " + b.target.String() + ": Angie did not adopt nginx " + since.String() + "'s default pool."
 		}
 	}
 	// The pool's own keepalive_timeout and keepalive_time: those at http
@@ -501,12 +503,25 @@ func (b *builder) unresolvable(s *scope, scheme, hostport string) (host string, 
 	if d, _ := s.lookup("resolver"); d != nil {
 		return "", false
 	}
-	if b.target.Product == model.Angie && b.target.AtLeast(1, 12, 0) {
+	if releases.ResolverConf.In(b.target) {
 		// "resolver conf" by default: the DNS servers of
 		// /etc/resolv.conf (docs/semantics.md, Angie).
 		return "", false
 	}
 	return addr.Host, true
+}
+
+// literalUnresolvable reports whether the literal host of a pass URL
+// that holds variables elsewhere (its URI) can never be connected to, and
+// its name: unresolvable, for a module that looks it up (a port is
+// needed but for proxy, as for a computed host), in a configuration read
+// whole.
+func (b *builder) literalUnresolvable(s *scope, module, scheme, hostport string) (string, bool) {
+	addr, err := parseAddress(hostport, 0)
+	if err != nil || addr.Host == "" || (module != "proxy" && addr.Port == 0) || b.proxy.Partial {
+		return "", false
+	}
+	return b.unresolvable(s, scheme, hostport)
 }
 
 // newRoute returns a zero route from the current batch.
@@ -586,13 +601,18 @@ func (b *builder) resolvePass(r *model.Route, s *scope, parent *model.Route) {
 				// read, a resolver may be there.
 				if !b.proxy.Partial && b.certain(s, module, p.URL, passHost(rest)) {
 					p.Unresolvable = model.Default(host, "resolver", d.Pos)
-					if b.target.Product == model.Angie {
-						p.Unresolvable.Note = "on " + b.target.Releases(model.Version{Major: 1, Minor: 12}) +
-							" (since 1.12.0 Angie looks names up with the DNS servers of /etc/resolv.conf by default)"
-					}
+					p.Unresolvable.Note = b.resolverConfNote()
 				}
 				return
 			}
+		} else if host, ok := b.literalUnresolvable(s, module, p.Scheme, passHost(host)); ok {
+			// A variable in the URI alone still makes the whole URL a
+			// script: nginx makes no upstream for it and looks its
+			// literal host up when a request comes, as a computed one
+			// (rules/proof, TestLiteralHostWithVariablesIsLookedUpPerRequest).
+			p.Unresolvable = model.Default(host, "resolver", d.Pos)
+			p.Unresolvable.Note = b.resolverConfNote()
+			return
 		}
 	}
 	hostport := passHost(rest)
@@ -613,13 +633,14 @@ func (b *builder) resolvePass(r *model.Route, s *scope, parent *model.Route) {
 			// nginx refuses a port on an upstream's name ("upstream
 			// may not have port"): nothing to model.
 			return
-		case addr.Port == 0 && !isLiteralHost(addr.Host) && !b.complete:
+		case addr.Port == 0 && !isLiteralHost(addr.Host) && !b.complete && !domainName(addr.Host):
 			// A name without a port may be an upstream block in a part
 			// of the configuration that was not read (the file that
 			// includes this fragment, an include outside the tree).
 			return
 		}
 	}
+	assumed := addr.Unix == "" && addr.Port == 0 && !isLiteralHost(addr.Host) && !b.complete
 	key := implicitKey(addr, p.Scheme)
 	if addr.Port == 0 && addr.Unix == "" {
 		addr.Port = defaultPort(p.Scheme)
@@ -629,7 +650,7 @@ func (b *builder) resolvePass(r *model.Route, s *scope, parent *model.Route) {
 		u = b.base[key]
 	}
 	if u == nil {
-		u = &model.Upstream{Proxy: b.proxy, Kind: "upstream", Name: addr.String(), Implicit: true, Pos: d.Pos, ClosedUnderRequest: closedUnderRequest}
+		u = &model.Upstream{Proxy: b.proxy, Kind: "upstream", Name: addr.String(), Implicit: true, HostAssumed: assumed, Pos: d.Pos, ClosedUnderRequest: closedUnderRequest}
 		u.Servers = []model.Server{{Address: addr, Raw: hostport, Pos: d.Args[0].Pos, Literal: addr.Unix != "" || isLiteralHost(addr.Host), Addresses: knownAddresses(addr)}}
 		u.PoolSize = model.Default(0, "keepalive", d.Pos)
 		u.PoolIdle = model.Default(defaultUpstreamIdle, "keepalive_timeout", d.Pos)
@@ -771,39 +792,35 @@ func (b *builder) moduleNames(m string) *moduleNames {
 // poolsByDefault reports whether every release of the target keeps a pool
 // for an upstream block without keepalive (nginx 1.29.7; not Angie).
 func (b *builder) poolsByDefault() bool {
-	return b.target.Product == model.Nginx && b.target.AtLeast(1, 29, 7)
+	return releases.UpstreamKeepalive.In(b.target)
+}
+
+// resolverConfNote says, for Angie, on which releases of the target a host
+// name looked up at run time has no resolver: those before Angie's
+// default "resolver conf"; "" for nginx, which never has one by default.
+func (b *builder) resolverConfNote() string {
+	if b.target.Product != model.Angie {
+		return ""
+	}
+	since := releases.ResolverConf.Since(model.Angie)
+	return "on " + b.target.Releases(since) +
+		" (since " + releases.Full(since) + " Angie looks names up with the DNS servers of /etc/resolv.conf by default)"
 }
 
 // oldDefaultsNote says on which releases of the target the proxy defaults
 // before nginx 1.29.7 (Angie 1.12.0) hold: "on nginx before 1.29.7".
 func (b *builder) oldDefaultsNote() string {
-	if b.oldNote != "" {
-		return b.oldNote
-	}
-	if b.target.Product == model.Angie {
-		b.oldNote = "on " + b.target.Releases(model.Version{Major: 1, Minor: 12})
-	} else {
-		b.oldNote = "on " + b.target.Releases(model.Version{Major: 1, Minor: 29, Patch: 7})
+	if b.oldNote == "" {
+		b.oldNote = "on " + b.target.Releases(releases.ProxyHTTPVersion.Since(b.target.Product))
 	}
 	return b.oldNote
-}
-
-// newDefaults reports whether the target has nginx 1.29.7's proxy defaults
-// (HTTP/1.1, no Connection header), which Angie adopted in 1.12.0.
-func (b *builder) newDefaults() bool {
-	switch b.target.Product {
-	case model.Angie:
-		return b.target.AtLeast(1, 12, 0)
-	default:
-		return b.target.AtLeast(1, 29, 7)
-	}
 }
 
 func (b *builder) httpVersion(s *scope) model.Setting[string] {
 	if d, lvl := s.lookup("proxy_http_version"); d != nil && len(d.Args) > 0 {
 		return model.Set(d.Args[0].Value, d.Name, lvl.kind, d.Pos)
 	}
-	if b.newDefaults() {
+	if releases.ProxyHTTPVersion.In(b.target) {
 		return model.Default("1.1", "proxy_http_version", s.at)
 	}
 	d := model.Default("1.0", "proxy_http_version", s.at)
@@ -818,7 +835,7 @@ func (b *builder) connectionHeader(s *scope) model.Setting[string] {
 	if h := proxyHeader(s, "Connection"); h.Valid() {
 		return h
 	}
-	if b.newDefaults() {
+	if releases.ProxyConnectionHeader.In(b.target) {
 		return model.Default("", "proxy_set_header", s.at)
 	}
 	d := model.Default("close", "proxy_set_header", s.at)

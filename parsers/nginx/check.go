@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/proxylint/proxylint/internal/suggest"
 	"github.com/proxylint/proxylint/model"
@@ -81,6 +82,12 @@ type checker struct {
 	stop    model.Pos
 	stopped bool
 	diags   []model.Diagnostic
+	// limited counts the errors of diags that only the newer releases of
+	// a target range make (a directive removed inside it), and
+	// refusedFrom is the oldest release that makes them: the older
+	// releases run the configuration.
+	limited     int
+	refusedFrom release
 	// unchecked holds what the check could not judge (check_unknown.go).
 	unchecked unchecked
 	// Scratch lists of declarations, reused from directive to directive
@@ -134,6 +141,19 @@ func (c *Config) checkIn(top context, target model.Target, custom []CustomDirect
 	ch.block(c.Main.Directives, top, nil)
 	c.Diagnostics = append(c.Diagnostics, ch.unchecked.notes()...)
 	if len(ch.diags) == 0 {
+		return
+	}
+	if ch.limited == len(ch.diags) && syntaxAt < 0 && len(ch.diags) < maxCheckErrors {
+		// Only the newer releases of the range refuse the configuration:
+		// the refusals stay errors, for those releases, and the
+		// configuration is linted for the older ones, which run it.
+		r := ch.refusedFrom
+		c.RefusedFrom = model.Version{Major: int(r / 1_000_000), Minor: int(r / 1_000 % 1_000), Patch: int(r % 1_000)}
+		for _, d := range ch.diags {
+			d.Fatal = false
+			d.Message = strings.Replace(d.Message, "older releases accept it)", fmt.Sprintf("older releases accept it, and the configuration was linted for them: %s before %s)", target, c.RefusedFrom), 1)
+			c.Diagnostics = append(c.Diagnostics, d)
+		}
 		return
 	}
 	c.Syntax = true
@@ -200,6 +220,34 @@ func (ch *checker) report(d *Directive, at model.Pos, msg string) {
 	}
 }
 
+// tooLong reports a time nginx accepts but proxylint cannot count (more
+// than about 292 years, what parseTime reads as uncounted): the durations
+// the rules add up from it would overflow, so the configuration is not
+// linted (the run exits 2) rather than linted with a wrong value.
+func (ch *checker) tooLong(d *Directive, arg Arg) bool {
+	ch.diags = append(ch.diags, model.Diagnostic{
+		Code: CodeLoad, Severity: model.Error, Pos: arg.Pos, Fatal: true,
+		Message: fmt.Sprintf("%q directive value %q is longer than proxylint can count (about 292 years): nginx accepts it, but the timeouts it adds up to cannot be linted; write a shorter time (nothing waits that long)", d.Name, clipValue(arg.Value)),
+	})
+	if len(ch.diags) == maxCheckErrors {
+		ch.stopped = true
+	}
+	return false
+}
+
+// clipValue cuts a value a message repeats to a few hundred bytes.
+func clipValue(s string) string {
+	const max = 200
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
 // maxCheckErrors bounds the errors reported for one configuration: nginx
 // stops at the first, and a file of a foreign format would give one per
 // line.
@@ -232,7 +280,12 @@ func (ch *checker) directive(d *Directive, ctxs context, sc *blockScope) {
 		if (len(decls) == 0 || plusDirectives[d.Name]) && ch.skipUnknown(d) {
 			return
 		}
-		ch.report(d, model.Pos{}, ch.unknown(d.Name, decls))
+		msg, from := ch.unknown(d.Name, decls)
+		if from != 0 {
+			ch.reportLimited(d, msg, from)
+			return
+		}
+		ch.report(d, model.Pos{}, msg)
 		return
 	}
 	ch.bufActive = active
@@ -301,8 +354,10 @@ func (ch *checker) directive(d *Directive, ctxs context, sc *blockScope) {
 	ch.block(d.Block, child, loc)
 }
 
-// unknown says that nginx does not know name, with a suggestion.
-func (ch *checker) unknown(name string, decls []directiveEntry) string {
+// unknown says that nginx does not know name, with a suggestion. When
+// only the newer releases of a target range refuse it (nginx removed it
+// inside the range), it also returns the release that removed it.
+func (ch *checker) unknown(name string, decls []directiveEntry) (string, release) {
 	msg := fmt.Sprintf("unknown directive %q", name)
 	if len(decls) > 0 {
 		e := decls[0]
@@ -311,11 +366,11 @@ func (ch *checker) unknown(name string, decls []directiveEntry) string {
 			if m := ch.target.Min; ch.target.IsRange() && releaseOf(m.Major, m.Minor, m.Patch) < e.spec.until {
 				// Part of the target still accepts it: say for which
 				// releases the error holds.
-				return fmt.Sprintf("%s on nginx %s and newer, which removed it (target %s: older releases accept it)", msg, e.spec.until, ch.target)
+				return fmt.Sprintf("%s on nginx %s and newer, which removed it (target %s: older releases accept it)", msg, e.spec.until, ch.target), e.spec.until
 			}
-			return fmt.Sprintf("%s: nginx removed it in %s (target %s)", msg, e.spec.until, ch.target)
+			return fmt.Sprintf("%s: nginx removed it in %s (target %s)", msg, e.spec.until, ch.target), 0
 		case e.spec.since != 0:
-			return fmt.Sprintf("%s: nginx added it in %s (target %s)", msg, e.spec.since, ch.target)
+			return fmt.Sprintf("%s: nginx added it in %s (target %s)", msg, e.spec.since, ch.target), 0
 		}
 	}
 	names := make([]string, 0, len(knownDirectiveList)+len(ch.custom))
@@ -336,7 +391,17 @@ func (ch *checker) unknown(name string, decls []directiveEntry) string {
 	} else {
 		msg += " (if a module declares it, declare it under \"directives\" in .proxylint.yaml)"
 	}
-	return msg
+	return msg, 0
+}
+
+// reportLimited records a refusal of the releases of the target range
+// from `from` on.
+func (ch *checker) reportLimited(d *Directive, msg string, from release) {
+	ch.report(d, model.Pos{}, msg)
+	ch.limited++
+	if ch.refusedFrom == 0 || from < ch.refusedFrom {
+		ch.refusedFrom = from
+	}
 }
 
 func (ch *checker) customDirective(d *Directive, cd CustomDirective, ctxs context) {
@@ -400,8 +465,12 @@ func (ch *checker) value(d *Directive, e directiveEntry, ctxs context, sc *block
 			return bad(0, fmt.Sprintf("invalid value %q in %q directive, it must be \"on\" or \"off\"", v, d.Name))
 		}
 	case kindMsec:
-		if _, err := parseTime(v); err != nil {
+		t, err := parseTime(v)
+		if err != nil {
 			return bad(0, fmt.Sprintf("%q directive invalid value %q: not a time (units ms, s, m, h, d, w, as in \"30s\" or \"1m30s\")", d.Name, v))
+		}
+		if t == uncounted {
+			return ch.tooLong(d, d.Args[0])
 		}
 	case kindSec:
 		if !validSeconds(v) {
@@ -480,9 +549,13 @@ func (ch *checker) special(d *Directive, ctxs context, sc *blockScope) bool {
 	case "keepalive_timeout":
 		// ngx_http_core_keepalive: a time, then the Keep-Alive header's
 		// time in seconds.
-		if _, err := parseTime(d.Args[0].Value); err != nil {
+		t, err := parseTime(d.Args[0].Value)
+		if err != nil {
 			ch.report(d, d.Args[0].Pos, fmt.Sprintf("%q directive invalid value %q: not a time (units ms, s, m, h, d, w, as in \"30s\" or \"1m30s\")", d.Name, d.Args[0].Value))
 			return false
+		}
+		if t == uncounted {
+			return ch.tooLong(d, d.Args[0])
 		}
 		if len(d.Args) > 1 && !validSeconds(d.Args[1].Value) {
 			ch.report(d, d.Args[1].Pos, fmt.Sprintf("%q directive invalid value %q: not a time in seconds (units s, m, h, d, w, M, y, as in \"30s\" or \"1h\")", d.Name, d.Args[1].Value))

@@ -158,7 +158,6 @@ func TestCheckVersions(t *testing.T) {
 	}{
 		{"nginx:1.22", []string{`5: invalid value "0" in "keepalive" directive`, `10: unknown directive "http2": nginx added it in 1.25.1 (target nginx:1.22)`}},
 		{"nginx:1.26", []string{`5: invalid value "0" in "keepalive" directive`, `9: unknown directive "ssl": nginx removed it in 1.25.1 (target nginx:1.26)`}},
-		{"nginx", []string{`9: unknown directive "ssl" on nginx 1.25.1 and newer, which removed it (target nginx 1.18 or newer: older releases accept it)`}},
 	} {
 		tg, err := model.ParseTarget(c.target)
 		require.NoError(t, err)
@@ -170,6 +169,119 @@ func TestCheckVersions(t *testing.T) {
 		}
 		assert.Equal(t, c.want, got, c.target)
 	}
+}
+
+// TestCheckRefusedOnPartOfTheRange: a directive that the newer releases of
+// the target range removed ("ssl on", gone in 1.25.1) is an error for
+// those releases, and no longer fatal: the configuration is read, and
+// built for the older releases, which run it. With another error beside
+// it the configuration stays unread, as for any error.
+func TestCheckRefusedOnPartOfTheRange(t *testing.T) {
+	src := "events {}\nhttp {\n  server {\n    listen 8443;\n    ssl on;\n  }\n  server {\n    listen 8444;\n    ssl on;\n  }\n}\n"
+	dir := writeFiles(t, map[string]string{"nginx.conf": src, "broken.conf": strings.Replace(src, "listen 8444;", "listen 8444;\n    proxy_read_timeot 1s;", 1)})
+	cfg := Load(filepath.Join(dir, "nginx.conf"), Options{})
+	cfg.Check(model.DefaultTarget(model.Nginx), nil)
+	assert.False(t, cfg.Syntax)
+	assert.Empty(t, fatalDiagnostics(cfg))
+	assert.Equal(t, model.Version{Major: 1, Minor: 25, Patch: 1}, cfg.RefusedFrom)
+	var got []string
+	for _, d := range cfg.Diagnostics {
+		assert.Equal(t, model.Error, d.Severity)
+		got = append(got, fmt.Sprintf("%d: %s", d.Pos.Line, d.Message))
+	}
+	want := `unknown directive "ssl" on nginx 1.25.1 and newer, which removed it (target nginx 1.18 or newer: older releases accept it, and the configuration was linted for them: nginx 1.18 or newer before 1.25.1)`
+	assert.Equal(t, []string{"5: " + want, "9: " + want}, got)
+	p := Build(cfg, model.Target{Product: model.Nginx, Min: model.Version{Major: 1, Minor: 18}, Before: cfg.RefusedFrom})
+	assert.Len(t, p.Listeners, 2)
+
+	cfg = Load(filepath.Join(dir, "broken.conf"), Options{})
+	cfg.Check(model.DefaultTarget(model.Nginx), nil)
+	assert.True(t, cfg.Syntax)
+	assert.True(t, cfg.RefusedFrom.IsZero())
+	got = nil
+	for _, d := range fatalDiagnostics(cfg) {
+		got = append(got, fmt.Sprintf("%d: %s", d.Pos.Line, d.Message))
+	}
+	assert.Equal(t, []string{
+		`5: unknown directive "ssl" on nginx 1.25.1 and newer, which removed it (target nginx 1.18 or newer: older releases accept it)`,
+		`9: unknown directive "proxy_read_timeot" (did you mean "proxy_read_timeout"?)`,
+		`10: unknown directive "ssl" on nginx 1.25.1 and newer, which removed it (target nginx 1.18 or newer: older releases accept it)`,
+	}, got)
+}
+
+// TestCheckThirdPartyModules: the directives of OpenResty's echo module and
+// Kaltura's nginx-vod-module and nginx-secure-token-module, as their own
+// READMEs configure them, are known: their contexts and argument counts
+// come from the modules' command tables (ngx_http_echo_module.c,
+// ngx_http_vod_conf.c with its *_commands.h, ngx_http_secure_token_filter_module.c
+// and the providers' *_commands.h); a misplaced one is still refused.
+func TestCheckThirdPartyModules(t *testing.T) {
+	src := `load_module modules/ngx_http_vod_module.so;
+load_module modules/ngx_http_secure_token_filter_module.so;
+events {}
+http {
+    vod_mode local;
+    vod_metadata_cache metadata_cache 512m;
+    vod_response_cache response_cache 128m;
+    secure_token_akamai akamai_token {
+        key 1234;
+        acl "$secure_token_baseuri_comma*";
+    }
+    server {
+        listen 8080;
+        location /echo/ {
+            echo_reset_timer;
+            echo_location_async /sub;
+            echo "took $echo_timer_elapsed sec";
+            echo_sleep 0.5;
+        }
+        location /hls/ {
+            vod hls;
+            vod_segment_duration 4000;
+            vod_hls_encryption_method aes-128;
+            secure_token $akamai_token;
+            secure_token_types application/vnd.apple.mpegurl;
+            secure_token_expires_time 100d;
+        }
+    }
+    echo_sleep 1;
+}
+`
+	dir := writeFiles(t, map[string]string{"nginx.conf": src})
+	cfg := Load(filepath.Join(dir, "nginx.conf"), Options{})
+	cfg.Check(nginx122, nil)
+	var got []string
+	for _, d := range cfg.Diagnostics {
+		got = append(got, fmt.Sprintf("%d: %s", d.Pos.Line, d.Message))
+	}
+	assert.Equal(t, []string{`29: "echo_sleep" directive is not allowed here`}, got)
+}
+
+// TestCheckEchoAgreesWithNginx: the machine's nginx has OpenResty's echo
+// module (Debian's libnginx-mod-http-echo): it accepts the echo
+// directives where the tables say, and refuses a misplaced one at the
+// same line.
+func TestCheckEchoAgreesWithNginx(t *testing.T) {
+	nginxtest.Require(t)
+	echo := nginxtest.WithModules(nginxtest.ModulesDir + "/ngx_http_echo_module.so")
+	good := "events {}\nhttp {\n  server {\n    listen 8080;\n    location /sub { echo_status 201; echo sub; }\n    location / {\n      echo_reset_timer;\n      echo_location_async /sub;\n      echo_duplicate 2 -;\n      echo_sleep 0.1;\n      echo \"took $echo_timer_elapsed\";\n    }\n  }\n}\n"
+	res := nginxtest.Check(t, good, echo)
+	assert.True(t, res.OK, res.Stderr)
+	dir := writeFiles(t, map[string]string{"nginx.conf": good})
+	cfg := Load(filepath.Join(dir, "nginx.conf"), Options{})
+	cfg.Check(nginx122, nil)
+	assert.Empty(t, cfg.Diagnostics)
+
+	bad := strings.Replace(good, "http {\n", "http {\n  echo_sleep 1;\n", 1)
+	res = nginxtest.Check(t, bad, echo)
+	require.False(t, res.OK)
+	assert.Equal(t, 3, res.Errors()[0].Line, res.Stderr)
+	dir = writeFiles(t, map[string]string{"nginx.conf": bad})
+	cfg = Load(filepath.Join(dir, "nginx.conf"), Options{})
+	cfg.Check(nginx122, nil)
+	require.Len(t, cfg.Diagnostics, 1)
+	assert.Equal(t, int32(3), cfg.Diagnostics[0].Pos.Line)
+	assert.Equal(t, `"echo_sleep" directive is not allowed here`, cfg.Diagnostics[0].Message)
 }
 
 func TestCheckCustomDirectives(t *testing.T) {
@@ -267,6 +379,8 @@ func TestTableFacts(t *testing.T) {
 		"more_set_headers": "headers-more", "brotli_static": "brotli", "geoip2": "geoip2",
 		"vhost_traffic_status_zone": "vts", "passenger_enabled": "passenger", "nchan_publisher": "nchan",
 		"MainRule": "naxsi", "modsecurity_rules_file": "modsecurity", "application": "rtmp",
+		"echo": "echo", "echo_location_async": "echo", "vod_mode": "vod", "vod_hls_encryption_method": "vod",
+		"secure_token": "secure-token", "secure_token_akamai": "secure-token",
 	} {
 		decls := declarations(name)
 		require.NotEmpty(t, decls, name)
@@ -289,8 +403,8 @@ func TestCheckNotesWhatItCannotJudge(t *testing.T) {
 			`3: not checked: NGINX Plus directives (keyval_zone, status_zone), which open-source nginx refuses and proxylint's tables do not hold; the rest of the configuration is read`, ""},
 		{"NGINX Plus status before R13", "events {}\nhttp {\n  server {\n    location /status {\n      status;\n      status_format json;\n    }\n  }\n}\n",
 			`5: not checked: NGINX Plus directives (status, status_format), which open-source nginx refuses and proxylint's tables do not hold; the rest of the configuration is read`, ""},
-		{"loaded module", "load_module modules/ngx_http_echo_module.so;\nevents {}\nhttp {\n  server {\n    location / { echo hello; }\n  }\n}\n",
-			`5: not checked: directives no module proxylint knows defines (echo); a module loaded with load_module (modules/ngx_http_echo_module.so) may, so the rest of the configuration is read`, ""},
+		{"loaded module", "load_module modules/ngx_http_fancyindex_module.so;\nevents {}\nhttp {\n  server {\n    location / { fancyindex on; }\n  }\n}\n",
+			`5: not checked: directives no module proxylint knows defines (fancyindex); a module loaded with load_module (modules/ngx_http_fancyindex_module.so) may, so the rest of the configuration is read`, ""},
 		{"a typo without a loaded module", "events {}\nhttp {\n  status_zone api;\n  proxy_read_timeuot 1s;\n}\n",
 			`3: not checked: NGINX Plus directives (status_zone), which open-source nginx refuses and proxylint's tables do not hold; the rest of the configuration is read`,
 			`4: unknown directive "proxy_read_timeuot"`},

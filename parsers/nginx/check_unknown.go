@@ -54,7 +54,7 @@ type unchecked struct {
 // loadedModules lists the modules a configuration loads with load_module
 // whose directives the tables do not have (every module but those the
 // generator read: nginx's own, lua, njs, headers-more, brotli, geoip2, vts,
-// passenger, nchan, naxsi, ModSecurity, rtmp).
+// passenger, nchan, naxsi, ModSecurity, rtmp, echo, vod, secure_token).
 func loadedModules(dirs []*Directive) []string {
 	var out []string
 	for _, d := range dirs {
@@ -74,6 +74,7 @@ func loadedModules(dirs []*Directive) []string {
 // directives the tables hold.
 func knownModule(file string) bool {
 	for _, k := range []string{"lua", "js", "headers_more", "brotli", "geoip2", "vhost_traffic_status", "passenger", "nchan", "naxsi", "modsecurity", "rtmp",
+		"ngx_http_echo", "ngx_http_vod", "ngx_http_secure_token",
 		"ngx_http_image_filter", "ngx_http_xslt", "ngx_http_perl", "ngx_mail", "ngx_stream", "ngx_http_geoip_module", "ngx_stream_geoip"} {
 		if strings.Contains(file, k) {
 			return true

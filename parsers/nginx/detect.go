@@ -3,6 +3,7 @@ package nginx
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -94,15 +95,21 @@ var templateMarks = []struct {
 	re   func() *regexp.Regexp // matched at lit, on the rest of its line
 	what string
 	word bool // only where a word starts, outside quotes
+	// unquoted: only outside quotes, anywhere in a word. A "%%name%%"
+	// in a quoted string is text nginx passes on as it stands
+	// (sub_filter '%%BASE%%' ...); the test templates of nginx's own
+	// suite put their placeholders bare ("%%TEST_GLOBALS%%",
+	// "127.0.0.1:%%PORT_8081%%").
+	unquoted bool
 }{
-	{"%%", lazyre.New(`^%%[A-Za-z_][A-Za-z0-9_]*%%`), "%%NAME%% placeholders", false},
-	{"{{", lazyre.New(`^\{\{-?\s*[-.$A-Za-z_"'(!][^\n]*?\}\}`), "{{ }} expressions", false},
-	{"{%", lazyre.New(`^\{%-?\s*[a-z][^\n]*?%\}`), "{% %} tags", false},
+	{"%%", lazyre.New(`^%%[A-Za-z_][A-Za-z0-9_]*%%`), "%%NAME%% placeholders", false, true},
+	{"{{", lazyre.New(`^\{\{-?\s*[-.$A-Za-z_"'(!][^\n]*?\}\}`), "{{ }} expressions", false, false},
+	{"{%", lazyre.New(`^\{%-?\s*[a-z][^\n]*?%\}`), "{% %} tags", false, false},
 	// Documentation samples to be filled in by hand: "server_name
 	// <container_name>.*;", "set $upstream_proto <http or https>;". Only
 	// a bare word that starts with "<": a regex's named capture "(?<name>"
 	// and a quoted "<head>" of sub_filter are not placeholders.
-	{"<", lazyre.New(`^<[a-z][a-z0-9_]*(?: [a-z0-9_]+)*>(?:[\s;.:/]|$)`), "<name> placeholders", true},
+	{"<", lazyre.New(`^<[a-z][a-z0-9_]*(?: [a-z0-9_]+)*>(?:[\s;.:/]|$)`), "<name> placeholders", true, false},
 }
 
 // templateSpans lists the [start, end) offsets of the placeholders of
@@ -123,7 +130,7 @@ func templateSpans(src []byte, i int) [][2]int {
 		} else {
 			end += start
 		}
-		if loc := m.re().FindIndex(src[start:end]); loc != nil && (!m.word || wordStart(src, start)) {
+		if loc := m.re().FindIndex(src[start:end]); loc != nil && (!m.word || wordStart(src, start)) && (!m.unquoted || !quotedAt(src, start)) {
 			if m.word { // the character after the placeholder is not its own
 				loc[1] = bytes.LastIndexByte(src[start:start+loc[1]], '>') + 1
 			}
@@ -229,6 +236,12 @@ func wordStart(src []byte, off int) bool {
 	return !quoted
 }
 
+// quotedAt reports whether offset off of src lies inside quotes.
+func quotedAt(src []byte, off int) bool {
+	_, quoted := lineState(src, off)
+	return quoted
+}
+
 // inComment reports whether offset off of src lies in a "#" comment: a
 // "#" earlier on its line that starts a word outside quotes.
 func inComment(src []byte, off int) bool {
@@ -281,6 +294,39 @@ func envTemplate(dirs []*Directive) (*Directive, int, bool) {
 		}
 	}
 	return nil, 0, false
+}
+
+// envsubstTemplate finds, in a file named *.template (or
+// *.stream-template), an environment variable placeholder anywhere: the
+// nginx image renders /etc/nginx/templates/*.template into
+// /etc/nginx/conf.d with envsubst, which replaces ${NAME} with the value
+// of a variable that is set (docker-nginx,
+// entrypoint/20-envsubst-on-templates.sh), and nginx reads only the
+// result. Upper-case names only: nginx's own variables ($host, ${uri})
+// pass through envsubst unless the environment sets them.
+func envsubstTemplate(path string, dirs []*Directive) (*Directive, int, bool) {
+	base := strings.ToLower(filepath.Base(path))
+	if !strings.HasSuffix(base, ".template") && !strings.HasSuffix(base, ".stream-template") {
+		return nil, 0, false
+	}
+	var find func(dirs []*Directive) (*Directive, int, bool)
+	find = func(dirs []*Directive) (*Directive, int, bool) {
+		for _, d := range dirs {
+			if envPlaceholder().MatchString(d.Name) {
+				return d, -1, true
+			}
+			for i, a := range d.Args {
+				if envPlaceholder().MatchString(a.Value) {
+					return d, i, true
+				}
+			}
+			if t, i, ok := find(d.Block); ok {
+				return t, i, ok
+			}
+		}
+		return nil, 0, false
+	}
+	return find(dirs)
 }
 
 var envPlaceholder = lazyre.New(`\$\{?[A-Z][A-Z0-9_]*\}?`)

@@ -8,7 +8,7 @@ import (
 // The table is generated from nginx's git repository (every release from
 // 1.0.0 on) and the repositories of the third-party modules people run:
 //
-//go:generate sh -c "go run ./internal/gendirectives -nginx $NGINX_GIT -from 1.0.0 -module lua=$LUA_GIT -module stream-lua=$STREAM_LUA_GIT -module njs=$NJS_GIT -module headers-more=$HEADERS_MORE_GIT -module brotli=$BROTLI_GIT -module geoip2=$GEOIP2_GIT -module vts=$VTS_GIT -module passenger=$PASSENGER_GIT -module nchan=$NCHAN_GIT -module naxsi=$NAXSI_GIT -module modsecurity=$MODSECURITY_GIT -module rtmp=$RTMP_GIT -o directives_gen.go"
+//go:generate sh -c "go run ./internal/gendirectives -nginx $NGINX_GIT -from 1.0.0 -module lua=$LUA_GIT -module stream-lua=$STREAM_LUA_GIT -module njs=$NJS_GIT -module headers-more=$HEADERS_MORE_GIT -module brotli=$BROTLI_GIT -module geoip2=$GEOIP2_GIT -module vts=$VTS_GIT -module passenger=$PASSENGER_GIT -module nchan=$NCHAN_GIT -module naxsi=$NAXSI_GIT -module modsecurity=$MODSECURITY_GIT -module rtmp=$RTMP_GIT -module echo=$ECHO_GIT -module vod=$VOD_GIT -module secure-token=$SECURE_TOKEN_GIT -o directives_gen.go"
 
 // context is a bit set of the configuration contexts nginx allows a
 // directive in (NGX_MAIN_CONF, NGX_HTTP_LOC_CONF, ...).

@@ -91,6 +91,9 @@ type MemFS struct {
 	// Origin names where the files came from, for the note about an
 	// include that is not among them ("the nginx -T dump").
 	Origin string
+	// Max bounds a file read from the operating system (Fallback);
+	// DefaultMaxFileSize when zero.
+	Max int64
 }
 
 func (m *MemFS) dir(p string) bool {
@@ -133,7 +136,11 @@ func (m *MemFS) ReadFile(real string) ([]byte, error) {
 		return src, nil
 	}
 	if m.Fallback {
-		return readRegular(real, DefaultMaxFileSize)
+		max := m.Max
+		if max <= 0 {
+			max = DefaultMaxFileSize
+		}
+		return readRegular(real, max)
 	}
 	if m.dir(real) {
 		return nil, &fs.PathError{Op: "read", Path: real, Err: fmt.Errorf("is a directory")}
@@ -205,23 +212,58 @@ type Dump struct {
 //	# configuration file /etc/nginx/nginx.conf:
 var dumpHeader = []byte("# configuration file ")
 
-// IsDump reports whether src is the output of "nginx -T": its first line
-// that is not nginx's own message ("nginx: the configuration file ...
-// syntax is ok", when standard error was captured too) is a file header.
+// IsDump reports whether src has the shape "nginx -T" writes: nginx's own
+// messages on standard error when it was captured too ("nginx: the
+// configuration file PATH syntax is ok", "nginx: [warn] ..."; written as
+// comments, "# nginx: ...", when the dump was saved as a configuration),
+// then the header of the first file, "# configuration file PATH:". nginx
+// writes every PATH through ngx_conf_full_name, prefixed with the prefix
+// directory, which always ends in a slash (src/core/nginx.c,
+// ngx_process_options): a PATH without a slash is a comment that happens
+// to begin the same way ("# configuration file for the shop:"), and the
+// file is a plain configuration.
 func IsDump(src []byte) bool {
 	for len(src) > 0 {
 		line, rest, _ := bytes.Cut(src, []byte("\n"))
 		line = bytes.TrimSuffix(line, []byte("\r"))
 		switch {
-		case bytes.HasPrefix(line, []byte("nginx: ")):
+		case nginxMessage(line):
 			src = rest
 			continue
-		case bytes.HasPrefix(line, dumpHeader) && bytes.HasSuffix(line, []byte(":")):
-			return true
+		default:
+			_, ok := dumpHeaderPath(line)
+			return ok
 		}
-		return false
 	}
 	return false
+}
+
+// nginxMessage reports whether line is one nginx writes to standard error
+// before a dump, as it is or commented out.
+func nginxMessage(line []byte) bool {
+	if c, ok := bytes.CutPrefix(line, []byte("#")); ok {
+		line = bytes.TrimLeft(c, " \t")
+	}
+	return bytes.HasPrefix(line, []byte("nginx: "))
+}
+
+// dumpHeaderPath returns the PATH of a line "# configuration file PATH:"
+// as nginx writes it (see IsDump); ok is false for any other line.
+func dumpHeaderPath(line []byte) (string, bool) {
+	rest, ok := bytes.CutPrefix(line, dumpHeader)
+	if !ok {
+		return "", false
+	}
+	p, ok := bytes.CutSuffix(rest, []byte(":"))
+	if !ok || len(p) == 0 || bytes.IndexByte(p, '/') < 0 || bytes.HasSuffix(p, []byte("/")) {
+		return "", false
+	}
+	for _, c := range p {
+		if c < ' ' || c == 0x7f {
+			return "", false
+		}
+	}
+	return string(p), true
 }
 
 // SplitDump splits an "nginx -T" dump into its files. nginx writes each
@@ -247,9 +289,8 @@ func SplitDump(src []byte) (*Dump, error) {
 	for len(src) > 0 {
 		line, rest, found := bytes.Cut(src, []byte("\n"))
 		bare := bytes.TrimSuffix(line, []byte("\r"))
-		if bytes.HasPrefix(bare, dumpHeader) && bytes.HasSuffix(bare, []byte(":")) && len(bare) > len(dumpHeader)+1 {
+		if name, ok := dumpHeaderPath(bare); ok {
 			flush()
-			name := string(bare[len(dumpHeader) : len(bare)-1])
 			if !filepath.IsAbs(name) {
 				if a, err := filepath.Abs(name); err == nil {
 					name = a
@@ -264,7 +305,7 @@ func SplitDump(src []byte) (*Dump, error) {
 			if found {
 				body = append(body, '\n')
 			}
-		} else if len(bytes.TrimSpace(bare)) > 0 && !bytes.HasPrefix(bare, []byte("nginx: ")) {
+		} else if len(bytes.TrimSpace(bare)) > 0 && !nginxMessage(bare) {
 			return nil, fmt.Errorf("line 1: not an nginx -T dump: expected %q before %q", strings.TrimSpace(string(dumpHeader))+" PATH:", truncate(string(bare), 60))
 		}
 		src = rest

@@ -50,3 +50,34 @@ func TestLoadDump(t *testing.T) {
 	assert.Equal(t, `include "missing.conf": /srv/ngx/missing.conf is not in the nginx -T dump (dump), so it was not linted`, d.Message)
 	assert.False(t, cfg.Syntax)
 }
+
+// Only the shape nginx -T writes is a dump: its messages (as they are, or
+// commented out when the dump was saved as a configuration) and then a
+// header whose path has the slash nginx's prefix always gives it. A
+// comment that begins the same way starts a plain configuration.
+func TestIsDumpShape(t *testing.T) {
+	for _, src := range []string{
+		"# configuration file /etc/nginx/nginx.conf:\nevents {}\n",
+		"# configuration file rel/nginx.conf:\nevents {}\n",
+		"nginx: the configuration file /etc/nginx/nginx.conf syntax is ok\nnginx: configuration file /etc/nginx/nginx.conf test is successful\n# configuration file /etc/nginx/nginx.conf:\nevents {}\n",
+		"# nginx: the configuration file /etc/nginx/nginx.conf syntax is ok\n# nginx: configuration file /etc/nginx/nginx.conf test is successful\n# configuration file /etc/nginx/nginx.conf:\nevents {}\n",
+		"#nginx: [warn] the \"ssl\" directive is deprecated\r\n# configuration file /etc/nginx/nginx.conf:\r\nevents {}\r\n",
+	} {
+		assert.True(t, IsDump([]byte(src)), "%q", src)
+	}
+	for _, src := range []string{
+		"# configuration file for the shop:\nevents {}\n",
+		"# configuration file shop.conf:\nevents {}\n",
+		"# configuration file /etc/nginx/:\nevents {}\n",
+		"# configuration file /etc/nginx/nginx.conf\nevents {}\n",
+		"# nginx: the configuration file /etc/nginx/nginx.conf syntax is ok\nevents {}\n",
+	} {
+		assert.False(t, IsDump([]byte(src)), "%q", src)
+	}
+
+	d, err := SplitDump([]byte("# nginx: the configuration file /etc/nginx/nginx.conf syntax is ok\n" +
+		"# configuration file /etc/nginx/nginx.conf:\n# configuration file for the shop:\nevents {}\n\n"))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"/etc/nginx/nginx.conf"}, d.Paths)
+	assert.Equal(t, "# configuration file for the shop:\nevents {}\n", string(d.Files["/etc/nginx/nginx.conf"]))
+}

@@ -75,6 +75,11 @@ type Config struct {
 	// Template is set when a file read is a template of a configuration
 	// rather than one (detect.go): one diagnostic says so.
 	Template bool
+	// RefusedFrom is set by Check when only the releases of a target
+	// range from this one on refuse the configuration (a directive nginx
+	// removed inside the range): the refusals are errors that are not
+	// fatal, and the configuration is built for the older releases.
+	RefusedFrom model.Version
 }
 
 // UnreadInclude is an include directive whose files were not read: outside
@@ -287,6 +292,14 @@ func (l *loader) parse(path, real, parent string, depth int, from model.Pos) (*F
 			pos = d.Args[i].Pos
 		}
 		l.template(pos, "${NAME} placeholders where nginx reads no variables")
+		return nil, nil, nil
+	}
+	if d, i, ok := envsubstTemplate(path, f.Directives); ok {
+		pos := d.Pos
+		if i >= 0 {
+			pos = d.Args[i].Pos
+		}
+		l.template(pos, "${NAME} placeholders of a .template file, which envsubst renders, as the nginx image does with /etc/nginx/templates")
 		return nil, nil, nil
 	}
 	if len(pending) == 0 && perr == nil && depth > 0 {

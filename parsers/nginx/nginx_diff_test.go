@@ -415,6 +415,7 @@ func confinePaths(src []byte, cfg *Config) []byte {
 	}
 	out := src
 	n := 0
+	starts := lineStarts(src)
 	for _, d := range flattenAll(cfg.Main.Directives) {
 		if !writesFile(d) {
 			continue
@@ -424,7 +425,8 @@ func confinePaths(src []byte, cfg *Config) []byte {
 		if strings.HasSuffix(d.Name, "_path") {
 			dir = "tmp/"
 		}
-		plain := strings.Trim(argRaw(src, a), `"'`) == a.Value && strings.IndexFunc(a.Value, func(r rune) bool {
+		raw := argRawAt(src, starts, a)
+		plain := strings.Trim(raw, `"'`) == a.Value && strings.IndexFunc(a.Value, func(r rune) bool {
 			return !pathChar(r)
 		}) < 0
 		name := fmt.Sprintf("x%d", n)
@@ -432,8 +434,8 @@ func confinePaths(src []byte, cfg *Config) []byte {
 			continue
 		}
 		n++
-		at := offsetOf(src, a.Pos)
-		if argQuote(src, a) != 0 {
+		at := offsetAt(src, starts, a.Pos)
+		if raw != "" && (raw[0] == '"' || raw[0] == '\'') { // argQuote
 			at++
 		}
 		if out == nil || &out[0] == &src[0] {
@@ -553,21 +555,36 @@ func flattenAll(dirs []*Directive) []*Directive {
 // rounds anyway: the directives of modules nginx is not built with, and
 // includes the loader could not read.
 func blankForeseen(src []byte, cfg *Config) []byte {
+	// One copy of src is blanked in place, directive after directive, as
+	// blank would blank each one in a copy of the last: blanking keeps
+	// every line break, so src's line starts hold for the copy throughout.
+	var out []byte
+	var starts []int
+	failed := false
 	var walk func([]*Directive)
 	walk = func(dirs []*Directive) {
 		for _, d := range dirs {
 			_, known := lookupDirective(d.Name)
 			foreign := !known && !strings.Contains(d.Name, "lua") && !strings.HasPrefix(d.Name, "echo")
 			missing := d.Name == "include" && len(d.Args) == 1 && includeDiagnosticAt(cfg, realFile(d.Args[0].Pos.File), int(d.Args[0].Pos.Line))
-			if (foreign || missing) && src != nil {
-				src = blank(src, d)
+			if (foreign || missing) && !failed {
+				if out == nil {
+					out, starts = slices.Clone(src), lineStarts(src)
+				}
+				failed = !blankIn(out, starts, d)
 				continue
 			}
 			walk(d.Block)
 		}
 	}
 	walk(cfg.Main.Directives)
-	return src
+	switch {
+	case failed:
+		return nil
+	case out == nil:
+		return src
+	}
+	return out
 }
 
 // blank replaces the text of directive d (from its name to its ";" or "}")
@@ -584,6 +601,104 @@ func blank(src []byte, d *Directive) []byte {
 		}
 	}
 	return out
+}
+
+// blankIn is blank in place, with src's line starts (lineStarts) at hand;
+// it reports whether d's text was found.
+func blankIn(src []byte, starts []int, d *Directive) bool {
+	from, to := offsetAt(src, starts, d.Pos), offsetAt(src, starts, d.End)
+	if from < 0 || to < from {
+		return false
+	}
+	for i := from; i <= to && i < len(src); i++ {
+		if src[i] != '\n' {
+			src[i] = ' '
+		}
+	}
+	return true
+}
+
+// lineStarts are the byte offsets at which src's lines start: line n
+// starts at lineStarts(src)[n-1].
+func lineStarts(src []byte) []int {
+	starts := make([]int, 1, bytes.Count(src, []byte{'\n'})+1)
+	for i, c := range src {
+		if c == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return starts
+}
+
+// offsetAt is offsetOf with src's line starts (lineStarts) at hand, for
+// callers that convert many positions of one large file.
+func offsetAt(src []byte, starts []int, p model.Pos) int {
+	line := max(int(p.Line), 1)
+	if line > len(starts) {
+		return -1
+	}
+	off := starts[line-1]
+	for col := 1; col < int(p.Col) && off < len(src); col++ {
+		_, n := utf8.DecodeRune(src[off:])
+		off += n
+	}
+	return off
+}
+
+// argRawAt is argRaw with src's line starts (lineStarts) at hand.
+func argRawAt(src []byte, starts []int, a Arg) string {
+	off := offsetAt(src, starts, a.Pos)
+	if off < 0 || off+int(a.Len) > len(src) {
+		return ""
+	}
+	return string(src[off : off+int(a.Len)])
+}
+
+// TestBlankForeseenAsBlankingEachInACopy holds the in-place blanking to
+// what blanking each foreseen directive in a copy of the last (blank,
+// offsetOf) gives, on a file with directives nginx does not know and a
+// missing include, with text of several bytes per code point before and
+// between them.
+func TestBlankForeseenAsBlankingEachInACopy(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "nginx.conf")
+	src := []byte("events {}\nhttp {\n    # ünïcödé\n    x_set_headers \"X-Ä: ö\"; proxy_x_unknown \"ü\" 1;\n" +
+		"    server {\n        listen 80;\n        location / { return 200 \"é\"; brotli_x on; }\n    }\n    include missing/*.conf;\n    include absent.conf;\n}\n")
+	if err := os.WriteFile(path, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := loadChecked(path, "main", Options{Roots: []string{dir}})
+	want, blanked := src, 0
+	var walk func([]*Directive)
+	walk = func(dirs []*Directive) {
+		for _, d := range dirs {
+			_, known := lookupDirective(d.Name)
+			foreign := !known && !strings.Contains(d.Name, "lua") && !strings.HasPrefix(d.Name, "echo")
+			missing := d.Name == "include" && len(d.Args) == 1 && includeDiagnosticAt(cfg, realFile(d.Args[0].Pos.File), int(d.Args[0].Pos.Line))
+			if (foreign || missing) && want != nil {
+				want = blank(want, d)
+				blanked++
+				continue
+			}
+			walk(d.Block)
+		}
+	}
+	walk(cfg.Main.Directives)
+	if blanked < 4 {
+		t.Fatalf("%d directives blanked, want at least 4", blanked)
+	}
+	if got := blankForeseen(src, cfg); !bytes.Equal(got, want) {
+		t.Errorf("blankForeseen:\n%s\nblanking each in a copy:\n%s", got, want)
+	}
+	starts := lineStarts(src)
+	for line := 0; line <= bytes.Count(src, []byte{'\n'})+2; line++ {
+		for col := 0; col < 60; col++ {
+			p := model.Pos{Line: int32(line), Col: int32(col)}
+			if a, b := offsetOf(src, p), offsetAt(src, starts, p); a != b {
+				t.Fatalf("line %d, column %d: offsetOf %d, offsetAt %d", line, col, a, b)
+			}
+		}
+	}
 }
 
 // offsetOf converts a position (columns in code points) to a byte offset.

@@ -121,3 +121,12 @@ func TestNextBatches(t *testing.T) {
 		t.Errorf("batches stop growing at %d routes", cap(batch))
 	}
 }
+
+// The model's newest nginx release, which bounds the releases a target may
+// name, is the one the directive tables were made from.
+func TestNewestNginxIsTheTables(t *testing.T) {
+	v := model.NewestNginx
+	if got := releaseOf(v.Major, v.Minor, v.Patch); got != newestRelease {
+		t.Errorf("model.NewestNginx is %v (%d), the tables' newest release %d", v, got, newestRelease)
+	}
+}

@@ -15,6 +15,12 @@ import (
 // values are read once for each route that inherits them.
 func invalidTime(s string) error { return fmt.Errorf("invalid time %q", s) }
 
+// uncounted is what parseTime reads a time nginx takes but time.Duration
+// cannot hold as: the longest Duration. No parsed time equals it (every
+// one is whole milliseconds); the checker refuses it with a positioned
+// error (checker.tooLong) rather than let the rules add it up.
+const uncounted = time.Duration(math.MaxInt64)
+
 // parseTime reads an nginx time value as ngx_parse_time (src/core/
 // ngx_parse.c) does for millisecond settings, every timeout proxylint
 // reads: numbers with units w, d, h, m, s, ms in strictly decreasing order
@@ -24,8 +30,7 @@ func invalidTime(s string) error { return fmt.Errorf("invalid time %q", s) }
 // what does not fit (nginx -t: "invalid value"): a number of more than
 // 2^63-1, a part larger than 2^63-1 ms divided by its unit, or a total
 // above 2^63-1 ms. A value nginx takes that time.Duration cannot hold
-// (above about 292 years) is read as the longest Duration, which is as
-// good as never.
+// (above about 292 years) is read as uncounted.
 func parseTime(s string) (time.Duration, error) {
 	const (
 		stStart = iota
@@ -111,7 +116,7 @@ func parseTime(s string) (time.Duration, error) {
 	}
 	total += value
 	if total > math.MaxInt64/int64(time.Millisecond) {
-		return time.Duration(math.MaxInt64), nil
+		return uncounted, nil
 	}
 	return time.Duration(total) * time.Millisecond, nil
 }
@@ -164,6 +169,24 @@ func parseAddress(s string, defPort int) (model.Address, error) {
 func isLiteralHost(h string) bool {
 	_, err := netip.ParseAddr(h)
 	return err == nil
+}
+
+// domainName reports whether h reads as a DNS name with a domain
+// ("avatars.example.org", "api.internal"): labels of letters, digits and
+// hyphens, the last of two letters or more. Upstream blocks are named
+// like hosts of one label ("backend", "app-workhorse") far more often.
+func domainName(h string) bool {
+	labels := strings.Split(strings.ToLower(h), ".")
+	if len(labels) < 2 {
+		return false
+	}
+	for _, l := range labels {
+		if l == "" || strings.Trim(l, "abcdefghijklmnopqrstuvwxyz0123456789-") != "" {
+			return false
+		}
+	}
+	tld := labels[len(labels)-1]
+	return len(tld) >= 2 && strings.Trim(tld, "abcdefghijklmnopqrstuvwxyz") == ""
 }
 
 // onOff reads nginx's flag values.

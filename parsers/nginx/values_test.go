@@ -1,6 +1,7 @@
 package nginx
 
 import (
+	gocontext "context"
 	"fmt"
 	"math"
 	"os"
@@ -95,7 +96,9 @@ func TestParseTimeMatchesNginx(t *testing.T) {
 		if err := os.WriteFile(conf, []byte(src), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		out, err := exec.Command(bin, "-t", "-q", "-p", dir, "-c", conf).CombinedOutput()
+		ctx, cancel := gocontext.WithTimeout(gocontext.Background(), 30*time.Second)
+		out, err := exec.CommandContext(ctx, bin, "-t", "-q", "-p", dir, "-c", conf).CombinedOutput()
+		cancel()
 		nginxOK := err == nil
 		if nginxOK != c.ok {
 			t.Errorf("%q: nginx -t ok=%v (%s), the case says %v", c.in, nginxOK, strings.TrimSpace(string(out)), c.ok)

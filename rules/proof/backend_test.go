@@ -34,6 +34,8 @@ type seen struct {
 	Finished   bool // the handler wrote its whole response
 	WriteErr   error
 	ClientGone bool // the upstream connection closed while the handler slept
+	// Connection and Upgrade are the request's headers of those names.
+	Connection, Upgrade string
 }
 
 // backend is an HTTP server on 127.0.0.1 that stands in for an upstream.
@@ -96,7 +98,8 @@ func (b *backend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Reading the whole body lets net/http watch the connection, so that
 	// r.Context() ends when nginx closes it.
 	_, _ = io.Copy(io.Discard, r.Body)
-	s := &seen{ID: r.Header.Get("X-Request-Id"), Method: r.Method, RemotePort: port(r.RemoteAddr)}
+	s := &seen{ID: r.Header.Get("X-Request-Id"), Method: r.Method, RemotePort: port(r.RemoteAddr),
+		Connection: r.Header.Get("Connection"), Upgrade: r.Header.Get("Upgrade")}
 	b.update(func() { b.reqs = append(b.reqs, s) })
 
 	if r.URL.Query().Get("drop") != "" {

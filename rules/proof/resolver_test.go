@@ -187,3 +187,52 @@ server {
 		t.Errorf("error log lacks \"no port in upstream\":\n%s", srv.ErrorLog())
 	}
 }
+
+// TestLiteralHostWithVariablesIsLookedUpPerRequest: a proxy_pass whose URL
+// has a variable anywhere, in its URI only ("http://storage:9000/$1"),
+// makes no upstream when nginx reads it (ngx_http_proxy_pass keeps the
+// URL as a script), so its literal host name is looked up when a request
+// comes, as a computed one is: without a resolver nginx answers 502 ("no
+// resolver defined to resolve") and connects nowhere, unless an upstream
+// of that host and port exists (here the implicit upstream of a literal
+// proxy_pass elsewhere) or the host is an address.
+func TestLiteralHostWithVariablesIsLookedUpPerRequest(t *testing.T) {
+	unmatched, matched := newBackend(t), newBackend(t)
+	addr := freeAddr(t)
+	srv := startNginx(t, fmt.Sprintf(`
+server {
+    listen %[1]s;
+    location ~ ^/name/(.*)$ {
+        proxy_pass http://localhost:%[2]d/$1;
+    }
+    location ~ ^/address/(.*)$ {
+        proxy_pass http://%[3]s/$1;
+    }
+    location /literal/ {
+        proxy_pass http://localhost:%[4]d;
+    }
+    location ~ ^/matched/(.*)$ {
+        proxy_pass http://localhost:%[4]d/$1;
+    }
+}
+`, addr, port(unmatched.Addr), unmatched.Addr, port(matched.Addr)), addr)
+
+	if r := send(t, http.MethodGet, srv.URL()+"/name/x", "by-name"); r.Status != http.StatusBadGateway {
+		t.Errorf("literal host name with a variable URI, no resolver: status %d, want 502", r.Status)
+	}
+	if !strings.Contains(srv.ErrorLog(), `no resolver defined to resolve localhost`) {
+		t.Errorf("error log lacks \"no resolver defined to resolve localhost\":\n%s", srv.ErrorLog())
+	}
+	if n := unmatched.Hits("by-name"); n != 0 {
+		t.Errorf("backend saw the request %d times, want 0", n)
+	}
+	if r := send(t, http.MethodGet, srv.URL()+"/address/x", "by-address"); r.Status != http.StatusOK {
+		t.Errorf("address with a variable URI: status %d, want 200", r.Status)
+	}
+	if r := send(t, http.MethodGet, srv.URL()+"/matched/x", "matched"); r.Status != http.StatusOK {
+		t.Errorf("host and port of a literal proxy_pass, with a variable URI: status %d, want 200", r.Status)
+	}
+	if n := matched.Hits("matched"); n != 1 {
+		t.Errorf("the backend of the literal proxy_pass saw the request %d times, want 1", n)
+	}
+}

@@ -113,6 +113,26 @@ func TestDefaultNextUpstreamRetriesTimedOutGET(t *testing.T) {
 	wantHits(t, bes, "get-hang", 1, 1)
 }
 
+// The default policy passes a PUT or DELETE that timed out after the
+// first server received it to the second, without non_idempotent: nginx
+// counts only POST, LOCK and PATCH as non-idempotent. Both servers run it.
+// This is what retry-timeout-write reports for a location that carries an
+// application's writes (the named location behind location /'s
+// try_files, as Discourse's sample sets it up).
+func TestDefaultNextUpstreamRetriesTimedOutPUTAndDELETE(t *testing.T) {
+	t.Parallel()
+	for _, m := range []string{http.MethodPut, http.MethodDelete} {
+		// A setup each: two timeouts mark both servers failed for
+		// fail_timeout (10s), and the next request would get 502.
+		url, bes := retrySetup(t, 2, "proxy_read_timeout 1s;")
+		id := strings.ToLower(m) + "-hang"
+		r := send(t, m, url+"/?sleep=3s", id)
+		wantStatus(t, r, http.StatusGatewayTimeout)
+		within(t, "two timed-out attempts", r.Elapsed, twoTimeoutMin, twoTimeoutMax)
+		wantHits(t, bes, id, 1, 1)
+	}
+}
+
 // With non_idempotent, a POST that timed out after it was sent is retried:
 // the backends execute it twice.
 func TestNonIdempotentRetriesPOSTAfterTimeout(t *testing.T) {

@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -32,6 +33,10 @@ import (
 	"github.com/proxylint/proxylint/parsers/nginx"
 	"github.com/proxylint/proxylint/rules"
 )
+
+// AllRules in rules.enable or rules.disable names every rule; the rules
+// the other list names are the exceptions.
+const AllRules = "all"
 
 // Names are the file names looked for, in order of preference.
 var Names = []string{".proxylint.yaml", ".proxylint.yml"}
@@ -48,8 +53,8 @@ type Config struct {
 	Targets []model.Target
 	FailOn  *model.Severity
 
-	// Enable and Disable list rule IDs; Severity overrides rules'
-	// default severities.
+	// Enable and Disable list rule IDs, or AllRules; Severity overrides
+	// rules' default severities.
 	Enable, Disable []string
 	Severity        map[string]model.Severity
 
@@ -100,11 +105,15 @@ func Find(dir string) (string, error) {
 		return "", err
 	}
 	top := repoTop(dir)
+	limit := top
+	if limit == "" {
+		limit = dir
+	}
 	for {
 		for _, n := range Names {
 			p := filepath.Join(dir, n)
 			if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-				return p, nil
+				return p, confined(p, limit)
 			}
 		}
 		parent := filepath.Dir(dir)
@@ -113,6 +122,26 @@ func Find(dir string) (string, error) {
 		}
 		dir = parent
 	}
+}
+
+// confined checks that the configuration file found at p is inside limit
+// (the repository, or the directory looked in outside one), symbolic links
+// resolved: a committed .proxylint.yaml that is a link to a file outside
+// the checkout is refused unread, so that no part of that file is printed
+// in an error.
+func confined(p, limit string) error {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return err
+	}
+	if r, err := filepath.EvalSymlinks(limit); err == nil {
+		limit = r
+	}
+	rel, err := filepath.Rel(limit, real)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return fmt.Errorf("%s is a symbolic link to %s, outside the repository (%s); a configuration file found there is read only from inside it (name it with --config to read it anyway)", p, real, limit)
+	}
+	return nil
 }
 
 // repoTop is the nearest directory at or above dir (absolute) that holds
@@ -150,8 +179,16 @@ const maxSize = 1 << 20
 
 // Load reads and checks the configuration file at path. It reads only a
 // regular file (a FIFO or a link to /dev/zero is refused).
-func Load(path string) (*Config, error) {
-	src, err := load.ReadRegular(path, maxSize)
+func Load(path string) (*Config, error) { return LoadMax(path, maxSize) }
+
+// LoadMax is Load with the file bounded by max bytes as well (the run's
+// --max-file-size), when that is less than the configuration file's own
+// bound.
+func LoadMax(path string, max int64) (*Config, error) {
+	if max <= 0 || max > maxSize {
+		max = maxSize
+	}
+	src, err := load.ReadRegular(path, max)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, unwrapPath(err))
 	}
@@ -236,7 +273,35 @@ func (p *parser) inside(path string) bool {
 }
 
 func (p *parser) errorf(n *yaml.Node, format string, args ...any) error {
+	// What the file holds is cut; the paths proxylint names are not.
+	for i, a := range args {
+		switch v := a.(type) {
+		case string:
+			if v != p.root && v != p.rel() {
+				args[i] = clip(v)
+			}
+		case error:
+			args[i] = clip(v.Error())
+		}
+	}
 	return &Error{File: p.file, Line: n.Line, Col: n.Column, Msg: fmt.Sprintf(format, args...)}
+}
+
+// maxEcho is the most of a key or value from the file that a message
+// repeats, in bytes.
+const maxEcho = 200
+
+// clip cuts s, a key or a value a message repeats, to maxEcho bytes: a
+// ten-megabyte key is not echoed whole.
+func clip(s string) string {
+	if len(s) <= maxEcho {
+		return s
+	}
+	cut := maxEcho
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 var yamlLine = lazyre.New(`^yaml: line (\d+): (.*)$`)
@@ -246,9 +311,9 @@ func (p *parser) yamlError(err error) error {
 	msg := err.Error()
 	if m := yamlLine().FindStringSubmatch(msg); m != nil {
 		n, _ := strconv.Atoi(m[1])
-		return &Error{File: p.file, Line: n, Msg: "invalid YAML: " + m[2]}
+		return &Error{File: p.file, Line: n, Msg: "invalid YAML: " + clip(m[2])}
 	}
-	return &Error{File: p.file, Msg: "invalid YAML: " + strings.TrimPrefix(msg, "yaml: ")}
+	return &Error{File: p.file, Msg: "invalid YAML: " + clip(strings.TrimPrefix(msg, "yaml: "))}
 }
 
 // topKeys are the keys of the file, with what each holds (for messages).
@@ -392,6 +457,9 @@ func (p *parser) top(root *yaml.Node) error {
 			if err != nil {
 				return err
 			}
+			if !p.inside(p.abs(s)) {
+				return p.errorf(v, "baseline: %s is outside the repository (%s); a configuration file names a baseline inside it (--baseline on the command line reads one anywhere)", s, p.root)
+			}
 			p.cfg.Baseline = p.abs(s)
 		case "require-reason":
 			b, err := p.boolean(k, v)
@@ -421,6 +489,20 @@ func (p *parser) rules(n *yaml.Node) error {
 				return err
 			}
 			for i, id := range ids {
+				if id == AllRules {
+					// Every rule: the rules the other list names are
+					// the exceptions.
+					other := p.cfg.Disable
+					if k.Value == "disable" {
+						other = p.cfg.Enable
+					}
+					for _, o := range other {
+						if o == AllRules {
+							return p.errorf(v.Content[i], "rules: all rules are both enabled and disabled; name the exceptions in one list and \"all\" in the other")
+						}
+					}
+					continue
+				}
 				if err := p.ruleID(v.Content[i], id); err != nil {
 					return err
 				}
@@ -566,28 +648,45 @@ func nearest(id string) string {
 // key with its default, so that reading it changes nothing until a line is
 // edited.
 //
-// target is the value of its target key: "nginx" (every release still
-// shipped) unless proxylint init found the release of the nginx on PATH.
-func Template(target string) string {
+// The targets are commented out: without them nginx configurations are
+// linted for every release still shipped. local, the release of the nginx
+// on the PATH of the machine init runs on ("nginx:1.22.1"; "" for none),
+// is written as a commented hint, never as a setting: a laptop's nginx is
+// not production's.
+func Template(local string) string {
 	var b strings.Builder
 	b.WriteString(`# proxylint configuration (https://github.com/proxylint/proxylint#configuration).
-# proxylint finds this file by walking up from the working directory to the
-# repository root; --config FILE names another, --no-config ignores it.
-# Command-line flags beat what this file says. Relative paths are relative
-# to this file's directory.
+# proxylint reads, for each file it lints, the nearest .proxylint.yaml in
+# the directories above that file, up to the repository root; --config FILE
+# names one for every file, --no-config ignores them. Command-line flags
+# beat what this file says. Relative paths are relative to this file's
+# directory.
 
 # The proxies and releases the configurations are written for, because
-# defaults differ: nginx (every release from 1.18, what distributions
-# ship), nginx:1.28, nginx:newest, angie, angie:1.11, envoy (the newest),
-# envoy:1.31; a list names one per product: [nginx:1.24, envoy:1.33].
-target: ` + target + `
-
+# defaults differ: since nginx 1.29.7, upstream blocks pool connections by
+# default. Without target, nginx configurations are linted for every
+# release from 1.18 (what distributions ship) and Envoy's for the newest.
+# Name the releases production runs, one per product: nginx:1.28,
+# nginx:newest, angie, angie:1.11, envoy:1.31, istio:1.23, ingress-nginx,
+# nginx-ingress, envoy-gateway:1.1.2, or a list: [nginx:1.24, envoy:1.33].
+# target: nginx:1.28
+`)
+	if local != "" {
+		fmt.Fprintf(&b, `# This machine runs %s (nginx -v on the PATH). Name it only if
+# production runs that release too: linted for a newer nginx than
+# production's, a configuration loses the findings about what
+# production's defaults do.
+# target: %s
+`, local, local)
+	}
+	b.WriteString(`
 # Exit with code 1 when a finding is at or above this severity: error,
 # warning or note.
 fail-on: warning
 
 rules:
-  # Rules to run that are off by default, and rules not to run.
+  # Rules to run that are off by default, and rules not to run; "all" in
+  # one list names every rule, and the other list the exceptions.
   enable: []
   disable: []
   # Severity per rule (error, warning or note), e.g.

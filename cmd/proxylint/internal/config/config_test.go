@@ -64,7 +64,7 @@ func TestParseEmpty(t *testing.T) {
 func TestErrorsHavePositions(t *testing.T) {
 	cases := []struct{ src, want string }{
 		{"targte: nginx\n", `.proxylint.yaml:1:1: unknown key "targte"; the keys are baseline, chain, directives, entry-points, exclude, fail-on, include-roots, require-reason, rules, target, write-locations`},
-		{"target: apache\n", `.proxylint.yaml:1:9: target: unknown target "apache" (want nginx[:X.Y[.Z]|:newest], angie[:X.Y], envoy[:X.Y], istio[:X.Y], ingress-nginx[:X.Y] or envoy-gateway[:X.Y.Z])`},
+		{"target: apache\n", `.proxylint.yaml:1:9: target: unknown target "apache" (want nginx[:X.Y[.Z]|:newest], angie[:X.Y], envoy[:X.Y], istio[:X.Y], ingress-nginx[:X.Y], envoy-gateway[:X.Y.Z] or nginx-ingress[:X.Y.Z])`},
 		{"target: nginx:1.x\n", `.proxylint.yaml:1:9: target: target "nginx:1.x": bad version "1.x" (want MAJOR[.MINOR[.PATCH]])`},
 		{"fail-on: fatal\n", `.proxylint.yaml:1:10: fail-on: unknown severity "fatal" (want error, warning or note)`},
 		{"rules:\n  disable: [upstream-no-keep-alive]\n", `.proxylint.yaml:2:13: unknown rule "upstream-no-keep-alive"; did you mean "upstream-no-keepalive"?`},
@@ -104,9 +104,9 @@ func TestErrorsHavePositions(t *testing.T) {
 }
 
 func TestTemplateIsTheDefault(t *testing.T) {
-	c, err := Parse(".proxylint.yaml", t.TempDir(), []byte(Template("nginx")))
+	c, err := Parse(".proxylint.yaml", t.TempDir(), []byte(Template("nginx:1.22.1")))
 	require.NoError(t, err)
-	assert.Equal(t, []model.Target{model.DefaultTarget(model.Nginx)}, c.Targets)
+	assert.Empty(t, c.Targets, "the machine's nginx is a hint, not a pin")
 	assert.Equal(t, model.Warning, *c.FailOn)
 	assert.Empty(t, c.Enable)
 	assert.Empty(t, c.Disable)
@@ -117,7 +117,13 @@ func TestTemplateIsTheDefault(t *testing.T) {
 	assert.Empty(t, c.Baseline)
 	assert.False(t, *c.RequireReason)
 	assert.Empty(t, c.Chain)
-	assert.Contains(t, Template("nginx"), "#   upstream-no-keepalive (warning): ")
+	assert.Contains(t, Template(""), "#   upstream-no-keepalive (warning): ")
+	assert.Contains(t, Template("nginx:1.22.1"), "\n# This machine runs nginx:1.22.1 (nginx -v on the PATH). Name it only if\n"+
+		"# production runs that release too: linted for a newer nginx than\n"+
+		"# production's, a configuration loses the findings about what\n"+
+		"# production's defaults do.\n"+
+		"# target: nginx:1.22.1\n\n")
+	assert.NotContains(t, Template(""), "This machine")
 }
 
 func TestChain(t *testing.T) {

@@ -33,7 +33,14 @@ import (
 
 // commandRE matches one ngx_command_t entry: name, type flags, handler,
 // conf offset, field offset and post. The name is a string or a macro.
-var commandRE = regexp.MustCompile(`\{\s*ngx_string\(\s*("[A-Za-z0-9_]+"|[A-Z][A-Z0-9_]*)\s*\)\s*,\s*([A-Z0-9_|\s]+?)\s*,\s*([A-Za-z0-9_]+)\s*,\s*([A-Za-z0-9_]+|0)\s*,\s*(offsetof\s*\([^)]*\)|[^,{}]+?)\s*,\s*([^{};]*?)\s*\}`)
+// The field offset may add a macro to offsetof (nginx-vod-module's
+// "BASE_OFFSET + offsetof(...)").
+var commandRE = regexp.MustCompile(`\{\s*ngx_string\(\s*("[A-Za-z0-9_]+"|[A-Z][A-Z0-9_]*)\s*\)\s*,\s*([A-Z0-9_|\s]+?)\s*,\s*([A-Za-z0-9_]+)\s*,\s*([A-Za-z0-9_]+|0)\s*,\s*((?:[A-Z_][A-Z0-9_]*\s*\+\s*)?offsetof\s*\([^)]*\)|[^,{}]+?)\s*,\s*([^{};]*?)\s*\}`)
+
+// includeRE matches a local #include, through which modules split a
+// command table over several files (nginx-vod-module's
+// ngx_http_vod_hls_commands.h, included into ngx_http_vod_conf.c).
+var includeRE = regexp.MustCompile(`(?m)^[ \t]*#[ \t]*include[ \t]+"([^"]+)"[^\n]*$`)
 
 // maskRE matches a table of ngx_conf_enum_t or ngx_conf_bitmask_t values.
 var maskRE = regexp.MustCompile(`(?s)ngx_conf_(?:enum|bitmask)_t\s+([A-Za-z0-9_]+)\[\]\s*=\s*\{(.*?)\};`)
@@ -294,7 +301,7 @@ func (t tree) commands() map[string][]variant {
 		if !strings.HasSuffix(p, ".c") {
 			continue
 		}
-		for _, c := range parseSource(t.files[p], defines, masks) {
+		for _, c := range parseSource(t.expand(p, t.files[p], 0), defines, masks) {
 			dup := false
 			for _, v := range out[c.name] {
 				if v.key() == c.v.key() {
@@ -307,6 +314,26 @@ func (t tree) commands() map[string][]variant {
 		}
 	}
 	return out
+}
+
+// expand replaces the local #include lines of the source of file p with
+// the headers they name, found beside p, as the preprocessor does.
+func (t tree) expand(p string, src []byte, depth int) []byte {
+	if depth > 3 || !bytes.Contains(src, []byte("#")) {
+		return src
+	}
+	dir := ""
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		dir = p[:i+1]
+	}
+	return includeRE.ReplaceAllFunc(src, func(line []byte) []byte {
+		name := string(includeRE.FindSubmatch(line)[1])
+		h, ok := t.files[dir+name]
+		if !ok {
+			return line
+		}
+		return t.expand(dir+name, h, depth+1)
+	})
 }
 
 type version [3]int

@@ -83,3 +83,47 @@ func TestUnknownMaskIsNotGuessed(t *testing.T) {
 	require.Len(t, cmds, 1)
 	assert.Equal(t, "kindOther", cmds[0].v.kind)
 }
+
+// TestCommandsInIncludedHeaders: a command table split over headers that a
+// source file includes (nginx-vod-module), with offsets that add a macro
+// to offsetof, is read whole.
+func TestCommandsInIncludedHeaders(t *testing.T) {
+	tr := tree{files: map[string][]byte{
+		"ngx_demo_conf.c": []byte(`
+static ngx_conf_enum_t demo_methods[] = {
+	{ ngx_string("none"), 0 },
+	{ ngx_string("aes-128"), 1 },
+	{ ngx_null_string, 0 }
+};
+ngx_command_t ngx_demo_commands[] = {
+	{ ngx_string("demo_mode"),
+	NGX_HTTP_MAIN_CONF | NGX_HTTP_SRV_CONF | NGX_HTTP_LOC_CONF | NGX_CONF_TAKE1,
+	ngx_conf_set_flag_slot,
+	NGX_HTTP_LOC_CONF_OFFSET,
+	offsetof(ngx_demo_loc_conf_t, mode),
+	NULL },
+#include "ngx_demo_hls_commands.h"
+#include <stdio.h>
+	ngx_null_command
+};
+`),
+		"ngx_demo_hls_commands.h": []byte(`#define BASE_OFFSET offsetof(ngx_demo_loc_conf_t, hls)
+
+#if (NGX_HAVE_OPENSSL_EVP)
+	{ ngx_string("demo_hls_encryption_method"),
+	NGX_HTTP_MAIN_CONF | NGX_HTTP_SRV_CONF | NGX_HTTP_LOC_CONF | NGX_CONF_TAKE1,
+	ngx_conf_set_enum_slot,
+	NGX_HTTP_LOC_CONF_OFFSET,
+	BASE_OFFSET + offsetof(ngx_demo_hls_loc_conf_t, encryption_method),
+	demo_methods },
+#endif
+
+#undef BASE_OFFSET
+`),
+	}}
+	cmds := tr.commands()
+	require.Len(t, cmds, 2)
+	assert.Equal(t, []variant{{ctx: []string{"ctxHTTP", "ctxHTTPServer", "ctxHTTPLocation"}, args: []string{"arg1"}, kind: "kindEnum", mask: "demo_methods", words: []string{"none", "aes-128"}}},
+		cmds["demo_hls_encryption_method"])
+	assert.Equal(t, "kindFlag", cmds["demo_mode"][0].kind)
+}
