@@ -127,13 +127,16 @@ func TestEnvoyNginxExampleLinksTheHops(t *testing.T) {
 }
 
 // The Envoy example's listener asks RDS for the routes of routes.yaml.
-// The two files are linted side by side, each for what it holds.
+// The two files are joined as Envoy joins them, by the route
+// configuration's name: the route's retries of every method after a 5xx
+// or a reset are reported in routes.yaml.
 func TestEnvoyXDSExample(t *testing.T) {
 	res := Lint(Request{Files: example(t, "envoy-xds").Files})
 	require.Empty(t, res.Error)
 	assert.Equal(t, []string{"envoy (newest)"}, res.LintedFor)
 	assert.Equal(t, []string{
 		`envoy-h1-unsafe-drain listeners.yaml:16:13 [listeners.yaml:11 the drain lasts drain_timeout 5s (default)] [listeners.yaml:11 then the close waits delayed_close_timeout 1s (default)] [listeners.yaml:14 codec_type HTTP1 serves HTTP/1]`,
+		`retry-timeout-write routes.yaml:15:11 [routes.yaml:10 route /: the route has no :method matcher, so it carries every method] [routes.yaml:16 retry_policy.num_retries 2]`,
 	}, briefs(res.Findings))
 }
 

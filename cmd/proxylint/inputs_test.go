@@ -72,7 +72,12 @@ func TestRootMustBeADirectory(t *testing.T) {
 	} {
 		code, out, errOut := runCLI(t, dir, "--no-config", "--format", "sarif", "--root", root, "nginx.conf")
 		assert.Equal(t, exitError, code, root)
-		assert.Empty(t, out, root)
+		// The SARIF asked for says the run failed, and why; no result.
+		doc := parseSARIF(t, out)
+		require.Len(t, doc.Runs, 1, root)
+		assert.Empty(t, doc.Runs[0].Results, root)
+		assert.Contains(t, out, `"executionSuccessful": false`, root)
+		assert.Contains(t, out, strings.TrimSuffix(strings.TrimPrefix(want, "proxylint: "), "\n"), root)
 		assert.True(t, strings.HasPrefix(errOut, want), "%s: %s", root, errOut)
 	}
 	code, _, errOut := runCLI(t, dir, "--no-config", "--format", "sarif", "--root", ".", "nginx.conf")

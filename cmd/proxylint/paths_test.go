@@ -150,8 +150,26 @@ func TestRepeatedFormats(t *testing.T) {
 		assert.Equal(t, exitError, code, c.args)
 		assert.Contains(t, errOut, c.err)
 	}
-	_, err = os.Stat(filepath.Join(dir, "x"))
-	assert.ErrorIs(t, err, os.ErrNotExist, "a usage error writes nothing")
+	// A usage error writes no report but the SARIF asked for, which
+	// says the run failed and why (TestFailedRunWritesSARIF).
+	x, err := os.ReadFile(filepath.Join(dir, "x"))
+	require.NoError(t, err)
+	var failed struct {
+		Runs []struct {
+			Invocations []struct {
+				ExecutionSuccessful        bool
+				ToolExecutionNotifications []struct{ Message struct{ Text string } }
+			}
+			Results []json.RawMessage
+		}
+	}
+	require.NoError(t, json.Unmarshal(x, &failed))
+	require.Len(t, failed.Runs, 1)
+	require.Len(t, failed.Runs[0].Invocations, 1)
+	assert.False(t, failed.Runs[0].Invocations[0].ExecutionSuccessful)
+	assert.Empty(t, failed.Runs[0].Results)
+	require.NotEmpty(t, failed.Runs[0].Invocations[0].ToolExecutionNotifications)
+	assert.Contains(t, failed.Runs[0].Invocations[0].ToolExecutionNotifications[0].Message.Text, "--format sarif and --format json both write to x")
 
 	// proxylint chain takes the same form, with its own formats.
 	code, out, errOut = runCLI(t, dir, "chain", "--format", "json=chain.json", "--format", "text", "--no-color", "nginx.conf")

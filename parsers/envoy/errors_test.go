@@ -1,6 +1,7 @@
 package envoy
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -211,7 +212,10 @@ func TestUnknownExtensionKeepsTheRestStrict(t *testing.T) {
 // A key written twice in YAML is read as Envoy reads it: yaml-cpp keeps
 // both, and Envoy copies the mapping into a Struct key by key, so the last
 // value wins (source/common/protobuf/yaml_utility.cc, parseYamlNode); a
-// warning says the first is ignored. JSON stays an error.
+// warning says the first is ignored. In JSON, protobuf's reader, called
+// with its legacy syntax allowed, takes a field written twice again: an
+// object is merged into the first, a list's items are added, a scalar's
+// last value stands (TestDuplicateJSONKeys).
 func TestDuplicateKey(t *testing.T) {
 	src := "static_resources:\n  clusters:\n  - name: a\n    connect_timeout: 1s\n    connect_timeout: 2s\n"
 	r := loadString(t, "dup.yaml", src)
@@ -222,9 +226,31 @@ func TestDuplicateKey(t *testing.T) {
 	if p := onlyProxy(t, r); len(p.Upstreams) != 1 || p.Upstreams[0].ConnectTimeout.Value != 2*time.Second {
 		t.Errorf("the last connect_timeout is kept: %+v", p.Upstreams)
 	}
-	src = `{"static_resources": {"clusters": [{"name": "a", "name": "b"}]}}`
-	r = loadString(t, "dup.json", src)
-	wantDiag(t, r, 1, 50, CodeSyntax, `duplicate key "name"`)
+}
+
+func TestDuplicateJSONKeys(t *testing.T) {
+	src := `{"static_resources": {"clusters": [{"name": "a", "name": "b", "connect_timeout": "1s"}],
+  "clusters": [{"name": "c", "connect_timeout": "2s", "circuit_breakers": {"thresholds": [{"max_retries": 5}]},
+    "circuit_breakers": {"thresholds": [{"max_retries": 7}]}}]}}`
+	r := loadString(t, "dup.json", src)
+	reads := "Envoy's JSON reader takes the field again, merging an object into the first, adding a list's items to it, and keeping the last value of anything else"
+	for _, w := range []struct {
+		line, col int
+		key       string
+	}{{1, 50, "name"}, {2, 3, "clusters"}, {3, 5, "circuit_breakers"}} {
+		d := getDiag(t, r, w.line, w.col, CodeInvalid, fmt.Sprintf("duplicate key %q (first at line %d): %s", w.key, map[string]int{"name": 1, "clusters": 1, "circuit_breakers": 2}[w.key], reads))
+		if d.Severity != model.Warning || d.Fatal {
+			t.Errorf("duplicate JSON key %s: severity %v fatal %v", w.key, d.Severity, d.Fatal)
+		}
+	}
+	p := onlyProxy(t, r)
+	var names []string
+	for _, u := range p.Upstreams {
+		names = append(names, u.Name)
+	}
+	if strings.Join(names, ",") != "b,c" {
+		t.Errorf("clusters %v, want b (the last name) and c (the second list's)", names)
+	}
 }
 
 func TestSnakeAndCamelCaseSpellings(t *testing.T) {

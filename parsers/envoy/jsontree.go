@@ -10,6 +10,47 @@ import (
 // subset of YAML, but a YAML reader reports a broken JSON file at the wrong
 // line; this reader reports it where a JSON reader would.
 func parseJSON(src []byte) (*node, error) {
+	n, _, err := parseJSONDups(src)
+	return n, err
+}
+
+// mergeAgain is the value of a field written a second time, v, after
+// first, as protobuf's JSON reader builds it when called, as Envoy calls
+// it, with its legacy syntax allowed (protobuf
+// src/google/protobuf/json/json.cc, JsonStringToMessage sets
+// allow_legacy_syntax; json/internal/parser.cc, ParseField: HasParsed
+// with allow_repeated_non_oneof): a message is parsed into the one
+// already there, a repeated field's items are added to it, and a
+// scalar's last value stands. A oneof's field written twice, which the
+// reader refuses, is not told apart here: the tree knows no schema.
+func mergeAgain(first, v *node) *node {
+	switch {
+	case first.kind == kMap && v.kind == kMap:
+		m := *first
+		m.kids = append([]kid(nil), first.kids...)
+		for _, it := range v.kids {
+			merged := false
+			for j := range m.kids {
+				if m.kids[j].key.value == it.key.value {
+					m.kids[j].val = mergeAgain(m.kids[j].val, it.val)
+					merged = true
+				}
+			}
+			if !merged {
+				m.kids = append(m.kids, it)
+			}
+		}
+		return &m
+	case first.kind == kSeq && v.kind == kSeq:
+		m := *first
+		m.kids = append(append([]kid(nil), first.kids...), v.kids...)
+		return &m
+	}
+	return v
+}
+
+// parseJSONDups is parseJSON with the keys written twice.
+func parseJSONDups(src []byte) (*node, []posError, error) {
 	p := &jsonParser{src: src}
 	if len(src) >= 3 && src[0] == 0xEF && src[1] == 0xBB && src[2] == 0xBF {
 		p.off = 3
@@ -17,18 +58,20 @@ func parseJSON(src []byte) (*node, error) {
 	p.skip()
 	n, err := p.value(1)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	p.skip()
 	if p.off < len(p.src) {
-		return nil, p.errorf("unexpected %s after the end of the JSON document", p.what())
+		return nil, nil, p.errorf("unexpected %s after the end of the JSON document", p.what())
 	}
-	return n, nil
+	return n, p.dups, nil
 }
 
 type jsonParser struct {
 	src []byte
 	off int
+	// dups are the keys written twice in an object, which Envoy reads.
+	dups []posError
 	// at is the position of offset at.off: positions are counted on from
 	// the last one asked for, so a document costs one pass however many
 	// nodes it has (a minified file is one long line).
@@ -166,10 +209,10 @@ func (p *jsonParser) object(depth int) (*node, error) {
 			return nil, err
 		}
 		k.value, k.tag, k.quoted = s, tagStr, true
-		if prev, dup := seen[s]; dup {
-			return nil, &posError{line: int(k.line), col: int(k.col), msg: fmt.Sprintf("duplicate key %q (first at line %d); Envoy rejects duplicate fields", s, prev.line)}
+		prev, dup := seen[s]
+		if !dup {
+			seen[s] = k
 		}
-		seen[s] = k
 		p.skip()
 		if p.off >= len(p.src) || p.src[p.off] != ':' {
 			return nil, p.errorf("unexpected %s: expected ':' after the key", p.what())
@@ -180,7 +223,16 @@ func (p *jsonParser) object(depth int) (*node, error) {
 		if err != nil {
 			return nil, err
 		}
-		n.kids = append(n.kids, kid{key: k, val: v})
+		if dup {
+			p.dups = append(p.dups, posError{line: int(k.line), col: int(k.col), msg: fmt.Sprintf("duplicate key %q (first at line %d): Envoy's JSON reader takes the field again, merging an object into the first, adding a list's items to it, and keeping the last value of anything else", s, prev.line)})
+			for j := range n.kids {
+				if n.kids[j].key == prev {
+					n.kids[j].val = mergeAgain(n.kids[j].val, v)
+				}
+			}
+		} else {
+			n.kids = append(n.kids, kid{key: k, val: v})
+		}
 		p.skip()
 		if p.off < len(p.src) && p.src[p.off] == ',' {
 			p.off++

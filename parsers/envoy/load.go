@@ -244,7 +244,8 @@ func pauseGC() func() {
 // readTree reads JSON with the JSON reader (its errors are where a JSON
 // reader would put them) and everything else, or JSON the JSON reader
 // refuses but YAML accepts, as YAML. warns are the duplicate keys of YAML
-// mappings, whose last value Envoy keeps (converter.mapping).
+// mappings, whose last value Envoy keeps (converter.mapping), and of JSON
+// objects, which Envoy reads again (mergeAgain).
 func readTree(path string, src []byte) (docs []*node, warns []posError, err error) {
 	trimmed := bytes.TrimLeft(bytes.TrimPrefix(src, []byte("\xEF\xBB\xBF")), " \t\r\n")
 	if len(trimmed) == 0 {
@@ -252,9 +253,9 @@ func readTree(path string, src []byte) (docs []*node, warns []posError, err erro
 	}
 	looksJSON := trimmed[0] == '{' || trimmed[0] == '['
 	if looksJSON {
-		n, jerr := parseJSON(src)
+		n, dups, jerr := parseJSONDups(src)
 		if jerr == nil {
-			return []*node{n}, nil, nil
+			return []*node{n}, dups, nil
 		}
 		jsonName := strings.EqualFold(filepath.Ext(path), ".json") || bytes.HasPrefix(trimmed, []byte(`{"`)) || bytes.HasPrefix(trimmed, []byte(`[{"`))
 		docs, warns, yerr := parseYAML(src)
