@@ -39,22 +39,44 @@ func checkSetHeaderDropsInherited(pass *Pass) {
 // nginx adds no header with an empty value (ngx_http_add_header: "if
 // (value->len)"). Mastodon's X-Cached $upstream_cache_status lost in its
 // static locations is such an entry.
+//
+// An entry written with an empty value adds nothing anywhere, and is left
+// out too, except for the headers whose empty value removes the header
+// the response carries (ETag, Last-Modified: ngx_http_set_response_header
+// and ngx_http_set_last_modified, "if (value->len == 0)").
 func sentThere(o *model.Override) []model.ArrayEntry {
 	if o.Directive != "add_header" && o.Directive != "add_trailer" {
 		return o.Lost
 	}
+	proxied := false
 	for _, r := range o.Routes {
 		if r.Forward != nil {
-			return o.Lost
+			proxied = true
 		}
 	}
 	var out []model.ArrayEntry
 	for _, e := range o.Lost {
-		if !upstreamOnly(e.Value) {
+		switch {
+		case emptyValue(e.Value) && !(o.Directive == "add_header" && clearedBy(e)):
+		case !proxied && upstreamOnly(e.Value):
+		default:
 			out = append(out, e)
 		}
 	}
 	return out
+}
+
+// emptyValue reports whether an add_header value (with its "always" flag)
+// is the empty string.
+func emptyValue(value string) bool {
+	v := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(value), " always"))
+	return v == `""` || v == `''` || v == ""
+}
+
+// clearedBy reports whether the entry is an add_header whose empty value
+// removes a header of the response rather than adding one.
+func clearedBy(e model.ArrayEntry) bool {
+	return emptyValue(e.Value) && (strings.EqualFold(e.Name, "ETag") || strings.EqualFold(e.Name, "Last-Modified"))
 }
 
 // upstreamOnly reports whether an add_header value (with its "always"
@@ -113,6 +135,14 @@ func overrideFinding(pass *Pass, p *model.Proxy, o *model.Override) Finding {
 	}
 	f.Message = fmt.Sprintf("%s in %s drops the %s set at %s level: %s. %s",
 		o.Directive, o.BlockName, entries, o.FromLevel, quoteList(shortList(lost, 6)), overrideWhy(o))
+	if o.Directive == "add_header" {
+		for _, e := range o.Lost {
+			if clearedBy(e) {
+				f.Message = strings.TrimSuffix(f.Message, ".") + fmt.Sprintf(": add_header %s \"\" removes the %s header a response carries, and there it is kept.", e.Name, e.Name)
+				break
+			}
+		}
+	}
 	if c := overrideConsequences(p, o); c != "" {
 		f.Message += " " + c
 	}

@@ -141,6 +141,51 @@ server {
 	}
 }
 
+// An add_header with an empty value adds no header, so a block that drops
+// it loses nothing; but add_header ETag "" removes the ETag the backend
+// sent, so a block that drops that entry lets the ETag through
+// (set-header-drops-inherited, Discourse's add_header ETag "").
+func TestAddHeaderEmptyValue(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	backend := &http.Server{ReadHeaderTimeout: waitTimeout, Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("ETag", `"v1"`)
+		w.WriteHeader(http.StatusOK)
+	})}
+	go func() { _ = backend.Serve(ln) }()
+	t.Cleanup(func() { _ = backend.Close() })
+	addr := freeAddr(t)
+	srv := startNginx(t, fmt.Sprintf(`
+server {
+    listen %[1]s;
+    location /empty/ {
+        add_header X-Debug "";
+        return 200 "ok";
+    }
+    location /clears/ {
+        add_header ETag "";
+        proxy_pass http://%[2]s;
+        location /clears/kept/ {
+            add_header Cache-Control no-store;
+            proxy_pass http://%[2]s;
+        }
+    }
+}
+`, addr, ln.Addr().String()), addr)
+	if r := send(t, http.MethodGet, srv.URL()+"/empty/", ""); len(r.Header.Values("X-Debug")) != 0 {
+		t.Errorf("add_header X-Debug \"\": the response has X-Debug %q, want no such header", r.Header.Values("X-Debug"))
+	}
+	if r := send(t, http.MethodGet, srv.URL()+"/clears/", ""); len(r.Header.Values("ETag")) != 0 {
+		t.Errorf("add_header ETag \"\": the response has ETag %q, want none", r.Header.Values("ETag"))
+	}
+	if r := send(t, http.MethodGet, srv.URL()+"/clears/kept/", ""); r.Header.Get("ETag") != `"v1"` {
+		t.Errorf("nested location with its own add_header: ETag %q, want the backend's \"v1\"", r.Header.Get("ETag"))
+	}
+}
+
 // fastcgi_param too: a location that writes SCRIPT_FILENAME loses the
 // server's HTTPS on, and the FastCGI application (Go's net/http/fcgi, which
 // reads HTTPS into Request.TLS) takes the request for plain HTTP.
