@@ -113,7 +113,7 @@ func TestFixesWork(t *testing.T) {
 	for rule, n := range offered {
 		t.Logf("%-30s %d fixes", rule, n)
 	}
-	for _, id := range []string{"upstream-no-keepalive", "log-format-blind", "envoy-h1-unsafe-drain", "retry-timeout-write", "retry-tries-unbounded"} {
+	for _, id := range []string{"upstream-no-keepalive", "log-format-blind", "envoy-h1-unsafe-drain", "retry-timeout-write", "retry-tries-unbounded", "directive-no-effect", "set-header-drops-inherited", "upstream-dns-stale"} {
 		if offered[id] == 0 {
 			t.Errorf("no fix of %s was offered on the fixtures", id)
 		}
