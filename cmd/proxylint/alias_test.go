@@ -37,6 +37,10 @@ http {
 	assert.Contains(t, out, "[upstream-dns-stale]")
 	assert.NotContains(t, out, "[set-header-drops-inherited]")
 
+	_, out, _ = runCLI(t, dir, "--no-config", "--no-color", "--only", "stale_dns_cache", "nginx.conf")
+	assert.Contains(t, out, "[upstream-dns-stale]")
+	assert.NotContains(t, out, "[set-header-drops-inherited]")
+
 	code, out, _ := runCLI(t, dir, "explain", "add_header_redefinition")
 	assert.Equal(t, exitClean, code)
 	assert.Contains(t, out, "# set-header-drops-inherited")
