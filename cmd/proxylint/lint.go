@@ -751,14 +751,6 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-func set(ids []string) map[string]bool {
-	m := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		m[id] = true
-	}
-	return m
-}
-
 // The values of --color.
 const (
 	colorAuto   = "auto"

@@ -6,14 +6,6 @@ import (
 	"unicode/utf8"
 )
 
-// parseJSON reads a JSON document into a positioned tree. JSON is nearly a
-// subset of YAML, but a YAML reader reports a broken JSON file at the wrong
-// line; this reader reports it where a JSON reader would.
-func parseJSON(src []byte) (*node, error) {
-	n, _, err := parseJSONDups(src)
-	return n, err
-}
-
 // mergeAgain is the value of a field written a second time, v, after
 // first, as protobuf's JSON reader builds it when called, as Envoy calls
 // it, with its legacy syntax allowed (protobuf
@@ -49,8 +41,11 @@ func mergeAgain(first, v *node) *node {
 	return v
 }
 
-// parseJSONDups is parseJSON with the keys written twice.
-func parseJSONDups(src []byte) (*node, []posError, error) {
+// parseJSON reads a JSON document into a positioned tree, with the keys
+// written twice (mergeAgain). JSON is nearly a subset of YAML, but a YAML
+// reader reports a broken JSON file at the wrong line; this reader reports
+// it where a JSON reader would.
+func parseJSON(src []byte) (*node, []posError, error) {
 	p := &jsonParser{src: src}
 	if len(src) >= 3 && src[0] == 0xEF && src[1] == 0xBB && src[2] == 0xBF {
 		p.off = 3

@@ -253,7 +253,7 @@ func readTree(path string, src []byte) (docs []*node, warns []posError, err erro
 	}
 	looksJSON := trimmed[0] == '{' || trimmed[0] == '['
 	if looksJSON {
-		n, dups, jerr := parseJSONDups(src)
+		n, dups, jerr := parseJSON(src)
 		if jerr == nil {
 			return []*node{n}, dups, nil
 		}

@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 			return 2
 		}
 		packageDir = wd
-		if _, err := exec.LookPath("nvim"); err == nil {
+		if haveEditor() {
 			dir, err := os.MkdirTemp("", "proxylint-lsp-test")
 			if err != nil {
 				fmt.Fprintln(os.Stderr, err)
@@ -45,6 +45,17 @@ func TestMain(m *testing.M) {
 		}
 		return m.Run()
 	}())
+}
+
+// haveEditor says whether an editor the tests drive is installed, so
+// that the program is built for them.
+func haveEditor() bool {
+	for _, name := range []string{"nvim", "emacs"} {
+		if _, err := exec.LookPath(name); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // nvimResult is what testdata/nvim.lua saw.
