@@ -57,7 +57,7 @@ func sentThere(o *model.Override) []model.ArrayEntry {
 	var out []model.ArrayEntry
 	for _, e := range o.Lost {
 		switch {
-		case emptyValue(e.Value) && !(o.Directive == "add_header" && clearedBy(e)):
+		case emptyValue(e.Value) && (o.Directive != "add_header" || !clearedBy(e)):
 		case !proxied && upstreamOnly(e.Value):
 		default:
 			out = append(out, e)
