@@ -656,6 +656,9 @@ func (b *builder) resolvePass(r *model.Route, s *scope, parent *model.Route) {
 		u.PoolIdle = model.Default(defaultUpstreamIdle, "keepalive_timeout", d.Pos)
 		u.PoolLifetime = model.Default(defaultKeepaliveTime, "keepalive_time", d.Pos)
 		u.Resolver = resolverAt(s)
+		if !u.Resolver.Valid() {
+			u.Resolver = b.defaultResolver(d.Pos)
+		}
 		b.implicit[key] = u
 		b.upstreams = append(b.upstreams, u)
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/releases"
 )
 
 // When nginx looks up the host names of upstream servers (docs/semantics.md
@@ -31,6 +32,22 @@ func (b *builder) upstreamDNS(u *model.Upstream, s *scope) {
 	} else {
 		u.Resolver = b.httpResolver
 	}
+	if !u.Resolver.Valid() {
+		u.Resolver = b.defaultResolver(u.Pos)
+	}
+}
+
+// defaultResolver is the resolver in effect where none is written: Angie
+// 1.12.0 and newer look names up with the DNS servers of /etc/resolv.conf
+// ("resolver conf", releases.ResolverConf); nginx has none (the zero
+// Setting).
+func (b *builder) defaultResolver(at model.Pos) model.Setting[string] {
+	if !releases.ResolverConf.In(b.target) {
+		return model.Setting[string]{}
+	}
+	r := model.Default("conf", "resolver", at)
+	r.Note = "the DNS servers of /etc/resolv.conf, Angie's default since " + releases.Full(releases.ResolverConf.Since(model.Angie))
+	return r
 }
 
 // resolverAt is the resolver directive in effect at s, or the zero
