@@ -24,11 +24,11 @@ type Finding struct {
 	// Related points at the other places involved: the line a value is
 	// inherited from, the other hop.
 	Related []Related
-	// Fix says how to repair the configuration, in one line.
-	Fix string
-	// Edits make the repair, when a mechanical one is safe (rules/fix.go):
-	// applied together, they leave a configuration the proxy accepts.
-	Edits []Edit
+	// Fix says how to repair the configuration: advice, or edits that
+	// --fix applies when they are safe, and with --unsafe-fixes when they
+	// are not (fix.go). Applied together, the edits of one fix leave a
+	// configuration the proxy accepts.
+	Fix Fix
 	// Suppression is set when an inline comment suppresses the finding.
 	Suppression *Suppression
 	// Fatal marks a file that could not be loaded completely: the finding
@@ -110,6 +110,10 @@ func (p *Pass) Report(f Finding) {
 func (p *Pass) Reportf(pos model.Pos, format string, args ...any) {
 	p.Report(Finding{Pos: pos, Message: fmt.Sprintf(format, args...)})
 }
+
+// Chain is the request paths the run's configurations are linked into,
+// with the hops declared around them.
+func (p *Pass) Chain() *model.Chain { return p.Model.Chain }
 
 // WritePaths returns the compiled write-location patterns in effect,
 // compiling the defaults on first use in this run.

@@ -196,10 +196,10 @@ func TestFixesInEveryLayout(t *testing.T) {
 				t.Fatal(err)
 			}
 			f := layoutFinding(t, path, c.rule)
-			if f == nil || len(f.Edits) == 0 {
+			if f == nil || len(f.Fix.Edits) == 0 {
 				t.Fatalf("no %s finding with a fix", c.rule)
 			}
-			out, err := rules.ApplyEdits([]byte(src), f.Edits)
+			out, err := rules.ApplyEdits([]byte(src), f.Fix.Edits)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -251,7 +251,7 @@ func layoutFinding(t *testing.T, path, rule string) *rules.Finding {
 func TestFixTextNamesFieldsAsTheFile(t *testing.T) {
 	for name, want := range map[string]string{"bad.yaml": "set http1_safe_max_connection_duration: true", "camel-case.yaml": "set http1SafeMaxConnectionDuration: true"} {
 		f := layoutFinding(t, filepath.Join(fixturesDir, "envoy-h1-unsafe-drain", name), "envoy-h1-unsafe-drain")
-		if f == nil || !strings.HasPrefix(f.Fix, want) {
+		if f == nil || !strings.HasPrefix(f.Fix.Message, want) {
 			t.Errorf("%s: fix %+v, want it to start %q", name, f, want)
 		}
 	}

@@ -41,7 +41,7 @@ func checkRetryTimeoutWrite(pass *Pass) {
 					same.add(f, r)
 					continue
 				}
-				f.Fix, f.Edits = nonIdempotentFixOf(pass, r, f.Fix)
+				f.Fix = nonIdempotentFix(pass, r).Or(f.Fix.Message)
 				pass.Report(f)
 			} else if f, ok := writeRetriedAfterSend(pass, r); ok {
 				pass.Report(f)
@@ -106,8 +106,8 @@ func replaysWrites(r *model.Route) (Finding, bool) {
 			Message: fmt.Sprintf("%s %s replays %s requests: after %s the request may already have run, and nginx sends it again %s, so one order or payment can be executed twice.",
 				on.Name, strings.Join(on.Value, " "), quoteList(carried), quoteList(conds), sentAgainTo(r, u, n)),
 			Related: routeRelated(r, on.Pos),
-			Fix: fmt.Sprintf("remove non_idempotent from %s (nginx then retries a %s only when it was never sent), "+
-				"or make the backend deduplicate with an idempotency key", on.Name, carried[0]),
+			Fix: Advice(fmt.Sprintf("remove non_idempotent from %s (nginx then retries a %s only when it was never sent), "+
+				"or make the backend deduplicate with an idempotency key", on.Name, carried[0])),
 		}, true
 	}
 	what := "whose response was lost"
@@ -141,7 +141,7 @@ func replaysWrites(r *model.Route) (Finding, bool) {
 		Pos:     on.Pos,
 		Message: msg,
 		Related: related,
-		Fix:     safeRetryFix(r.Retry),
+		Fix:     Advice(safeRetryFix(r.Retry)),
 	}, true
 }
 
@@ -230,7 +230,7 @@ func writeRetriedAfterSend(pass *Pass, r *model.Route) (Finding, bool) {
 		Message: fmt.Sprintf("%s %s, and %s retries %s: %s %s.",
 			routeName(r), why, settingText(on, strings.Join(on.Value, " ")), when, replayed, sentAgainTo(r, u, n)),
 		Related: routeRelated(r, on.Pos),
-		Fix:     fmt.Sprintf("stop retries in this location (%s off;), or make the backend deduplicate with an idempotency key", on.Name),
+		Fix:     Advice(fmt.Sprintf("stop retries in this location (%s off;), or make the backend deduplicate with an idempotency key", on.Name)),
 	}
 	return f, true
 }
@@ -351,4 +351,37 @@ func resetsRetried(r *model.Route, conds []string) bool {
 		}
 	}
 	return false
+}
+
+// nonIdempotentFix removes non_idempotent from the retry conditions of a
+// location that does not write by its path or methods (one that does is
+// reported for its other retries, which this does not stop). It is
+// unsafe: the author may have set non_idempotent on purpose, for a
+// backend that deduplicates what it is sent again, and without it nginx
+// answers a POST whose server failed with an error instead of trying the
+// next server.
+func nonIdempotentFix(pass *Pass, r *model.Route) Fix {
+	on := r.Retry.On
+	if !on.Explicit() || writeReason(pass, r) != "" {
+		return Fix{}
+	}
+	x := newFixer(pass)
+	x.removeArg(x.nginxStatement(on.Pos, on.Name), "non_idempotent")
+	return UnsafeFix("remove non_idempotent from "+on.Name+": nginx then retries a POST, PATCH or LOCK only when it was never sent", x.result())
+}
+
+// removeArg deletes the argument of s whose value is v, with the blanks
+// before it; the directive must keep another argument.
+func (x *fixer) removeArg(s *statement, v string) {
+	if s == nil || x.failed {
+		x.fail()
+		return
+	}
+	for i, a := range s.Args {
+		if a == v && len(s.Args) > 1 {
+			x.take(s.ed.RemoveArg(s.Pos, i))
+			return
+		}
+	}
+	x.fail()
 }

@@ -1,7 +1,3 @@
-// Package rules holds proxylint's rule engine and every rule. A rule is a
-// value, like a go/analysis Analyzer: an ID, a summary, a severity, a doc and
-// a Check function that reads the common model (package parsers) and
-// reports findings. Rules know the model and nothing about syntax.
 package rules
 
 import (
