@@ -113,7 +113,7 @@ func TestFixesWork(t *testing.T) {
 			if ext == ".yaml" || ext == ".yml" || ext == ".json" {
 				kind = load.KindEnvoy
 			}
-			if ext == ".md" || ext == ".tsv" || ext == ".txt" || root == corpus && !strings.Contains(p, "/"+kind+"/") {
+			if ext == ".md" || ext == ".tsv" || ext == ".txt" || ext == fixedSuffix || root == corpus && !strings.Contains(p, "/"+kind+"/") {
 				return nil
 			}
 			for rule, n := range checkFixes(t, kind, p) {

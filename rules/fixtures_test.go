@@ -25,7 +25,9 @@ import (
 // A fixture in fixtures/RULE/ runs RULE and the rules its wants name, as
 // analysistest runs one analyzer: no line of a fixture is there to keep
 // another rule quiet. Findings (and the loaders' diagnostics) and wants
-// must match exactly, both ways. TestAllRulesOverFixtures runs every rule
+// must match exactly, both ways. The fixes of a fixture's findings, applied,
+// give FILE.fixed beside each file they change (checkFixed).
+// TestAllRulesOverFixtures runs every rule
 // over every fixture for crashes and counts.
 
 const fixturesDir = "../fixtures"
@@ -170,6 +172,7 @@ func checkFixture(t *testing.T, rule string, paths ...string) {
 	}
 	findings := rules.Run(m, ruleOpts)
 	matchWants(t, findings, wants)
+	checkFixed(t, m, findings, paths)
 }
 
 // fixtureWants reads the want comments of the loaded files.
