@@ -24,7 +24,11 @@ func checkEnvoyH1UnsafeDrain(pass *Pass) {
 	for _, p := range pass.Model.Proxies {
 		for _, l := range p.Listeners {
 			if f, ok := h1UnsafeDrain(p, l); ok {
-				f.Fix = h1SafeDrainFix(pass, p, l).Or(f.Fix.Message)
+				if gen := generatedBy(pass, f.Pos); gen != "" {
+					f.Fix = writtenElsewhere(gen, f.Pos, f.Fix.Message, "in the bootstrap or in the control plane that serves this Envoy's listeners")
+				} else {
+					f.Fix = h1SafeDrainFix(pass, p, l).Or(f.Fix.Message)
+				}
 				pass.Report(f)
 			}
 		}

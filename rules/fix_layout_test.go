@@ -256,3 +256,23 @@ func TestFixTextNamesFieldsAsTheFile(t *testing.T) {
 		}
 	}
 }
+
+// TestFixOfAGeneratedFileNamesItsSource: a finding in an admin config
+// dump has no edit of the dump; its fix says where the setting is
+// written, in Istio's terms for a route istiod wrote.
+func TestFixOfAGeneratedFileNamesItsSource(t *testing.T) {
+	for _, c := range []struct{ file, rule, want string }{
+		{"envoy-h1-unsafe-drain/config-dump.yaml", "envoy-h1-unsafe-drain", "config-dump.yaml is an Envoy admin config dump"},
+		{"retry-timeout-write/envoy-dump-same-policy.yaml", "retry-timeout-write", "in Istio: the VirtualService's http[].retries.retryOn, or meshConfig.defaultHttpRetryPolicy"},
+		{"retry-timeout-write/envoy-dump-same-policy.yaml", "retry-tries-unbounded", "in Istio: the VirtualService's http[].timeout and http[].retries.perTryTimeout"},
+	} {
+		f := layoutFinding(t, filepath.Join(fixturesDir, c.file), c.rule)
+		if f == nil {
+			t.Errorf("%s: no %s finding", c.file, c.rule)
+			continue
+		}
+		if len(f.Fix.Edits) > 0 || f.Fix.Applicability != rules.DisplayOnly || !strings.Contains(f.Fix.Message, c.want) {
+			t.Errorf("%s: %s: fix %+v, want advice saying %q", c.file, c.rule, f.Fix, c.want)
+		}
+	}
+}

@@ -1,6 +1,10 @@
 package rules
 
 import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
 	"github.com/proxylint/proxylint/model"
 )
 
@@ -37,13 +41,14 @@ func (x *fixer) result() []Edit {
 
 func (x *fixer) fail() { x.failed = true }
 
-// file returns the source file of p.
+// file returns the source file of p, which a fix may edit: never a
+// generated one (writtenElsewhere says where its change belongs).
 func (x *fixer) file(p model.Pos) *model.File {
 	if x.failed || !p.IsValid() || x.m == nil {
 		x.fail()
 		return nil
 	}
-	if f := x.sources.file(p.File); f != nil {
+	if f := x.sources.file(p.File); f != nil && f.Generated == "" {
 		return f
 	}
 	x.fail()
@@ -213,4 +218,40 @@ func (x *fixer) variableUsed(name string) bool {
 	return x.sources.anyConf("$"+name, func(ed model.ConfEditor) (bool, error) {
 		return ed.UsesVariable(name)
 	})
+}
+
+// ---- generated files ----
+
+// generatedBy says what wrote the file of p when its loader can tell that
+// it is not where the configuration is written (model.File.Generated:
+// an Envoy admin config dump); "" for a file written by hand.
+func generatedBy(pass *Pass, p model.Pos) string {
+	sources := pass.sources
+	if sources == nil {
+		sources = newSourceIndex(pass.Model.Files)
+	}
+	if f := sources.file(p.File); f != nil {
+		return f.Generated
+	}
+	return ""
+}
+
+// istioRoute reports whether an Envoy route forwards to a cluster that
+// istiod named: "outbound|PORT|SUBSET|HOST" or "inbound|...", as its
+// BuildSubsetKey writes them (pilot/pkg/model/service.go). Its routes are
+// then written in Istio's resources, not in Envoy's.
+func istioRoute(r *model.Route) bool {
+	if r.Forward == nil {
+		return false
+	}
+	u := r.Forward.URL
+	return strings.Count(u, "|") == 3 && (strings.HasPrefix(u, "outbound|") || strings.HasPrefix(u, "inbound|"))
+}
+
+// writtenElsewhere is the fix of a finding in a generated file: advice
+// that says what to change, and where the configuration is written. An
+// edit of the generated file would change nothing that runs.
+func writtenElsewhere(gen string, pos model.Pos, change, where string) Fix {
+	return Advice(fmt.Sprintf("%s is %s, a report of what Envoy was given, so an edit there changes nothing that runs: %s where the configuration is written, %s",
+		filepath.Base(pos.File), gen, change, where))
 }

@@ -38,6 +38,9 @@ func checkRetryTimeoutWrite(pass *Pass) {
 			}
 			if f, ok := replaysWrites(r); ok {
 				if r.Envoy != nil {
+					if gen := generatedBy(pass, f.Pos); gen != "" {
+						f.Fix = writtenElsewhere(gen, f.Pos, f.Fix.Message, retriesWritten(r))
+					}
 					same.add(f, r)
 					continue
 				}
@@ -143,6 +146,15 @@ func replaysWrites(r *model.Route) (Finding, bool) {
 		Related: related,
 		Fix:     Advice(safeRetryFix(r.Retry)),
 	}, true
+}
+
+// retriesWritten says where the retry policy of a route of a generated
+// Envoy configuration is written.
+func retriesWritten(r *model.Route) string {
+	if istioRoute(r) {
+		return "in Istio: the VirtualService's http[].retries.retryOn, or meshConfig.defaultHttpRetryPolicy for the default istiod writes into every route"
+	}
+	return "in the bootstrap or in the control plane that serves this Envoy (Istio: a VirtualService's retries.retryOn or meshConfig.defaultHttpRetryPolicy; Envoy Gateway: a BackendTrafficPolicy's retry.retryOn.triggers)"
 }
 
 // safeRetryFix words the fix in the terms of the setting that holds the

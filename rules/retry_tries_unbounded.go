@@ -25,6 +25,9 @@ func checkRetryTriesUnbounded(pass *Pass) {
 		for _, r := range p.Routes() {
 			if r.Envoy != nil {
 				if f, ok := envoyRetriesWithoutBudget(r); ok {
+					if gen := generatedBy(pass, f.Pos); gen != "" {
+						f.Fix = writtenElsewhere(gen, f.Pos, f.Fix.Message, timeoutsWritten(r))
+					}
 					same.add(f, r)
 				}
 				continue

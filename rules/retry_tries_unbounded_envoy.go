@@ -53,6 +53,15 @@ func envoyRetriesWithoutBudget(r *model.Route) (Finding, bool) {
 	}, true
 }
 
+// timeoutsWritten says where the route timeout and per-try timeout of a
+// route of a generated Envoy configuration are written.
+func timeoutsWritten(r *model.Route) string {
+	if istioRoute(r) {
+		return "in Istio: the VirtualService's http[].timeout and http[].retries.perTryTimeout"
+	}
+	return "in the bootstrap or in the control plane that serves this Envoy (Istio: a VirtualService's timeout and retries.perTryTimeout; Envoy Gateway: an HTTPRoute rule's timeouts.request and a BackendTrafficPolicy's retry.perRetry.timeout)"
+}
+
 // envoyBackOff is the longest the waits before retries can add up to:
 // before the k-th retry Envoy waits a random time below min(base × 2^k,
 // max) (JitteredExponentialBackOffStrategy, backoff_strategy.cc).

@@ -109,6 +109,11 @@ func LoadBytes(path string, src []byte, opts Options) Result {
 	return res
 }
 
+// GeneratedDump is what model.File.Generated says of an admin
+// /config_dump: Envoy's report of what it was given, not where its
+// configuration is written.
+const GeneratedDump = "an Envoy admin config dump"
+
 // Read reads and checks an Envoy configuration held in memory, without
 // building it: its parts are for Join, with those of the other files of
 // the deployment. path names it in positions.
@@ -190,6 +195,9 @@ func Read(path string, src []byte, opts Options) (res Result) {
 			if !r.checkOnly {
 				c.add(m, r.n, r.dumped)
 				c.dump = c.dump || r.inDump
+			}
+			if r.inDump {
+				res.File.Generated = GeneratedDump
 			}
 		}
 	}
