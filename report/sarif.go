@@ -232,8 +232,8 @@ func SARIF(w io.Writer, in *Input) error {
 		if loc := in.sarifLocation(d.Pos); loc != nil {
 			n.Locations = []sarifLocation{*loc}
 		}
-		if i, ok := index[d.Code]; ok {
-			n.AssociatedRule = &sarifRuleRef{ID: d.Code, Index: i}
+		if i, ok := index[string(d.Code)]; ok {
+			n.AssociatedRule = &sarifRuleRef{ID: string(d.Code), Index: i}
 		}
 		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, n)
 	}

@@ -156,10 +156,10 @@ func Check(m *model.Model, opts *Options) []Finding {
 	for _, d := range m.Diagnostics {
 		// What was not read is always reported (Unread): the reason
 		// must be on screen.
-		if r, ok := Lookup(d.Code); ok && !Unread(d) && !opts.Enabled(r) {
+		if r, ok := Lookup(string(d.Code)); ok && !Unread(d) && !opts.Enabled(r) {
 			continue
 		}
-		out.add(Finding{Rule: d.Code, Severity: d.Severity, Message: d.Message, Pos: d.Pos, Fatal: d.Fatal, Unread: Unread(d)})
+		out.add(Finding{Rule: string(d.Code), Severity: d.Severity, Message: d.Message, Pos: d.Pos, Fatal: d.Fatal, Unread: Unread(d)})
 	}
 	// The rules read the model and nothing else, so they run side by side
 	// on the available cores; each collects its own findings, handed

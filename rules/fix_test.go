@@ -277,7 +277,7 @@ func checkFixes(t *testing.T, kind, path string) map[string]int {
 			c.dump(t, set)
 		}
 		if kind == load.KindEnvoy {
-			known := map[string]bool{}
+			known := map[model.Code]bool{}
 			for _, d := range m.Diagnostics {
 				known[d.Code] = true
 			}

@@ -803,7 +803,7 @@ func readStats(m *model.Model) report.ReadStats {
 		}
 	}
 	for _, d := range m.Diagnostics {
-		if d.Code == rules.NginxInclude.ID {
+		if d.Code == model.CodeNginxInclude {
 			r.NotFollowed++
 		}
 	}
