@@ -30,27 +30,31 @@ var writeMethods = map[string]bool{
 func checkRetryTimeoutWrite(pass *Pass) {
 	for _, p := range pass.Model.Proxies {
 		var same samePolicy
-		for _, r := range p.Routes() {
+		for r := range envoyRoutes(p) {
 			// Whether Envoy replays a POST depends on the route alone: its
 			// cluster may be in a file the run did not read.
-			if r.Forward == nil || (r.Forward.Upstream == nil && r.Envoy == nil) || len(r.Reexecutes) == 0 {
+			if r.Forward == nil || len(r.Reexecutes) == 0 {
 				continue
 			}
-			if f, ok := replaysWrites(r); ok {
-				if r.Envoy != nil {
-					if gen := generatedBy(pass, f.Pos); gen != "" {
-						f.Fix = writtenElsewhere(gen, f.Pos, f.Fix.Message, retriesWritten(r))
-					}
-					same.add(f, r)
-					continue
+			if f, ok := envoyReplaysWrites(r); ok {
+				if gen := generatedBy(pass, f.Pos); gen != "" {
+					f.Fix = writtenElsewhere(gen, f.Pos, f.Fix.Message, retriesWritten(r))
 				}
+				same.add(f, r)
+			}
+		}
+		same.report(pass)
+		for r := range nginxRoutes(p) {
+			if r.Forward == nil || r.Forward.Upstream == nil || len(r.Reexecutes) == 0 {
+				continue
+			}
+			if f, ok := nginxReplaysWrites(r); ok {
 				f.Fix = nonIdempotentFix(pass, r).Or(f.Fix.Message)
 				pass.Report(f)
 			} else if f, ok := writeRetriedAfterSend(pass, r); ok {
 				pass.Report(f)
 			}
 		}
-		same.report(pass)
 	}
 }
 
@@ -80,16 +84,13 @@ func refusal(c string) bool {
 	return false
 }
 
-// replaysWrites: a retry that sends POST, PATCH or LOCK again after the
-// upstream may have run it, on a route that carries them.
-func replaysWrites(r *model.Route) (Finding, bool) {
-	var carried, conds, timeouts []string
-	for _, m := range carriedWrites {
+// carriedReplays lists the methods of methods that route r carries and
+// a retry sends again after the upstream may have run them, with the
+// conditions that do (and those of them that fire on a timed-out try).
+func carriedReplays(r *model.Route, methods []string) (carried, conds, timeouts []string) {
+	for _, m := range methods {
 		if !r.Methods.Allows(m) {
 			continue
-		}
-		if r.Envoy != nil && m == "LOCK" {
-			continue // Envoy routes are rarely WebDAV; name the common ones
 		}
 		c, t := replays(r, m)
 		if len(c) == 0 {
@@ -97,22 +98,42 @@ func replaysWrites(r *model.Route) (Finding, bool) {
 		}
 		carried, conds, timeouts = append(carried, m), c, t
 	}
+	return carried, conds, timeouts
+}
+
+// envoyCarriedWrites are the carried writes named on Envoy routes, which
+// are rarely WebDAV: the common ones.
+var envoyCarriedWrites = []string{"POST", "PATCH"}
+
+// nginxReplaysWrites: proxy_next_upstream ... non_idempotent sends POST,
+// PATCH or LOCK again after the upstream may have run it, on a location
+// that carries them.
+func nginxReplaysWrites(r *model.Route) (Finding, bool) {
+	carried, conds, _ := carriedReplays(r, carriedWrites)
 	if len(carried) == 0 {
 		return Finding{}, false
 	}
 	on := r.Retry.On
-	if r.Nginx != nil {
-		u := r.Forward.Upstream
-		n, _ := u.Peers()
-		return Finding{
-			Pos: on.Pos,
-			Message: fmt.Sprintf("%s %s replays %s requests: after %s the request may already have run, and nginx sends it again %s, so one order or payment can be executed twice.",
-				on.Name, strings.Join(on.Value, " "), quoteList(carried), quoteList(conds), sentAgainTo(r, u, n)),
-			Related: routeRelated(r, on.Pos),
-			Fix: Advice(fmt.Sprintf("remove non_idempotent from %s (nginx then retries a %s only when it was never sent), "+
-				"or make the backend deduplicate with an idempotency key", on.Name, carried[0])),
-		}, true
+	u := r.Forward.Upstream
+	n, _ := u.Peers()
+	return Finding{
+		Pos: on.Pos,
+		Message: fmt.Sprintf("%s %s replays %s requests: after %s the request may already have run, and nginx sends it again %s, so one order or payment can be executed twice.",
+			on.Name, strings.Join(on.Value, " "), quoteList(carried), quoteList(conds), sentAgainTo(r, u, n)),
+		Related: routeRelated(r, on.Pos),
+		Fix: Advice(fmt.Sprintf("remove non_idempotent from %s (nginx then retries a %s only when it was never sent), "+
+			"or make the backend deduplicate with an idempotency key", on.Name, carried[0])),
+	}, true
+}
+
+// envoyReplaysWrites: a retry policy that sends POST or PATCH again after
+// the upstream may have run it, on a route that carries them.
+func envoyReplaysWrites(r *model.Route) (Finding, bool) {
+	carried, conds, timeouts := carriedReplays(r, envoyCarriedWrites)
+	if len(carried) == 0 {
+		return Finding{}, false
 	}
+	on := r.Retry.On
 	what := "whose response was lost"
 	if len(timeouts) == 0 && !resetsRetried(r, conds) {
 		// Only answers are retried (retriable-status-codes, gRPC
@@ -179,9 +200,6 @@ func safeRetryFix(rt model.Retry) string {
 // method but POST, PATCH and LOCK then, even without non_idempotent, and
 // decides by the client's method, not the one proxy_method sends.
 func writeRetriedAfterSend(pass *Pass, r *model.Route) (Finding, bool) {
-	if r.Nginx == nil {
-		return Finding{}, false
-	}
 	why := writeReason(pass, r)
 	if why == "" {
 		return Finding{}, false

@@ -22,16 +22,16 @@ func checkRetryTriesUnbounded(pass *Pass) {
 	seen := reported{}
 	for _, p := range pass.Model.Proxies {
 		var same samePolicy // one Envoy policy on many routes: one finding
-		for _, r := range p.Routes() {
-			if r.Envoy != nil {
-				if f, ok := envoyRetriesWithoutBudget(r); ok {
-					if gen := generatedBy(pass, f.Pos); gen != "" {
-						f.Fix = writtenElsewhere(gen, f.Pos, f.Fix.Message, timeoutsWritten(r))
-					}
-					same.add(f, r)
+		for r := range envoyRoutes(p) {
+			if f, ok := envoyRetriesWithoutBudget(r); ok {
+				if gen := generatedBy(pass, f.Pos); gen != "" {
+					f.Fix = writtenElsewhere(gen, f.Pos, f.Fix.Message, timeoutsWritten(r))
 				}
-				continue
+				same.add(f, r)
 			}
+		}
+		same.report(pass)
+		for r := range nginxRoutes(p) {
 			if r.Forward == nil || r.Forward.Upstream == nil || len(r.Retry.On.Value) == 0 || r.Retry.Has("off") || !retriesFailures(r) {
 				continue
 			}
@@ -57,7 +57,6 @@ func checkRetryTriesUnbounded(pass *Pass) {
 				}
 			}
 		}
-		same.report(pass)
 	}
 }
 

@@ -40,16 +40,19 @@ func checkTimeoutEqualAdjacent(pass *Pass) {
 		})
 	}
 	for _, p := range pass.Model.Proxies {
-		for _, r := range p.Routes() {
-			if r.Envoy != nil && r.Forward != nil {
-				if f, ok := perTryNotShorter(r); ok {
-					pass.Report(f)
-				}
-				// A route timeout equal to the connection manager's
-				// request_timeout does not race: request_timeout is
-				// disarmed once the request has been sent upstream, and
-				// the route timeout starts then (docs/semantics.md §0b).
+		for r := range envoyRoutes(p) {
+			if r.Forward == nil {
+				continue
 			}
+			if f, ok := perTryNotShorter(r); ok {
+				pass.Report(f)
+			}
+			// A route timeout equal to the connection manager's
+			// request_timeout does not race: request_timeout is disarmed
+			// once the request has been sent upstream, and the route
+			// timeout starts then (docs/semantics.md §0b).
+		}
+		for _, r := range p.Routes() {
 			w, ok := chain.Wait(r)
 			if !ok {
 				continue
