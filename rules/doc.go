@@ -34,7 +34,15 @@
 //     display-only and why, the Proof and "On real configurations";
 //   - fixtures/RULE/ with "# want RULE "regexp"" comments on the lines
 //     that must be reported, and a file where the rule stays silent;
+//     FILE.fixed beside each fixture its fixes change, and the rule's
+//     findings in testdata/findings/RULE.txt, both written by
+//     "go test ./rules -run 'TestFixtures|TestFindingsGolden' -update"
+//     and reviewed in the diff;
 //   - a proof in rules/proof/ for what it claims about nginx.
+//
+// A check of one proxy language ranges over that language's routes
+// (nginxRoutes, envoyRoutes in routes.go) rather than asking each route
+// which part it has.
 //
 // # Fixes
 //
@@ -51,5 +59,8 @@
 // from the editor of the file they change (model.ConfEditor for nginx,
 // model.TreeEditor for YAML and JSON), reached through a fixer
 // (newFixer(pass)), which fails the whole fix when a step cannot be
-// made; fixer.go holds what the fixes of several rules share.
+// made; fixer.go holds what the fixes of several rules share. No fix
+// edits a generated file (model.File.Generated: an Envoy admin config
+// dump): writtenElsewhere gives the advice that names where the setting
+// is written.
 package rules
