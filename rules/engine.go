@@ -90,6 +90,8 @@ type Pass struct {
 	// sources is the run's index of the model's sources, shared by
 	// the passes of one Check.
 	sources *sourceIndex
+	// results holds the analyses of the run (Requires).
+	results map[*Analysis]any
 
 	defaultWritePaths []*regexp.Regexp
 }
@@ -122,9 +124,7 @@ func (p *Pass) WritePaths() []*regexp.Regexp {
 		return p.Options.WritePaths
 	}
 	if p.defaultWritePaths == nil {
-		for _, pat := range DefaultWritePaths {
-			p.defaultWritePaths = append(p.defaultWritePaths, regexp.MustCompile(pat))
-		}
+		p.defaultWritePaths = defaultWritePaths()
 	}
 	return p.defaultWritePaths
 }
@@ -172,10 +172,11 @@ func Check(m *model.Model, opts *Options) []Finding {
 			enabled = append(enabled, r)
 		}
 	}
+	results := runAnalyses(m, opts, enabled)
 	found := make([]findingBatches, len(enabled))
 	run := func(i int) {
 		r, batch := enabled[i], &found[i]
-		r.Check(&Pass{Rule: r, Model: forRule(m, r), Options: opts, sources: sources, report: func(f Finding) {
+		r.Check(&Pass{Rule: r, Model: forRule(m, r), Options: opts, sources: sources, results: results, report: func(f Finding) {
 			f.Fatal, f.Unread = false, false // only loaders can say a file was not read
 			batch.add(f)
 		}})

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/proxylint/proxylint/model"
@@ -14,6 +15,7 @@ var RetryTimeoutWrite = &Rule{
 	Summary:  "a request that may write is retried after it may already have run",
 	Severity: model.Error,
 	Tags:     []string{"nginx", "envoy", "retries", "correctness"},
+	Requires: []*Analysis{WriteRoutes},
 	Check:    checkRetryTimeoutWrite,
 }
 
@@ -292,8 +294,34 @@ func canCarryRetried(r *model.Route, reexec model.Methods) bool {
 	return false
 }
 
-// writeReason says why a route is taken to change state, or "".
+// WriteRoutes is the analysis of which nginx routes change state: for
+// each route taken to write, why (a "# proxylint:write" mark, the
+// methods it carries or sends upstream, the application's catch-all
+// location, a path that matches the write-path patterns). Its result is a
+// map[*model.Route]string.
+var WriteRoutes = &Analysis{Name: "write routes", Run: writeRoutes}
+
+func writeRoutes(a *AnalysisPass) any {
+	paths := a.WritePaths()
+	out := map[*model.Route]string{}
+	for _, p := range a.Model.Proxies {
+		for r := range nginxRoutes(p) {
+			if why := writeReasonOf(r, paths); why != "" {
+				out[r] = why
+			}
+		}
+	}
+	return out
+}
+
+// writeReason says why a route is taken to change state, or "" (the
+// WriteRoutes analysis, which the rule requires).
 func writeReason(pass *Pass, r *model.Route) string {
+	return pass.ResultOf(WriteRoutes).(map[*model.Route]string)[r]
+}
+
+// writeReasonOf says why a route is taken to change state, or "".
+func writeReasonOf(r *model.Route, writePaths []*regexp.Regexp) string {
 	for _, a := range r.Annotations {
 		if a.Name == "write" {
 			return "is marked # proxylint:write"
@@ -333,7 +361,7 @@ func writeReason(pass *Pass, r *model.Route) string {
 		return why
 	}
 	if p := r.Match.Path; p != "" {
-		for _, re := range pass.WritePaths() {
+		for _, re := range writePaths {
 			if re.MatchString(p) {
 				return "looks like it writes (its path matches the write-path patterns)"
 			}

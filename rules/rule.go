@@ -25,6 +25,9 @@ type Rule struct {
 	Products []model.Product
 	// Off rules run only when enabled explicitly.
 	Off bool
+	// Requires are the analyses the rule reads (Pass.ResultOf), which
+	// the engine computes once per run for every rule that requires them.
+	Requires []*Analysis
 	// Check runs the rule. Rules without Check report problems found
 	// while loading (syntax errors, unreadable includes).
 	Check func(*Pass)
