@@ -2,7 +2,9 @@ package rules
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -118,8 +120,8 @@ type FixSet struct {
 func SelectFixes(findings []Finding, min Applicability) FixSet {
 	set := FixSet{Edits: map[string][]Edit{}}
 	type ref struct {
-		e       Edit
-		finding int
+		e              Edit
+		finding, order int
 	}
 	var all []ref
 	var candidates []int
@@ -133,38 +135,75 @@ func SelectFixes(findings []Finding, min Applicability) FixSet {
 		}
 		candidates = append(candidates, i)
 		for _, e := range f.Fix.Edits {
-			all = append(all, ref{e, i})
+			all = append(all, ref{e: e, finding: i})
 		}
 	}
-	sort.SliceStable(all, func(a, b int) bool {
-		x, y := all[a].e, all[b].e
-		if x.File != y.File {
-			return x.File < y.File
+	// Equal places keep the order of the findings (and of a finding's
+	// edits): an explicit last key, so that an unstable sort, which
+	// makes fewer moves, gives one order.
+	for k := range all {
+		all[k].order = k
+	}
+	slices.SortFunc(all, func(x, y ref) int {
+		if c := strings.Compare(x.e.File, y.e.File); c != 0 {
+			return c
 		}
-		if x.Start != y.Start {
-			return x.Start < y.Start
+		if c := cmp.Compare(x.e.Start, y.e.Start); c != 0 {
+			return c
 		}
-		return x.End < y.End
+		if c := cmp.Compare(x.e.End, y.e.End); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.order, y.order)
 	})
 	// conflicts[i] lists the findings whose edits overlap one of i's.
+	// One sweep in the order of the sort: open holds the replacements
+	// not yet ended, and the insertions at the current place are grouped
+	// by their first line, so that thousands of insertions at one place
+	// (an upstream block per fix before the first server) are not each
+	// compared with every other.
 	conflicts := map[int][]int{}
+	conflict := func(t, r ref) {
+		if t.finding != r.finding && t.e != r.e {
+			conflicts[t.finding] = append(conflicts[t.finding], r.finding)
+			conflicts[r.finding] = append(conflicts[r.finding], t.finding)
+		}
+	}
 	var open []ref
+	var here map[string][]ref // the insertions at place, by first line
+	place := -1
 	for k, r := range all {
 		if k > 0 && all[k-1].e.File != r.e.File {
-			open = open[:0]
+			open, place = open[:0], -1
 		}
 		kept := open[:0]
 		for _, t := range open {
-			if t.e.End > r.e.Start || t.e.End == r.e.Start && t.e.Start == t.e.End {
+			if t.e.End > r.e.Start {
 				kept = append(kept, t)
 			}
 		}
 		open = kept
-		for _, t := range open {
-			if t.finding != r.finding && t.e != r.e && overlap(t.e, r.e) {
-				conflicts[t.finding] = append(conflicts[t.finding], r.finding)
-				conflicts[r.finding] = append(conflicts[r.finding], t.finding)
+		if r.e.Start == r.e.End {
+			// An insertion overlaps a replacement it falls inside, and
+			// another insertion at its place that starts alike.
+			for _, t := range open {
+				if t.e.Start < r.e.Start {
+					conflict(t, r)
+				}
 			}
+			if place != r.e.Start {
+				here, place = map[string][]ref{}, r.e.Start
+			}
+			line := firstLine(r.e.New)
+			for _, t := range here[line] {
+				conflict(t, r)
+			}
+			here[line] = append(here[line], r)
+			continue
+		}
+		// A replacement overlaps every one not yet ended.
+		for _, t := range open {
+			conflict(t, r)
 		}
 		open = append(open, r)
 	}
@@ -194,22 +233,9 @@ func SelectFixes(findings []Finding, min Applicability) FixSet {
 	return set
 }
 
-// overlap reports whether two edits touch the same text: ranges that
-// share a byte, an insertion inside a replaced range, or two insertions at
-// one place that start alike (two settings of one directive).
-func overlap(a, b Edit) bool {
-	if a.Start == a.End && b.Start == b.End {
-		return a.Start == b.Start && firstLine(a.New) == firstLine(b.New)
-	}
-	if a.Start == a.End {
-		return a.Start > b.Start && a.Start < b.End
-	}
-	if b.Start == b.End {
-		return b.Start > a.Start && b.Start < a.End
-	}
-	return a.Start < b.End && b.Start < a.End
-}
-
+// firstLine is the first line of an insertion's text, blanks before it
+// left out: two insertions at one place that start alike are two
+// settings of one directive, and overlap.
 func firstLine(s string) string {
 	s = strings.TrimLeft(s, " \t\r\n")
 	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
