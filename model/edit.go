@@ -136,6 +136,12 @@ type ConfEditor interface {
 	// Children lists the directives directly in the block of the
 	// directive at block (or at the top level of the file).
 	Children(block Pos) ([]Stmt, error)
+	// Find lists the directives named name anywhere in the file, at any
+	// depth, in the order they are written.
+	Find(name string) ([]Stmt, error)
+	// UsesVariable reports whether an argument of a directive of the
+	// file uses the variable $name (or ${name}).
+	UsesVariable(name string) (bool, error)
 
 	// Insert writes directives AtStart or AtEnd of the block of the
 	// directive at at (or of the top level), or Before or After the

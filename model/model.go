@@ -78,6 +78,11 @@ type File struct {
 	// Editor edits the file in its own style (edit.go); nil when its
 	// loader offers none.
 	Editor Editor
+	// Generated says what wrote the file when its loader can tell that it
+	// is not where the configuration is written ("an Envoy admin config
+	// dump"): a fix names the source instead of editing it, as the next
+	// dump would undo the edit and the running proxy never reads it.
+	Generated string
 }
 
 // Comment is a comment in a source file. Text excludes the comment marker.

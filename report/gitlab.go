@@ -45,8 +45,8 @@ func GitLab(w io.Writer, in *Input) error {
 			continue
 		}
 		msg := f.Message
-		if f.Fix != "" {
-			msg += " Fix: " + f.Fix
+		if f.Fix.Message != "" {
+			msg += " Fix: " + f.Fix.Message
 		}
 		loc := gitlabLocation{Path: jsonName(in.rootPath(f.Pos.File)), Lines: gitlabLines{Begin: max(int(f.Pos.Line), 1)}}
 		if f.End.IsValid() && f.End.File == f.Pos.File && int(f.End.Line) > loc.Lines.Begin {

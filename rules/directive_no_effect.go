@@ -65,7 +65,7 @@ func noEffectFinding(pass *Pass, p *model.Proxy, g *model.NoEffect) Finding {
 		}
 		f.Related = append(f.Related, Related{Pos: h.Pos, Message: handlerRelated(h)})
 	}
-	f.Fix, f.Edits = noEffectFix(pass, g)
+	f.Fix = noEffectFix(pass, g)
 	return f
 }
 
@@ -223,8 +223,10 @@ func handlerRelated(h model.Handler) string {
 
 // noEffectFix renames each directive to the counterpart the handler in use
 // reads where the value carries over, and removes the ones it has no use
-// for; where no pass handles the requests it is advice only.
-func noEffectFix(pass *Pass, g *model.NoEffect) (string, []Edit) {
+// for: safe, since the renamed value is the one the author wrote and the
+// removed directives were read by nothing. Where no pass handles the
+// requests it is advice (display-only).
+func noEffectFix(pass *Pass, g *model.NoEffect) Fix {
 	anyPass := false
 	for _, h := range g.Instead {
 		if h.Kind == model.HandlerPass {
@@ -241,7 +243,7 @@ func noEffectFix(pass *Pass, g *model.NoEffect) (string, []Edit) {
 				advice = "remove them: the return ends every request first (if the location is meant to pass requests on, the return belongs in an if block or another location)"
 			}
 		}
-		return advice, nil
+		return Advice(advice)
 	}
 	x := newFixer(pass)
 	var renamed, removed []string
@@ -277,7 +279,7 @@ func noEffectFix(pass *Pass, g *model.NoEffect) (string, []Edit) {
 			break
 		}
 	}
-	return withEdits(x.result(), advice, advice)
+	return SafeFix(advice, x.result()).Or(advice)
 }
 
 // removeStatement deletes a simple directive, with its line when it is

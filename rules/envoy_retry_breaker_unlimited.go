@@ -133,8 +133,8 @@ func breakerFinding(h breakerHit) Finding {
 		Message: fmt.Sprintf("%s lets %d retries run at once (%s), no fewer than the %d requests it lets run at once (%s), while %s%s: %s.",
 			upstreamName(h.u), rl.MaxRetries.Value, rl.MaxRetries.Name, rl.MaxRequests.Value, settingName(rl.MaxRequests), retryText(r), more, breakerWhy),
 		Related: []Related{{Pos: r.Retry.On.Pos, Message: "the retry policy of " + routeName(r)}},
-		Fix: fmt.Sprintf("bound the retries to %s: a max_retries the backend can absorb (Envoy's default is %d), or a retry_budget (budget_percent 20, min_retry_concurrency 3), which scales with the requests in flight and replaces max_retries",
-			upstreamName(h.u), envoyMaxRetries),
+		Fix: Advice(fmt.Sprintf("bound the retries to %s: a max_retries the backend can absorb (Envoy's default is %d), or a retry_budget (budget_percent 20, min_retry_concurrency 3), which scales with the requests in flight and replaces max_retries",
+			upstreamName(h.u), envoyMaxRetries)),
 	}
 	if !explicitRetries([]breakerHit{h}) {
 		f.Severity = model.Note
@@ -175,11 +175,11 @@ func generatorFinding(g string, hs []breakerHit) Finding {
 			"%s chose this on purpose: its source says Envoy's default of 3 \"has shown to be insufficient during periods of pod churn (e.g. rolling updates)\", when the breaker opens before the control plane delivers the new endpoints and clients get 503s; "+
 			"the price is that nothing bounds retries when a backend is overloaded.",
 			g, rl.MaxRetries.Value, rl.MaxRetries.Name, routes, routesWord(routes), retry, clusters, retryText(r), breakerWhy, g),
-		Fix: "set connectionPool.http.maxRetries (above 0: istiod ignores 0) in the DestinationRules of these hosts, or, on Istio 1.27 and newer, trafficPolicy.retryBudget (percent 20, minRetryConcurrency 3); " +
-			"or keep Istio's trade-off and make sure the backends shed load early (outlierDetection, a concurrency limit)",
+		Fix: Advice("set connectionPool.http.maxRetries (above 0: istiod ignores 0) in the DestinationRules of these hosts, or, on Istio 1.27 and newer, trafficPolicy.retryBudget (percent 20, minRetryConcurrency 3); " +
+			"or keep Istio's trade-off and make sure the backends shed load early (outlierDetection, a concurrency limit)"),
 	}
 	if g != "Istio" {
-		f.Fix = "bound max_retries, or give the clusters a retry_budget, where " + g + " lets you set them"
+		f.Fix = Advice("bound max_retries, or give the clusters a retry_budget, where " + g + " lets you set them")
 	}
 	for _, h := range hs {
 		if len(f.Related) == 10 {

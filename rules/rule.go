@@ -1,7 +1,3 @@
-// Package rules holds proxylint's rule engine and every rule. A rule is a
-// value, like a go/analysis Analyzer: an ID, a summary, a severity, a doc and
-// a Check function that reads the common model (package parsers) and
-// reports findings. Rules know the model and nothing about syntax.
 package rules
 
 import (
@@ -35,6 +31,9 @@ type Rule struct {
 	Products []model.Product
 	// Off rules run only when enabled explicitly.
 	Off bool
+	// Requires are the analyses the rule reads (Pass.ResultOf), which
+	// the engine computes once per run for every rule that requires them.
+	Requires []*Analysis
 	// Check runs the rule. Rules without Check report problems found
 	// while loading (syntax errors, unreadable includes).
 	Check func(*Pass)

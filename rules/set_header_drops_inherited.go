@@ -152,7 +152,7 @@ func overrideFinding(pass *Pass, p *model.Proxy, o *model.Override) Finding {
 			f.Related = append(f.Related, Related{Pos: e.Pos, Message: "lost: " + entryText(e)})
 		}
 	}
-	f.Fix, f.Edits = overrideFix(pass, p, o)
+	f.Fix = overrideFix(pass, p, o)
 	return f
 }
 
@@ -231,8 +231,11 @@ func defeatedPool(o *model.Override) string {
 
 // overrideFix writes the lost entries into the block, after its own, as
 // they are written at the outer level; for add_header on nginx 1.29.3 and
-// newer, add_header_inherit merge says the same in one line.
-func overrideFix(pass *Pass, p *model.Proxy, o *model.Override) (string, []Edit) {
+// newer, add_header_inherit merge says the same in one line. Unsafe: what
+// the block sends changes, and the author may have dropped an outer entry
+// on purpose. Advice (display-only) where the entries are in another file
+// or the outer level drops entries of its own.
+func overrideFix(pass *Pass, p *model.Proxy, o *model.Override) Fix {
 	advice := fmt.Sprintf("repeat the %s entries of the %s level in %s (or move the block's own up to that level)", o.Directive, o.FromLevel, o.BlockName)
 	if (o.Directive == "add_header" || o.Directive == "add_trailer") && releases.AddHeaderInherit.In(p.Target) {
 		advice = fmt.Sprintf("write %s_inherit merge; in %s (nginx 1.29.3 and newer), or repeat the outer entries there", o.Directive, o.BlockName)
@@ -241,12 +244,12 @@ func overrideFix(pass *Pass, p *model.Proxy, o *model.Override) (string, []Edit)
 		if outer.Directive == o.Directive && outer.Pos == o.From {
 			// The outer level drops entries of its own: repairing this
 			// block alone would copy a list that is itself short.
-			return fmt.Sprintf("first repair %s, which drops the entries of the level above it; then repeat its %s entries in %s", outer.BlockName, o.Directive, o.BlockName), nil
+			return Advice(fmt.Sprintf("first repair %s, which drops the entries of the level above it; then repeat its %s entries in %s", outer.BlockName, o.Directive, o.BlockName))
 		}
 	}
 	last := o.Written[len(o.Written)-1]
 	if last.Pos.File != o.Block.File {
-		return advice, nil
+		return Advice(advice)
 	}
 	x := newFixer(pass)
 	s := x.nginxStatement(last.Pos, o.Directive)
@@ -260,7 +263,7 @@ func overrideFix(pass *Pass, p *model.Proxy, o *model.Override) (string, []Edit)
 	}
 	x.insertAfter(s, lines...)
 	desc := fmt.Sprintf("repeat the %s level's %s in %s", o.FromLevel, quoteList(shortList(lostNames(o), 6)), o.BlockName)
-	return withEdits(x.result(), desc, advice)
+	return UnsafeFix(desc, x.result()).Or(advice)
 }
 
 func lostNames(o *model.Override) []string {

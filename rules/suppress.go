@@ -82,7 +82,7 @@ func applySuppressions(m *model.Model, opts *Options, findings []Finding) []Find
 				report(InvalidSuppression, Finding{
 					Pos:     c.Pos,
 					Message: problem,
-					Fix:     "write \"# " + ignoreKeyword + " RULE[,RULE] -- reason\"; \"proxylint rules\" lists the rule IDs",
+					Fix:     Advice("write \"# " + ignoreKeyword + " RULE[,RULE] -- reason\"; \"proxylint rules\" lists the rule IDs"),
 				})
 				continue
 			}
@@ -95,7 +95,7 @@ func applySuppressions(m *model.Model, opts *Options, findings []Finding) []Find
 					report(InvalidSuppression, Finding{
 						Pos:     c.Pos,
 						Message: msg,
-						Fix:     "correct the rule ID (\"proxylint rules\" lists them)",
+						Fix:     Advice("correct the rule ID (\"proxylint rules\" lists them)"),
 					})
 				}
 			}
@@ -104,7 +104,7 @@ func applySuppressions(m *model.Model, opts *Options, findings []Finding) []Find
 					Severity: model.Error,
 					Pos:      c.Pos,
 					Message:  fmt.Sprintf("%s %s gives no reason, and --require-reason demands one. Say why the finding is acceptable here.", d.keyword(), strings.Join(d.rules, ",")),
-					Fix:      "append \" -- \" and the reason to the comment",
+					Fix:      Advice("append \" -- \" and the reason to the comment"),
 				})
 			}
 			if !d.whole {
@@ -155,7 +155,7 @@ func applySuppressions(m *model.Model, opts *Options, findings []Finding) []Find
 				report(UnusedSuppression, Finding{
 					Pos:     d.pos,
 					Message: fmt.Sprintf("%s %s suppresses nothing: %s reports no finding %s. Remove the comment, or the rule from it.", d.keyword(), id, id, where),
-					Fix:     "delete the suppression so that a new finding of " + id + " is not hidden by it",
+					Fix:     Advice("delete the suppression so that a new finding of " + id + " is not hidden by it"),
 				})
 			}
 		}

@@ -158,7 +158,7 @@ func dnsFinding(pass *Pass, p *model.Proxy, uses []dnsUse) Finding {
 	default:
 		f.Message += " Cloud load balancers, managed databases and failover names change addresses without notice."
 	}
-	f.Fix, f.Edits = dnsFix(pass, p, uses)
+	f.Fix = dnsFix(pass, p, uses)
 	return f
 }
 
@@ -177,7 +177,7 @@ func resolveSupported(t model.Target) bool { return releases.UpstreamResolve.In(
 // dnsFix: on releases with the resolve parameter, the parameter (with a
 // zone and a resolver); before them, a variable with a resolver, which
 // nginx looks up per request.
-func dnsFix(pass *Pass, p *model.Proxy, uses []dnsUse) (string, []Edit) {
+func dnsFix(pass *Pass, p *model.Proxy, uses []dnsUse) Fix {
 	first := uses[0]
 	u := first.u
 	needs := func() string {
@@ -211,17 +211,17 @@ func dnsFix(pass *Pass, p *model.Proxy, uses []dnsUse) (string, []Edit) {
 	if u.Implicit {
 		resolve := fmt.Sprintf("declare upstream %s { zone %s 64k; server %s resolve; } with a resolver and proxy to it", zoneName(u), zoneName(u), first.s.Raw)
 		if resolveSupported(p.Target) {
-			return resolve + ", or " + variable, nil
+			return Advice(resolve + ", or " + variable)
 		}
-		return fmt.Sprintf("%s; on nginx 1.27.3 and newer (Angie 1.1.0, NGINX Plus), %s", variable, resolve), nil
+		return Advice(fmt.Sprintf("%s; on nginx 1.27.3 and newer (Angie 1.1.0, NGINX Plus), %s", variable, resolve))
 	}
 	resolve := "add the resolve parameter to the server" + needs()
 	if !resolveSupported(p.Target) {
-		return fmt.Sprintf("on nginx 1.27.3 and newer (Angie 1.1.0, NGINX Plus), %s; %s has no such parameter: there, %s, or reload nginx when the address changes",
-			resolve, p.Target.Releases(releases.UpstreamResolve.Since(model.Nginx)), variable), nil
+		return Advice(fmt.Sprintf("on nginx 1.27.3 and newer (Angie 1.1.0, NGINX Plus), %s; %s has no such parameter: there, %s, or reload nginx when the address changes",
+			resolve, p.Target.Releases(releases.UpstreamResolve.Since(model.Nginx)), variable))
 	}
 	if needs() != "" {
-		return resolve, nil
+		return Advice(resolve)
 	}
 	x := newFixer(pass)
 	for _, use := range uses {
@@ -234,7 +234,7 @@ func dnsFix(pass *Pass, p *model.Proxy, uses []dnsUse) (string, []Edit) {
 			x.setArg(s, len(s.Args), "resolve")
 		}
 	}
-	return withEdits(x.result(), "add the resolve parameter to server "+first.s.Raw+": nginx looks the name up again through "+u.Resolver.Name+" "+u.Resolver.Value, resolve)
+	return UnsafeFix("add the resolve parameter to server "+first.s.Raw+": nginx looks the name up again through "+u.Resolver.Name+" "+u.Resolver.Value, x.result()).Or(resolve)
 }
 
 // zoneName is a shared-memory zone name for an upstream's fix.

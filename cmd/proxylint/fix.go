@@ -25,10 +25,11 @@ type fileFix struct {
 	old, fixed []byte
 }
 
-// fixFiles takes the fixes of the findings that can be applied together
-// and returns the files they change, by name.
-func fixFiles(mdl *model.Model, findings []rules.Finding) ([]fileFix, rules.FixSet, error) {
-	set := rules.SelectFixes(findings)
+// fixFiles takes the fixes of the findings that apply at the threshold min
+// (rules.Safe for --fix, rules.Unsafe with --unsafe-fixes) and can be
+// applied together, and returns the files they change, by name.
+func fixFiles(mdl *model.Model, findings []rules.Finding, min rules.Applicability) ([]fileFix, rules.FixSet, error) {
+	set := rules.SelectFixes(findings, min)
 	var out []fileFix
 	for path, edits := range set.Edits {
 		var f *model.File

@@ -165,6 +165,52 @@ func (e *Editor) Children(block model.Pos) ([]model.Stmt, error) {
 	return out, nil
 }
 
+// Find lists the directives named name anywhere in the file, at any
+// depth, in the order they are written (a Lua block's code holds none).
+func (e *Editor) Find(name string) ([]model.Stmt, error) {
+	s, err := e.spans()
+	if err != nil {
+		return nil, err
+	}
+	var out []model.Stmt
+	for d := range s.dirs {
+		if s.name(int32(d)) == name {
+			out = append(out, s.stmt(e.path, int32(d)))
+		}
+	}
+	return out, nil
+}
+
+// UsesVariable reports whether an argument of a directive of the file
+// uses the variable $name (or ${name}), not one whose name only starts
+// with it.
+func (e *Editor) UsesVariable(name string) (bool, error) {
+	s, err := e.spans()
+	if err != nil {
+		return false, err
+	}
+	for d := range s.dirs {
+		for _, w := range s.wordsOf(int32(d))[1:] {
+			v := s.value(w)
+			for i := strings.IndexByte(v, '$'); i >= 0; {
+				if n, end, ok := variableAt(v, i); ok && n == name {
+					return true, nil
+				} else if ok {
+					i = end
+				} else {
+					i++
+				}
+				k := strings.IndexByte(v[i:], '$')
+				if k < 0 {
+					break
+				}
+				i += k
+			}
+		}
+	}
+	return false, nil
+}
+
 func (e *Editor) edit(start, end int, text string) []model.Edit {
 	return []model.Edit{{File: e.path, Start: start, End: end, New: text}}
 }

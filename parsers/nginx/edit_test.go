@@ -619,6 +619,32 @@ func TestEditorReads(t *testing.T) {
 	}
 }
 
+// TestEditorFindsAcrossTheFile: Find lists a directive at any depth in
+// the order written, and UsesVariable finds $name and ${name} but not a
+// variable whose name only starts with it, nor one in a Lua block's code.
+func TestEditorFindsAcrossTheFile(t *testing.T) {
+	src := "proxy_set_header A $proxy_hostname;\nhttp {\n    proxy_set_header B b;\n    server { location / { proxy_set_header C \"${x}y\"; } }\n}\n"
+	e := NewEditor("a.conf", []byte(src))
+	ds, err := e.Find("proxy_set_header")
+	if err != nil || len(ds) != 3 {
+		t.Fatalf("find: %+v %v", ds, err)
+	}
+	for i, want := range []string{"A", "B", "C"} {
+		if ds[i].Args[0] != want || ds[i].Pos != posOf(t, "a.conf", src, "proxy_set_header "+want, 1) {
+			t.Errorf("find %d: %+v, want proxy_set_header %s at its name", i, ds[i], want)
+		}
+	}
+	for name, want := range map[string]bool{"proxy_host": false, "proxy_hostname": true, "x": true, "y": false} {
+		if got, err := e.UsesVariable(name); err != nil || got != want {
+			t.Errorf("UsesVariable(%q) = %v, %v; want %v", name, got, err, want)
+		}
+	}
+	lua := NewEditor("b.conf", []byte("content_by_lua_block { ngx.say(ngx.var.proxy_host, \"$proxy_host\") }\n"))
+	if got, err := lua.UsesVariable("proxy_host"); err != nil || got {
+		t.Errorf("a Lua block's code uses $proxy_host: %v %v", got, err)
+	}
+}
+
 // TestEditorIndentUnit: the unit is the step a nested directive is
 // indented by.
 func TestEditorIndentUnit(t *testing.T) {
