@@ -1,10 +1,10 @@
 package report
 
 import (
-	"bufio"
 	"encoding/xml"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/proxylint/proxylint/model"
 )
@@ -17,7 +17,7 @@ import (
 // info), message and the rule as source ("proxylint.RULE"). A finding
 // about a whole file has line 0.
 func Checkstyle(w io.Writer, in *Input) error {
-	bw := bufio.NewWriter(w)
+	var bw strings.Builder
 	bw.WriteString(xml.Header)
 	bw.WriteString(`<checkstyle version="4.3">` + "\n")
 	for _, file := range in.findingFiles() {
@@ -32,7 +32,8 @@ func Checkstyle(w io.Writer, in *Input) error {
 		bw.WriteString("  </file>\n")
 	}
 	bw.WriteString("</checkstyle>\n")
-	return bw.Flush()
+	_, err := io.WriteString(w, bw.String())
+	return err
 }
 
 func checkstyleSeverity(s model.Severity) string {

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bufio"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -66,18 +65,19 @@ func JUnit(w io.Writer, in *Input) error {
 		}
 		tests, failures, errors = tests+s.tests, failures+s.failures, errors+s.errors
 	}
-	bw := bufio.NewWriter(w)
+	var bw strings.Builder
 	bw.WriteString(xml.Header)
-	fmt.Fprintf(bw, `<testsuites name="proxylint" tests="%d" failures="%d" errors="%d" time="0">`+"\n", tests, failures, errors)
+	fmt.Fprintf(&bw, `<testsuites name="proxylint" tests="%d" failures="%d" errors="%d" time="0">`+"\n", tests, failures, errors)
 	for _, s := range suites {
-		fmt.Fprintf(bw, `  <testsuite name="%s" tests="%d" failures="%d" errors="%d" skipped="0" time="0">`+"\n", xmlAttr(in.rootPath(s.name)), s.tests, s.failures, s.errors)
+		fmt.Fprintf(&bw, `  <testsuite name="%s" tests="%d" failures="%d" errors="%d" skipped="0" time="0">`+"\n", xmlAttr(in.rootPath(s.name)), s.tests, s.failures, s.errors)
 		for _, c := range s.cases {
 			bw.WriteString(c + "\n")
 		}
 		bw.WriteString("  </testsuite>\n")
 	}
 	bw.WriteString("</testsuites>\n")
-	return bw.Flush()
+	_, err := io.WriteString(w, bw.String())
+	return err
 }
 
 // junitDetail is a finding as the text report writes it, without colour or

@@ -43,7 +43,13 @@ func readAction(t *testing.T, root string) (actionMeta, []byte) {
 func lintWorkflow(t *testing.T, root, name, workflow string) []string {
 	t.Helper()
 	var out bytes.Buffer
-	l, err := actionlint.NewLinter(&out, &actionlint.LinterOptions{WorkingDir: root})
+	opts := &actionlint.LinterOptions{WorkingDir: root}
+	// The run: scripts are checked with shellcheck where it is installed
+	// (.ci/run installs it), as the actionlint command does.
+	if sc, err := exec.LookPath("shellcheck"); err == nil {
+		opts.Shellcheck = sc
+	}
+	l, err := actionlint.NewLinter(&out, opts)
 	require.NoError(t, err)
 	proj, err := actionlint.NewProject(root)
 	require.NoError(t, err)
@@ -80,6 +86,7 @@ jobs:
           sarif-file: proxylint.sarif
           format: github
           fail-on: error
+          no-fail: true
           go-version: stable
 `
 	assert.Empty(t, lintWorkflow(t, root, "uses.yml", uses))
@@ -186,7 +193,12 @@ func TestActionRunStep(t *testing.T) {
 		outputs := filepath.Join(t.TempDir(), "output")
 		cmd := boundedCommand(t, time.Minute, bash, "-e", "-c", script)
 		cmd.Dir = ws
-		cmd.Env = append(os.Environ(), "RUNNER_TEMP="+runnerTemp, "GITHUB_OUTPUT="+outputs)
+		temp := runnerTemp
+		if inputs["RUNNER_TEMP"] != "" {
+			temp = inputs["RUNNER_TEMP"]
+			delete(inputs, "RUNNER_TEMP")
+		}
+		cmd.Env = append(os.Environ(), "RUNNER_TEMP="+temp, "GITHUB_OUTPUT="+outputs)
 		for k, v := range inputs {
 			cmd.Env = append(cmd.Env, "PROXYLINT_"+k+"="+v)
 		}
@@ -215,4 +227,218 @@ func TestActionRunStep(t *testing.T) {
 	assert.Equal(t, exitClean, code, log)
 	assert.Contains(t, log, "::warning file=deploy/nginx.conf,line=6,col=13,")
 	assert.Equal(t, "exit-code=0\n", outputs)
+
+	readSARIF := func() sarifOut {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(ws, "proxylint.sarif"))
+		require.NoError(t, err)
+		return parseSARIF(t, string(b))
+	}
+	// no-fail: the findings are reported and the step passes; the exit
+	// code is still proxylint's.
+	lint := map[string]string{"PATHS": "deploy/", "ARGS": "--no-config --no-color --disable log-format-blind", "SARIF": "proxylint.sarif", "FORMAT": "text", "FAIL_ON": "warning", "NO_FAIL": "true"}
+	code, log, outputs = run(lint)
+	assert.Equal(t, exitClean, code, log)
+	assert.Contains(t, log, "deploy/nginx.conf:6:13: warning: proxy_pass to 127.0.0.1:8000")
+	assert.Contains(t, log, "proxylint: findings at or above warning; not failing the step (no-fail: true)")
+	assert.Equal(t, "exit-code=1\nsarif-file=proxylint.sarif\n", outputs)
+	assert.Equal(t, "upstream-no-keepalive", readSARIF().Runs[0].Results[0].RuleID)
+
+	// A run that cannot lint fails the step even with no-fail, and its
+	// SARIF is proxylint's: no result, the error as its notification.
+	bad := map[string]string{"PATHS": "deploy/", "ARGS": "--no-config --bogus", "SARIF": "proxylint.sarif", "FORMAT": "text", "FAIL_ON": "warning", "NO_FAIL": "true"}
+	code, log, outputs = run(bad)
+	assert.Equal(t, exitError, code, log)
+	assert.Contains(t, log, "proxylint: flag provided but not defined: --bogus")
+	assert.Equal(t, "exit-code=2\nsarif-file=proxylint.sarif\n", outputs)
+	failed := readSARIF().Runs[0]
+	assert.Empty(t, failed.Results)
+	require.Len(t, failed.Invocations, 1)
+	assert.False(t, failed.Invocations[0].ExecutionSuccessful)
+	assert.Equal(t, "flag provided but not defined: --bogus.", failed.Invocations[0].ToolExecutionNotifications[0].Message.Text)
+
+	// Without a program (its build failed) and with a no-fail that is
+	// neither true nor false, the step writes the SARIF itself, with the
+	// reason, and fails; a report left by an earlier run is replaced.
+	for _, c := range []struct {
+		inputs map[string]string
+		why    string
+	}{
+		{map[string]string{"RUNNER_TEMP": t.TempDir(), "NO_FAIL": "false"}, "proxylint was not built (see the steps above)."},
+		{map[string]string{"NO_FAIL": "yes"}, `the no-fail input is "yes"; want true or false.`},
+	} {
+		in := map[string]string{"PATHS": "deploy/", "ARGS": "--no-config", "SARIF": "reports/proxylint.sarif", "FORMAT": "text", "FAIL_ON": "warning"}
+		for k, v := range c.inputs {
+			in[k] = v
+		}
+		writeFile(t, ws, "reports/proxylint.sarif", "stale")
+		code, log, outputs = run(in)
+		assert.Equal(t, exitError, code, log)
+		assert.Equal(t, "::error title=proxylint::"+strings.TrimSuffix(c.why, ".")+"\n", log)
+		assert.Equal(t, "exit-code=2\nsarif-file=reports/proxylint.sarif\n", outputs)
+		b, err := os.ReadFile(filepath.Join(ws, "reports", "proxylint.sarif"))
+		require.NoError(t, err)
+		run := parseSARIF(t, string(b)).Runs[0]
+		assert.Empty(t, run.Results)
+		require.Len(t, run.Invocations, 1)
+		assert.False(t, run.Invocations[0].ExecutionSuccessful)
+		assert.Equal(t, c.why, run.Invocations[0].ToolExecutionNotifications[0].Message.Text)
+	}
+}
+
+// TestActionBuildKey runs the step that keys the cached build on a copy of
+// an action's files: the key names the runner, the ref and the sources,
+// and changes with go.sum, with a Go file and with the ref.
+func TestActionBuildKey(t *testing.T) {
+	t.Parallel()
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	root, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	a, _ := readAction(t, root)
+	var script string
+	for _, s := range a.Runs.Steps {
+		if s["id"] == "build-key" {
+			script, _ = s["run"].(string)
+		}
+	}
+	require.NotEmpty(t, script)
+	action := t.TempDir()
+	writeFile(t, action, "go.mod", "module example.com/x\n")
+	writeFile(t, action, "go.sum", "example.com/y v1.0.0 h1:abc=\n")
+	writeFile(t, action, "cmd/proxylint/main.go", "package main\n")
+	writeFile(t, action, "README.md", "not hashed\n")
+	key := func(ref string) string {
+		t.Helper()
+		outputs := filepath.Join(t.TempDir(), "output")
+		cmd := boundedCommand(t, time.Minute, bash, "-e", "-c", script)
+		cmd.Env = append(os.Environ(), "GITHUB_ACTION_PATH="+action, "GITHUB_OUTPUT="+outputs, "RUNNER_OS=Linux", "RUNNER_ARCH=X64", "ACTION_REF="+ref)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		o, err := os.ReadFile(outputs)
+		require.NoError(t, err)
+		return strings.TrimSpace(string(o))
+	}
+	first := key("v1.2.0")
+	assert.Regexp(t, `^key=proxylint-build-v1-Linux-X64-v1\.2\.0-[0-9a-f]{16}-[0-9a-f]{16}$`, first)
+	assert.Equal(t, first, key("v1.2.0"))
+	assert.Regexp(t, `^key=proxylint-build-v1-Linux-X64-local-`, key(""))
+	assert.Regexp(t, `^key=proxylint-build-v1-Linux-X64-feature-x-`, key("feature/x"))
+	writeFile(t, action, "README.md", "still not hashed\n")
+	assert.Equal(t, first, key("v1.2.0"))
+	writeFile(t, action, "cmd/proxylint/main.go", "package main\n\nfunc main() {}\n")
+	second := key("v1.2.0")
+	assert.NotEqual(t, first, second)
+	writeFile(t, action, "go.sum", "example.com/y v1.0.1 h1:def=\n")
+	assert.NotEqual(t, second, key("v1.2.0"))
+}
+
+// pinned is a "uses:" of a remote action pinned by a full commit, with the
+// release it is in a comment: "owner/repo[/path]@SHA # vX[.Y[.Z]]".
+var pinned = regexp.MustCompile(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+(/[A-Za-z0-9_./-]+)?@[0-9a-f]{40} # v[0-9]+(\.[0-9]+){0,2}$`)
+
+// usesOf lists the remote actions a workflow or action file uses, as
+// written after "uses: " (comment included).
+func usesOf(src string) []string {
+	var out []string
+	for _, m := range regexp.MustCompile(`(?m)^\s*(?:- )?uses:\s*(.+?)\s*$`).FindAllStringSubmatch(src, -1) {
+		if u := strings.Trim(m[1], `"'`); !strings.HasPrefix(u, "./") && !strings.HasPrefix(u, "docker://") {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// TestActionsPinnedByCommit: every action used by action.yml, by the
+// repository's workflows and by the workflows README.md shows is pinned by
+// commit (a tag can be moved to other code; a commit cannot), with the
+// release named beside it. The README's own "uses: proxylint/proxylint@"
+// is the reader's choice of ref.
+func TestActionsPinnedByCommit(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	_, action := readAction(t, root)
+	files := map[string]string{"action.yml": string(action)}
+	workflows, err := filepath.Glob(filepath.Join(root, ".github", "workflows", "*.yml"))
+	require.NoError(t, err)
+	require.NotEmpty(t, workflows)
+	for _, w := range workflows {
+		b, err := os.ReadFile(w)
+		require.NoError(t, err)
+		files[filepath.Base(w)] = string(b)
+	}
+	for i, wf := range readmeWorkflows(t, root) {
+		files["README.md workflow "+strconv.Itoa(i+1)] = wf
+	}
+	n := 0
+	for name, src := range files {
+		for _, u := range usesOf(src) {
+			if strings.HasPrefix(name, "README.md") && strings.HasPrefix(u, "proxylint/proxylint@") {
+				continue
+			}
+			n++
+			assert.Regexp(t, pinned, u, "%s: uses: %s", name, u)
+		}
+	}
+	assert.GreaterOrEqual(t, n, 8, "the uses: lines were not found")
+	// One release of each action throughout.
+	byAction := map[string]string{}
+	for _, src := range files {
+		for _, u := range usesOf(src) {
+			name, ref, _ := strings.Cut(u, "@")
+			name = strings.Join(strings.SplitN(name, "/", 3)[:2], "/")
+			if prev, ok := byAction[name]; ok && !strings.HasPrefix(u, "proxylint/") {
+				assert.Equal(t, prev, ref, "%s is used at two commits", name)
+			}
+			byAction[name] = ref
+		}
+	}
+}
+
+// TestWorkflowsLint runs actionlint (with shellcheck on the run: scripts
+// when it is installed) on every workflow of the repository.
+func TestWorkflowsLint(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	workflows, err := filepath.Glob(filepath.Join(root, ".github", "workflows", "*.yml"))
+	require.NoError(t, err)
+	require.NotEmpty(t, workflows)
+	for _, w := range workflows {
+		b, err := os.ReadFile(w)
+		require.NoError(t, err)
+		assert.Empty(t, lintWorkflow(t, root, filepath.Base(w), string(b)), w)
+	}
+}
+
+// actionFallbackSARIF is the SARIF the action's lint step writes itself
+// when there is no program to run (its build failed): sarifCases validates
+// it with proxylint's own reports. root is the repository's. nil without
+// bash.
+func actionFallbackSARIF(t *testing.T, root string) []byte {
+	t.Helper()
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		return nil
+	}
+	a, _ := readAction(t, root)
+	var script string
+	for _, s := range a.Runs.Steps {
+		if s["id"] == "lint" {
+			script, _ = s["run"].(string)
+		}
+	}
+	require.NotEmpty(t, script)
+	ws := t.TempDir()
+	cmd := boundedCommand(t, time.Minute, bash, "-e", "-c", script)
+	cmd.Dir = ws
+	cmd.Env = append(os.Environ(), "RUNNER_TEMP="+t.TempDir(), "GITHUB_OUTPUT="+filepath.Join(ws, "output"),
+		"PROXYLINT_PATHS=.", "PROXYLINT_SARIF=proxylint.sarif", "PROXYLINT_FORMAT=text", "PROXYLINT_FAIL_ON=warning")
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	require.True(t, errors.As(err, &ee) && ee.ExitCode() == exitError, "the step fails without a program: %v\n%s", err, out)
+	b, err := os.ReadFile(filepath.Join(ws, "proxylint.sarif"))
+	require.NoError(t, err)
+	return b
 }

@@ -95,7 +95,7 @@ func cmdChain(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv f
 	if f.given["fail-on"] {
 		threshold, _ := model.ParseSeverity(f.failOn)
 		for _, v := range views {
-			if exitCode(pathFindings(v, findings), threshold) == exitFindings {
+			if exitCode(pathFindings(v, findings), func(string) model.Severity { return threshold }) == exitFindings {
 				return f.findingsExit()
 			}
 		}

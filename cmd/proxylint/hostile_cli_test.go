@@ -23,7 +23,7 @@ func TestPreCommitEntryEndsFlags(t *testing.T) {
 	require.NoError(t, err)
 	var hooks []struct{ ID, Entry, Files string }
 	require.NoError(t, yaml.Unmarshal(src, &hooks))
-	require.Len(t, hooks, 3)
+	require.Len(t, hooks, 4)
 	for _, h := range hooks {
 		assert.True(t, strings.HasSuffix(h.Entry, " --"), "%s: %q", h.ID, h.Entry)
 	}

@@ -62,23 +62,24 @@ func TestDashAfterDoubleDashIsAFile(t *testing.T) {
 }
 
 // --root names the checkout's directory: a missing one or a file is a
-// usage error, not paths relative to nothing.
+// usage error, not paths relative to nothing. The SARIF asked for is the
+// failed run's: no result, the error as its notification.
 func TestRootMustBeADirectory(t *testing.T) {
 	dir := newRepo(t)
 	writeFile(t, dir, "nginx.conf", literalProxyPass)
 	for root, want := range map[string]string{
-		"missing":    "proxylint: --root missing: no such directory\n",
-		"nginx.conf": "proxylint: --root nginx.conf: not a directory\n",
+		"missing":    "--root missing: no such directory",
+		"nginx.conf": "--root nginx.conf: not a directory",
 	} {
 		code, out, errOut := runCLI(t, dir, "--no-config", "--format", "sarif", "--root", root, "nginx.conf")
 		assert.Equal(t, exitError, code, root)
-		// The SARIF asked for says the run failed, and why; no result.
-		doc := parseSARIF(t, out)
-		require.Len(t, doc.Runs, 1, root)
-		assert.Empty(t, doc.Runs[0].Results, root)
-		assert.Contains(t, out, `"executionSuccessful": false`, root)
-		assert.Contains(t, out, strings.TrimSuffix(strings.TrimPrefix(want, "proxylint: "), "\n"), root)
-		assert.True(t, strings.HasPrefix(errOut, want), "%s: %s", root, errOut)
+		run := parseSARIF(t, out).Runs[0]
+		assert.Empty(t, run.Results, root)
+		require.Len(t, run.Invocations, 1, root)
+		assert.False(t, run.Invocations[0].ExecutionSuccessful, root)
+		require.Len(t, run.Invocations[0].ToolExecutionNotifications, 1, root)
+		assert.Equal(t, want+".", run.Invocations[0].ToolExecutionNotifications[0].Message.Text, root)
+		assert.True(t, strings.HasPrefix(errOut, "proxylint: "+want+"\n"), "%s: %s", root, errOut)
 	}
 	code, _, errOut := runCLI(t, dir, "--no-config", "--format", "sarif", "--root", ".", "nginx.conf")
 	assert.Equal(t, exitFindings, code, errOut)

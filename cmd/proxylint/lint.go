@@ -118,9 +118,9 @@ Flags:
                            (130s), tomcat (20s), tomcat-embedded (60s),
                            puma (65s), jetty (30s), or a duration, e.g. 5s
                            (sources: docs/presets.md)
-  --config FILE            read settings from FILE instead of the
-                           .proxylint.yaml found by walking up from the
-                           working directory to the repository root
+  --config FILE            read settings from FILE for every file,
+                           instead of the .proxylint.yaml nearest above
+                           each linted file, up to the repository root
   --no-config              read no configuration file
   --require-reason         a "# proxylint:ignore RULE" comment without
                            "-- reason" is an error
@@ -423,36 +423,29 @@ type settings struct {
 	baseline string
 	// skipped counts the files directory walks left out.
 	skipped int
-	// configPath is the configuration file read, if any.
-	configPath string
+	// configPaths are the configuration files read, if any.
+	configPaths []string
+	// failOnOf, when set, is the threshold of the configuration that
+	// governs a file (a run over files under different ones); failOn
+	// otherwise.
+	failOnOf func(file string) model.Severity
 }
 
-// readConfig reads the configuration file that applies, or none.
-func readConfig(f *lintFlags) (*config.Config, error) {
-	if f.noConfig {
+// threshold is the severity at which a finding at file fails the run.
+func (s *settings) threshold(file string) model.Severity {
+	if s.failOnOf != nil {
+		return s.failOnOf(file)
+	}
+	return s.failOn
+}
+
+// readConfig reads the configuration file that governs the group, or
+// none.
+func readConfig(f *lintFlags, g *configGroup) (*config.Config, error) {
+	if f.noConfig || g.config == "" {
 		return nil, nil
 	}
-	path := f.config
-	if path == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, err
-		}
-		from := wd
-		if f.stdinFilename != "" {
-			from = filepath.Dir(filepath.Join(wd, f.stdinFilename))
-			if filepath.IsAbs(f.stdinFilename) {
-				from = filepath.Dir(f.stdinFilename)
-			}
-		}
-		if path, err = config.Find(from); err != nil || path == "" {
-			return nil, err
-		}
-		if rel, err := filepath.Rel(wd, path); err == nil {
-			path = rel
-		}
-	}
-	cfg, err := config.LoadMax(path, f.fileLimit())
+	cfg, err := config.LoadMax(g.config, f.fileLimit())
 	var ce *config.Error
 	if err != nil && !errors.As(err, &ce) {
 		return nil, fmt.Errorf("--config: %w", err)
@@ -585,7 +578,7 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 			// The diff is the report: it exits as the lint does, and
 			// with 1 when it changes a file, so that a CI step running
 			// --diff fails where the lint would.
-			c := exitCode(findings, s.failOn)
+			c := exitCode(findings, s.threshold)
 			if c == exitClean && len(files) > 0 {
 				c = exitFindings
 			}
@@ -630,7 +623,7 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 		fmt.Fprintf(stderr, "proxylint: %v\n", err)
 		return exitError
 	}
-	c := exitCode(in.Findings, s.failOn)
+	c := exitCode(in.Findings, s.threshold)
 	if c == exitClean && changed {
 		c = exitFindings
 	}
@@ -669,12 +662,14 @@ func (f *lintFlags) findingsExit() int {
 	return exitFindings
 }
 
-// analyze reads the configuration file, resolves the settings, loads the
-// paths, links them into request paths with the declared hops, runs the
-// rules and the steps after them up to the baseline (applyBaseline). ok is
-// false after a usage or configuration error, which it has reported.
-func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *model.Model, []rules.Finding, bool) {
-	cfg, err := readConfig(f)
+// analyzeGroup reads the group's configuration file, resolves the
+// settings, loads the paths, links them into request paths with the
+// declared hops, runs the rules and the steps after them up to the
+// baseline (applyBaseline). ok is false after a usage or configuration
+// error, which it has reported.
+func analyzeGroup(f *lintFlags, g *configGroup, stderr io.Writer) (*settings, *model.Model, []rules.Finding, bool) {
+	paths := g.paths
+	cfg, err := readConfig(f, g)
 	if err != nil {
 		fmt.Fprintf(stderr, "proxylint: %s\n", report.Escape(err.Error()))
 		return nil, nil, nil, false
@@ -685,7 +680,7 @@ func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *model.
 		return nil, nil, nil, false
 	}
 	if cfg != nil {
-		s.configPath = cfg.Path
+		s.configPaths = []string{cfg.Path}
 	}
 	declared, err := declaredChain(f, cfg)
 	if err != nil {
@@ -693,6 +688,14 @@ func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *model.
 		return nil, nil, nil, false
 	}
 	s.load.OnSkip = func(path, reason string) {
+		if g.skipped != nil {
+			// Another group's walk passed over it already.
+			if id := absPath(path); g.skipped[id] {
+				return
+			} else {
+				g.skipped[id] = true
+			}
+		}
 		s.skipped++
 		if f.verbose {
 			fmt.Fprintf(stderr, "proxylint: skipped %s: %s\n", path, report.Escape(reason))
@@ -821,14 +824,14 @@ func useColorIn(f *lintFlags, out io.Writer, toFile bool, getenv func(string) st
 
 // exitCode: 2 when any input could not be loaded completely, else 1 when an
 // unsuppressed finding reaches the threshold, else 0.
-func exitCode(findings []rules.Finding, threshold model.Severity) int {
+func exitCode(findings []rules.Finding, threshold func(file string) model.Severity) int {
 	for _, f := range findings {
 		if f.Fatal {
 			return exitError
 		}
 	}
 	for _, f := range findings {
-		if f.Suppression == nil && f.Severity >= threshold {
+		if f.Suppression == nil && f.Severity >= threshold(f.Pos.File) {
 			return exitFindings
 		}
 	}
@@ -916,8 +919,21 @@ func readStats(m *model.Model) report.ReadStats {
 			entries[s] = true
 		}
 	}
-	r := report.ReadStats{Files: len(m.Files)}
+	// A file read under two names (a run over several configuration
+	// files reads a main configuration again for its fragments) is
+	// counted once.
+	var r report.ReadStats
+	seen := map[string]bool{}
 	for _, f := range m.Files {
+		id := f.Real
+		if id == "" {
+			id = f.Path
+		}
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		r.Files++
 		if !entries[f.Path] {
 			r.Included++
 		}

@@ -42,9 +42,7 @@ func inputs(paths []string, m *model.Model, s *settings) []string {
 		if s.baseline != "" {
 			out = append(out, s.baseline)
 		}
-		if s.configPath != "" {
-			out = append(out, s.configPath)
-		}
+		out = append(out, s.configPaths...)
 	}
 	return out
 }

@@ -150,26 +150,15 @@ func TestRepeatedFormats(t *testing.T) {
 		assert.Equal(t, exitError, code, c.args)
 		assert.Contains(t, errOut, c.err)
 	}
-	// A usage error writes no report but the SARIF asked for, which
-	// says the run failed and why (TestFailedRunWritesSARIF).
+	// A usage error writes no report but the SARIF asked for, the failed
+	// run's: no result, the error as its notification.
 	x, err := os.ReadFile(filepath.Join(dir, "x"))
 	require.NoError(t, err)
-	var failed struct {
-		Runs []struct {
-			Invocations []struct {
-				ExecutionSuccessful        bool
-				ToolExecutionNotifications []struct{ Message struct{ Text string } }
-			}
-			Results []json.RawMessage
-		}
-	}
-	require.NoError(t, json.Unmarshal(x, &failed))
-	require.Len(t, failed.Runs, 1)
-	require.Len(t, failed.Runs[0].Invocations, 1)
-	assert.False(t, failed.Runs[0].Invocations[0].ExecutionSuccessful)
-	assert.Empty(t, failed.Runs[0].Results)
-	require.NotEmpty(t, failed.Runs[0].Invocations[0].ToolExecutionNotifications)
-	assert.Contains(t, failed.Runs[0].Invocations[0].ToolExecutionNotifications[0].Message.Text, "--format sarif and --format json both write to x")
+	failed := parseSARIF(t, string(x)).Runs[0]
+	assert.Empty(t, failed.Results)
+	require.Len(t, failed.Invocations, 1)
+	require.Len(t, failed.Invocations[0].ToolExecutionNotifications, 1)
+	assert.Equal(t, "--format sarif and --format json both write to x; give each its own file.", failed.Invocations[0].ToolExecutionNotifications[0].Message.Text)
 
 	// proxylint chain takes the same form, with its own formats.
 	code, out, errOut = runCLI(t, dir, "chain", "--format", "json=chain.json", "--format", "text", "--no-color", "nginx.conf")

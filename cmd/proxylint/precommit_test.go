@@ -54,6 +54,61 @@ func TestPreCommitHooks(t *testing.T) {
 		t.Parallel()
 		testPreCommitFixHook(t, hookRepo)
 	})
+	t.Run("kubernetes", func(t *testing.T) {
+		t.Parallel()
+		testPreCommitKubernetesHook(t, hookRepo)
+	})
+}
+
+// testPreCommitKubernetesHook runs proxylint-kubernetes on staged
+// manifests: an Ingress whose retries of POSTs the controller's ConfigMap,
+// staged beside it, turns on fails the commit; a Deployment is skipped,
+// and YAML that is no manifest (a workflow, a chart's values) is left
+// alone. With the retries off, the commit passes.
+func testPreCommitKubernetesHook(t *testing.T, hookRepo string) {
+	scratch := t.TempDir()
+	env := preCommitEnv(t, scratch)
+	user := filepath.Join(scratch, "kube")
+	require.NoError(t, os.MkdirAll(user, 0o755))
+	git(t, user, env, "init", "-q")
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "retry-timeout-write", "ingress-nginx-split", name))
+		require.NoError(t, err)
+		return string(b)
+	}
+	ingress := read("shop-ingress.yaml")
+	files := map[string]string{
+		"deploy/k8s/shop-ingress.yaml":         ingress,
+		"deploy/k8s/controller-configmap.yaml": read("controller-configmap.yaml"),
+		"deploy/k8s/deployment.yaml":           "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: checkout\n  namespace: shop\nspec:\n  replicas: 3\n",
+		"deploy/k8s/chart/values.yaml":         "replicaCount: 3\n",
+		"deploy/k8s/chart/templates/svc.yaml":  "apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .Release.Name }}\n",
+		".github/workflows/ci.yml":             "on: push\njobs: {}\n",
+		"README.md":                            "a shop\n",
+	}
+	var names []string
+	for name, src := range files {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(user, name)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(user, name), []byte(src), 0o644))
+		names = append(names, name)
+	}
+	git(t, user, env, append([]string{"add"}, names...)...)
+	out, code := tryRepo(t, user, env, hookRepo, "proxylint-kubernetes")
+	assert.Equal(t, 1, code, "the Ingress that replays POSTs fails the commit:\n%s", out)
+	assert.Regexp(t, `proxylint \(Kubernetes\)\.+Failed`, out)
+	assert.Contains(t, out, "deploy/k8s/shop-ingress.yaml:8:54: error: nginx.ingress.kubernetes.io/proxy-next-upstream error timeout http_502 non_idempotent replays POST, PATCH and LOCK requests")
+	assert.Contains(t, out, "[retry-timeout-write]")
+	assert.Contains(t, out, "1 error")
+	for _, other := range []string{"values.yaml", "templates", "ci.yml", "README.md", "deployment.yaml"} {
+		assert.NotContains(t, out, other)
+	}
+
+	// No retries: nothing to say, and the commit goes through.
+	require.NoError(t, os.WriteFile(filepath.Join(user, "deploy/k8s/shop-ingress.yaml"), []byte(strings.Replace(ingress, `"error timeout http_502"`, `"off"`, 1)), 0o644))
+	git(t, user, env, "add", "deploy/k8s/shop-ingress.yaml")
+	out, code = tryRepo(t, user, env, hookRepo, "proxylint-kubernetes")
+	assert.Equal(t, 0, code, "clean manifests pass:\n%s", out)
+	assert.Regexp(t, `proxylint \(Kubernetes\)\.+Passed`, out)
 }
 
 // testPreCommitLintHooks runs the lint hooks on bad, clean and included
@@ -177,29 +232,34 @@ func TestPreCommitManifest(t *testing.T) {
 		Entry           string `yaml:"entry"`
 		Language        string `yaml:"language"`
 		Files           string `yaml:"files"`
+		Exclude         string `yaml:"exclude"`
 		RequireSerial   bool   `yaml:"require_serial"`
 		LanguageVersion string `yaml:"language_version"`
 	}
 	require.NoError(t, yaml.Unmarshal(b, &hooks))
-	require.Len(t, hooks, 3)
+	require.Len(t, hooks, 4)
 	var ids, entries []string
 	for _, h := range hooks {
 		ids = append(ids, h.ID)
 		entries = append(entries, h.Entry)
 	}
-	assert.Equal(t, []string{"proxylint-nginx", "proxylint-envoy", "proxylint-fix"}, ids)
-	assert.Equal(t, []string{"proxylint --kind nginx --", "proxylint --kind envoy --", "proxylint --fix --"}, entries)
-	// The fix hook takes the files of both lint hooks.
-	assert.Equal(t, hooks[0].Files+"|"+hooks[1].Files, hooks[2].Files)
+	assert.Equal(t, []string{"proxylint-nginx", "proxylint-envoy", "proxylint-kubernetes", "proxylint-fix"}, ids)
+	assert.Equal(t, []string{"proxylint --kind nginx --", "proxylint --kind envoy --", "proxylint --kind kubernetes --", "proxylint --fix --"}, entries)
+	// The fix hook takes the files of the nginx and Envoy hooks.
+	assert.Equal(t, hooks[0].Files+"|"+hooks[1].Files, hooks[3].Files)
 	match := map[string][]string{
 		"proxylint-nginx": {"nginx.conf", "etc/nginx/nginx.conf", "deploy/nginx/conf.d/app.conf", "conf.d/a.conf", "sites-enabled/default", "sites-available/example.com", "snippets/ssl.conf", "site.vhost"},
 		"proxylint-envoy": {"envoy.yaml", "deploy/envoy-front.yml", "envoy/listeners/a.yaml", "envoy/bootstrap.json"},
+		"proxylint-kubernetes": {"k8s/ingress.yaml", "deploy/k8s/shop/ingress.yml", "kubernetes/gateway.yaml", "kube/configmap.json",
+			"manifests/base/kustomization.yaml", "k8s/chart-values-free/ingress.yaml"},
 	}
 	match["proxylint-fix"] = append(append([]string{}, match["proxylint-nginx"]...), match["proxylint-envoy"]...)
 	miss := map[string][]string{
 		"proxylint-nginx": {"README.md", "nginx/mime.types", "docker/app.conf", "envoy.yaml"},
 		"proxylint-envoy": {".github/workflows/ci.yaml", "k8s/deployment.yaml", "nginx.conf"},
 		"proxylint-fix":   {"README.md", "nginx/mime.types", "docker/app.conf", ".github/workflows/ci.yaml", "k8s/deployment.yaml"},
+		"proxylint-kubernetes": {"README.md", "nginx.conf", "envoy.yaml", ".github/workflows/ci.yaml", "docker-compose.yml", "package.json",
+			"deploy/values.yaml", "k8s/chart/values.yaml", "k8s/chart/values-prod.yaml", "k8s/chart/Chart.yaml", "k8s/chart/templates/ingress.yaml", "k8s/README.md"},
 	}
 	for _, h := range hooks {
 		assert.Equal(t, "golang", h.Language, h.ID)
@@ -209,12 +269,17 @@ func TestPreCommitManifest(t *testing.T) {
 		// pre-commit matches with Python's re.search; these patterns use
 		// only syntax Go's regexp reads the same way.
 		re := regexp.MustCompile(h.Files)
+		exclude := regexp.MustCompile("^$")
+		if h.Exclude != "" {
+			exclude = regexp.MustCompile(h.Exclude)
+		}
+		runs := func(p string) bool { return re.MatchString(p) && !exclude.MatchString(p) }
 		require.Contains(t, match, h.ID)
 		for _, p := range match[h.ID] {
-			assert.True(t, re.MatchString(p), "%s should run on %s", h.ID, p)
+			assert.True(t, runs(p), "%s should run on %s", h.ID, p)
 		}
 		for _, p := range miss[h.ID] {
-			assert.False(t, re.MatchString(p), "%s should not run on %s", h.ID, p)
+			assert.False(t, runs(p), "%s should not run on %s", h.ID, p)
 		}
 	}
 }

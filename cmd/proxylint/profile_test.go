@@ -73,28 +73,31 @@ func TestProfileOfChain(t *testing.T) {
 	readProfile(t, filepath.Join(dir, "mem.pprof"))
 }
 
-// TestProfileIsReplacedWhole: a profile replaces the file at its path
-// through a temporary file, as the reports do: another name for the old
-// file keeps the old content, and a symbolic link is followed, as with
-// --output: the file it names gets the profile, and the link stays.
+// TestProfileIsReplacedWhole: a profile is written as a report is
+// (resolveDestination, writeDestination): the file at its path is replaced
+// through a temporary file, so another name for the old file keeps the old
+// content, and a symbolic link inside the tree leads where it points, whose
+// file is replaced in turn, the link kept.
 func TestProfileIsReplacedWhole(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "nginx.conf", literalProxyPass)
 	writeFile(t, dir, "old.txt", "the old profile\n")
 	require.NoError(t, os.Link(filepath.Join(dir, "old.txt"), filepath.Join(dir, "cpu.pprof")))
-	writeFile(t, dir, "target.pprof", "the old memory profile\n")
+	writeFile(t, dir, "target.pprof", "the old heap profile\n")
+	require.NoError(t, os.Link(filepath.Join(dir, "target.pprof"), filepath.Join(dir, "target-other-name.txt")))
 	require.NoError(t, os.Symlink("target.pprof", filepath.Join(dir, "mem.pprof")))
 	code, _, errOut := runCLI(t, dir, "--no-config", "--cpuprofile", "cpu.pprof", "--memprofile", "mem.pprof", "nginx.conf")
 	assert.Equal(t, exitFindings, code, errOut)
 	readProfile(t, filepath.Join(dir, "cpu.pprof"))
-	readProfile(t, filepath.Join(dir, "mem.pprof"))
-	b, err := os.ReadFile(filepath.Join(dir, "old.txt"))
-	require.NoError(t, err)
-	assert.Equal(t, "the old profile\n", string(b))
 	readProfile(t, filepath.Join(dir, "target.pprof"))
+	for name, want := range map[string]string{"old.txt": "the old profile\n", "target-other-name.txt": "the old heap profile\n"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		require.NoError(t, err)
+		assert.Equal(t, want, string(b), name)
+	}
 	fi, err := os.Lstat(filepath.Join(dir, "mem.pprof"))
 	require.NoError(t, err)
-	assert.Equal(t, os.ModeSymlink, fi.Mode()&os.ModeSymlink, "the link stays a link")
+	assert.NotZero(t, fi.Mode()&os.ModeSymlink, "the link is kept, as a report's is")
 }
 
 // TestProfileNeverReplacesAnInput: as with reports, a profile is never

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fatih/color"
 
+	"github.com/proxylint/proxylint/cmd/proxylint/internal/config"
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/nginx"
 	"github.com/proxylint/proxylint/releases"
@@ -265,7 +266,13 @@ func cmdUpgrade(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv
 			return fail(fmt.Errorf("--%s does not apply to an upgrade comparison", fl))
 		}
 	}
-	cfg, err := readConfig(f)
+	// The targets of the configuration file that governs the first path;
+	// each path is then linted under its own.
+	groups, err := configGroups(f, paths)
+	var cfg *config.Config
+	if err == nil && len(groups) > 0 {
+		cfg, err = readConfig(f, groups[0])
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "proxylint upgrade: %s\n", report.Escape(err.Error()))
 		return exitError

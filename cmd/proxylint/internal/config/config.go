@@ -95,19 +95,22 @@ func (e *Error) Error() string {
 }
 
 // Find looks for a configuration file in dir and its parents, up to the
-// root of the repository (the nearest directory holding .git); outside a
-// repository only dir itself is looked at, so that a file planted in a
-// shared directory above (/tmp) never applies. It returns "" when there
-// is none.
+// root of the repository (the nearest directory holding .git). Outside a
+// repository it looks up to the working directory when dir lies below it
+// (and the working directory is not the file system's root), and at dir
+// alone otherwise, so that a file planted in a shared directory above
+// (/tmp) never applies. It returns "" when there is none.
 func Find(dir string) (string, error) {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
 		return "", err
 	}
-	top := repoTop(dir)
-	limit := top
+	limit := repoTop(dir)
 	if limit == "" {
 		limit = dir
+		if wd, err := os.Getwd(); err == nil && wd != filepath.Dir(wd) && within(dir, wd) {
+			limit = wd
+		}
 	}
 	for {
 		for _, n := range Names {
@@ -117,11 +120,17 @@ func Find(dir string) (string, error) {
 			}
 		}
 		parent := filepath.Dir(dir)
-		if top == "" || dir == top || parent == dir {
+		if dir == limit || parent == dir {
 			return "", nil
 		}
 		dir = parent
 	}
+}
+
+// within reports whether the absolute, clean path p is dir or lies below
+// it.
+func within(p, dir string) bool {
+	return p == dir || dir == string(filepath.Separator) || strings.HasPrefix(p, dir+string(filepath.Separator))
 }
 
 // confined checks that the configuration file found at p is inside limit
@@ -881,4 +890,73 @@ func (p *parser) hop(kind string, v *yaml.Node) (*model.Hop, error) {
 		return nil, err
 	}
 	return h, nil
+}
+
+// ForFile is the configuration file that applies to the file at path: the
+// one Find finds from the file's directory ("" when none). Standard input
+// ("-") is read as a file in the working directory.
+func ForFile(path string) (string, error) {
+	if path == "-" {
+		return Find(".")
+	}
+	return Find(filepath.Dir(path))
+}
+
+// Nested lists the directories below dir, not dir itself, that hold a
+// configuration file of their own, in the order a walk reaches them
+// (lexical, hidden directories not entered, symbolic links not followed),
+// named as joined onto dir. It does not look below such a directory, whose
+// own file says what is excluded there, nor into a directory skip reports
+// (given its absolute path: one that dir's configuration excludes). The
+// files under such a directory are linted under its file, not under the
+// one that applies to dir.
+func Nested(dir string, skip func(abs string) bool) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			// The loader's own walk reports what cannot be read.
+			if e != nil && e.IsDir() && p != dir {
+				return filepath.SkipDir
+			}
+			return nil
+		case !e.IsDir() || p == dir:
+			return nil
+		case strings.HasPrefix(e.Name(), "."):
+			return filepath.SkipDir
+		}
+		if skip != nil {
+			if abs, err := filepath.Abs(p); err == nil && skip(abs) {
+				return filepath.SkipDir
+			}
+		}
+		for _, n := range Names {
+			if fi, err := os.Stat(filepath.Join(p, n)); err == nil && !fi.IsDir() {
+				out = append(out, p)
+				return filepath.SkipDir
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Excluded reports whether the absolute path p is left out by one of the
+// patterns of Config.Exclude (or of ExcludePattern), as the loaders match
+// them: a pattern without "/" by p's base name, one with "/" by p itself,
+// and one ending in "/**" by every path below its directory.
+func Excluded(p string, patterns []string) bool {
+	slashed := filepath.ToSlash(p)
+	for _, pat := range patterns {
+		if ok, _ := path.Match(pat, slashed); ok {
+			return true
+		}
+		if ok, _ := path.Match(pat, path.Base(slashed)); ok {
+			return true
+		}
+		if dir, ok := strings.CutSuffix(pat, "/**"); ok && strings.HasPrefix(slashed+"/", dir+"/") {
+			return true
+		}
+	}
+	return false
 }

@@ -197,3 +197,46 @@ func TestExcludePattern(t *testing.T) {
 	_, err := ExcludePattern("/", "/repo")
 	assert.Error(t, err)
 }
+
+// Nested lists the directories with a configuration file of their own,
+// not below one of them, not in hidden or skipped directories.
+func TestNested(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"a", "a/deeper", "b/c", ".hidden", "vendor/lib"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(root, d), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(root, d, ".proxylint.yaml"), nil, 0o644))
+	}
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "d"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "d", ".proxylint.yml"), nil, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(root, ".proxylint.yaml"), nil, 0o644))
+	skip := func(abs string) bool {
+		return Excluded(abs, []string{filepath.ToSlash(filepath.Join(root, "vendor")) + "/**"})
+	}
+	got, err := Nested(root, skip)
+	require.NoError(t, err)
+	want := []string{"a", "b/c", "d"}
+	for i := range want {
+		want[i] = filepath.Join(root, want[i])
+	}
+	assert.Equal(t, want, got)
+	got, err = Nested(root, nil)
+	require.NoError(t, err)
+	assert.Contains(t, got, filepath.Join(root, "vendor", "lib"))
+}
+
+func TestExcluded(t *testing.T) {
+	patterns := []string{"*.bak", "node_modules", "/repo/deploy/old/**", "/repo/tmp/*.conf"}
+	for p, want := range map[string]bool{
+		"/repo/a.conf.bak":           true,
+		"/repo/web/node_modules":     true,
+		"/repo/deploy/old":           true,
+		"/repo/deploy/old/x/y":       true,
+		"/repo/deploy/older":         false,
+		"/repo/tmp/a.conf":           true,
+		"/repo/tmp/sub/a.conf":       false,
+		"/repo/deploy/nginx.conf":    false,
+		"/repo/node_modules_not/x.c": false,
+	} {
+		assert.Equal(t, want, Excluded(p, patterns), p)
+	}
+}

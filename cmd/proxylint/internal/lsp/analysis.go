@@ -40,7 +40,9 @@ const maxUnitFiles = 1000
 
 func unitOf(d *document) unit {
 	dir := filepath.Dir(d.path)
-	cfg, err := config.Find(dir)
+	// The command line's lookup: the nearest file above the document, up
+	// to the repository root.
+	cfg, err := config.ForFile(d.path)
 	if err != nil {
 		cfg = ""
 	}

@@ -161,3 +161,40 @@ func TestBadMessagesGetErrors(t *testing.T) {
 		t.Fatal("the server did not stop")
 	}
 }
+
+// The language server finds a document's .proxylint.yaml as the command
+// line finds a linted file's (config.ForFile): the nearest above it, up to
+// the repository root. Three copies of one nginx.conf under three nested
+// files get the severity each file sets, or nothing where it disables the
+// rule, as "proxylint ." reports them from the root
+// (cmd/proxylint's TestNearestConfigPerFile).
+func TestNestedConfigurationFiles(t *testing.T) {
+	conf := "events {}\nhttp {\n    server {\n        listen 80;\n        location / {\n            proxy_pass http://127.0.0.1:8000;\n        }\n    }\n}\n"
+	root := workspace(t, map[string]string{
+		".proxylint.yaml":              "rules:\n  severity:\n    upstream-no-keepalive: error\n",
+		"nginx/.proxylint.yaml":        "rules:\n  severity:\n    upstream-no-keepalive: note\n",
+		"nginx/legacy/.proxylint.yaml": "rules:\n  disable: [upstream-no-keepalive]\n",
+		"edge/nginx.conf":              conf,
+		"nginx/nginx.conf":             conf,
+		"nginx/legacy/nginx.conf":      conf,
+	})
+	s := start(t, root, protocol.ClientCapabilities{})
+	for _, c := range []struct {
+		name string
+		want []string
+	}{
+		// Severities 1: Error, 3: Information.
+		{"edge/nginx.conf", []string{"upstream-no-keepalive 5:12 1"}},
+		{"nginx/nginx.conf", []string{"upstream-no-keepalive 5:12 3"}},
+		{"nginx/legacy/nginx.conf", nil},
+	} {
+		s.open(c.name, "nginx")
+		var got []string
+		for _, d := range s.diagnostics(c.name, 1) {
+			if code, _ := d.Code.(protocol.String); code == "upstream-no-keepalive" {
+				got = append(got, fmt.Sprintf("%s %d:%d %d", code, d.Range.Start.Line, d.Range.Start.Character, d.Severity))
+			}
+		}
+		assert.Equal(t, c.want, got, c.name)
+	}
+}
