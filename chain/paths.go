@@ -48,7 +48,7 @@ func pathBudget(proxies []*model.Proxy, c *model.Chain) []model.Diagnostic {
 			}
 			n := maxPaths(c)
 			out = append(out, model.Diagnostic{
-				Code: "load-error", Severity: model.Error, Pos: r.Pos, Fatal: true,
+				Code: model.CodeLoad, Severity: model.Error, Pos: r.Pos, Fatal: true,
 				Message: fmt.Sprintf("more than %d request paths lead from %s through the loaded configurations (hops that proxy back to one another); only %d were analysed (raise the limit with --max-paths)", n, r.Name, n),
 			})
 		}

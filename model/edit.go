@@ -136,6 +136,12 @@ type ConfEditor interface {
 	// Children lists the directives directly in the block of the
 	// directive at block (or at the top level of the file).
 	Children(block Pos) ([]Stmt, error)
+	// Find lists the directives named name anywhere in the file, at any
+	// depth, in the order they are written.
+	Find(name string) ([]Stmt, error)
+	// UsesVariable reports whether an argument of a directive of the
+	// file uses the variable $name (or ${name}).
+	UsesVariable(name string) (bool, error)
 
 	// Insert writes directives AtStart or AtEnd of the block of the
 	// directive at at (or of the top level), or Before or After the
@@ -153,6 +159,9 @@ type ConfEditor interface {
 	InsertArg(at Pos, i int, raw string) ([]Edit, error)
 	// RemoveArg deletes argument i with the blanks before it.
 	RemoveArg(at Pos, i int) ([]Edit, error)
+	// Rename replaces the name of the directive at at with name, its
+	// arguments as they are.
+	Rename(at Pos, name string) ([]Edit, error)
 	// Remove deletes the directive at at (a block directive with its
 	// block), and its line when nothing else is on it.
 	Remove(at Pos) ([]Edit, error)

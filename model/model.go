@@ -78,6 +78,11 @@ type File struct {
 	// Editor edits the file in its own style (edit.go); nil when its
 	// loader offers none.
 	Editor Editor
+	// Generated says what wrote the file when its loader can tell that it
+	// is not where the configuration is written ("an Envoy admin config
+	// dump"): a fix names the source instead of editing it, as the next
+	// dump would undo the edit and the running proxy never reads it.
+	Generated string
 }
 
 // Comment is a comment in a source file. Text excludes the comment marker.
@@ -334,6 +339,10 @@ type Proxy struct {
 	// another resource (Value says why: an Envoy Gateway policy that
 	// rebuilds a route without its timeout).
 	Dropped []Drop
+	// NoEffect and Overrides are what the directives written in blocks
+	// do beside the routes' values (model/written.go).
+	NoEffect  []NoEffect
+	Overrides []Override
 }
 
 // Snippet is a file linted through the configuration that includes it
@@ -786,6 +795,16 @@ type Upstream struct {
 	// Mesh is set when the pool is the one every client in a service mesh
 	// keeps to the host (a sidecar's cluster), not one proxy's own.
 	Mesh bool
+	// RetryLimit bounds the retries in flight to an Envoy cluster
+	// (model/breaker.go); nil for nginx.
+	RetryLimit *RetryLimit
+	// Zone is the shared-memory zone of an nginx upstream block, and
+	// Resolver the resolver in effect for it (the block's own, nginx
+	// 1.27.3 and newer, else the http block's): what a server's
+	// "resolve" parameter needs to look its name up while nginx runs.
+	// Invalid when not written.
+	Zone     Setting[string]
+	Resolver Setting[string]
 
 	// Routes lists the routes that forward to this upstream.
 	Routes []*Route
@@ -804,7 +823,11 @@ type Server struct {
 	Addresses int
 	Backup    bool
 	Down      bool
-	Pos       Pos
+	// Resolve is set when the server has the "resolve" parameter: nginx
+	// (1.27.3 and newer, NGINX Plus, Angie 1.1.0 and newer) looks the name
+	// up again while it runs, through the upstream's Resolver.
+	Resolve bool
+	Pos     Pos
 	// Service is the cluster service the server reaches when its loader
 	// knows it (an Ingress backend); nil otherwise.
 	Service *ServiceRef

@@ -92,7 +92,7 @@ func ParseSeverity(s string) (Severity, error) {
 // Fatal means the file could not be loaded completely, so the run cannot
 // call it clean.
 type Diagnostic struct {
-	Code     string
+	Code     Code
 	Severity Severity
 	Pos      Pos
 	Message  string

@@ -169,7 +169,7 @@ func finding(f rules.Finding, sources map[string][]byte, shown func(string) stri
 	out := Finding{
 		Rule: f.Rule, Severity: f.Severity.String(), Message: f.Message,
 		File: shown(f.Pos.File), Line: int(f.Pos.Line), Column: int(f.Pos.Col),
-		Fix: f.Fix, Fatal: f.Fatal,
+		Fix: f.Fix.Message, Fatal: f.Fatal,
 	}
 	if f.End.IsValid() {
 		out.EndLine, out.EndColumn = int(f.End.Line), int(f.End.Col)
@@ -181,7 +181,7 @@ func finding(f rules.Finding, sources map[string][]byte, shown func(string) stri
 		reason := f.Suppression.Reason
 		out.Suppressed = &reason
 	}
-	for _, e := range f.Edits {
+	for _, e := range f.Fix.Edits {
 		src, ok := sources[e.File]
 		if !ok || e.Start < 0 || e.End < e.Start || e.End > len(src) {
 			// An edit of a file the request does not hold cannot be

@@ -166,11 +166,11 @@ func TestExamplesLintAsOnTheDisk(t *testing.T) {
 			}
 			var disk []string
 			for _, f := range lintDisk(paths) {
-				s := fmt.Sprintf("%s %s %s:%d:%d %s | fix: %s", f.Severity, f.Rule, f.Pos.File, f.Pos.Line, f.Pos.Col, f.Message, f.Fix)
+				s := fmt.Sprintf("%s %s %s:%d:%d %s | fix: %s", f.Severity, f.Rule, f.Pos.File, f.Pos.Line, f.Pos.Col, f.Message, f.Fix.Message)
 				for _, r := range f.Related {
 					s += fmt.Sprintf(" | %s:%d:%d %s", r.Pos.File, r.Pos.Line, r.Pos.Col, r.Message)
 				}
-				for _, e := range f.Edits {
+				for _, e := range f.Fix.Edits {
 					s += fmt.Sprintf(" | edit %s %q", e.File, e.New)
 				}
 				disk = append(disk, s)

@@ -114,8 +114,8 @@ func TestTable(t *testing.T) {
 			t.Errorf("Lookup(%q) = %v", c.ID, got)
 		}
 	}
-	if len(Of(model.Angie)) != 3 {
-		t.Errorf("Angie made %d of the changes, want 3 (HTTP/1.1, no Connection header, resolver conf)", len(Of(model.Angie)))
+	if len(Of(model.Angie)) != 4 {
+		t.Errorf("Angie made %d of the changes, want 4 (HTTP/1.1, no Connection header, resolver conf, upstream resolve)", len(Of(model.Angie)))
 	}
 }
 

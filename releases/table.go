@@ -153,6 +153,23 @@ var (
 				"src/http/v2/ngx_http_v2_module.c declares the push directives with ngx_http_v2_obsolete at release-1.30.0 (:104-176, :481-493)"}},
 	}
 
+	// UpstreamResolve: the resolve parameter of an upstream block's server.
+	UpstreamResolve = &Change{
+		ID: "nginx-upstream-resolve", Kind: Added,
+		Subject: "the resolve parameter of server in an upstream block",
+		Before:  "invalid parameter: a host name in an upstream block is looked up once, when nginx starts",
+		After:   "server NAME resolve; (with a zone and a resolver) looks the name up again while nginx runs",
+		Adopt:   "a variable in the pass directive with a resolver, which looks the name up per request",
+		Names:   []string{"server resolve", "resolver"},
+		Releases: []Release{
+			{Product: model.Nginx, Since: model.Version{Major: 1, Minor: 27, Patch: 3},
+				Source: "nginx CHANGES 1.27.3: \"the \"server\" directive in the \"upstream\" block supports the \"resolve\" parameter\", " +
+					"\"the \"resolver\" and \"resolver_timeout\" directives in the \"upstream\" block\" (docs/xml/nginx/changes.xml:1634-1651)"},
+			{Product: model.Angie, Since: model.Version{Major: 1, Minor: 1},
+				Source: "Angie CHANGES 1.1.0: \"the \"resolve\" option of the \"server\" directive in the HTTP module \"upstream\" block\" (CHANGES:1173-1176)"},
+		},
+	}
+
 	// AddHeaderInherit: add_header_inherit and add_trailer_inherit.
 	AddHeaderInherit = &Change{
 		ID: "nginx-add-header-inherit", Kind: Added,
@@ -242,6 +259,19 @@ var (
 			Source: "pilot/pkg/config/kube/gateway/conversion.go reads rule.Retry at 1.25.0 (:271), not at 1.24.0"}},
 	}
 
+	// IstioRetryBudget: a DestinationRule's trafficPolicy.retryBudget.
+	IstioRetryBudget = &Change{
+		ID: "istio-retry-budget", Kind: Added,
+		Subject: "a DestinationRule's trafficPolicy.retryBudget",
+		Before:  "no such field: the cluster's retries in flight are bounded by connectionPool.http.maxRetries alone (4294967295 unless set)",
+		After:   "an Envoy retry_budget on the cluster (20% of the active requests, at least 3, by default), which replaces max_retries",
+		Adopt:   "connectionPool.http.maxRetries above 0",
+		Names:   []string{"retryBudget"},
+		Releases: []Release{{Product: model.Istio, Since: model.Version{Major: 1, Minor: 27},
+			Source: "pilot/pkg/networking/core/cluster_traffic_policy.go, applyRetryBudget (percent 0.2 and a floor of 3 by default), " +
+				"since 1.27.0; istio/api networking/v1alpha3/destination_rule.proto TrafficPolicy.retry_budget"}},
+	}
+
 	// NginxIncNextUpstream: NGINX Ingress Controller's
 	// proxy-next-upstream annotations.
 	NginxIncNextUpstream = &Change{
@@ -297,8 +327,8 @@ var (
 // table is every change, nginx's first.
 var table = []*Change{
 	UpstreamKeepalive, ProxyHTTPVersion, ProxyConnectionHeader, KeepaliveLocal, ProxyHTTP2, ResolverConf,
-	SSLDirective, HTTP2Directive, ListenHTTP2, HTTP2Push, AddHeaderInherit,
+	SSLDirective, HTTP2Directive, ListenHTTP2, HTTP2Push, UpstreamResolve, AddHeaderInherit,
 	ResetBeforeRequest, H1SafeDrain, V2Upgraded,
-	IstioNo503Retry, IstioHTTPRouteRetry, NginxIncNextUpstream,
+	IstioNo503Retry, IstioHTTPRouteRetry, IstioRetryBudget, NginxIncNextUpstream,
 	GatewayMergeType, GatewayClientIdle, GatewayDropsRouteTimeouts,
 }

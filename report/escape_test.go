@@ -53,7 +53,7 @@ func hostileInput() *Input {
 				{Pos: model.Pos{File: file, Line: 1, Col: 1}, Message: "in\n::warning::this"},
 				{Message: "flag \x1b[31mred"},
 			},
-			Fix: "write\n##[error]this",
+			Fix: rules.Advice("write\n##[error]this"),
 		}},
 		Files: []*model.File{{Path: file, Source: []byte(src)}},
 		Dir:   "/work",

@@ -51,8 +51,8 @@ func GitHub(w io.Writer, in *Input) error {
 				msg += "\n" + Escape(r.Message)
 			}
 		}
-		if f.Fix != "" {
-			msg += "\nfix: " + Escape(f.Fix)
+		if f.Fix.Message != "" {
+			msg += "\n" + fixLabel(f.Fix) + ": " + Escape(f.Fix.Message)
 		}
 		fmt.Fprintf(bw, "::%s %s::%s\n", ghCommand(f.Severity), strings.Join(props, ","), ghData(msg))
 	}

@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"io"
+	"strings"
 
 	"github.com/proxylint/proxylint/model"
 )
@@ -45,8 +46,9 @@ func GitLab(w io.Writer, in *Input) error {
 			continue
 		}
 		msg := f.Message
-		if f.Fix != "" {
-			msg += " Fix: " + f.Fix
+		if f.Fix.Message != "" {
+			label := fixLabel(f.Fix)
+			msg += " " + strings.ToUpper(label[:1]) + label[1:] + ": " + f.Fix.Message
 		}
 		loc := gitlabLocation{Path: jsonName(in.rootPath(f.Pos.File)), Lines: gitlabLines{Begin: max(int(f.Pos.Line), 1)}}
 		if f.End.IsValid() && f.End.File == f.Pos.File && int(f.End.Line) > loc.Lines.Begin {

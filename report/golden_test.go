@@ -26,9 +26,9 @@ func goldenInput() *Input {
 	in.Findings = append(in.Findings, rules.Finding{
 		Rule: "log-format-blind", Severity: model.Note, Pos: model.Pos{File: file, Line: 2, Col: 1},
 		Message: `The default access log has no $request_time & "$upstream_status" <combined>`,
-		Fix:     "log with a format that has $request_time",
+		Fix:     rules.Advice("log with a format that has $request_time"),
 	})
-	in.Findings[2].Fix = "declare upstream backend for 127.0.0.1:8001"
+	in.Findings[2].Fix = rules.Advice("declare upstream backend for 127.0.0.1:8001")
 	in.Findings = rules.Sort(in.Findings)
 	in.Rules = nil
 	in.Root = "/work"

@@ -40,6 +40,7 @@ type jsonFinding struct {
 	EndColumn   int              `json:"end_column,omitempty"`
 	Related     []jsonRelated    `json:"related,omitempty"`
 	Fix         string           `json:"fix,omitempty"`
+	FixApplies  string           `json:"fix_applicability,omitempty"`
 	FixEdits    []jsonEdit       `json:"fix_edits,omitempty"`
 	Fingerprint string           `json:"fingerprint"`
 	Suppressed  *jsonSuppression `json:"suppressed,omitempty"`
@@ -135,13 +136,16 @@ func JSON(w io.Writer, in *Input) error {
 			FileBase64:  rawName(in.RelPath(f.Pos.File)),
 			Line:        int(f.Pos.Line),
 			Column:      int(f.Pos.Col),
-			Fix:         f.Fix,
+			Fix:         f.Fix.Message,
 			Fingerprint: fps[i],
 		}
 		if f.End.IsValid() {
 			jf.EndLine, jf.EndColumn = int(f.End.Line), int(f.End.Col)
 		}
-		for _, e := range f.Edits {
+		if f.Fix.Message != "" || len(f.Fix.Edits) > 0 {
+			jf.FixApplies = f.Fix.Applicability.String()
+		}
+		for _, e := range f.Fix.Edits {
 			s, end, _ := in.editRange(e)
 			jf.FixEdits = append(jf.FixEdits, jsonEdit{File: jsonName(in.RelPath(e.File)), FileBase64: rawName(in.RelPath(e.File)), Start: e.Start, End: e.End,
 				StartLine: int(s.Line), StartColumn: int(s.Col), EndLine: int(end.Line), EndColumn: int(end.Col), Text: e.New})

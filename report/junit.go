@@ -93,8 +93,8 @@ func (in *Input) junitDetail(f rules.Finding, pos string) string {
 			b.WriteString("\n    note: " + r.Message)
 		}
 	}
-	if f.Fix != "" {
-		b.WriteString("\n    fix: " + f.Fix)
+	if f.Fix.Message != "" {
+		b.WriteString("\n    " + fixLabel(f.Fix) + ": " + f.Fix.Message)
 	}
 	return b.String()
 }

@@ -38,7 +38,7 @@ func testInput() *Input {
 			{
 				Rule: "upstream-no-keepalive", Severity: model.Warning, Pos: model.Pos{File: file, Line: 5, Col: 13},
 				Message:     "proxy_pass to 127.0.0.1:8000 has no upstream block, so nginx opens a new connection for every request. More.",
-				Fix:         "declare an upstream block",
+				Fix:         rules.Advice("declare an upstream block"),
 				Suppression: &rules.Suppression{Pos: model.Pos{File: file, Line: 5, Col: 47}, Reason: "sidecar"},
 			},
 			{

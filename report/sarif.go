@@ -139,6 +139,13 @@ type sarifResult struct {
 type sarifFix struct {
 	Description     sarifText           `json:"description"`
 	ArtifactChanges []sarifArtifactEdit `json:"artifactChanges"`
+	Properties      sarifFixProperties  `json:"properties"`
+}
+
+// sarifFixProperties say whether proxylint --fix applies the fix: "safe"
+// fixes it applies, "unsafe" ones only with --unsafe-fixes.
+type sarifFixProperties struct {
+	Applicability string `json:"applicability"`
 }
 
 type sarifArtifactEdit struct {
@@ -229,8 +236,8 @@ func SARIF(w io.Writer, in *Input) error {
 		if loc := in.sarifLocation(d.Pos); loc != nil {
 			n.Locations = []sarifLocation{*loc}
 		}
-		if i, ok := index[d.Code]; ok {
-			n.AssociatedRule = &sarifRuleRef{ID: d.Code, Index: i}
+		if i, ok := index[string(d.Code)]; ok {
+			n.AssociatedRule = &sarifRuleRef{ID: string(d.Code), Index: i}
 		}
 		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, n)
 	}
@@ -328,13 +335,17 @@ func sarifRuleOf(r *rules.Rule) sarifRule {
 // finding has no edits, or an edit is in a file the run did not read or
 // lies outside it: a fix is offered whole or not at all.
 func (in *Input) sarifFix(f rules.Finding) (sarifFix, bool) {
-	if len(f.Edits) == 0 {
+	if !f.Fix.Applies(rules.Unsafe) {
 		return sarifFix{}, false
 	}
-	fix := sarifFix{Description: sarifText{Text: sentence(capitalise(f.Fix))}}
+	desc := sentence(capitalise(f.Fix.Message))
+	if f.Fix.Applicability == rules.Unsafe {
+		desc = "Unsafe fix (proxylint --fix applies it only with --unsafe-fixes): " + desc
+	}
+	fix := sarifFix{Description: sarifText{Text: desc}, Properties: sarifFixProperties{Applicability: f.Fix.Applicability.String()}}
 	byFile := map[string]int{}
 	var edits [][]rules.Edit
-	for _, e := range f.Edits {
+	for _, e := range f.Fix.Edits {
 		i, seen := byFile[e.File]
 		if !seen {
 			i = len(edits)
@@ -506,8 +517,8 @@ func (in *Input) artifact(path string) sarifArtifact {
 // message's first sentence already stands alone for GitHub.
 func resultMessage(f rules.Finding) string {
 	msg := sentence(f.Message)
-	if f.Fix != "" {
-		msg += " Fix: " + sentence(f.Fix)
+	if f.Fix.Message != "" {
+		msg += " Fix: " + sentence(f.Fix.Message)
 	}
 	return msg
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/fatih/color"
 
 	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/rules"
 )
 
 // palette holds the colours of the text report; each colour is switched on
@@ -78,10 +79,10 @@ func Text(w io.Writer, in *Input, useColor bool) error {
 				fmt.Fprintf(bw, "    %s %s\n", p.dim.Sprint("note:"), Escape(r.Message))
 			}
 		}
-		if f.Fix != "" {
-			fmt.Fprintf(bw, "    %s %s\n", p.fix.Sprint("fix:"), Escape(f.Fix))
+		if f.Fix.Message != "" {
+			fmt.Fprintf(bw, "    %s %s\n", p.fix.Sprint(fixLabel(f.Fix)+":"), Escape(f.Fix.Message))
 		}
-		for _, e := range f.Edits {
+		for _, e := range f.Fix.Edits {
 			before, after, ok := in.fixedLines(e)
 			if !ok {
 				continue
@@ -106,6 +107,16 @@ func Text(w io.Writer, in *Input, useColor bool) error {
 		fmt.Fprintln(bw, summary(c, in.Known, in.Skipped))
 	}
 	return bw.Flush()
+}
+
+// fixLabel names a fix in the text and github reports: "fix" for advice
+// and for what --fix applies, "unsafe fix (--unsafe-fixes)" for edits
+// --fix applies only with --unsafe-fixes.
+func fixLabel(f rules.Fix) string {
+	if f.Applicability == rules.Unsafe && len(f.Edits) > 0 {
+		return "unsafe fix (--unsafe-fixes)"
+	}
+	return "fix"
 }
 
 func (in *Input) posText(p model.Pos) string {

@@ -5,8 +5,10 @@ package rules
 // fixtures/ID/; TestRuleList checks that the list is sorted and complete.
 var all = []*Rule{
 	ClientAbortIgnoredBroadly,
+	DirectiveNoEffect,
 	EnvoyH1UnsafeDrain,
 	EnvoyInvalid,
+	EnvoyRetryBreakerUnlimited,
 	EnvoyRetryOnUnknown,
 	EnvoySyntax,
 	EnvoyUnknownExtension,
@@ -26,8 +28,10 @@ var all = []*Rule{
 	RetryAmplification,
 	RetryTimeoutWrite,
 	RetryTriesUnbounded,
+	SetHeaderDropsInherited,
 	TimeoutBudgetInverted,
 	TimeoutEqualAdjacent,
 	UnusedSuppression,
+	UpstreamDNSStale,
 	UpstreamNoKeepalive,
 }

@@ -107,12 +107,12 @@ func (in *interner) finding(f *Finding) {
 		return
 	}
 	f.Message = in.str(f.Message)
-	f.Fix = in.str(f.Fix)
+	f.Fix.Message = in.str(f.Fix.Message)
 	for i := range f.Related {
 		f.Related[i].Message = in.str(f.Related[i].Message)
 	}
-	for i := range f.Edits {
-		f.Edits[i].New = in.str(f.Edits[i].New)
+	for i := range f.Fix.Edits {
+		f.Fix.Edits[i].New = in.str(f.Fix.Edits[i].New)
 	}
 }
 
@@ -125,7 +125,7 @@ const maxEcho = 200
 // edits are left whole, as they must apply.
 func clipFinding(f *Finding) {
 	f.Message = clip(f.Message)
-	f.Fix = clip(f.Fix)
+	f.Fix.Message = clip(f.Fix.Message)
 	for i := range f.Related {
 		f.Related[i].Message = clip(f.Related[i].Message)
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // Helpers of the rules about adjacent hops; the values they compare come
-// from parsers/chain (Wait, Attempts, Pool, Paths).
+// from package chain (Wait, Attempts, Pool, Paths).
 
 // hopName names a listener for messages about another hop: "server
 // 127.0.0.1:8081 in inner.conf".

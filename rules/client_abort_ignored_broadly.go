@@ -30,7 +30,7 @@ func checkClientAbortIgnoredBroadly(pass *Pass) {
 					"logs the status the backend returns (200) instead of 499, and the backend finishes work nobody will read.",
 					ica.Name, ica.Level),
 				Related: []Related{{Pos: r.Pos, Message: "inherited by " + routeName(r)}},
-				Fix:     fmt.Sprintf("set %s on only in the locations whose work must finish even without a client (uploads, webhooks), and remove it here", ica.Name),
+				Fix:     Advice(fmt.Sprintf("set %s on only in the locations whose work must finish even without a client (uploads, webhooks), and remove it here", ica.Name)),
 			})
 		}
 	}

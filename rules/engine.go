@@ -24,11 +24,11 @@ type Finding struct {
 	// Related points at the other places involved: the line a value is
 	// inherited from, the other hop.
 	Related []Related
-	// Fix says how to repair the configuration, in one line.
-	Fix string
-	// Edits make the repair, when a mechanical one is safe (rules/fix.go):
-	// applied together, they leave a configuration the proxy accepts.
-	Edits []Edit
+	// Fix says how to repair the configuration: advice, or edits that
+	// --fix applies when they are safe, and with --unsafe-fixes when they
+	// are not (fix.go). Applied together, the edits of one fix leave a
+	// configuration the proxy accepts.
+	Fix Fix
 	// Suppression is set when an inline comment suppresses the finding.
 	Suppression *Suppression
 	// Fatal marks a file that could not be loaded completely: the finding
@@ -90,6 +90,8 @@ type Pass struct {
 	// sources is the run's index of the model's sources, shared by
 	// the passes of one Check.
 	sources *sourceIndex
+	// results holds the analyses of the run (Requires).
+	results map[*Analysis]any
 
 	defaultWritePaths []*regexp.Regexp
 }
@@ -111,6 +113,10 @@ func (p *Pass) Reportf(pos model.Pos, format string, args ...any) {
 	p.Report(Finding{Pos: pos, Message: fmt.Sprintf(format, args...)})
 }
 
+// Chain is the request paths the run's configurations are linked into,
+// with the hops declared around them.
+func (p *Pass) Chain() *model.Chain { return p.Model.Chain }
+
 // WritePaths returns the compiled write-location patterns in effect,
 // compiling the defaults on first use in this run.
 func (p *Pass) WritePaths() []*regexp.Regexp {
@@ -118,9 +124,7 @@ func (p *Pass) WritePaths() []*regexp.Regexp {
 		return p.Options.WritePaths
 	}
 	if p.defaultWritePaths == nil {
-		for _, pat := range DefaultWritePaths {
-			p.defaultWritePaths = append(p.defaultWritePaths, regexp.MustCompile(pat))
-		}
+		p.defaultWritePaths = defaultWritePaths()
 	}
 	return p.defaultWritePaths
 }
@@ -130,10 +134,24 @@ func (o *Options) Enabled(r *Rule) bool {
 	if o == nil {
 		return !r.Off
 	}
-	if o.Disable[r.ID] {
+	if o.named(o.Disable, r) {
 		return false
 	}
-	return !r.Off || o.Enable[r.ID]
+	return !r.Off || o.named(o.Enable, r)
+}
+
+// named reports whether set holds the rule's ID or one of its aliases: a
+// caller may fill Enable and Disable with either.
+func (o *Options) named(set map[string]bool, r *Rule) bool {
+	if set[r.ID] {
+		return true
+	}
+	for _, a := range r.Aliases {
+		if set[a] {
+			return true
+		}
+	}
+	return false
 }
 
 // Run checks the model and runs the steps after the rules with no scope and
@@ -152,10 +170,10 @@ func Check(m *model.Model, opts *Options) []Finding {
 	for _, d := range m.Diagnostics {
 		// What was not read is always reported (Unread): the reason
 		// must be on screen.
-		if r, ok := Lookup(d.Code); ok && !Unread(d) && !opts.Enabled(r) {
+		if r, ok := Lookup(string(d.Code)); ok && !Unread(d) && !opts.Enabled(r) {
 			continue
 		}
-		out.add(Finding{Rule: d.Code, Severity: d.Severity, Message: d.Message, Pos: d.Pos, Fatal: d.Fatal, Unread: Unread(d)})
+		out.add(Finding{Rule: string(d.Code), Severity: d.Severity, Message: d.Message, Pos: d.Pos, Fatal: d.Fatal, Unread: Unread(d)})
 	}
 	// The rules read the model and nothing else, so they run side by side
 	// on the available cores; each collects its own findings, handed
@@ -168,10 +186,11 @@ func Check(m *model.Model, opts *Options) []Finding {
 			enabled = append(enabled, r)
 		}
 	}
+	results := runAnalyses(m, opts, enabled)
 	found := make([]findingBatches, len(enabled))
 	run := func(i int) {
 		r, batch := enabled[i], &found[i]
-		r.Check(&Pass{Rule: r, Model: forRule(m, r), Options: opts, sources: sources, report: func(f Finding) {
+		r.Check(&Pass{Rule: r, Model: forRule(m, r), Options: opts, sources: sources, results: results, report: func(f Finding) {
 			f.Fatal, f.Unread = false, false // only loaders can say a file was not read
 			batch.add(f)
 		}})

@@ -25,7 +25,11 @@ func checkEnvoyH1UnsafeDrain(pass *Pass) {
 	for _, p := range pass.Model.Proxies {
 		for _, l := range p.Listeners {
 			if f, ok := h1UnsafeDrain(p, l); ok {
-				f.Fix, f.Edits = h1SafeDrainFixOf(pass, p, l, f.Fix)
+				if gen := generatedBy(pass, f.Pos); gen != "" {
+					f.Fix = writtenElsewhere(gen, f.Pos, f.Fix.Message, "in the bootstrap or in the control plane that serves this Envoy's listeners")
+				} else {
+					f.Fix = h1SafeDrainFix(pass, p, l).Or(f.Fix.Message)
+				}
 				pass.Report(f)
 			}
 		}
@@ -73,7 +77,7 @@ func h1UnsafeDrain(p *model.Proxy, l *model.Listener) (Finding, bool) {
 		Pos:     limit.Pos,
 		Message: msg,
 		Related: related,
-		Fix:     fix,
+		Fix:     Advice(fix),
 	}, true
 }
 
@@ -83,4 +87,41 @@ func seconds(d time.Duration) string {
 		return dur(d)
 	}
 	return fmt.Sprintf("%gs", d.Seconds())
+}
+
+// h1SafeDrainFix sets http1_safe_max_connection_duration: true on the
+// HttpConnectionManager (field 58 of HttpConnectionManager, next to
+// common_http_protocol_options, not inside it): it turns an explicit false
+// into true, or adds the field before common_http_protocol_options in the
+// connection manager that the flag's default points at, in the file's
+// style (block or flow YAML, JSON, its case of field names). The rest of
+// the text is kept as written. It is safe: the connection still closes
+// after max_connection_duration, once the request in flight is answered.
+func h1SafeDrainFix(pass *Pass, p *model.Proxy, l *model.Listener) Fix {
+	if !releases.H1SafeDrain.In(p.Target) {
+		return Fix{}
+	}
+	x := newFixer(pass)
+	safe := l.H1SafeMaxConnectionDuration
+	ed := x.tree(safe.Pos)
+	if ed == nil {
+		return Fix{}
+	}
+	// The field is named as the file names its fields.
+	name := ed.Name(safe.Pos, "http1_safe_max_connection_duration")
+	msg := "set " + name + ": true on the HttpConnectionManager: Envoy then closes an HTTP/1 connection only after answering a request on it with \"Connection: close\""
+	if safe.Explicit() {
+		x.take(ed.SetValue(safe.Pos, model.Bool(true)))
+		return SafeFix(msg, x.result())
+	}
+	// The options that hold the limit must be this manager's.
+	opts, ok := ed.Lookup(safe.Pos, "common_http_protocol_options")
+	if !ok {
+		return Fix{}
+	}
+	if limit, ok := ed.Lookup(opts.Pos, "max_connection_duration"); !ok || limit.KeyPos != l.MaxConnectionDuration.Pos {
+		return Fix{}
+	}
+	x.take(ed.InsertField(opts.KeyPos, model.Before, "http1_safe_max_connection_duration", model.Bool(true)))
+	return SafeFix(msg, x.result())
 }

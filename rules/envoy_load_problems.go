@@ -7,25 +7,25 @@ import "github.com/proxylint/proxylint/model"
 // have no Check: the loader finds these problems.
 var (
 	EnvoySyntax = &Rule{
-		ID:       "envoy-syntax",
+		ID:       string(model.CodeEnvoySyntax),
 		Summary:  "the file is not YAML or JSON that Envoy could read",
 		Severity: model.Error,
 		Tags:     []string{"load", "envoy"},
 	}
 	EnvoyInvalid = &Rule{
-		ID:       "envoy-invalid",
+		ID:       string(model.CodeEnvoyInvalid),
 		Summary:  "Envoy would reject this configuration: an unknown field, a wrong value or a schema constraint",
 		Severity: model.Error,
 		Tags:     []string{"load", "envoy"},
 	}
 	EnvoyUnresolved = &Rule{
-		ID:       "envoy-unresolved",
+		ID:       string(model.CodeEnvoyUnresolved),
 		Summary:  "a route configuration, cluster or endpoints the configuration names are not among the files linted: what depends on them is not checked",
 		Severity: model.Note,
 		Tags:     []string{"load", "envoy"},
 	}
 	EnvoyUnknownExtension = &Rule{
-		ID:       "envoy-unknown-extension",
+		ID:       string(model.CodeEnvoyUnknownExtension),
 		Summary:  "an extension proxylint does not understand: its settings are kept but not checked",
 		Severity: model.Note,
 		Tags:     []string{"load", "envoy"},

@@ -39,16 +39,17 @@ func retryOnUnknown(p *model.Proxy, u model.UnknownCondition) Finding {
 		// Known, but newer than the release the configuration targets.
 		f.Message = fmt.Sprintf("retry_on token %q exists only since Envoy %s, and this configuration targets %s: "+
 			"that release drops it without a word%s", u.Value, u.Since, p.Target, retriesLeft(u.Kept))
-		f.Fix = fmt.Sprintf("upgrade to Envoy %s or newer, or retry on connect-failure,refused-stream instead", u.Since)
+		f.Fix = Advice(fmt.Sprintf("upgrade to Envoy %s or newer, or retry on connect-failure,refused-stream instead", u.Since))
 		return f
 	}
 	f.Message = fmt.Sprintf("retry_on token %q is not one Envoy knows: Envoy drops it without a word%s", u.Value, retriesLeft(u.Kept))
 	known := append([]string(nil), u.Known...)
 	sort.Strings(known)
+	fix := ""
 	if s := nearestToken(u.Value, known); s != "" {
-		f.Fix = fmt.Sprintf("did you mean %q? ", s)
+		fix = fmt.Sprintf("did you mean %q? ", s)
 	}
-	f.Fix += "Envoy knows " + strings.Join(known, ", ")
+	f.Fix = Advice(fix + "Envoy knows " + strings.Join(known, ", "))
 	return f
 }
 

@@ -1,16 +1,16 @@
 package rules
 
 import (
-	"bytes"
 	"strings"
 	"sync"
 
 	"github.com/proxylint/proxylint/model"
 )
 
-// sourceIndex answers the questions the fixes ask of the model's sources
-// for every finding they repair: does any file hold this word, which file
-// has this path, which upstream names are taken. Each answer would otherwise read every source or every upstream,
+// sourceIndex answers the questions the fixes ask of the model's files
+// for every finding they repair: does any file set this directive or use
+// this variable (asked of the files' editors), which file has this path,
+// which upstream names are taken. Each answer would otherwise read every source or every upstream,
 // and a large configuration has thousands of findings. One index serves
 // one run of the rules (Check makes it, every pass shares it), so each
 // answer is worked out once per run and nothing outlives the run.
@@ -19,7 +19,8 @@ type sourceIndex struct {
 	// goroutines.
 	mu    sync.Mutex
 	files []*model.File
-	held  map[string]bool
+	// held keeps the answers of anyConf, by question.
+	held map[string]bool
 	// byPath says where a file is.
 	byPath map[string]*model.File
 	// names holds, per proxy, the lower-cased names of its upstreams and
@@ -68,48 +69,26 @@ func (ix *sourceIndex) file(path string) *model.File {
 	return ix.byPath[path]
 }
 
-// holds reports whether any file holds w as a word of its own.
-func (ix *sourceIndex) holds(w string) bool {
+// anyConf reports whether q holds for any nginx file of the run, asking
+// each file once per key: a file its editor cannot read answers yes, so
+// that a fix that needs the answer no is not offered.
+func (ix *sourceIndex) anyConf(key string, q func(model.ConfEditor) (bool, error)) bool {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	if v, ok := ix.held[w]; ok {
+	if v, ok := ix.held[key]; ok {
 		return v
 	}
 	v := false
 	for _, f := range ix.files {
-		if holdsWord(f.Source, w) {
+		ed, ok := f.Conf()
+		if !ok {
+			continue
+		}
+		if yes, err := q(ed); yes || err != nil {
 			v = true
 			break
 		}
 	}
-	ix.held[w] = v
+	ix.held[key] = v
 	return v
-}
-
-// holdsWord reports whether src holds w as a word of its own: at the start
-// or after white space, ";", "{" or "}", and at the end or before one of
-// them.
-func holdsWord(src []byte, w string) bool {
-	for off := 0; off <= len(src); {
-		i := bytes.Index(src[off:], []byte(w))
-		if i < 0 {
-			return false
-		}
-		start, end := off+i, off+i+len(w)
-		if (start == 0 || isWordEnd(src[start-1])) && (end == len(src) || isWordEnd(src[end])) {
-			return true
-		}
-		off = start + 1
-	}
-	return false
-}
-
-// isWordEnd reports whether c ends a word: white space as regular
-// expressions' \s has it, ";", "{" or "}".
-func isWordEnd(c byte) bool {
-	switch c {
-	case ' ', '\t', '\n', '\f', '\r', ';', '{', '}':
-		return true
-	}
-	return false
 }

@@ -1,46 +1,41 @@
 package rules
 
 import (
-	"regexp"
 	"testing"
 
 	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/parsers/nginx"
 )
 
-// TestHoldsWordAsTheExpression checks the word search against the regular
-// expression that states what a word is.
-func TestHoldsWordAsTheExpression(t *testing.T) {
-	srcs := []string{
-		"", "timing", "timing;", " timing", "xtiming", "timingx", "a timing b",
-		"log_format main '$request_time timing';", "{timing}", "a;timing\n",
-		"timing\ttiming2", "timingtiming timing", "proxy_set_headers x;",
-		"\fproxy_set_header\r", "# proxy_set_header\n", "é timing é", "\xfftiming\xff",
-		"a;b", ";", "ab", "a b",
+// TestIndexAsksEachFileOnce checks the index's answers, and that an answer
+// is kept for the run: each file is asked once per question.
+func TestIndexAsksEachFileOnce(t *testing.T) {
+	conf := func(path, src string) *model.File {
+		return &model.File{Path: path, Source: []byte(src), Editor: nginx.NewEditor(path, []byte(src))}
 	}
-	for _, w := range []string{"timing", "proxy_set_header", "$proxy_host", ""} {
-		re := regexp.MustCompile(`(^|[\s;{}])` + regexp.QuoteMeta(w) + `($|[\s;{}])`)
-		for _, s := range srcs {
-			if got, want := holdsWord([]byte(s), w), re.MatchString(s); got != want {
-				t.Errorf("holdsWord(%q, %q) = %v, want %v", s, w, got, want)
-			}
-		}
-	}
-}
-
-// TestWordIndexAnswersOnce checks the index's answers, and that an answer
-// is kept for the run: the files are read once per word.
-func TestWordIndexAnswersOnce(t *testing.T) {
-	files := []*model.File{{Path: "a.conf", Source: []byte("proxy_pass http://b;")}, {Path: "b.conf", Source: []byte("log_format t timing;")}}
+	files := []*model.File{conf("a.conf", "proxy_pass http://b; # proxy_redirect\n"), conf("b.conf", "log_format t '$upstream_status $proxy_host_x';"), {Path: "c.yaml", Source: []byte("proxy_redirect: 1")}}
 	ix := newSourceIndex(files)
-	if !ix.holds("timing") || ix.holds("proxy_redirect") || ix.holds("http:") {
-		t.Fatalf("answers: timing %v, proxy_redirect %v, http: %v", ix.holds("timing"), ix.holds("proxy_redirect"), ix.holds("http:"))
+	asked := 0
+	redirect := func(ed model.ConfEditor) (bool, error) {
+		asked++
+		ds, err := ed.Find("proxy_redirect")
+		return len(ds) > 0, err
 	}
-	files[1].Source = []byte("x;")
-	if !ix.holds("timing") {
-		t.Fatal("an answer was not kept for the run")
+	if ix.anyConf("proxy_redirect", redirect) {
+		t.Fatal("a comment or a YAML file counted as a proxy_redirect directive")
 	}
-	if newSourceIndex(files).holds("timing") {
-		t.Fatal("a new run reads the sources again")
+	if ix.anyConf("proxy_redirect", redirect); asked != 2 {
+		t.Fatalf("the nginx files were asked %d times, want 2 (once each)", asked)
+	}
+	uses := func(v string) bool {
+		return ix.anyConf("$"+v, func(ed model.ConfEditor) (bool, error) { return ed.UsesVariable(v) })
+	}
+	if !uses("upstream_status") || uses("proxy_host") {
+		t.Fatalf("variables: upstream_status %v, proxy_host %v", uses("upstream_status"), uses("proxy_host"))
+	}
+	broken := []*model.File{conf("d.conf", "server {")}
+	if !newSourceIndex(broken).anyConf("proxy_redirect", redirect) {
+		t.Fatal("a file the editor cannot read answered no")
 	}
 }
 

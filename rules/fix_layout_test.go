@@ -196,10 +196,10 @@ func TestFixesInEveryLayout(t *testing.T) {
 				t.Fatal(err)
 			}
 			f := layoutFinding(t, path, c.rule)
-			if f == nil || len(f.Edits) == 0 {
+			if f == nil || len(f.Fix.Edits) == 0 {
 				t.Fatalf("no %s finding with a fix", c.rule)
 			}
-			out, err := rules.ApplyEdits([]byte(src), f.Edits)
+			out, err := rules.ApplyEdits([]byte(src), f.Fix.Edits)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -251,8 +251,28 @@ func layoutFinding(t *testing.T, path, rule string) *rules.Finding {
 func TestFixTextNamesFieldsAsTheFile(t *testing.T) {
 	for name, want := range map[string]string{"bad.yaml": "set http1_safe_max_connection_duration: true", "camel-case.yaml": "set http1SafeMaxConnectionDuration: true"} {
 		f := layoutFinding(t, filepath.Join(fixturesDir, "envoy-h1-unsafe-drain", name), "envoy-h1-unsafe-drain")
-		if f == nil || !strings.HasPrefix(f.Fix, want) {
+		if f == nil || !strings.HasPrefix(f.Fix.Message, want) {
 			t.Errorf("%s: fix %+v, want it to start %q", name, f, want)
+		}
+	}
+}
+
+// TestFixOfAGeneratedFileNamesItsSource: a finding in an admin config
+// dump has no edit of the dump; its fix says where the setting is
+// written, in Istio's terms for a route istiod wrote.
+func TestFixOfAGeneratedFileNamesItsSource(t *testing.T) {
+	for _, c := range []struct{ file, rule, want string }{
+		{"envoy-h1-unsafe-drain/config-dump.yaml", "envoy-h1-unsafe-drain", "config-dump.yaml is an Envoy admin config dump"},
+		{"retry-timeout-write/envoy-dump-same-policy.yaml", "retry-timeout-write", "in Istio: the VirtualService's http[].retries.retryOn, or meshConfig.defaultHttpRetryPolicy"},
+		{"retry-timeout-write/envoy-dump-same-policy.yaml", "retry-tries-unbounded", "in Istio: the VirtualService's http[].timeout and http[].retries.perTryTimeout"},
+	} {
+		f := layoutFinding(t, filepath.Join(fixturesDir, c.file), c.rule)
+		if f == nil {
+			t.Errorf("%s: no %s finding", c.file, c.rule)
+			continue
+		}
+		if len(f.Fix.Edits) > 0 || f.Fix.Applicability != rules.DisplayOnly || !strings.Contains(f.Fix.Message, c.want) {
+			t.Errorf("%s: %s: fix %+v, want advice saying %q", c.file, c.rule, f.Fix, c.want)
 		}
 	}
 }

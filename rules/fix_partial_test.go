@@ -50,8 +50,8 @@ http {
 					continue
 				}
 				found = true
-				if got := len(f.Edits) > 0; got != c.offered {
-					t.Errorf("edits offered %v, want %v: %+v", got, c.offered, f.Edits)
+				if got := len(f.Fix.Edits) > 0; got != c.offered {
+					t.Errorf("edits offered %v, want %v: %+v", got, c.offered, f.Fix.Edits)
 				}
 			}
 			if !found {

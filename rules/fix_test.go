@@ -37,16 +37,47 @@ func TestApplyEdits(t *testing.T) {
 }
 
 // TestSelectFixesSkipsOverlap: a finding whose edit overlaps one taken
-// is left out whole; an equal edit is taken once.
+// is left out whole; an equal edit is taken once; a finding that
+// overlaps only one left out is taken.
 func TestSelectFixesSkipsOverlap(t *testing.T) {
 	e1 := rules.Edit{File: "f", Start: 0, End: 3, New: "x"}
+	safe := func(es ...rules.Edit) rules.Finding { return rules.Finding{Fix: rules.SafeFix("fix", es)} }
 	set := rules.SelectFixes([]rules.Finding{
-		{Edits: []rules.Edit{e1}},
-		{Edits: []rules.Edit{e1, {File: "f", Start: 9, End: 9, New: "y\n"}}},
-		{Edits: []rules.Edit{{File: "f", Start: 2, End: 5, New: "z"}, {File: "g", Start: 0, End: 0, New: "w\n"}}},
-	})
-	if set.Applied != 2 || set.Skipped != 1 || len(set.Edits["f"]) != 2 || len(set.Edits["g"]) != 0 {
+		safe(e1),
+		safe(e1, rules.Edit{File: "f", Start: 9, End: 9, New: "y\n"}),
+		safe(rules.Edit{File: "f", Start: 2, End: 5, New: "z"}, rules.Edit{File: "g", Start: 0, End: 0, New: "w\n"}),
+		safe(rules.Edit{File: "f", Start: 4, End: 6, New: "v"}),
+		safe(rules.Edit{File: "f", Start: 9, End: 9, New: "y\nmore\n"}),
+		safe(rules.Edit{File: "f", Start: 9, End: 9, New: "u\n"}),
+	}, rules.Safe)
+	if set.Applied != 4 || set.Skipped != 2 || len(set.Edits["f"]) != 4 || len(set.Edits["g"]) != 0 {
 		t.Fatalf("got %+v", set)
+	}
+}
+
+// TestSelectFixesByApplicability: --fix takes the safe fixes and counts
+// the unsafe ones it leaves; --unsafe-fixes takes both; advice and
+// suppressed findings are never taken.
+func TestSelectFixesByApplicability(t *testing.T) {
+	e := func(at int) []rules.Edit { return []rules.Edit{{File: "f", Start: at, End: at + 1, New: "x"}} }
+	fs := []rules.Finding{
+		{Fix: rules.SafeFix("safe", e(0))},
+		{Fix: rules.UnsafeFix("unsafe", e(2))},
+		{Fix: rules.Fix{Message: "advice with edits", Edits: e(4)}},
+		{Fix: rules.SafeFix("suppressed", e(6)), Suppression: &rules.Suppression{}},
+		{Fix: rules.Advice("advice")},
+	}
+	if set := rules.SelectFixes(fs, rules.Safe); set.Applied != 1 || set.Unsafe != 1 || len(set.Edits["f"]) != 1 {
+		t.Errorf("--fix: %+v", set)
+	}
+	if set := rules.SelectFixes(fs, rules.Unsafe); set.Applied != 2 || set.Unsafe != 0 || len(set.Edits["f"]) != 2 {
+		t.Errorf("--unsafe-fixes: %+v", set)
+	}
+	if f := rules.SafeFix("nothing to edit", nil); f.Message != "" || f.Or("advice").Message != "advice" {
+		t.Errorf("a fix without edits: %+v", f)
+	}
+	if f := rules.Advice("own advice").Or("other"); f.Message != "own advice" {
+		t.Errorf("advice replaced: %+v", f)
 	}
 }
 
@@ -90,7 +121,7 @@ func TestFixesWork(t *testing.T) {
 				if ext == ".yaml" || ext == ".yml" || ext == ".json" {
 					kind = load.KindEnvoy
 				}
-				if ext == ".md" || ext == ".tsv" || ext == ".txt" || root == corpus && !strings.Contains(p, "/"+kind+"/") {
+				if ext == ".md" || ext == ".tsv" || ext == ".txt" || ext == fixedSuffix || root == corpus && !strings.Contains(p, "/"+kind+"/") {
 					return nil
 				}
 				t.Run(strings.TrimPrefix(p, "../../"), func(t *testing.T) {
@@ -113,7 +144,7 @@ func TestFixesWork(t *testing.T) {
 	for rule, n := range offered {
 		t.Logf("%-30s %d fixes", rule, n)
 	}
-	for _, id := range []string{"upstream-no-keepalive", "log-format-blind", "envoy-h1-unsafe-drain", "retry-timeout-write", "retry-tries-unbounded"} {
+	for _, id := range []string{"upstream-no-keepalive", "log-format-blind", "envoy-h1-unsafe-drain", "retry-timeout-write", "retry-tries-unbounded", "directive-no-effect", "set-header-drops-inherited", "upstream-dns-stale"} {
 		if offered[id] == 0 {
 			t.Errorf("no fix of %s was offered on the fixtures", id)
 		}
@@ -240,7 +271,7 @@ func checkFixes(t *testing.T, kind, path string) map[string]int {
 	m, findings := c.lint()
 	var fixable []rules.Finding
 	for _, f := range findings {
-		if len(f.Edits) > 0 {
+		if len(f.Fix.Edits) > 0 {
 			fixable = append(fixable, f)
 		}
 	}
@@ -253,7 +284,7 @@ func checkFixes(t *testing.T, kind, path string) map[string]int {
 	}
 	name := strings.TrimPrefix(path, "../../")
 	check := func(what string, fixed []rules.Finding) {
-		set := rules.SelectFixes(fixed)
+		set := rules.SelectFixes(fixed, rules.Unsafe)
 		move := c.apply(t, m, set)
 		defer c.restore(t)
 		m2, again := c.lint()
@@ -262,7 +293,7 @@ func checkFixes(t *testing.T, kind, path string) map[string]int {
 			c.dump(t, set)
 		}
 		if kind == load.KindEnvoy {
-			known := map[string]bool{}
+			known := map[model.Code]bool{}
 			for _, d := range m.Diagnostics {
 				known[d.Code] = true
 			}

@@ -25,8 +25,10 @@ import (
 // A fixture in fixtures/RULE/ runs RULE and the rules its wants name, as
 // analysistest runs one analyzer: no line of a fixture is there to keep
 // another rule quiet. Findings (and the loaders' diagnostics) and wants
-// must match exactly, both ways. TestAllRulesOverFixtures runs every rule
-// over every fixture for crashes and counts.
+// must match exactly, both ways. The fixes of a fixture's findings, applied,
+// give FILE.fixed beside each file they change (checkFixed).
+// TestFindingsGolden runs every rule over every fixture and the corpus and
+// compares what they find with testdata/findings/RULE.txt.
 
 const fixturesDir = "../fixtures"
 
@@ -170,6 +172,7 @@ func checkFixture(t *testing.T, rule string, paths ...string) {
 	}
 	findings := rules.Run(m, ruleOpts)
 	matchWants(t, findings, wants)
+	checkFixed(t, m, findings, paths)
 }
 
 // fixtureWants reads the want comments of the loaded files.
@@ -296,60 +299,6 @@ func fixtureFlags(t *testing.T, src string) (load.Options, *rules.Options, *mode
 		}
 	}
 	return opts, ro, chain
-}
-
-// TestAllRulesOverFixtures runs every rule over every fixture and, when it
-// is present, the shared corpus: nothing may crash, and the number of
-// findings per rule is logged (go test -v) so that a change in it shows.
-func TestAllRulesOverFixtures(t *testing.T) {
-	roots := []string{fixturesDir}
-	if _, err := os.Stat(corpusDir); err == nil {
-		roots = append(roots, corpusDir)
-	} else {
-		t.Logf("the shared corpus %s is absent: fixtures only", corpusDir)
-	}
-	counts := map[string]int{}
-	for _, root := range roots {
-		for _, kind := range []string{load.KindNginx, load.KindEnvoy} {
-			var files []string
-			err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-				if err != nil {
-					return err
-				}
-				if d.IsDir() {
-					return nil
-				}
-				ext := filepath.Ext(p)
-				isEnvoy := ext == ".yaml" || ext == ".yml" || ext == ".json"
-				if (kind == load.KindEnvoy) != isEnvoy || strings.HasSuffix(p, ".md") || strings.HasSuffix(p, ".tsv") {
-					return nil
-				}
-				if root == corpusDir && !strings.Contains(p, "/"+kind+"/") {
-					return nil
-				}
-				files = append(files, p)
-				return nil
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, f := range files {
-				m := load.Load([]string{f}, load.Options{Kind: kind, Targets: []model.Target{{Product: model.Nginx}}, IncludeRoots: []string{filepath.Dir(f)}})
-				chain.AnalyzeModel(m, nil, 0)
-				for _, fd := range rules.Run(m, &rules.Options{}) {
-					counts[fd.Rule]++
-				}
-			}
-		}
-	}
-	ids := make([]string, 0, len(counts))
-	for id := range counts {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		t.Logf("%-30s %d", id, counts[id])
-	}
 }
 
 // corpusDir holds real configurations from public projects, outside the

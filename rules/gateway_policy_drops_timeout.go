@@ -31,7 +31,7 @@ func checkGatewayPolicyDropsTimeout(pass *Pass) {
 				Pos:     d.Pos,
 				Message: d.Value + ".",
 				Related: relatedDrop(d),
-				Fix:     "upgrade Envoy Gateway to 1.1.3 or later, where the route's timeouts survive a policy attached to it",
+				Fix:     Advice("upgrade Envoy Gateway to 1.1.3 or later, where the route's timeouts survive a policy attached to it"),
 			})
 		}
 	}

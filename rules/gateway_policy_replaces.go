@@ -36,7 +36,7 @@ func checkGatewayPolicyReplaces(pass *Pass) {
 				Pos:     d.Pos,
 				Message: d.Value + ".",
 				Related: relatedDrop(d),
-				Fix:     fix,
+				Fix:     Advice(fix),
 			})
 		}
 	}

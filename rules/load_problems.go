@@ -6,19 +6,19 @@ import "github.com/proxylint/proxylint/model"
 // configuration. They have no Check: the loaders find these problems.
 var (
 	LoadError = &Rule{
-		ID:       "load-error",
+		ID:       string(model.CodeLoad),
 		Summary:  "a file could not be read or its kind could not be told",
 		Severity: model.Error,
 		Tags:     []string{"load"},
 	}
 	NginxSyntax = &Rule{
-		ID:       "nginx-syntax",
+		ID:       string(model.CodeNginxSyntax),
 		Summary:  "nginx would refuse to read this configuration",
 		Severity: model.Error,
 		Tags:     []string{"load", "nginx"},
 	}
 	NginxInclude = &Rule{
-		ID:       "nginx-include",
+		ID:       string(model.CodeNginxInclude),
 		Summary:  "an include cannot be followed: missing, cyclic, not a regular file or outside the linted tree",
 		Severity: model.Error,
 		Tags:     []string{"load", "nginx"},

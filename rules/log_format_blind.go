@@ -37,7 +37,7 @@ func checkLogFormatBlind(pass *Pass) {
 				if !seen.first(f) {
 					continue
 				}
-				f.Fix, f.Edits = logFormatFixOf(pass, p, r, f.Fix)
+				f.Fix = logFormatFix(pass, p, r).Or(f.Fix.Message)
 				pass.Report(f)
 			}
 		}
@@ -80,7 +80,7 @@ func blindLog(r *model.Route, context string) (Finding, bool) {
 		f := Finding{
 			Pos:     l.Pos,
 			Message: msg,
-			Fix:     `log_format timing '$remote_addr "$request" $status $request_time ' '$upstream_addr $upstream_status $upstream_response_time $upstream_connect_time'; access_log /var/log/nginx/access.log timing;`,
+			Fix:     Advice(`log_format timing '$remote_addr "$request" $status $request_time ' '$upstream_addr $upstream_status $upstream_response_time $upstream_connect_time'; access_log /var/log/nginx/access.log timing;`),
 		}
 		if l.Format.Pos.IsValid() {
 			f.Related = []Related{{Pos: l.Format.Pos, Message: fmt.Sprintf("log_format %s", l.Format.Name)}}
@@ -108,7 +108,7 @@ func snippetLogs(pass *Pass, p *model.Proxy) {
 			f := Finding{
 				Pos:     model.Pos{File: sn.File, Line: 1, Col: 1},
 				Related: []Related{{Pos: r.Pos, Message: "includes this file (" + routeName(r) + ")"}},
-				Fix:     "decide where the access log goes and log it with a format that has $request_time, $upstream_response_time and $upstream_status",
+				Fix:     Advice("decide where the access log goes and log it with a format that has $request_time, $upstream_response_time and $upstream_status"),
 			}
 			switch {
 			case sn.Context == "location":
@@ -195,4 +195,122 @@ func blindness(missing []string) string {
 		out = append(out, "what the backend answered is not logged, so a 502 or 504 that nginx made cannot be told for certain from one the backend sent, nor the status of each attempt of a retried request")
 	}
 	return strings.Join(out, "; ")
+}
+
+// ---- the fix ----
+
+// timingFormat is nginx's combined format with the timing of the
+// upstream, as the arguments of log_format after the name.
+var timingFormat = []string{
+	`'$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" '`,
+	`'rt=$request_time uct=$upstream_connect_time urt=$upstream_response_time us=$upstream_status'`,
+}
+
+// logFormatFix adds the missing variables to the first blind access log of
+// route r: to the custom format the log uses, or, for the built-in
+// combined format, through a new format "timing" that the access_log
+// directive names, its path kept. It is unsafe: the log's lines change,
+// and what reads them (goaccess, a grok pattern, fail2ban's filters) may
+// expect them as they were. Where the log goes is not known (the default
+// access log), the fix is advice.
+func logFormatFix(pass *Pass, p *model.Proxy, r *model.Route) Fix {
+	for _, l := range r.AccessLogs.Value {
+		if l.Off || (!l.Format.Builtin && l.Format.Text == "") {
+			continue
+		}
+		var missing []string
+		for _, v := range timingVariables {
+			if !hasVariable(l.Format.Text, v) {
+				missing = append(missing, "$"+v)
+			}
+		}
+		if len(missing) == 0 {
+			continue
+		}
+		if r.AccessLogs.Default {
+			return Advice("decide where the access log goes and log it with a format that has $request_time, $upstream_response_time and $upstream_status")
+		}
+		if l.Format.Builtin {
+			return UnsafeFix("log to "+l.Path+" with format timing: the combined format with $request_time, $upstream_connect_time, $upstream_response_time and $upstream_status",
+				timingLogEdits(pass, p, r, l))
+		}
+		return UnsafeFix(fmt.Sprintf("add %s to log_format %s", quoteList(missing), l.Format.Name), formatEdits(pass, l, missing))
+	}
+	return Fix{}
+}
+
+// timingLogEdits point an access_log in the built-in combined format at a
+// new format "timing", declared before the first server block, or before
+// the access_log when that comes earlier in the same block: nginx looks a
+// format up when it reads the access_log that names it.
+func timingLogEdits(pass *Pass, p *model.Proxy, r *model.Route, l model.AccessLog) []Edit {
+	x := newFixer(pass)
+	if l.Format.Name != "combined" || timingTaken(x) {
+		return nil
+	}
+	s := x.nginxStatement(l.Pos, "access_log")
+	if s == nil || len(s.Args) < 1 {
+		return nil
+	}
+	if len(s.Args) >= 2 && s.Args[1] == "combined" {
+		x.setArg(s, 1, "timing")
+	} else if len(s.Args) == 1 || strings.Contains(s.Args[1], "=") {
+		x.take(s.ed.InsertArg(s.Pos, 1, "timing"))
+	} else {
+		return nil
+	}
+	ed, at := x.httpLevel(p, r)
+	if x.failed {
+		return nil
+	}
+	if s.Pos.File == at.File && s.Pos.Before(at) && sameBlock(ed, s.Pos, at) {
+		at = s.Pos
+	}
+	x.insertBefore(ed, at, model.Directive{Name: "log_format", Args: append([]string{"timing"}, timingFormat...)}, model.Directive{})
+	return x.result()
+}
+
+// timingTaken reports whether a format named "timing" may already be
+// declared or used: a log_format or access_log of the run names it.
+func timingTaken(x *fixer) bool {
+	return x.sources.anyConf("format timing", func(ed model.ConfEditor) (bool, error) {
+		for _, name := range []string{"log_format", "access_log"} {
+			ds, err := ed.Find(name)
+			if err != nil {
+				return true, err
+			}
+			for _, d := range ds {
+				for _, a := range d.Args {
+					if a == "timing" {
+						return true, nil
+					}
+				}
+			}
+		}
+		return false, nil
+	})
+}
+
+// formatEdits add the missing variables at the end of a custom format, as
+// name=value pairs.
+func formatEdits(pass *Pass, l model.AccessLog, missing []string) []Edit {
+	x := newFixer(pass)
+	s := x.nginxStatement(l.Format.Pos, "log_format")
+	if s == nil || len(s.Args) < 2 {
+		return nil
+	}
+	for _, a := range s.Args[1:] {
+		if strings.HasPrefix(a, "escape=") && a != "escape=default" {
+			return nil // JSON or unescaped text: the fields are the author's to name
+		}
+	}
+	if strings.HasPrefix(strings.TrimSpace(s.Args[1]), "{") {
+		return nil
+	}
+	var add []string
+	for _, v := range missing {
+		add = append(add, strings.TrimPrefix(v, "$")+"="+v)
+	}
+	x.setArg(s, len(s.Args), "' "+strings.Join(add, " ")+"'")
+	return x.result()
 }

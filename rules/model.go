@@ -27,6 +27,17 @@ func dur(d time.Duration) string {
 	}
 }
 
+// shorter suggests a timeout a little below d.
+func shorter(d time.Duration) time.Duration {
+	switch {
+	case d >= 20*time.Second:
+		return d - 5*time.Second
+	case d >= 2*time.Second:
+		return d - time.Second
+	}
+	return d / 2
+}
+
 // maxDur is the longest Duration, where the sums below stop.
 const maxDur = time.Duration(math.MaxInt64)
 

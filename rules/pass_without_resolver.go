@@ -41,8 +41,8 @@ func checkPassWithoutResolver(pass *Pass) {
 			pass.Report(Finding{
 				Pos:     f.Pos,
 				Message: msg,
-				Fix: fmt.Sprintf("set a resolver at http or server level (resolver ADDRESS valid=30s; the DNS server of the network nginx runs in), "+
-					"or put %s in an upstream block and set the variable to the block's name, without a port: nginx resolves the block's servers once, when it starts", host),
+				Fix: Advice(fmt.Sprintf("set a resolver at http or server level (resolver ADDRESS valid=30s; the DNS server of the network nginx runs in), "+
+					"or put %s in an upstream block and set the variable to the block's name, without a port: nginx resolves the block's servers once, when it starts", host)),
 			})
 		}
 	}

@@ -100,7 +100,7 @@ func amplified(path []*model.Route, client, backend *model.Hop) (Finding, bool) 
 		Pos:     on.Pos,
 		Message: msg + ".",
 		Related: related,
-		Fix:     "retry at one hop only, the one closest to the backend, and make the others pass failures on (proxy_next_upstream off, or no retry_policy)",
+		Fix:     Advice("retry at one hop only, the one closest to the backend, and make the others pass failures on (proxy_next_upstream off, or no retry_policy)"),
 	}, true
 }
 

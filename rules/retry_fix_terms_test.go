@@ -29,7 +29,7 @@ func TestRetryFixInThePlatformsTerms(t *testing.T) {
 		var fix string
 		for _, f := range rules.Run(m, &rules.Options{}) {
 			if f.Rule == "retry-timeout-write" && int(f.Pos.Line) == c.line {
-				fix = f.Fix
+				fix = f.Fix.Message
 			}
 		}
 		if fix == "" {

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/proxylint/proxylint/model"
@@ -14,6 +15,7 @@ var RetryTimeoutWrite = &Rule{
 	Summary:  "a request that may write is retried after it may already have run",
 	Severity: model.Error,
 	Tags:     []string{"nginx", "envoy", "retries", "correctness"},
+	Requires: []*Analysis{WriteRoutes},
 	Check:    checkRetryTimeoutWrite,
 }
 
@@ -30,24 +32,41 @@ var writeMethods = map[string]bool{
 func checkRetryTimeoutWrite(pass *Pass) {
 	for _, p := range pass.Model.Proxies {
 		var same samePolicy
-		for _, r := range p.Routes() {
+		for r := range envoyRoutes(p) {
 			// Whether Envoy replays a POST depends on the route alone: its
 			// cluster may be in a file the run did not read.
-			if r.Forward == nil || (r.Forward.Upstream == nil && r.Envoy == nil) || len(r.Reexecutes) == 0 {
+			if r.Forward == nil || len(r.Reexecutes) == 0 {
 				continue
 			}
-			if f, ok := replaysWrites(r); ok {
-				if r.Envoy != nil {
-					same.add(f, r)
-					continue
+			if f, ok := envoyReplaysWrites(r); ok {
+				if gen := generatedBy(pass, f.Pos); gen != "" {
+					f.Fix = writtenElsewhere(gen, f.Pos, f.Fix.Message, retriesWritten(r))
 				}
-				f.Fix, f.Edits = nonIdempotentFixOf(pass, r, f.Fix)
+				same.add(f, r)
+			}
+		}
+		same.report(pass)
+		for r := range nginxRoutes(p) {
+			if r.Forward == nil || r.Forward.Upstream == nil || len(r.Reexecutes) == 0 {
+				continue
+			}
+			if f, ok := nginxReplaysWrites(r); ok {
+				f.Fix = nonIdempotentFix(pass, r).Or(f.Fix.Message)
 				pass.Report(f)
 			} else if f, ok := writeRetriedAfterSend(pass, r); ok {
 				pass.Report(f)
 			}
 		}
-		same.report(pass)
+		for r := range otherRoutes(p) {
+			// A proxy that is neither nginx nor Envoy (Traefik): its
+			// loader says which writes its retries send again.
+			if r.Forward == nil || r.Forward.Upstream == nil || len(r.Reexecutes) == 0 {
+				continue
+			}
+			if carried, conds, _ := carriedReplays(r, envoyCarriedWrites); len(carried) > 0 {
+				pass.Report(replaysWritesOnStatus(r, carried, conds))
+			}
+		}
 	}
 }
 
@@ -77,16 +96,13 @@ func refusal(c string) bool {
 	return false
 }
 
-// replaysWrites: a retry that sends POST, PATCH or LOCK again after the
-// upstream may have run it, on a route that carries them.
-func replaysWrites(r *model.Route) (Finding, bool) {
-	var carried, conds, timeouts []string
-	for _, m := range carriedWrites {
+// carriedReplays lists the methods of methods that route r carries and
+// a retry sends again after the upstream may have run them, with the
+// conditions that do (and those of them that fire on a timed-out try).
+func carriedReplays(r *model.Route, methods []string) (carried, conds, timeouts []string) {
+	for _, m := range methods {
 		if !r.Methods.Allows(m) {
 			continue
-		}
-		if r.Nginx == nil && m == "LOCK" {
-			continue // Envoy and Traefik routes are rarely WebDAV; name the common ones
 		}
 		c, t := replays(r, m)
 		if len(c) == 0 {
@@ -94,25 +110,42 @@ func replaysWrites(r *model.Route) (Finding, bool) {
 		}
 		carried, conds, timeouts = append(carried, m), c, t
 	}
+	return carried, conds, timeouts
+}
+
+// envoyCarriedWrites are the carried writes named on Envoy and Traefik
+// routes, which are rarely WebDAV: the common ones.
+var envoyCarriedWrites = []string{"POST", "PATCH"}
+
+// nginxReplaysWrites: proxy_next_upstream ... non_idempotent sends POST,
+// PATCH or LOCK again after the upstream may have run it, on a location
+// that carries them.
+func nginxReplaysWrites(r *model.Route) (Finding, bool) {
+	carried, conds, _ := carriedReplays(r, carriedWrites)
 	if len(carried) == 0 {
 		return Finding{}, false
 	}
 	on := r.Retry.On
-	if r.Nginx != nil {
-		u := r.Forward.Upstream
-		n, _ := u.Peers()
-		return Finding{
-			Pos: on.Pos,
-			Message: fmt.Sprintf("%s %s replays %s requests: after %s the request may already have run, and nginx sends it again %s, so one order or payment can be executed twice.",
-				on.Name, strings.Join(on.Value, " "), quoteList(carried), quoteList(conds), sentAgainTo(r, u, n)),
-			Related: routeRelated(r, on.Pos),
-			Fix: fmt.Sprintf("remove non_idempotent from %s (nginx then retries a %s only when it was never sent), "+
-				"or make the backend deduplicate with an idempotency key", on.Name, carried[0]),
-		}, true
+	u := r.Forward.Upstream
+	n, _ := u.Peers()
+	return Finding{
+		Pos: on.Pos,
+		Message: fmt.Sprintf("%s %s replays %s requests: after %s the request may already have run, and nginx sends it again %s, so one order or payment can be executed twice.",
+			on.Name, strings.Join(on.Value, " "), quoteList(carried), quoteList(conds), sentAgainTo(r, u, n)),
+		Related: routeRelated(r, on.Pos),
+		Fix: Advice(fmt.Sprintf("remove non_idempotent from %s (nginx then retries a %s only when it was never sent), "+
+			"or make the backend deduplicate with an idempotency key", on.Name, carried[0])),
+	}, true
+}
+
+// envoyReplaysWrites: a retry policy that sends POST or PATCH again after
+// the upstream may have run it, on a route that carries them.
+func envoyReplaysWrites(r *model.Route) (Finding, bool) {
+	carried, conds, timeouts := carriedReplays(r, envoyCarriedWrites)
+	if len(carried) == 0 {
+		return Finding{}, false
 	}
-	if r.Envoy == nil {
-		return replaysWritesOnStatus(r, carried, conds), true
-	}
+	on := r.Retry.On
 	what := "whose response was lost"
 	if len(timeouts) == 0 && !resetsRetried(r, conds) {
 		// Only answers are retried (retriable-status-codes, gRPC
@@ -144,7 +177,7 @@ func replaysWrites(r *model.Route) (Finding, bool) {
 		Pos:     on.Pos,
 		Message: msg,
 		Related: related,
-		Fix:     safeRetryFix(r.Retry),
+		Fix:     Advice(safeRetryFix(r.Retry)),
 	}, true
 }
 
@@ -176,7 +209,7 @@ func replaysWritesOnStatus(r *model.Route, carried, conds []string) Finding {
 	if why.Source != "" && why.Source != on.Name {
 		fix = "remove " + why.Source + ", so that a " + carried[0] + " is retried only when it never reached the backend"
 	}
-	return Finding{Pos: on.Pos, Message: msg, Related: related, Fix: fix + ", or make the backend deduplicate with an idempotency key"}
+	return Finding{Pos: on.Pos, Message: msg, Related: related, Fix: Advice(fix + ", or make the backend deduplicate with an idempotency key")}
 }
 
 // carriedWhy says why a route carries the writes named.
@@ -188,6 +221,15 @@ func carriedWhy(r *model.Route, carried []string) string {
 		return "it lets " + quoteList(carried) + " through (" + r.Methods.Source + ")"
 	}
 	return "it matches every method"
+}
+
+// retriesWritten says where the retry policy of a route of a generated
+// Envoy configuration is written.
+func retriesWritten(r *model.Route) string {
+	if istioRoute(r) {
+		return "in Istio: the VirtualService's http[].retries.retryOn, or meshConfig.defaultHttpRetryPolicy for the default istiod writes into every route"
+	}
+	return "in the bootstrap or in the control plane that serves this Envoy (Istio: a VirtualService's retries.retryOn or meshConfig.defaultHttpRetryPolicy; Envoy Gateway: a BackendTrafficPolicy's retry.retryOn.triggers)"
 }
 
 // safeRetryFix words the fix in the terms of the setting that holds the
@@ -212,9 +254,6 @@ func safeRetryFix(rt model.Retry) string {
 // method but POST, PATCH and LOCK then, even without non_idempotent, and
 // decides by the client's method, not the one proxy_method sends.
 func writeRetriedAfterSend(pass *Pass, r *model.Route) (Finding, bool) {
-	if r.Nginx == nil {
-		return Finding{}, false
-	}
 	why := writeReason(pass, r)
 	if why == "" {
 		return Finding{}, false
@@ -275,7 +314,7 @@ func writeRetriedAfterSend(pass *Pass, r *model.Route) (Finding, bool) {
 		Message: fmt.Sprintf("%s %s, and %s retries %s: %s %s.",
 			routeName(r), why, settingText(on, strings.Join(on.Value, " ")), when, replayed, sentAgainTo(r, u, n)),
 		Related: routeRelated(r, on.Pos),
-		Fix:     fmt.Sprintf("stop retries in this location (%s off;), or make the backend deduplicate with an idempotency key", on.Name),
+		Fix:     Advice(fmt.Sprintf("stop retries in this location (%s off;), or make the backend deduplicate with an idempotency key", on.Name)),
 	}
 	return f, true
 }
@@ -308,8 +347,34 @@ func canCarryRetried(r *model.Route, reexec model.Methods) bool {
 	return false
 }
 
-// writeReason says why a route is taken to change state, or "".
+// WriteRoutes is the analysis of which nginx routes change state: for
+// each route taken to write, why (a "# proxylint:write" mark, the
+// methods it carries or sends upstream, the application's catch-all
+// location, a path that matches the write-path patterns). Its result is a
+// map[*model.Route]string.
+var WriteRoutes = &Analysis{Name: "write routes", Run: writeRoutes}
+
+func writeRoutes(a *AnalysisPass) any {
+	paths := a.WritePaths()
+	out := map[*model.Route]string{}
+	for _, p := range a.Model.Proxies {
+		for r := range nginxRoutes(p) {
+			if why := writeReasonOf(r, paths); why != "" {
+				out[r] = why
+			}
+		}
+	}
+	return out
+}
+
+// writeReason says why a route is taken to change state, or "" (the
+// WriteRoutes analysis, which the rule requires).
 func writeReason(pass *Pass, r *model.Route) string {
+	return pass.ResultOf(WriteRoutes).(map[*model.Route]string)[r]
+}
+
+// writeReasonOf says why a route is taken to change state, or "".
+func writeReasonOf(r *model.Route, writePaths []*regexp.Regexp) string {
 	for _, a := range r.Annotations {
 		if a.Name == "write" {
 			return "is marked # proxylint:write"
@@ -349,7 +414,7 @@ func writeReason(pass *Pass, r *model.Route) string {
 		return why
 	}
 	if p := r.Match.Path; p != "" {
-		for _, re := range pass.WritePaths() {
+		for _, re := range writePaths {
 			if re.MatchString(p) {
 				return "looks like it writes (its path matches the write-path patterns)"
 			}
@@ -397,4 +462,37 @@ func resetsRetried(r *model.Route, conds []string) bool {
 		}
 	}
 	return false
+}
+
+// nonIdempotentFix removes non_idempotent from the retry conditions of a
+// location that does not write by its path or methods (one that does is
+// reported for its other retries, which this does not stop). It is
+// unsafe: the author may have set non_idempotent on purpose, for a
+// backend that deduplicates what it is sent again, and without it nginx
+// answers a POST whose server failed with an error instead of trying the
+// next server.
+func nonIdempotentFix(pass *Pass, r *model.Route) Fix {
+	on := r.Retry.On
+	if !on.Explicit() || writeReason(pass, r) != "" {
+		return Fix{}
+	}
+	x := newFixer(pass)
+	x.removeArg(x.nginxStatement(on.Pos, on.Name), "non_idempotent")
+	return UnsafeFix("remove non_idempotent from "+on.Name+": nginx then retries a POST, PATCH or LOCK only when it was never sent", x.result())
+}
+
+// removeArg deletes the argument of s whose value is v, with the blanks
+// before it; the directive must keep another argument.
+func (x *fixer) removeArg(s *statement, v string) {
+	if s == nil || x.failed {
+		x.fail()
+		return
+	}
+	for i, a := range s.Args {
+		if a == v && len(s.Args) > 1 {
+			x.take(s.ed.RemoveArg(s.Pos, i))
+			return
+		}
+	}
+	x.fail()
 }

@@ -42,7 +42,7 @@ func (s *samePolicy) add(f Finding, r *model.Route) {
 		// retries): only the same setting is the same policy.
 		policy = f.Pos.String()
 	}
-	k := policyKey{f.Pos.File, policy, f.Message, f.Fix}
+	k := policyKey{f.Pos.File, policy, f.Message, f.Fix.Message}
 	g, ok := s.groups[k]
 	if !ok {
 		s.groups[k] = &policyGroup{first: f}

@@ -22,13 +22,16 @@ func checkRetryTriesUnbounded(pass *Pass) {
 	seen := reported{}
 	for _, p := range pass.Model.Proxies {
 		var same samePolicy // one Envoy policy on many routes: one finding
-		for _, r := range p.Routes() {
-			if r.Envoy != nil {
-				if f, ok := envoyRetriesWithoutBudget(r); ok {
-					same.add(f, r)
+		for r := range envoyRoutes(p) {
+			if f, ok := envoyRetriesWithoutBudget(r); ok {
+				if gen := generatedBy(pass, f.Pos); gen != "" {
+					f.Fix = writtenElsewhere(gen, f.Pos, f.Fix.Message, timeoutsWritten(r))
 				}
-				continue
+				same.add(f, r)
 			}
+		}
+		same.report(pass)
+		for r := range nginxRoutes(p) {
 			if r.Forward == nil || r.Forward.Upstream == nil || len(r.Retry.On.Value) == 0 || r.Retry.Has("off") || !retriesFailures(r) {
 				continue
 			}
@@ -39,22 +42,21 @@ func checkRetryTriesUnbounded(pass *Pass) {
 			}
 			if f, ok := triesWithoutTimeout(r, n, exact); ok {
 				if seen.first(f) {
-					f.Fix, f.Edits = retryBoundFixOf(pass, r, r.Nginx.Tries, f.Fix, "timeout")
+					f.Fix = retryBoundFix(pass, r, r.Nginx.Tries, "timeout").Or(f.Fix.Message)
 					pass.Report(f)
 				}
 			} else if f, ok := timeoutWithoutTries(r, n, exact); ok {
 				if seen.first(f) {
-					f.Fix, f.Edits = retryBoundFixOf(pass, r, r.Budget, f.Fix, "tries")
+					f.Fix = retryBoundFix(pass, r, r.Budget, "tries").Or(f.Fix.Message)
 					pass.Report(f)
 				}
 			} else if f, ok := implicitRetries(r, n, exact); ok {
 				if seen.first(f) {
-					f.Fix, f.Edits = retryBoundFixOf(pass, r, r.Retry.On, f.Fix, "tries", "timeout")
+					f.Fix = retryBoundFix(pass, r, r.Retry.On, "tries", "timeout").Or(f.Fix.Message)
 					pass.Report(f)
 				}
 			}
 		}
-		same.report(pass)
 	}
 }
 
@@ -242,8 +244,8 @@ func triesWithoutTimeout(r *model.Route, n int, exact bool) (Finding, bool) {
 		Message: fmt.Sprintf("%s bounds retries by count but not by time (%s): a request whose servers time out can take up to %s.",
 			bound, settingText(budget, "0"), worstCase(r, attempts)),
 		Related: routeRelated(r, tries.Pos),
-		Fix: fmt.Sprintf("add %s_next_upstream_timeout (e.g. %s) so that retries stop when the client has given up anyway",
-			r.Forward.Module, dur(min(attempt(r), 2*r.AttemptTimeout.Value))),
+		Fix: Advice(fmt.Sprintf("add %s_next_upstream_timeout (e.g. %s) so that retries stop when the client has given up anyway",
+			r.Forward.Module, dur(min(attempt(r), 2*r.AttemptTimeout.Value)))),
 	}, true
 }
 
@@ -266,7 +268,7 @@ func timeoutWithoutTries(r *model.Route, n int, exact bool) (Finding, bool) {
 			durText(budget), serversText(r.Forward.Upstream, n, exact), dur(budget.Value), dur(attempt(r)),
 			connectText(r), dur(r.Nginx.SendTimeout.Value), dur(r.AttemptTimeout.Value), dur(worst)),
 		Related: routeRelated(r, budget.Pos),
-		Fix:     fmt.Sprintf("add %s_next_upstream_tries (e.g. 2) next to %s", r.Forward.Module, budget.Name),
+		Fix:     Advice(fmt.Sprintf("add %s_next_upstream_tries (e.g. 2) next to %s", r.Forward.Module, budget.Name)),
 	}, true
 }
 
@@ -288,8 +290,8 @@ func implicitRetries(r *model.Route, n int, exact bool) (Finding, bool) {
 		Message: fmt.Sprintf("%s has %s and %s retries a %s on the next one, with neither %s_next_upstream_tries nor %s_next_upstream_timeout: a request whose servers time out can take up to %s.",
 			upstreamName(r.Forward.Upstream), countServers(r.Forward.Upstream, n, exact), settingText(on, strings.Join(on.Value, " ")), timedOut(r), r.Forward.Module, r.Forward.Module, worstCase(r, n)),
 		Related: implicitRelated(r, pos),
-		Fix: fmt.Sprintf("bound the retries: %s_next_upstream_tries 2; and %s_next_upstream_timeout %s;",
-			r.Forward.Module, r.Forward.Module, dur(min(attempt(r), 2*r.AttemptTimeout.Value))),
+		Fix: Advice(fmt.Sprintf("bound the retries: %s_next_upstream_tries 2; and %s_next_upstream_timeout %s;",
+			r.Forward.Module, r.Forward.Module, dur(min(attempt(r), 2*r.AttemptTimeout.Value)))),
 	}, true
 }
 
@@ -308,4 +310,47 @@ func implicitRelated(r *model.Route, pos model.Pos) []Related {
 		rel = append(rel, Related{Pos: u.Pos, Message: "the servers of " + upstreamName(u)})
 	}
 	return rel
+}
+
+// retryBoundFix adds the bounds a location's retries lack, next to the
+// directive s that sets the other one (or the retry conditions): "tries",
+// "timeout" or both. A time bound alone is safe: it ends retries only
+// after more than one attempt's worth of waiting, when the request's
+// client has given up, and every quick failure is still passed on. A
+// count is unsafe: *_next_upstream_tries 2 stops passing a request on
+// after the second server, so an upstream whose first two servers are
+// down answers 502 where the third would have answered.
+func retryBoundFix[T any](pass *Pass, r *model.Route, s model.Setting[T], add ...string) Fix {
+	if !s.Explicit() || r.Forward == nil {
+		return Fix{}
+	}
+	// Both bounds must hold after the fix: "tries 0" is no count at all.
+	addsTries := len(add) == 2 || add[0] == "tries"
+	if !addsTries && r.Nginx.Tries.Value == 0 {
+		return Fix{}
+	}
+	mod := r.Forward.Module
+	var lines []model.Directive
+	var what []string
+	for _, a := range add {
+		switch a {
+		case "tries":
+			lines = append(lines, directive(mod+"_next_upstream_tries", "2"))
+			what = append(what, mod+"_next_upstream_tries 2")
+		case "timeout":
+			t := dur(min(attempt(r), 2*r.AttemptTimeout.Value))
+			if t == "0s" {
+				return Fix{}
+			}
+			lines = append(lines, directive(mod+"_next_upstream_timeout", t))
+			what = append(what, mod+"_next_upstream_timeout "+t)
+		}
+	}
+	x := newFixer(pass)
+	x.insertAfter(x.nginxStatement(s.Pos, s.Name), lines...)
+	msg := "add " + strings.Join(what, " and ") + " next to " + s.Name
+	if addsTries {
+		return UnsafeFix(msg, x.result())
+	}
+	return SafeFix(msg, x.result())
 }

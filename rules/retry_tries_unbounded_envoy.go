@@ -35,7 +35,7 @@ func envoyRetriesWithoutBudget(r *model.Route) (Finding, bool) {
 			Message: fmt.Sprintf("%s bounds retries by count but not by time: the route timeout is 0 (disabled), so one request can take an unbounded time: no per_try_timeout bounds a try either, so each one waits as long as the upstream takes.",
 				settingText(n, fmt.Sprint(n.Value))),
 			Related: related,
-			Fix:     "give the route a timeout that covers all tries (for example the client's own timeout), and a per_try_timeout below it",
+			Fix:     Advice("give the route a timeout that covers all tries (for example the client's own timeout), and a per_try_timeout below it"),
 		}, true
 	}
 	tries := n.Value + 1
@@ -49,8 +49,17 @@ func envoyRetriesWithoutBudget(r *model.Route) (Finding, bool) {
 			settingText(n, fmt.Sprint(n.Value)), settingText(pt, dur(pt.Value)), tries, dur(pt.Value), dur(triesTime),
 			dur(backOff), backOffText(r.Envoy), roughly(triesTime+backOff)),
 		Related: related,
-		Fix:     fmt.Sprintf("give the route a timeout that covers all tries, below what its clients wait (for example %s), and keep the per_try_timeout below it", dur(min(triesTime, 2*pt.Value))),
+		Fix:     Advice(fmt.Sprintf("give the route a timeout that covers all tries, below what its clients wait (for example %s), and keep the per_try_timeout below it", dur(min(triesTime, 2*pt.Value)))),
 	}, true
+}
+
+// timeoutsWritten says where the route timeout and per-try timeout of a
+// route of a generated Envoy configuration are written.
+func timeoutsWritten(r *model.Route) string {
+	if istioRoute(r) {
+		return "in Istio: the VirtualService's http[].timeout and http[].retries.perTryTimeout"
+	}
+	return "in the bootstrap or in the control plane that serves this Envoy (Istio: a VirtualService's timeout and retries.perTryTimeout; Envoy Gateway: an HTTPRoute rule's timeouts.request and a BackendTrafficPolicy's retry.perRetry.timeout)"
 }
 
 // envoyBackOff is the longest the waits before retries can add up to:

@@ -1,7 +1,3 @@
-// Package rules holds proxylint's rule engine and every rule. A rule is a
-// value, like a go/analysis Analyzer: an ID, a summary, a severity, a doc and
-// a Check function that reads the common model (package parsers) and
-// reports findings. Rules know the model and nothing about syntax.
 package rules
 
 import (
@@ -17,6 +13,12 @@ type Rule struct {
 	// ID is the stable slug used in suppressions, configuration files and
 	// SARIF ("retry-timeout-write").
 	ID string
+	// Aliases are other names for the rule, accepted wherever an ID is
+	// (suppressions, --enable, --disable, the configuration file): the
+	// names other linters give the same check (gixy's
+	// "add_header_redefinition"), so that their suppressions keep working.
+	// Findings always carry ID.
+	Aliases []string
 	// Summary is one line saying what the rule flags.
 	Summary string
 	// Severity is the default severity of its findings.
@@ -29,6 +31,9 @@ type Rule struct {
 	Products []model.Product
 	// Off rules run only when enabled explicitly.
 	Off bool
+	// Requires are the analyses the rule reads (Pass.ResultOf), which
+	// the engine computes once per run for every rule that requires them.
+	Requires []*Analysis
 	// Check runs the rule. Rules without Check report problems found
 	// while loading (syntax errors, unreadable includes).
 	Check func(*Pass)
@@ -78,12 +83,34 @@ func doc(id string) string {
 // All returns every rule, sorted by ID: the list in all.go.
 func All() []*Rule { return append([]*Rule(nil), all...) }
 
-// Lookup returns the rule with the given ID.
+// Lookup returns the rule with the given ID or alias.
 func Lookup(id string) (*Rule, bool) {
 	for _, r := range all {
-		if r.ID == id {
+		if r.Is(id) {
 			return r, true
 		}
 	}
 	return nil, false
+}
+
+// Is reports whether name is the rule's ID or one of its aliases.
+func (r *Rule) Is(name string) bool {
+	if r.ID == name {
+		return true
+	}
+	for _, a := range r.Aliases {
+		if a == name {
+			return true
+		}
+	}
+	return false
+}
+
+// Canonical returns the ID of the rule that id names (its ID or an
+// alias), or id itself when it names none.
+func Canonical(id string) string {
+	if r, ok := Lookup(id); ok {
+		return r.ID
+	}
+	return id
 }

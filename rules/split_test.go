@@ -116,8 +116,8 @@ func findingText(f rules.Finding, at map[string]int) string {
 	for _, r := range f.Related {
 		s += fmt.Sprintf(" | %s %s", pos(r.Pos), r.Message)
 	}
-	if f.Fix != "" {
-		s += " | fix: " + f.Fix
+	if f.Fix.Message != "" {
+		s += " | fix: " + f.Fix.Message
 	}
 	return s
 }

@@ -82,7 +82,7 @@ func applySuppressions(m *model.Model, opts *Options, findings []Finding) []Find
 				report(InvalidSuppression, Finding{
 					Pos:     c.Pos,
 					Message: problem,
-					Fix:     "write \"# " + ignoreKeyword + " RULE[,RULE] -- reason\"; \"proxylint rules\" lists the rule IDs",
+					Fix:     Advice("write \"# " + ignoreKeyword + " RULE[,RULE] -- reason\"; \"proxylint rules\" lists the rule IDs"),
 				})
 				continue
 			}
@@ -95,7 +95,7 @@ func applySuppressions(m *model.Model, opts *Options, findings []Finding) []Find
 					report(InvalidSuppression, Finding{
 						Pos:     c.Pos,
 						Message: msg,
-						Fix:     "correct the rule ID (\"proxylint rules\" lists them)",
+						Fix:     Advice("correct the rule ID (\"proxylint rules\" lists them)"),
 					})
 				}
 			}
@@ -104,7 +104,7 @@ func applySuppressions(m *model.Model, opts *Options, findings []Finding) []Find
 					Severity: model.Error,
 					Pos:      c.Pos,
 					Message:  fmt.Sprintf("%s %s gives no reason, and --require-reason demands one. Say why the finding is acceptable here.", d.keyword(), strings.Join(d.rules, ",")),
-					Fix:      "append \" -- \" and the reason to the comment",
+					Fix:      Advice("append \" -- \" and the reason to the comment"),
 				})
 			}
 			if !d.whole {
@@ -143,7 +143,7 @@ func applySuppressions(m *model.Model, opts *Options, findings []Finding) []Find
 		for _, d := range byFile[file.Path] {
 			for _, id := range d.rules {
 				r, ok := Lookup(id)
-				if !ok || d.used[id] || !opts.Enabled(r) {
+				if !ok || d.used[r.ID] || !opts.Enabled(r) {
 					continue
 				}
 				where := fmt.Sprintf("on line %d", d.line)
@@ -155,7 +155,7 @@ func applySuppressions(m *model.Model, opts *Options, findings []Finding) []Find
 				report(UnusedSuppression, Finding{
 					Pos:     d.pos,
 					Message: fmt.Sprintf("%s %s suppresses nothing: %s reports no finding %s. Remove the comment, or the rule from it.", d.keyword(), id, id, where),
-					Fix:     "delete the suppression so that a new finding of " + id + " is not hidden by it",
+					Fix:     Advice("delete the suppression so that a new finding of " + id + " is not hidden by it"),
 				})
 			}
 		}
@@ -164,9 +164,11 @@ func applySuppressions(m *model.Model, opts *Options, findings []Finding) []Find
 	return append(findings, extra...)
 }
 
+// covers reports whether the directive names rule, by its ID or an alias
+// (gixy's add_header_redefinition for set-header-drops-inherited).
 func (d *ignoreDirective) covers(rule string) bool {
 	for _, id := range d.rules {
-		if id == rule {
+		if Canonical(id) == rule {
 			return true
 		}
 	}

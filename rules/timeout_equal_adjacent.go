@@ -36,20 +36,23 @@ func checkTimeoutEqualAdjacent(pass *Pass) {
 			Message: fmt.Sprintf("%s waits %s, as long as %s in front of it: both give up at the same moment, so which one answers is a race.",
 				hops[i+1].Name, dur(inner.Value), declaredName(hops[i], outer)),
 			Related: relatedSetting(outer, inner.Pos, "declared here"),
-			Fix:     fmt.Sprintf("make %s give up first: below %s", hops[i+1].Name, dur(outer.Value)),
+			Fix:     Advice(fmt.Sprintf("make %s give up first: below %s", hops[i+1].Name, dur(outer.Value))),
 		})
 	}
 	for _, p := range pass.Model.Proxies {
-		for _, r := range p.Routes() {
-			if r.Envoy != nil && r.Forward != nil {
-				if f, ok := perTryNotShorter(r); ok {
-					pass.Report(f)
-				}
-				// A route timeout equal to the connection manager's
-				// request_timeout does not race: request_timeout is
-				// disarmed once the request has been sent upstream, and
-				// the route timeout starts then (docs/semantics.md §0b).
+		for r := range envoyRoutes(p) {
+			if r.Forward == nil {
+				continue
 			}
+			if f, ok := perTryNotShorter(r); ok {
+				pass.Report(f)
+			}
+			// A route timeout equal to the connection manager's
+			// request_timeout does not race: request_timeout is disarmed
+			// once the request has been sent upstream, and the route
+			// timeout starts then (docs/semantics.md §0b).
+		}
+		for _, r := range p.Routes() {
 			w, ok := chain.Wait(r)
 			if !ok {
 				continue
@@ -91,8 +94,8 @@ func equalToInnerLayer(c *model.Chain, r *model.Route, w model.Setting[time.Dura
 				{Pos: iw.Pos, Message: "the inner layer's " + durText(iw)},
 				{Pos: r.Forward.Pos, Message: "proxied to " + via + " here"},
 			},
-			Fix: fmt.Sprintf("make each inner layer give up first: for example %s %s in the inner %s, so its 504 reaches the client",
-				iw.Name, dur(shorter(iw.Value)), routeName(in)),
+			Fix: Advice(fmt.Sprintf("make each inner layer give up first: for example %s %s in the inner %s, so its 504 reaches the client",
+				iw.Name, dur(shorter(iw.Value)), routeName(in))),
 		}, true
 	}
 	return Finding{}, false
@@ -115,8 +118,8 @@ func equalToFront(r *model.Route, w model.Setting[time.Duration], front *model.H
 			"so which one answers is a race: the same request can show as 504 on one side and 499 on the other.",
 			durText(w), dur(t.Value), who, t.Name),
 		Related: relatedSetting(t, w.Pos, "declared here"),
-		Fix: fmt.Sprintf("keep each hop's timeout strictly below the one in front of it: %s %s behind a %s %s",
-			w.Name, dur(shorter(t.Value)), dur(t.Value), strings.TrimPrefix(who, "the ")),
+		Fix: Advice(fmt.Sprintf("keep each hop's timeout strictly below the one in front of it: %s %s behind a %s %s",
+			w.Name, dur(shorter(t.Value)), dur(t.Value), strings.TrimPrefix(who, "the "))),
 	}, true
 }
 
@@ -134,18 +137,7 @@ func retryBudgetEqualsRead(r *model.Route) (Finding, bool) {
 			"so the retry on \"timeout\" that %s asks for can never start.",
 			durText(b), durText(a), r.Retry.On.Name),
 		Related: relatedSetting(a, b.Pos, durText(a)),
-		Fix: fmt.Sprintf("give retries room: %s well above %s (e.g. %s), or lower %s",
-			b.Name, a.Name, dur(2*a.Value), a.Name),
+		Fix: Advice(fmt.Sprintf("give retries room: %s well above %s (e.g. %s), or lower %s",
+			b.Name, a.Name, dur(2*a.Value), a.Name)),
 	}, true
-}
-
-// shorter suggests a timeout a little below d.
-func shorter(d time.Duration) time.Duration {
-	switch {
-	case d >= 20*time.Second:
-		return d - 5*time.Second
-	case d >= 2*time.Second:
-		return d - time.Second
-	}
-	return d / 2
 }

@@ -27,8 +27,8 @@ func perTryNotShorter(r *model.Route) (Finding, bool) {
 			"than the route timeout, so the first try takes the whole budget and a try that times out is never retried.",
 			durText(pt), relation, durText(total)),
 		Related: relatedSetting(total, pt.Pos, "the route timeout bounds all tries: "+durText(total)),
-		Fix: fmt.Sprintf("make per_try_timeout a fraction of the route timeout (e.g. %s for %d tries within %s), or raise the route timeout",
-			dur((total.Value / time.Duration(envoyTries(r))).Truncate(time.Millisecond)), envoyTries(r), dur(total.Value)),
+		Fix: Advice(fmt.Sprintf("make per_try_timeout a fraction of the route timeout (e.g. %s for %d tries within %s), or raise the route timeout",
+			dur((total.Value / time.Duration(envoyTries(r))).Truncate(time.Millisecond)), envoyTries(r), dur(total.Value))),
 	}, true
 }
 

@@ -9,5 +9,5 @@ import "github.com/proxylint/proxylint/model"
 // a diagnostic is never suppressed, hidden by a baseline, demoted or
 // turned off.
 func Unread(d model.Diagnostic) bool {
-	return d.Fatal || d.Code == NginxInclude.ID
+	return d.Fatal || d.Code == model.CodeNginxInclude
 }

@@ -45,6 +45,8 @@ var matchers = map[*releases.Change]matcher{
 	releases.ProxyHTTPVersion:          proxyDefault(func(n *model.NginxRoute) model.Setting[string] { return n.HTTPVersion }, "proxy_http_version is not set"),
 	releases.ProxyConnectionHeader:     proxyDefault(func(n *model.NginxRoute) model.Setting[string] { return n.ConnectionHeader }, "no proxy_set_header sets Connection"),
 	releases.ResolverConf:              resolverConf,
+	releases.UpstreamResolve:           upstreamResolve,
+	releases.IstioRetryBudget:          istioRetryBudget,
 	releases.ResetBeforeRequest:        resetBeforeRequest,
 	releases.H1SafeDrain:               h1SafeDrain,
 	releases.V2Upgraded:                v2Upgraded,
@@ -160,6 +162,32 @@ func resolverConf(s *scene) []touch {
 		if u := r.Forward.Unresolvable; u.Valid() {
 			out = append(out, touch{pos: r.Forward.Pos,
 				what: fmt.Sprintf("%s %s looks %q up when a request comes, and no resolver is set", r.Forward.Name, r.Forward.URL, u.Value)})
+		}
+	}
+	return out
+}
+
+// upstreamResolve finds the upstream servers written with the resolve
+// parameter, which the releases before it refuse.
+func upstreamResolve(s *scene) []touch {
+	var out []touch
+	for _, u := range s.without.Upstreams {
+		for _, srv := range u.Servers {
+			if srv.Resolve {
+				out = append(out, touch{pos: srv.Pos, what: fmt.Sprintf("server %s resolve in %s", srv.Raw, u.Name)})
+			}
+		}
+	}
+	return out
+}
+
+// istioRetryBudget finds the DestinationRules' retry budgets, which the
+// releases before it do not write into the cluster.
+func istioRetryBudget(s *scene) []touch {
+	var out []touch
+	for _, u := range s.with.Upstreams {
+		if rl := u.RetryLimit; rl != nil && rl.Budget.Valid() && !rl.Budget.Default {
+			out = append(out, touch{pos: rl.Budget.Pos, what: fmt.Sprintf("%s: retryBudget %s", u.Name, rl.Budget.Value)})
 		}
 	}
 	return out

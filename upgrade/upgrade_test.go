@@ -303,3 +303,39 @@ func TestMeaning(t *testing.T) {
 	b.Rule = "s"
 	assert.NotEqual(t, meaning(a, names), meaning(b, names))
 }
+
+// TestUpstreamResolve: an upstream server written with the resolve
+// parameter is where the upgrade to nginx 1.27.3 changes the
+// configuration, which the older release refuses.
+func TestUpstreamResolve(t *testing.T) {
+	r := compare(t, map[string]string{"nginx.conf": `events {}
+http {
+    resolver 10.0.0.53 valid=30s;
+    upstream api {
+        zone api 64k;
+        server api.internal.example.com:8080 resolve;
+    }
+    server {
+        listen 80;
+        location / { proxy_pass http://api; }
+    }
+}
+`}, "nginx:1.26", "nginx:1.28")
+	assert.Contains(t, summary(r), `nginx-upstream-resolve nginx.conf:6:9 server api.internal.example.com:8080 resolve in api`)
+}
+
+// TestIstioRetryBudget: a DestinationRule's retryBudget, which istiod
+// writes into the cluster from 1.27 and ignores before.
+func TestIstioRetryBudget(t *testing.T) {
+	r := compare(t, map[string]string{"dr.yaml": `apiVersion: networking.istio.io/v1
+kind: DestinationRule
+metadata:
+  name: orders
+spec:
+  host: orders
+  trafficPolicy:
+    retryBudget:
+      percent: {value: 25}
+`}, "istio:1.26", "istio:1.27")
+	assert.Contains(t, summary(r), `istio-retry-budget dr.yaml:9:7 orders.default.svc.cluster.local: retryBudget percent 25, minRetryConcurrency 3 (default)`)
+}

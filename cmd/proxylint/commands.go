@@ -143,6 +143,10 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 		state = "off (--enable " + r.ID + " runs it)"
 	}
 	fmt.Fprintf(stdout, "%s\nSeverity: %s\nDefault: %s\nProducts: %s\n", strings.TrimRight(r.Doc(), "\n"), r.Severity, state, productsOf(r))
+	if len(r.Aliases) > 0 {
+		// Other linters' names for the check, accepted wherever an ID is.
+		fmt.Fprintf(stdout, "Also accepted as: %s\n", strings.Join(r.Aliases, ", "))
+	}
 	return exitClean
 }
 

@@ -2,8 +2,11 @@ package main
 
 import (
 	"bytes"
+	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/proxylint/proxylint/rules"
 )
 
 // The diff of a fixed file against the file as read: lines compared by
@@ -196,7 +199,70 @@ func (d *differ) middleSnake(aLo, aHi, bLo, bHi int) (x, y, u, v int) {
 // unifiedHunks diffs two texts line by line, with three lines of context,
 // as the hunks of a unified diff.
 func unifiedHunks(a, b []byte) string {
-	ops := diffLines(splitLines(a), splitLines(b))
+	return hunks(diffLines(splitLines(a), splitLines(b)))
+}
+
+// editedHunks is unifiedHunks of a text and the text with the edits made
+// (rules.ApplyEdits), which compares only the lines the edits touch: the
+// rest is the same in both. Thousands of fixes spread over one file
+// (an upstream per address used directly) are then diffed in time
+// linear in the file, where one diff of the whole file takes the time of
+// its lines times its changes.
+func editedHunks(a []byte, edits []rules.Edit) (string, error) {
+	sorted := append([]rules.Edit(nil), edits...)
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Start < sorted[j].Start })
+	lines := splitLines(a)
+	// starts[i] is the offset of line i; starts[len(lines)] the end.
+	starts := make([]int, len(lines)+1)
+	for i, l := range lines {
+		starts[i+1] = starts[i] + len(l)
+	}
+	// lineOf is the line holding offset off; the end of a last line
+	// without a line break is that line's, as text added there joins it.
+	lineOf := func(off int) int {
+		i := max(0, sort.SearchInts(starts, off+1)-1)
+		if i == len(lines) && i > 0 && !strings.HasSuffix(lines[i-1], "\n") {
+			i--
+		}
+		return i
+	}
+	var ops []diffOp
+	at := 0 // the first line not yet in ops
+	for k := 0; k < len(sorted); {
+		// A region of whole lines holding the edits that touch it.
+		lo := lineOf(sorted[k].Start)
+		hi := min(len(lines), lineOf(sorted[k].End)+1)
+		j := k + 1
+		for j < len(sorted) && lineOf(sorted[j].Start) <= hi {
+			hi = max(hi, min(len(lines), lineOf(sorted[j].End)+1))
+			j++
+		}
+		for _, l := range lines[at:lo] {
+			ops = append(ops, diffOp{' ', l})
+		}
+		region := a[starts[lo]:starts[hi]]
+		local := make([]rules.Edit, 0, j-k)
+		for _, e := range sorted[k:j] {
+			e.Start -= starts[lo]
+			e.End -= starts[lo]
+			local = append(local, e)
+		}
+		fixed, err := rules.ApplyEdits(region, local)
+		if err != nil {
+			return "", err
+		}
+		ops = append(ops, diffLines(lines[lo:hi], splitLines(fixed))...)
+		at, k = hi, j
+	}
+	for _, l := range lines[at:] {
+		ops = append(ops, diffOp{' ', l})
+	}
+	return hunks(ops), nil
+}
+
+// hunks writes an edit script as the hunks of a unified diff, with three
+// lines of context.
+func hunks(ops []diffOp) string {
 	const ctx = 3
 	var out strings.Builder
 	// oldLine and newLine number the lines of ops[k] in each file.

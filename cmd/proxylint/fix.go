@@ -23,12 +23,15 @@ type fileFix struct {
 	// files of an nginx -T dump.
 	path, real string
 	old, fixed []byte
+	// edits made old into fixed.
+	edits []rules.Edit
 }
 
-// fixFiles takes the fixes of the findings that can be applied together
-// and returns the files they change, by name.
-func fixFiles(mdl *model.Model, findings []rules.Finding) ([]fileFix, rules.FixSet, error) {
-	set := rules.SelectFixes(findings)
+// fixFiles takes the fixes of the findings that apply at the threshold min
+// (rules.Safe for --fix, rules.Unsafe with --unsafe-fixes) and can be
+// applied together, and returns the files they change, by name.
+func fixFiles(mdl *model.Model, findings []rules.Finding, min rules.Applicability) ([]fileFix, rules.FixSet, error) {
+	set := rules.SelectFixes(findings, min)
 	var out []fileFix
 	for path, edits := range set.Edits {
 		var f *model.File
@@ -45,7 +48,7 @@ func fixFiles(mdl *model.Model, findings []rules.Finding) ([]fileFix, rules.FixS
 		if err != nil {
 			return nil, set, err
 		}
-		out = append(out, fileFix{path: path, real: f.Real, old: f.Source, fixed: fixed})
+		out = append(out, fileFix{path: path, real: f.Real, old: f.Source, fixed: fixed, edits: edits})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
 	return out, set, nil
@@ -65,7 +68,11 @@ func writeDiff(w io.Writer, fixes []fileFix, root, wd string) error {
 		names[i] = name
 	}
 	for i, fx := range fixes {
-		if _, err := io.WriteString(w, "--- "+quoteDiffName("a/", names[i])+"\n+++ "+quoteDiffName("b/", names[i])+"\n"+unifiedHunks(fx.old, fx.fixed)); err != nil {
+		body, err := editedHunks(fx.old, fx.edits)
+		if err != nil {
+			return err
+		}
+		if _, err := io.WriteString(w, "--- "+quoteDiffName("a/", names[i])+"\n+++ "+quoteDiffName("b/", names[i])+"\n"+body); err != nil {
 			return err
 		}
 	}

@@ -401,13 +401,13 @@ func TestFixEditsTheFileALinkLeadsTo(t *testing.T) {
 	}
 	assert.Equal(t, 2, found)
 
-	code, diff, errOut := runCLIBounded(t, "--diff", "nginx/")
+	code, diff, errOut := runCLIBounded(t, "--diff", "--unsafe-fixes", "nginx/")
 	assert.Equal(t, exitFindings, code, errOut)
 	assert.True(t, strings.HasPrefix(diff, "--- a/"+real+"\n+++ b/"+real+"\n@@ -9,6 +9,8 @@\n"), diff)
 	diffAppliesWithGitAndPatch(t, dir, diff, map[string]string{real: fixedShopSite})
 
 	for _, named := range []string{"nginx/", real, link} {
-		code, _, errOut := runCLIBounded(t, "--no-color", "--fix", named)
+		code, _, errOut := runCLIBounded(t, "--no-color", "--fix", "--unsafe-fixes", named)
 		assert.Equal(t, exitFindings, code, "%s: %s", named, errOut)
 		assert.Contains(t, errOut, "proxylint: fixed 2 findings in 1 file\n", named)
 		target, err := os.Readlink(filepath.Join(dir, link))
@@ -440,12 +440,12 @@ func TestTwoLinksToOneFileEditItOnce(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(out, "shared/shop.conf:12:9: error: proxy_next_upstream"), out)
 	assert.Contains(t, out, "note: reached through the symbolic link prod/sites/shop\n    note: reached through the symbolic link staging/sites/shop\n")
 
-	code, diff, errOut := runCLIBounded(t, "--diff", "prod", "staging")
+	code, diff, errOut := runCLIBounded(t, "--diff", "--unsafe-fixes", "prod", "staging")
 	assert.Equal(t, exitFindings, code, errOut)
 	assert.Equal(t, 1, strings.Count(diff, "--- "), diff)
 	diffAppliesWithGitAndPatch(t, dir, diff, map[string]string{"shared/shop.conf": fixedShopSite})
 
-	code, _, errOut = runCLIBounded(t, "--fix", "prod", "staging")
+	code, _, errOut = runCLIBounded(t, "--fix", "--unsafe-fixes", "prod", "staging")
 	assert.Equal(t, exitFindings, code, errOut)
 	assert.Contains(t, errOut, "proxylint: fixed 2 findings in 1 file\n")
 	b, err := os.ReadFile(filepath.Join(dir, "shared/shop.conf"))
@@ -459,7 +459,7 @@ func TestTwoLinksToOneFileEditItOnce(t *testing.T) {
 	writeFile(t, dir, "b.conf", "events {}\nhttp {\n    include shared/shop.conf;\n}\n")
 	git(t, dir, nil, "add", "a.conf", "b.conf")
 	git(t, dir, nil, "-c", "user.name=proxylint", "-c", "user.email=proxylint@example.com", "commit", "-qm", "two spellings")
-	code, diff, errOut = runCLIBounded(t, "--diff", "a.conf", "b.conf")
+	code, diff, errOut = runCLIBounded(t, "--diff", "--unsafe-fixes", "a.conf", "b.conf")
 	assert.Equal(t, exitFindings, code, errOut)
 	assert.Equal(t, 1, strings.Count(diff, "--- "), diff)
 	diffAppliesWithGitAndPatch(t, dir, diff, map[string]string{"shared/shop.conf": fixedShopSite})
@@ -477,7 +477,7 @@ func TestFixWritesOnlyWhatItMay(t *testing.T) {
 	require.NoError(t, os.Symlink(outside, filepath.Join(dir, "sites", "shop")))
 	t.Chdir(dir)
 
-	code, _, errOut := runCLIBounded(t, "--fix", "--include-root", filepath.Dir(outside), "nginx.conf")
+	code, _, errOut := runCLIBounded(t, "--fix", "--unsafe-fixes", "--include-root", filepath.Dir(outside), "nginx.conf")
 	assert.Equal(t, exitError, code)
 	assert.Equal(t, "proxylint: --fix: "+outside+" is outside the linted paths and the repository; no file changed\n", errOut)
 	b, err := os.ReadFile(outside)
@@ -488,7 +488,7 @@ func TestFixWritesOnlyWhatItMay(t *testing.T) {
 	writeFile(t, dir, "shop.conf", "events {}\nhttp {\n"+shopSite+"}\n")
 	var stdout, stderr bytes.Buffer
 	finishesWithin(t, 60*time.Second, "--fix -", func() {
-		code = runIO([]string{"--fix", "--stdin-filename", "shop.conf", "-"}, strings.NewReader("events {}\nhttp {\n"+shopSite+"}\n"), &stdout, &stderr, noEnv)
+		code = runIO([]string{"--fix", "--unsafe-fixes", "--stdin-filename", "shop.conf", "-"}, strings.NewReader("events {}\nhttp {\n"+shopSite+"}\n"), &stdout, &stderr, noEnv)
 	})
 	assert.Equal(t, exitError, code)
 	assert.Equal(t, "proxylint: --fix: shop.conf was not read from a file (standard input, or a file of an nginx -T dump); no file changed\n", stderr.String())

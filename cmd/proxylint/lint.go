@@ -132,11 +132,16 @@ Flags:
   --diff                   print the fixes as a unified diff, files named
                            relative to the repository root (git apply,
                            patch -p1)
-  --fix                    apply the fixes to the files (a link's target,
-                           not the link), each replaced whole; never a
-                           file outside the named paths and the
+  --fix                    apply the safe fixes to the files (a link's
+                           target, not the link), each replaced whole;
+                           never a file outside the named paths and the
                            repository or changed since it was read; then
                            lint again and report what remains
+  --unsafe-fixes           with --fix or --diff, the unsafe fixes too:
+                           those that may undo what was chosen on purpose
+                           or rest on what proxylint cannot see (each
+                           rule's doc says which); reports mark them
+                           "unsafe fix"
   --verbose                name each file a directory walk skips, and why
                            (the summary counts them)
   --max-file-size SIZE     read at most SIZE bytes of one file (default 64M;
@@ -219,8 +224,9 @@ type lintFlags struct {
 	// quiet prints the findings and nothing else; exitZero exits 0
 	// whatever was found (2 still when a file could not be linted).
 	quiet, exitZero bool
-	// diff prints the fixes as a unified diff; fix applies them.
-	diff, fix bool
+	// diff prints the fixes as a unified diff; fix applies them;
+	// unsafeFixes takes the unsafe fixes too.
+	diff, fix, unsafeFixes bool
 	limits
 	// prof are --cpuprofile and --memprofile.
 	prof profiles
@@ -285,6 +291,7 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 	fs.BoolVar(&f.quiet, "quiet", false, "")
 	fs.BoolVar(&f.quiet, "q", false, "")
 	fs.BoolVar(&f.exitZero, "exit-zero", false, "")
+	fs.BoolVar(&f.unsafeFixes, "unsafe-fixes", false, "")
 	f.limits.register(fs)
 	f.prof.register(fs)
 
@@ -327,6 +334,9 @@ func parseLintFlags(args []string) (*lintFlags, []string, error) {
 				return nil, nil, fmt.Errorf("%w: --write-baseline %s and the %s report both write to standard output; give the report a file with --format %s=FILE", errUsage, f.writeBaseline, o.format, o.format)
 			}
 		}
+	}
+	if f.unsafeFixes && !f.fix && !f.diff {
+		return nil, nil, fmt.Errorf("%w: --unsafe-fixes applies with --fix or --diff", errUsage)
 	}
 	if _, err := model.ParseSeverity(f.failOn); err != nil {
 		return nil, nil, fmt.Errorf("%w: --fail-on: %w", errUsage, err)
@@ -552,7 +562,11 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 	}
 	changed := false
 	if f.diff || f.fix {
-		files, set, err := fixFiles(mdl, findings)
+		threshold := rules.Safe
+		if f.unsafeFixes {
+			threshold = rules.Unsafe
+		}
+		files, set, err := fixFiles(mdl, findings, threshold)
 		if err != nil {
 			fmt.Fprintf(stderr, "proxylint: %v\n", err)
 			return exitError
@@ -562,10 +576,20 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 				fmt.Fprintf(stderr, "proxylint: --diff: %v\n", err)
 				return exitError
 			}
-			if len(files) > 0 {
+			if !f.quiet {
+				unsafeLeft(stderr, set)
+			}
+			// The diff is the report: it exits as the lint does, and
+			// with 1 when it changes a file, so that a CI step running
+			// --diff fails where the lint would.
+			c := exitCode(findings, s.threshold)
+			if c == exitClean && len(files) > 0 {
+				c = exitFindings
+			}
+			if c == exitFindings {
 				return f.findingsExit()
 			}
-			return exitClean
+			return c
 		}
 		n, ok := applyFixes(files, paths, repository(f, wd), stderr)
 		if !ok && n == 0 {
@@ -573,6 +597,7 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 		}
 		if !f.quiet {
 			fmt.Fprintf(stderr, "proxylint: fixed %d %s in %d %s\n", set.Applied, plural(set.Applied, "finding", "findings"), n, plural(n, "file", "files"))
+			unsafeLeft(stderr, set)
 		}
 		if !ok {
 			return exitError
@@ -746,6 +771,15 @@ func applyBaseline(f *lintFlags, s *settings, paths []string, mdl *model.Model, 
 	}
 	findings, known := rules.HideKnown(findings, b.Knows)
 	return findings, known, exitClean
+}
+
+// unsafeLeft says how many unsafe fixes a run without --unsafe-fixes left
+// out.
+func unsafeLeft(stderr io.Writer, set rules.FixSet) {
+	if set.Unsafe > 0 {
+		fmt.Fprintf(stderr, "proxylint: %d unsafe %s not applied (--unsafe-fixes applies %s; each rule's doc says why it is unsafe)\n",
+			set.Unsafe, plural(set.Unsafe, "fix", "fixes"), plural(set.Unsafe, "it", "them"))
+	}
 }
 
 func plural(n int, one, many string) string {

@@ -100,15 +100,15 @@ func realNames(mdl *model.Model, findings []rules.Finding, wd string) []rules.Fi
 			s.Pos = mapPos(s.Pos)
 			f.Suppression = &s
 		}
-		if len(f.Edits) > 0 {
-			edits := make([]rules.Edit, len(f.Edits))
-			for i, e := range f.Edits {
+		if len(f.Fix.Edits) > 0 {
+			edits := make([]rules.Edit, len(f.Fix.Edits))
+			for i, e := range f.Fix.Edits {
 				if n, ok := rename[e.File]; ok {
 					e.File = n
 				}
 				edits[i] = e
 			}
-			f.Edits = edits
+			f.Fix.Edits = edits
 		}
 		key := sameFinding(f)
 		if link != "" {
@@ -128,7 +128,7 @@ func realNames(mdl *model.Model, findings []rules.Finding, wd string) []rules.Fi
 // sameFinding identifies a finding by what it says and where, so that one
 // made through each of two links to a file is reported once.
 func sameFinding(f rules.Finding) string {
-	return strings.Join([]string{f.Rule, f.Pos.String(), f.End.String(), f.Message, f.Fix}, "\x00")
+	return strings.Join([]string{f.Rule, f.Pos.String(), f.End.String(), f.Message, f.Fix.Message}, "\x00")
 }
 
 // realName is the name a file reached as path, whose real path is real,

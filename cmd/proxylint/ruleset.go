@@ -56,7 +56,10 @@ func checkRuleID(id string) error {
 // configuration file (rules.disable: [all] or rules.enable: [all] first,
 // then the rules it names, a rule in both lists off), then the command
 // line's --enable and --disable in their order, "all" switching every
-// rule. --only (only, when not nil) replaces all of that: the rules it
+// rule. A rule may be named by one of its aliases (another linter's name
+// for the check): the result holds IDs, so that a flag overrides the
+// configuration whichever name each uses. --only (only, when not nil)
+// replaces all of that: the rules it
 // names run, and no other. The result holds every rule, in enable or in
 // disable.
 func ruleSwitches(cfgEnable, cfgDisable []string, choices []ruleChoice, only []string) (enable, disable map[string]bool) {
@@ -75,7 +78,7 @@ func ruleSwitches(cfgEnable, cfgDisable []string, choices []ruleChoice, only []s
 			if id == allRules {
 				setAll(true)
 			} else {
-				on[id] = true
+				on[rules.Canonical(id)] = true
 			}
 		}
 	} else {
@@ -87,19 +90,19 @@ func ruleSwitches(cfgEnable, cfgDisable []string, choices []ruleChoice, only []s
 		}
 		for _, id := range cfgEnable {
 			if id != allRules {
-				on[id] = true
+				on[rules.Canonical(id)] = true
 			}
 		}
 		for _, id := range cfgDisable {
 			if id != allRules {
-				on[id] = false
+				on[rules.Canonical(id)] = false
 			}
 		}
 		for _, c := range choices {
 			if c.id == allRules {
 				setAll(c.on)
 			} else {
-				on[c.id] = c.on
+				on[rules.Canonical(c.id)] = c.on
 			}
 		}
 	}

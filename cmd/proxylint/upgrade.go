@@ -639,7 +639,7 @@ func upgradeJSON(w io.Writer, r upgradeReport) error {
 	}
 	finding := func(f upgrade.Finding) upgradeJSONFinding {
 		jf := upgradeJSONFinding{Rule: f.Rule, Severity: f.Severity.String(), Message: f.Message,
-			File: in.RelPath(f.Pos.File), Line: int(f.Pos.Line), Column: int(f.Pos.Col), Fix: f.Fix, With: f.With}
+			File: in.RelPath(f.Pos.File), Line: int(f.Pos.Line), Column: int(f.Pos.Col), Fix: f.Fix.Message, With: f.With}
 		for _, rel := range f.Related {
 			jf.Related = append(jf.Related, place(rel.Pos, rel.Message))
 		}

@@ -219,6 +219,7 @@ func (b *builder) upstream(cl msg, n *node) *model.Upstream {
 		opts = cl.sub("common_http_protocol_options")
 		optsNode = n.get("common_http_protocol_options")
 	}
+	u.RetryLimit = b.retryLimit(cl, n)
 	u.PoolIdle = b.durSetting(opts, optsNode, "idle_timeout", level, defaultIdleTimeout, n)
 	u.PoolLifetime = b.durSetting(opts, optsNode, "max_connection_duration", level, 0, n)
 

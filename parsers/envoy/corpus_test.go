@@ -22,7 +22,8 @@ var corpusDirs = []string{corpusDir, "../../../../shared/corpus/envoy"}
 // file must load without an error.
 var expectedFailures = map[string]struct {
 	line, col int
-	code, msg string
+	code      model.Code
+	msg       string
 	why       string
 }{
 	"envoyproxy__envoy/configs/envoy_front_proxy_v2.template.yaml": {1, 1, CodeSyntax, "this looks like a template ({% %} tags)",
@@ -86,7 +87,7 @@ func TestCorpus(t *testing.T) {
 	}
 	loads, failed := 0, 0
 	seen := map[string]bool{}
-	counts := map[string]int{}
+	counts := map[model.Code]int{}
 	for _, rel := range files {
 		r := Load(filepath.Join(dir, rel), Options{})
 		var errs []model.Diagnostic

@@ -32,7 +32,7 @@ import (
 
 // CodeUnresolved: a resource the configuration names is not among the
 // files linted, so what depends on it is not checked.
-const CodeUnresolved = "envoy-unresolved"
+const CodeUnresolved = model.CodeEnvoyUnresolved
 
 // Part is one configuration of a file, read and checked but not yet built:
 // the resources of a bootstrap, of a config dump, or of a file of xDS

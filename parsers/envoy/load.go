@@ -55,12 +55,12 @@ import (
 // Diagnostic codes: the IDs of the rules under which the loader reports.
 const (
 	// CodeSyntax: the file is not YAML or JSON proxylint can read.
-	CodeSyntax = "envoy-syntax"
+	CodeSyntax = model.CodeEnvoySyntax
 	// CodeInvalid: Envoy would reject the configuration (unknown field,
 	// wrong type, a schema constraint).
-	CodeInvalid = "envoy-invalid"
+	CodeInvalid = model.CodeEnvoyInvalid
 	// CodeUnknownExtension: an extension type proxylint does not know.
-	CodeUnknownExtension = "envoy-unknown-extension"
+	CodeUnknownExtension = model.CodeEnvoyUnknownExtension
 )
 
 // Options control loading.
@@ -87,7 +87,7 @@ func Load(path string, opts Options) Result {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return Result{Diagnostics: []model.Diagnostic{{
-			Code: "load-error", Severity: model.Error, Pos: model.Pos{File: path}, Fatal: true,
+			Code: model.CodeLoad, Severity: model.Error, Pos: model.Pos{File: path}, Fatal: true,
 			Message: fmt.Sprintf("cannot read %s: %v", path, err),
 		}}}
 	}
@@ -104,6 +104,11 @@ func LoadBytes(path string, src []byte, opts Options) Result {
 	res.Diagnostics = append(res.Diagnostics, diags...)
 	return res
 }
+
+// GeneratedDump is what model.File.Generated says of an admin
+// /config_dump: Envoy's report of what it was given, not where its
+// configuration is written.
+const GeneratedDump = "an Envoy admin config dump"
 
 // Read reads and checks an Envoy configuration held in memory, without
 // building it: its parts are for Join, with those of the other files of
@@ -183,6 +188,9 @@ func Read(path string, src []byte, opts Options) (res Result) {
 			if !r.checkOnly {
 				c.add(m, r.n, r.dumped)
 				c.dump = c.dump || r.inDump
+			}
+			if r.inDump {
+				res.File.Generated = GeneratedDump
 			}
 		}
 	}
@@ -270,7 +278,7 @@ func (l *loader) posErr(err error) {
 	})
 }
 
-func (l *loader) report(code string, probs []problem) {
+func (l *loader) report(code model.Code, probs []problem) {
 	for _, p := range probs {
 		l.diags = append(l.diags, model.Diagnostic{Code: code, Severity: model.Error, Pos: l.pos(p.n), Message: p.msg, Fatal: p.fatal})
 	}

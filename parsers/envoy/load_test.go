@@ -28,13 +28,13 @@ func diagStrings(r Result) []string {
 }
 
 // wantDiag checks that a diagnostic of code at line:col contains substr.
-func wantDiag(t *testing.T, r Result, line, col int, code, substr string) {
+func wantDiag(t *testing.T, r Result, line, col int, code model.Code, substr string) {
 	t.Helper()
 	_ = getDiag(t, r, line, col, code, substr)
 }
 
 // getDiag returns the diagnostic wantDiag looks for.
-func getDiag(t *testing.T, r Result, line, col int, code, substr string) model.Diagnostic {
+func getDiag(t *testing.T, r Result, line, col int, code model.Code, substr string) model.Diagnostic {
 	t.Helper()
 	for _, d := range r.Diagnostics {
 		if int(d.Pos.Line) == line && int(d.Pos.Col) == col && d.Code == code && strings.Contains(d.Message, substr) {

@@ -72,7 +72,7 @@ func TestHTTPProxy(t *testing.T) {
 	res := Link([]*Manifest{Parse("root.yaml", []byte(contourRoot)), Parse("api.yaml", []byte(contourAPI))}, Options{})
 	var diags []string
 	for _, d := range res.Diagnostics {
-		diags = append(diags, d.Pos.String()+" "+d.Code+" "+d.Message)
+		diags = append(diags, d.Pos.String()+" "+string(d.Code)+" "+d.Message)
 	}
 	want := []string{
 		"api.yaml:29:14 kube-ignored retryPolicy.count -1 does not turn retries off: Contour 1.20 to 1.33 writes no num_retries for it, and Envoy's default of one retry on 5xx (Contour's default retryOn) applies (internal/envoy/v3/route.go, retryPolicy; projectcontour/contour#5944); remove the retryPolicy to turn retries off",
@@ -162,7 +162,7 @@ spec:
 	res := LoadBytes("hp.yaml", []byte(src), Options{})
 	var diags []string
 	for _, d := range res.Diagnostics {
-		diags = append(diags, d.Pos.String()+" "+d.Code+" "+d.Message)
+		diags = append(diags, d.Pos.String()+" "+string(d.Code)+" "+d.Message)
 	}
 	want := []string{
 		"hp.yaml:6:21 kube-invalid HTTPProxy a includes b, a root HTTPProxy (it has a virtualhost): Contour refuses the include and answers / with 502",
@@ -182,7 +182,7 @@ func TestHTTPProxyOldAPIVersion(t *testing.T) {
 	res := Link([]*Manifest{Parse("hp.yaml", []byte(src))}, Options{})
 	var diags []string
 	for _, d := range res.Diagnostics {
-		diags = append(diags, d.Pos.String()+" "+d.Code+" "+d.Severity.String()+" "+d.Message)
+		diags = append(diags, d.Pos.String()+" "+string(d.Code)+" "+d.Severity.String()+" "+d.Message)
 	}
 	want := "hp.yaml:1:13 kube-ignored warning HTTPProxy response-timeout is ignored: Contour serves HTTPProxy as projectcontour.io/v1 only, since 1.0 (its CRD has no other version), so the API server refuses projectcontour.io/v1alpha1: write apiVersion: projectcontour.io/v1"
 	if strings.Join(diags, "\n") != want || len(res.Proxies) != 0 || len(res.Idle) != 0 {

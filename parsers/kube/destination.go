@@ -46,6 +46,11 @@ func (l *loader) upstream(p *model.Proxy, host, subset string, port int, ao *obj
 	block := u.Pos
 	pool := get(policy, "connectionPool")
 	httpPool, tcpPool := get(pool, "http"), get(pool, "tcp")
+	var drPolicy *yaml.Node
+	if dr != nil {
+		drPolicy = get(dr.Spec, "trafficPolicy")
+	}
+	l.retryLimit(u, dr, policy, drPolicy, block)
 
 	u.PoolIdle = model.Default(defaultIdleTimeout, "connectionPool.http.idleTimeout", block)
 	u.PoolIdle.Note = noteIdle

@@ -370,7 +370,7 @@ func (l *loader) unattached(b *object, policies, routes []*object) {
 			}
 		}
 		if b.Kind == "ClientTrafficPolicy" && strings.HasPrefix(what, "Gateway ") {
-			l.diag("load-error", model.Note, b.pos(ref),
+			l.diag(model.CodeLoad, model.Note, b.pos(ref),
 				"ClientTrafficPolicy %s applies to no route linted with it: each HTTPRoute linted with it that names %s takes the ClientTrafficPolicy of its listener (sectionName), which wins over a Gateway-wide one",
 				b.Name, what)
 			return
@@ -392,7 +392,7 @@ func (l *loader) unattached(b *object, policies, routes []*object) {
 		at = b.pos(sels[0])
 		why = fmt.Sprintf("no %s linted with it has the labels its targetSelectors match", scalar(get(sels[0], "kind")))
 	}
-	l.diag("load-error", model.Note, at,
+	l.diag(model.CodeLoad, model.Note, at,
 		"%s %s applies to no route linted with it: %s, so what it sets is not checked; lint it with the routes it applies to (the directory of the deployment)",
 		b.Kind, b.Name, why)
 }

@@ -50,7 +50,7 @@ spec:
 	res := Link([]*Manifest{Parse("gw.yaml", []byte(gws)), Parse("vs.yaml", []byte(src))}, Options{})
 	var diags []string
 	for _, d := range res.Diagnostics {
-		diags = append(diags, d.Pos.String()+" "+d.Code+" "+d.Message)
+		diags = append(diags, d.Pos.String()+" "+string(d.Code)+" "+d.Message)
 	}
 	want := []string{
 		"vs.yaml:15:14 kube-ignored VirtualService tls is bound to Gateway public, but none of its hosts (pass.example.org) is among the Gateway's (./*.example.com): Istio applies none of its routes at that gateway (pilot/pkg/networking/core/gateway.go, buildGatewayRoutes)",

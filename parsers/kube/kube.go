@@ -26,12 +26,12 @@ import (
 // Diagnostic codes of this loader; each is a rule ID (rules/kube_load.go).
 const (
 	// CodeSyntax: the file is not YAML or JSON.
-	CodeSyntax = "kube-syntax"
+	CodeSyntax = model.CodeKubeSyntax
 	// CodeInvalid: a field the platform would refuse (a duration that is
 	// not one, a negative count); the loader ignores the field.
-	CodeInvalid = "kube-invalid"
+	CodeInvalid = model.CodeKubeInvalid
 	// CodeIgnored: a field the platform accepts and then ignores.
-	CodeIgnored = "kube-ignored"
+	CodeIgnored = model.CodeKubeIgnored
 )
 
 // Options control loading.
@@ -201,7 +201,7 @@ type loader struct {
 	workloads []*model.Workload
 }
 
-func (l *loader) diag(code string, sev model.Severity, pos model.Pos, format string, args ...any) {
+func (l *loader) diag(code model.Code, sev model.Severity, pos model.Pos, format string, args ...any) {
 	l.diags = append(l.diags, model.Diagnostic{Code: code, Severity: sev, Pos: pos, Message: fmt.Sprintf(format, args...)})
 }
 

@@ -49,7 +49,7 @@ func otherClassNote(m *Manifest, ings []*object) model.Diagnostic {
 	}
 	first := ings[0]
 	return model.Diagnostic{
-		Code: "load-error", Severity: model.Note, Pos: first.pos(first.Node),
+		Code: model.CodeLoad, Severity: model.Note, Pos: first.pos(first.Node),
 		Message: fmt.Sprintf("%s: Ingress %s names ingress class %s; proxylint reads the Ingresses of ingress-nginx and of NGINX Inc's Ingress controller only, so nothing here is linted",
 			m.path, strings.Join(names, ", "), strings.Join(classes, ", ")),
 	}
@@ -68,7 +68,7 @@ func (l *loader) meshAlone(res *Result, m *Manifest) bool {
 			name = o.Kind
 		}
 		res.Diagnostics = append(res.Diagnostics, model.Diagnostic{
-			Code: "load-error", Severity: model.Note, Pos: o.pos(o.Node),
+			Code: model.CodeLoad, Severity: model.Note, Pos: o.pos(o.Node),
 			Message: fmt.Sprintf("%s: %s configures Istio, not routes: proxylint applies its mesh config to the VirtualServices and routes linted with it, and none is, so nothing here is linted",
 				m.path, name),
 		})
@@ -100,7 +100,7 @@ func (l *loader) policiesAlone(res *Result, m *Manifest, j joined) bool {
 	for _, k := range kinds {
 		parts = append(parts, fmt.Sprintf("%d %s", counts[k], k))
 	}
-	res.Diagnostics = append(res.Diagnostics, model.Diagnostic{Code: "load-error", Severity: model.Warning, Pos: model.Pos{File: m.path},
+	res.Diagnostics = append(res.Diagnostics, model.Diagnostic{Code: model.CodeLoad, Severity: model.Warning, Pos: model.Pos{File: m.path},
 		Message: fmt.Sprintf("%s: %s not read: Envoy Gateway's policies are read with --target envoy-gateway, with the HTTPRoutes they attach to", m.path, strings.Join(parts, " and "))})
 	return true
 }

@@ -110,7 +110,7 @@ func TestTraefikRetryReleases(t *testing.T) {
 		res := Link([]*Manifest{Parse("ir.yaml", []byte(ir)), Parse("mw.yaml", []byte(mw))}, Options{Target: c.target})
 		var diags []string
 		for _, d := range res.Diagnostics {
-			diags = append(diags, d.Pos.String()+" "+d.Code+" "+d.Message)
+			diags = append(diags, d.Pos.String()+" "+string(d.Code)+" "+d.Message)
 		}
 		if strings.Join(diags, "\n") != strings.Join(c.diags, "\n") {
 			t.Errorf("%s: diagnostics:\n%s\nwant:\n%s", c.name, strings.Join(diags, "\n"), strings.Join(c.diags, "\n"))
@@ -169,7 +169,7 @@ func TestIngressRouteToTraefikService(t *testing.T) {
 	want := "ir.yaml:8:23 load-error IngressRoute shop routes[0] / forwards to TraefikService canary, which proxylint does not read (weighted and mirrored services): the route's retries are checked, not the backends behind it"
 	var diags []string
 	for _, d := range res.Diagnostics {
-		diags = append(diags, d.Pos.String()+" "+d.Code+" "+d.Message)
+		diags = append(diags, d.Pos.String()+" "+string(d.Code)+" "+d.Message)
 	}
 	if strings.Join(diags, "\n") != want || len(res.Proxies) != 1 || res.Proxies[0].Routes()[0].Forward != nil {
 		t.Errorf("diagnostics:\n%s\nwant:\n%s", strings.Join(diags, "\n"), want)

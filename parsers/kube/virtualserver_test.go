@@ -207,7 +207,7 @@ spec:
 	res := Link([]*Manifest{Parse("vs.yaml", []byte(vs)), Parse("vsr.yaml", []byte(vsrs))}, Options{})
 	var diags []string
 	for _, d := range res.Diagnostics {
-		diags = append(diags, d.Pos.String()+" "+d.Code+" "+d.Message)
+		diags = append(diags, d.Pos.String()+" "+string(d.Code)+" "+d.Message)
 	}
 	want := []string{
 		"vsr.yaml:11:11 kube-invalid VirtualServerRoute coffee: subroute path \"/milk\" does not start with \"/coffee\", the path of the VirtualServer route that delegates to it; NGINX Ingress Controller refuses the VirtualServerRoute",
@@ -274,7 +274,7 @@ spec:
 		}
 		res := Link([]*Manifest{Parse("vs.yaml", []byte(vs+strings.Join(subs, "")))}, opts)
 		for _, d := range res.Diagnostics {
-			diags = append(diags, d.Pos.String()+" "+d.Code+" "+d.Message)
+			diags = append(diags, d.Pos.String()+" "+string(d.Code)+" "+d.Message)
 		}
 		for _, r := range res.Proxies[0].Routes() {
 			names = append(names, r.Name)

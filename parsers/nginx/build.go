@@ -77,6 +77,7 @@ func buildProxy(cfg *Config, target model.Target, release bool) *model.Proxy {
 	b := &builder{proxy: p, target: target, release: release, comments: map[string][]model.Comment{}, sources: map[string][]byte{}, implicit: map[string]*model.Upstream{},
 		logs: map[model.Pos]model.Setting[[]model.AccessLog]{}, defaultLogs: map[model.Pos]model.Setting[[]model.AccessLog]{}}
 	b.complete = !cfg.Fragment() && !cfg.UpstreamsUnread()
+	b.facts = newFacts(cfg, releases.ProxyConnectionHeader.In(b.target))
 	p.Partial = cfg.Fragment() || cfg.SettingsUnread()
 	for _, f := range cfg.Files {
 		if f == nil {
@@ -114,6 +115,7 @@ func buildProxy(cfg *Config, target model.Target, release bool) *model.Proxy {
 		b.upstream(newScope("upstream", nil, at, nil, top), "")
 	}
 	b.flush()
+	b.facts.emit(p)
 	bs := newBehaviours()
 	for _, l := range p.Listeners {
 		for _, r := range l.Routes {
@@ -185,6 +187,12 @@ type builder struct {
 	// release drops each server block's directives once it is built
 	// (BuildReleasing).
 	release bool
+	// httpResolver is the resolver directive of the http block, which
+	// upstream blocks use when they set none (dns.go).
+	httpResolver model.Setting[string]
+	// facts gathers what the directives written in blocks do beside the
+	// routes' values (written.go); forks share it.
+	facts *facts
 
 	// What the servers add to the proxy, kept here until flush adds it in
 	// order: a builder building some servers on its own (servers) hands
@@ -214,6 +222,8 @@ func (b *builder) flush() {
 }
 
 func (b *builder) http(s *scope) {
+	b.httpResolver = resolverAt(s)
+	b.facts.httpLevel(s)
 	b.formats = map[string]model.LogFormat{
 		"combined": {Name: "combined", Builtin: true, Text: `$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent"`},
 	}
@@ -362,6 +372,8 @@ func (b *builder) upstream(s *scope, name string) *model.Upstream {
 				srv.Backup = true
 			case "down":
 				srv.Down = true
+			case "resolve":
+				srv.Resolve = true
 			}
 		}
 		u.Servers = append(u.Servers, srv)
@@ -384,6 +396,7 @@ func (b *builder) upstream(s *scope, name string) *model.Upstream {
 	// inherited by an upstream block (docs/semantics.md §D).
 	u.PoolIdle = b.duration(s, "keepalive_timeout", defaultUpstreamIdle)
 	u.PoolLifetime = b.duration(s, "keepalive_time", defaultKeepaliveTime)
+	b.upstreamDNS(u, s)
 	if name != "" {
 		b.named[strings.ToLower(name)] = u
 	}
@@ -450,6 +463,7 @@ func (b *builder) route(l *model.Listener, s *scope, parent *model.Route) {
 		r.Methods = model.Methods{Allowed: []string{"POST"}, Pos: f.Pos, Source: f.Name, Why: "grpc_pass carries gRPC calls, and every gRPC call is a POST"}
 	}
 	r.Annotations = b.annotations(s)
+	b.noteRoute(r, s)
 	l.Routes = append(l.Routes, r)
 
 	for _, ifd := range s.children("if") {
@@ -641,6 +655,10 @@ func (b *builder) resolvePass(r *model.Route, s *scope, parent *model.Route) {
 		u.PoolSize = model.Default(0, "keepalive", d.Pos)
 		u.PoolIdle = model.Default(defaultUpstreamIdle, "keepalive_timeout", d.Pos)
 		u.PoolLifetime = model.Default(defaultKeepaliveTime, "keepalive_time", d.Pos)
+		u.Resolver = resolverAt(s)
+		if !u.Resolver.Valid() {
+			u.Resolver = b.defaultResolver(d.Pos)
+		}
 		b.implicit[key] = u
 		b.upstreams = append(b.upstreams, u)
 	}

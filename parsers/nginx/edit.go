@@ -165,6 +165,52 @@ func (e *Editor) Children(block model.Pos) ([]model.Stmt, error) {
 	return out, nil
 }
 
+// Find lists the directives named name anywhere in the file, at any
+// depth, in the order they are written (a Lua block's code holds none).
+func (e *Editor) Find(name string) ([]model.Stmt, error) {
+	s, err := e.spans()
+	if err != nil {
+		return nil, err
+	}
+	var out []model.Stmt
+	for d := range s.dirs {
+		if s.name(int32(d)) == name {
+			out = append(out, s.stmt(e.path, int32(d)))
+		}
+	}
+	return out, nil
+}
+
+// UsesVariable reports whether an argument of a directive of the file
+// uses the variable $name (or ${name}), not one whose name only starts
+// with it.
+func (e *Editor) UsesVariable(name string) (bool, error) {
+	s, err := e.spans()
+	if err != nil {
+		return false, err
+	}
+	for d := range s.dirs {
+		for _, w := range s.wordsOf(int32(d))[1:] {
+			v := s.value(w)
+			for i := strings.IndexByte(v, '$'); i >= 0; {
+				if n, end, ok := variableAt(v, i); ok && n == name {
+					return true, nil
+				} else if ok {
+					i = end
+				} else {
+					i++
+				}
+				k := strings.IndexByte(v[i:], '$')
+				if k < 0 {
+					break
+				}
+				i += k
+			}
+		}
+	}
+	return false, nil
+}
+
 func (e *Editor) edit(start, end int, text string) []model.Edit {
 	return []model.Edit{{File: e.path, Start: start, End: end, New: text}}
 }
@@ -452,6 +498,19 @@ func (e *Editor) RemoveArg(at model.Pos, i int) ([]model.Edit, error) {
 		return nil, fmt.Errorf("%s: %q has no argument %d", at, s.value(ws[0]), i+1)
 	}
 	return e.edit(int(ws[i].end), int(ws[i+1].end), ""), nil
+}
+
+// Rename replaces the name of the directive at at.
+func (e *Editor) Rename(at model.Pos, name string) ([]model.Edit, error) {
+	s, d, err := e.dir(at)
+	if err != nil {
+		return nil, err
+	}
+	if name == "" || quoted(name) || strings.ContainsAny(name, " \t\r\n;{}#\"'$") {
+		return nil, fmt.Errorf("%q is no directive name", name)
+	}
+	w := s.wordsOf(d)[0]
+	return e.edit(int(w.start), int(w.end), name), nil
 }
 
 // Remove deletes the directive at at, and its line when nothing else is

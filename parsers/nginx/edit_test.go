@@ -68,6 +68,34 @@ var (
 
 var editCases = []editCase{
 	{
+		name: "a directive renamed, its arguments and comment kept",
+		src: `events {}
+http {
+    server {
+        listen 127.0.0.1:8080;
+        location /a {
+            grpc_pass grpc://127.0.0.1:9;
+            proxy_read_timeout "300s"; # slow calls
+        }
+    }
+}
+`,
+		edit: func(e *Editor, at func(string, int) model.Pos) ([]model.Edit, error) {
+			return e.Rename(at("proxy_read_timeout", 1), "grpc_read_timeout")
+		},
+		want: `events {}
+http {
+    server {
+        listen 127.0.0.1:8080;
+        location /a {
+            grpc_pass grpc://127.0.0.1:9;
+            grpc_read_timeout "300s"; # slow calls
+        }
+    }
+}
+`,
+	},
+	{
 		name: "after a directive on its own line",
 		src: `events {}
 http {
@@ -542,13 +570,15 @@ func TestEditorRefuses(t *testing.T) {
 	e := NewEditor("a.conf", []byte(src))
 	at := func(needle string) model.Pos { return posOf(t, "a.conf", src, needle, 1) }
 	for name, f := range map[string]func() ([]model.Edit, error){
-		"not a directive":     func() ([]model.Edit, error) { return e.Remove(at("isten")) },
-		"other file":          func() ([]model.Edit, error) { return e.Remove(model.Pos{File: "b.conf", Line: 1, Col: 1}) },
-		"into a simple one":   func() ([]model.Edit, error) { return e.Insert(at("listen"), model.AtEnd, keepalive16) },
-		"into Lua":            func() ([]model.Edit, error) { return e.Insert(at("content_by_lua_block"), model.AtEnd, keepalive16) },
-		"argument of nothing": func() ([]model.Edit, error) { return e.SetArg(at("listen"), 3, "x") },
-		"two words":           func() ([]model.Edit, error) { return e.SetArg(at("listen"), 0, "a b") },
-		"no argument left":    func() ([]model.Edit, error) { return e.RemoveArg(at("server"), 0) },
+		"not a directive":      func() ([]model.Edit, error) { return e.Remove(at("isten")) },
+		"other file":           func() ([]model.Edit, error) { return e.Remove(model.Pos{File: "b.conf", Line: 1, Col: 1}) },
+		"into a simple one":    func() ([]model.Edit, error) { return e.Insert(at("listen"), model.AtEnd, keepalive16) },
+		"into Lua":             func() ([]model.Edit, error) { return e.Insert(at("content_by_lua_block"), model.AtEnd, keepalive16) },
+		"argument of nothing":  func() ([]model.Edit, error) { return e.SetArg(at("listen"), 3, "x") },
+		"two words":            func() ([]model.Edit, error) { return e.SetArg(at("listen"), 0, "a b") },
+		"no argument left":     func() ([]model.Edit, error) { return e.RemoveArg(at("server"), 0) },
+		"renamed to two words": func() ([]model.Edit, error) { return e.Rename(at("listen"), "listen 81") },
+		"renamed to nothing":   func() ([]model.Edit, error) { return e.Rename(at("listen"), "") },
 		"a word with a break": func() ([]model.Edit, error) {
 			return e.Insert(at("listen"), model.After, model.Directive{Name: "a\nb"})
 		},
@@ -586,6 +616,32 @@ func TestEditorReads(t *testing.T) {
 	top, err := e.Children(model.TopLevel("a.conf"))
 	if err != nil || len(top) != 1 || top[0].Name != "http" {
 		t.Fatalf("top level: %+v %v", top, err)
+	}
+}
+
+// TestEditorFindsAcrossTheFile: Find lists a directive at any depth in
+// the order written, and UsesVariable finds $name and ${name} but not a
+// variable whose name only starts with it, nor one in a Lua block's code.
+func TestEditorFindsAcrossTheFile(t *testing.T) {
+	src := "proxy_set_header A $proxy_hostname;\nhttp {\n    proxy_set_header B b;\n    server { location / { proxy_set_header C \"${x}y\"; } }\n}\n"
+	e := NewEditor("a.conf", []byte(src))
+	ds, err := e.Find("proxy_set_header")
+	if err != nil || len(ds) != 3 {
+		t.Fatalf("find: %+v %v", ds, err)
+	}
+	for i, want := range []string{"A", "B", "C"} {
+		if ds[i].Args[0] != want || ds[i].Pos != posOf(t, "a.conf", src, "proxy_set_header "+want, 1) {
+			t.Errorf("find %d: %+v, want proxy_set_header %s at its name", i, ds[i], want)
+		}
+	}
+	for name, want := range map[string]bool{"proxy_host": false, "proxy_hostname": true, "x": true, "y": false} {
+		if got, err := e.UsesVariable(name); err != nil || got != want {
+			t.Errorf("UsesVariable(%q) = %v, %v; want %v", name, got, err, want)
+		}
+	}
+	lua := NewEditor("b.conf", []byte("content_by_lua_block { ngx.say(ngx.var.proxy_host, \"$proxy_host\") }\n"))
+	if got, err := lua.UsesVariable("proxy_host"); err != nil || got {
+		t.Errorf("a Lua block's code uses $proxy_host: %v %v", got, err)
 	}
 }
 

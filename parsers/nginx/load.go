@@ -19,9 +19,9 @@ import (
 
 // Diagnostic codes the nginx loader reports under.
 const (
-	CodeSyntax  = "nginx-syntax"
-	CodeInclude = "nginx-include"
-	CodeLoad    = "load-error"
+	CodeSyntax  = model.CodeNginxSyntax
+	CodeInclude = model.CodeNginxInclude
+	CodeLoad    = model.CodeLoad
 )
 
 // Options control how a configuration is loaded.
@@ -260,7 +260,7 @@ func (l *loader) exist(p string) bool {
 	return e
 }
 
-func (l *loader) fatal(code string, pos model.Pos, msg string) {
+func (l *loader) fatal(code model.Code, pos model.Pos, msg string) {
 	l.cfg.Diagnostics = append(l.cfg.Diagnostics, model.Diagnostic{
 		Code: code, Severity: model.Error, Pos: pos, Message: msg, Fatal: true,
 	})

@@ -40,16 +40,16 @@ func (s *server) CodeAction(_ context.Context, p *protocol.CodeActionParams) ([]
 		if f.Suppression != nil {
 			continue
 		}
-		if len(f.Edits) > 0 {
+		if f.Fix.Applies(rules.Unsafe) {
 			fixable = append(fixable, f)
 		}
 		if f.Pos.Line < first || f.Pos.Line > last || !wants(p.Context.Only, quickfix) {
 			continue
 		}
 		diag := r.diagnostic(f, t, snap.enc)
-		if len(f.Edits) > 0 {
-			if edit := s.workspaceEdit(r, f.Edits, snap); edit != nil {
-				preferred := true
+		if f.Fix.Applies(rules.Unsafe) {
+			if edit := s.workspaceEdit(r, f.Fix.Edits, snap); edit != nil {
+				preferred := f.Fix.Applicability == rules.Safe
 				out = append(out, &protocol.CodeAction{
 					Title: fixTitle(f), Kind: &quickfix, Diagnostics: []protocol.Diagnostic{diag},
 					IsPreferred: &preferred, Edit: edit,
@@ -61,7 +61,8 @@ func (s *server) CodeAction(_ context.Context, p *protocol.CodeActionParams) ([]
 		}
 	}
 	if len(fixable) > 0 && wants(p.Context.Only, kindFixAll) {
-		set := rules.SelectFixes(fixable)
+		// As --fix: the safe fixes only.
+		set := rules.SelectFixes(fixable, rules.Safe)
 		var edits []rules.Edit
 		for _, es := range set.Edits {
 			edits = append(edits, es...)
@@ -95,9 +96,12 @@ func wants(only []protocol.CodeActionKind, kind protocol.CodeActionKind) bool {
 // one place: an unsafe one as "… (unsafe)", and only a safe one is
 // preferred.
 func fixTitle(f rules.Finding) string {
-	title := f.Fix
+	title := f.Fix.Message
 	if title == "" {
 		title = "apply the fix of " + f.Rule
+	}
+	if f.Fix.Applicability == rules.Unsafe {
+		title += " (unsafe)"
 	}
 	r, size := utf8.DecodeRuneInString(title)
 	return string(unicode.ToUpper(r)) + title[size:]
@@ -264,7 +268,7 @@ func (s *server) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandP
 			return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, u+" is not an open document proxylint lints")
 		}
 		r := a.byDoc[d.path]
-		set := rules.SelectFixes(r.findingsIn(d))
+		set := rules.SelectFixes(r.findingsIn(d), rules.Safe)
 		var edits []rules.Edit
 		for _, es := range set.Edits {
 			edits = append(edits, es...)

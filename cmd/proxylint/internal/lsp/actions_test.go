@@ -160,3 +160,61 @@ func TestExecuteCommandAppliesTheFixes(t *testing.T) {
 	_, err = s.server.ExecuteCommand(s.ctx(), &protocol.ExecuteCommandParams{Command: cmdApplyFixes})
 	assert.ErrorContains(t, err, "takes one argument")
 }
+
+// An unsafe fix is offered as "(unsafe)" and not preferred, and "apply
+// every fix" leaves it out, as --fix does without --unsafe-fixes; a safe
+// fix is preferred and applied by "apply every fix".
+func TestCodeActionsUnsafeFix(t *testing.T) {
+	conf := `events {}
+http {
+    upstream api { server 10.0.0.1:8080; keepalive 16; }
+    upstream rpc { server 10.0.0.2:50051; keepalive 16; }
+    server {
+        listen 80;
+        proxy_set_header Host $host;
+        proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+        proxy_http_version 1.1;
+        proxy_set_header Connection "";
+        location / {
+            proxy_set_header X-Extra 1;
+            proxy_pass http://api;
+        }
+        location /rpc/ {
+            grpc_pass grpc://rpc;
+            proxy_read_timeout 1d;
+        }
+    }
+}
+`
+	root := workspace(t, map[string]string{"nginx.conf": conf})
+	s := start(t, root, protocol.ClientCapabilities{})
+	s.open("nginx.conf", "nginx")
+	s.diagnostics("nginx.conf", 1)
+
+	var unsafe *protocol.CodeAction
+	for _, a := range s.codeActions("nginx.conf", 11) {
+		if *a.Kind == protocol.CodeActionKindQuickFix && strings.HasSuffix(a.Title, "(unsafe)") {
+			unsafe = a
+		}
+	}
+	require.NotNil(t, unsafe, "the unsafe fix of set-header-drops-inherited on line 12")
+	assert.False(t, *unsafe.IsPreferred)
+	code, _ := unsafe.Diagnostics[0].Code.(protocol.String)
+	assert.Equal(t, protocol.String("set-header-drops-inherited"), code)
+
+	var safe, all *protocol.CodeAction
+	for _, a := range s.codeActions("nginx.conf", 16) {
+		switch {
+		case *a.Kind == protocol.CodeActionKindQuickFix && a.Edit != nil && !strings.HasPrefix(a.Title, "Suppress"):
+			safe = a
+		case *a.Kind == kindFixAll:
+			all = a
+		}
+	}
+	require.NotNil(t, safe, "the safe fix of directive-no-effect on line 17")
+	assert.True(t, *safe.IsPreferred)
+	require.NotNil(t, all)
+	fixed := applyChanges(t, map[uri.URI]string{s.uri("nginx.conf"): conf}, all.Edit.Changes)[s.uri("nginx.conf")]
+	assert.Contains(t, fixed, "            grpc_read_timeout 1d;\n")
+	assert.NotContains(t, fixed, "X-Extra 1;\n            proxy_set_header Host", "the unsafe fix is left out")
+}

@@ -311,8 +311,8 @@ func (r *run) diagnostic(f rules.Finding, t *text, enc encoding) protocol.Diagno
 		rng.End = t.at(f.End, enc)
 	}
 	msg := f.Message
-	if f.Fix != "" {
-		msg += "\nFix: " + f.Fix
+	if f.Fix.Message != "" {
+		msg += "\nFix: " + f.Fix.Message
 	}
 	diag := protocol.Diagnostic{
 		Range:    rng,

@@ -337,8 +337,8 @@ func (r *run) hoverText(d *document, line int32) string {
 			state = "suppressed: " + f.Suppression.Reason
 		}
 		text := fmt.Sprintf("**%s** (%s): %s", f.Rule, state, f.Message)
-		if f.Fix != "" {
-			text += "\n\nFix: " + f.Fix
+		if f.Fix.Message != "" {
+			text += "\n\nFix: " + f.Fix.Message
 		}
 		if _, ok := rules.Lookup(f.Rule); ok {
 			text += "\n\n[" + f.Rule + "](" + report.RuleDocURI(f.Rule) + ")"
