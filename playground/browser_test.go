@@ -46,6 +46,8 @@ type pageFinding struct {
 	Pos     string   `json:"pos"`
 	Related []string `json:"related"`
 	Fix     bool     `json:"fix"`
+	// Applicability is the fix button's: safe or unsafe.
+	Applicability string `json:"applicability"`
 }
 
 func (f pageFinding) String() string {
@@ -54,9 +56,18 @@ func (f pageFinding) String() string {
 		s += " [" + r + "]"
 	}
 	if f.Fix {
-		s += " (fix)"
+		s += " (" + fixLabel(f.Applicability) + ")"
 	}
 	return s
+}
+
+// fixLabel is how a finding's brief names its fix: "fix" for a safe one,
+// "unsafe fix" for one --fix applies only with --unsafe-fixes.
+func fixLabel(applicability string) string {
+	if applicability == "unsafe" {
+		return "unsafe fix"
+	}
+	return "fix"
 }
 
 // readFindings reads the findings off the page.
@@ -65,6 +76,7 @@ const readFindings = `[...document.querySelectorAll("#findings > li.finding")].m
 	pos: li.querySelector(".head a.pos").textContent,
 	related: [...li.querySelectorAll(".related > li")].map((r) => r.textContent),
 	fix: li.querySelector("button.apply") !== null,
+	applicability: li.querySelector("button.apply")?.dataset.applicability ?? "",
 }))`
 
 // The playground in a real browser: the page loads the lint core, lints
@@ -177,10 +189,10 @@ func TestPlaygroundInChromium(t *testing.T) {
 	t.Logf("the page showed its first findings %s after it was opened", time.Since(opened).Round(time.Millisecond))
 	assert.Equal(t, "1 error, 3 warnings, 1 note · linted for nginx 1.18 or newer", get("read the status", chromedp.Text(css("#status"))))
 	assert.Equal(t, []string{
-		"log-format-blind nginx.conf:5:5 [nginx.conf:4:5 log_format main] (fix)",
-		"retry-timeout-write nginx.conf:9:5 [conf.d/shop.conf:7:5 in effect for location /api/] (fix)",
-		`retry-tries-unbounded nginx.conf:9:5 [conf.d/shop.conf:12:9 proxied to by location /orders/] [nginx.conf:12:5 the servers of upstream "shop"] (fix)`,
-		`retry-tries-unbounded nginx.conf:9:5 [conf.d/shop.conf:8:9 proxied to by location /api/] [nginx.conf:12:5 the servers of upstream "shop"] (fix)`,
+		"log-format-blind nginx.conf:5:5 [nginx.conf:4:5 log_format main] (unsafe fix)",
+		"retry-timeout-write nginx.conf:9:5 [conf.d/shop.conf:7:5 in effect for location /api/] (unsafe fix)",
+		`retry-tries-unbounded nginx.conf:9:5 [conf.d/shop.conf:12:9 proxied to by location /orders/] [nginx.conf:12:5 the servers of upstream "shop"] (unsafe fix)`,
+		`retry-tries-unbounded nginx.conf:9:5 [conf.d/shop.conf:8:9 proxied to by location /api/] [nginx.conf:12:5 the servers of upstream "shop"] (unsafe fix)`,
 		"upstream-no-keepalive nginx.conf:12:5 [conf.d/shop.conf:8:9 used by proxy_pass] (fix)",
 	}, findings())
 
@@ -202,7 +214,7 @@ func TestPlaygroundInChromium(t *testing.T) {
 		"log-format-blind nginx.conf:2:1",
 		"upstream-no-keepalive nginx.conf:3:1 [nginx.conf:6:21 used by proxy_pass] (fix)",
 		"retry-timeout-write nginx.conf:6:44 [nginx.conf:6:1 in effect for location /orders/]",
-		`retry-tries-unbounded nginx.conf:6:44 [nginx.conf:6:21 proxied to by location /orders/] [nginx.conf:3:1 the servers of upstream "api"] (fix)`,
+		`retry-tries-unbounded nginx.conf:6:44 [nginx.conf:6:21 proxied to by location /orders/] [nginx.conf:3:1 the servers of upstream "api"] (unsafe fix)`,
 	}
 	assert.Equal(t, want, findings())
 	// The page's lint core answers as the package does.
@@ -213,7 +225,7 @@ func TestPlaygroundInChromium(t *testing.T) {
 			s += fmt.Sprintf(" [%s:%d:%d %s]", r.File, r.Line, r.Column, r.Message)
 		}
 		if len(f.Edits) > 0 {
-			s += " (fix)"
+			s += " (" + fixLabel(f.Applicability) + ")"
 		}
 		same = append(same, s)
 	}
@@ -254,10 +266,10 @@ func TestPlaygroundInChromium(t *testing.T) {
 	require.Greater(t, len(lines), 16, text)
 	assert.Equal(t, []string{"        server 10.0.0.12:8080;", "        keepalive 16;", "    }"}, lines[13:16])
 	assert.Equal(t, []string{
-		"log-format-blind nginx.conf:5:5 [nginx.conf:4:5 log_format main] (fix)",
-		"retry-timeout-write nginx.conf:9:5 [conf.d/shop.conf:7:5 in effect for location /api/] (fix)",
-		`retry-tries-unbounded nginx.conf:9:5 [conf.d/shop.conf:14:9 proxied to by location /orders/] [nginx.conf:12:5 the servers of upstream "shop"] (fix)`,
-		`retry-tries-unbounded nginx.conf:9:5 [conf.d/shop.conf:8:9 proxied to by location /api/] [nginx.conf:12:5 the servers of upstream "shop"] (fix)`,
+		"log-format-blind nginx.conf:5:5 [nginx.conf:4:5 log_format main] (unsafe fix)",
+		"retry-timeout-write nginx.conf:9:5 [conf.d/shop.conf:7:5 in effect for location /api/] (unsafe fix)",
+		`retry-tries-unbounded nginx.conf:9:5 [conf.d/shop.conf:14:9 proxied to by location /orders/] [nginx.conf:12:5 the servers of upstream "shop"] (unsafe fix)`,
+		`retry-tries-unbounded nginx.conf:9:5 [conf.d/shop.conf:8:9 proxied to by location /api/] [nginx.conf:12:5 the servers of upstream "shop"] (unsafe fix)`,
 	}, findings(), "the upstream is pooled; the site's lines moved")
 	do("open the site", chromedp.Click(css(`#tabs button[data-name="conf.d/shop.conf"]`)))
 	site := get("read the site", chromedp.Value(css("#text")))

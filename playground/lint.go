@@ -68,6 +68,10 @@ type Finding struct {
 	// when a mechanical one is safe, all of them together.
 	Fix   string `json:"fix,omitempty"`
 	Edits []Edit `json:"fix_edits,omitempty"`
+	// Applicability is the fix's: "safe" (what --fix applies), "unsafe"
+	// (applied only with --unsafe-fixes: it may undo what the author chose
+	// on purpose) or "display-only" (advice, no edits).
+	Applicability string `json:"fix_applicability,omitempty"`
 	// Suppressed is the reason of the comment that suppresses the
 	// finding ("" when none is given), nil when none does.
 	Suppressed *string `json:"suppressed,omitempty"`
@@ -170,6 +174,9 @@ func finding(f rules.Finding, sources map[string][]byte, shown func(string) stri
 		Rule: f.Rule, Severity: f.Severity.String(), Message: f.Message,
 		File: shown(f.Pos.File), Line: int(f.Pos.Line), Column: int(f.Pos.Col),
 		Fix: f.Fix.Message, Fatal: f.Fatal,
+	}
+	if f.Fix.Message != "" {
+		out.Applicability = f.Fix.Applicability.String()
 	}
 	if f.End.IsValid() {
 		out.EndLine, out.EndColumn = int(f.End.Line), int(f.End.Col)

@@ -2,7 +2,6 @@ package kube
 
 import (
 	"fmt"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -43,10 +42,14 @@ import (
 //     keeps idle client connections 180s (:48, :207-210).
 
 const (
-	traefikDial        = 30 * time.Second
-	traefikPoolIdle    = 90 * time.Second
-	traefikClientIdle  = 180 * time.Second
-	traefikMaxIdle     = 200 // http.Transport's MaxIdleConnsPerHost as Traefik sets it
+	traefikDial       = 30 * time.Second
+	traefikPoolIdle   = 90 * time.Second
+	traefikClientIdle = 180 * time.Second
+	traefikMaxIdle    = 200 // http.Transport's MaxIdleConnsPerHost as Traefik sets it
+	// goMaxIdlePerHost is Go's net/http DefaultMaxIdleConnsPerHost, which
+	// an http.Transport without MaxIdleConnsPerHost keeps (the package
+	// is not linked for one constant: the playground links no net/http).
+	goMaxIdlePerHost   = 2
 	traefikClosed      = "502 Bad Gateway"
 	noteTraefikDial    = "Traefik's servers transport default (pkg/config/static/static_config.go, ForwardingTimeouts.SetDefaults)"
 	noteTraefikReadHdr = "Traefik waits for the backend's response headers without limit unless a ServersTransport sets forwardingTimeouts.responseHeaderTimeout"
@@ -431,7 +434,7 @@ func (l *loader) traefikTransport(u *model.Upstream, st *object, block model.Pos
 	// (pkg/provider/kubernetes/crd/kubernetes.go v3.7.9:541;
 	// pkg/server/service/transport.go :311): the static default of 200 is
 	// the default transport's alone.
-	u.PoolSize = model.Setting[int]{Value: http.DefaultMaxIdleConnsPerHost, Name: "maxIdleConnsPerHost", Level: "default", Pos: block, Default: true,
+	u.PoolSize = model.Setting[int]{Value: goMaxIdlePerHost, Name: "maxIdleConnsPerHost", Level: "default", Pos: block, Default: true,
 		Note: "Go's default of 2 idle connections per host, which a ServersTransport that does not set maxIdleConnsPerHost gets"}
 	ft := get(st.Spec, "forwardingTimeouts")
 	if n := get(ft, "dialTimeout"); n != nil {

@@ -341,7 +341,7 @@
         const p = document.createElement("p");
         p.className = "fix";
         const b = document.createElement("b");
-        b.textContent = "fix: ";
+        b.textContent = f.fix_applicability === "unsafe" ? "unsafe fix: " : "fix: ";
         p.append(b, f.fix);
         li.append(p);
       }
@@ -350,8 +350,11 @@
         btn.type = "button";
         btn.className = "apply";
         const files = [...new Set(f.fix_edits.map((e) => e.file))];
-        btn.textContent = "Apply fix" + (files.length > 1 ? " (" + files.length + " files)" : "");
-        btn.title = f.fix_edits.map((e) => posText(e.file, e.line, e.column)).join(", ");
+        const unsafe = f.fix_applicability === "unsafe";
+        btn.dataset.applicability = f.fix_applicability || "safe";
+        btn.textContent = (unsafe ? "Apply unsafe fix" : "Apply fix") + (files.length > 1 ? " (" + files.length + " files)" : "");
+        btn.title = (unsafe ? "Unsafe: it may undo what the configuration's author chose on purpose (proxylint --fix applies it only with --unsafe-fixes). " : "") +
+          f.fix_edits.map((e) => posText(e.file, e.line, e.column)).join(", ");
         btn.addEventListener("click", () => applyFix(f));
         li.append(btn);
       }
