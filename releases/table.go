@@ -324,6 +324,76 @@ var (
 	}
 )
 
+// The controllers': NGINX Inc's VirtualServer, Contour, Traefik
+// (docs/kubernetes.md).
+var (
+	// VSMultipleRegexRoutes: several regex routes of a VirtualServer may
+	// delegate to one VirtualServerRoute, paths compared normalised.
+	VSMultipleRegexRoutes = &Change{
+		ID: "nginx-ingress-vsr-multiple-regex", Kind: Added,
+		Subject: "several regex routes delegating to one VirtualServerRoute",
+		Before:  "refused: a VirtualServerRoute takes the subroutes of one route, paths compared as written",
+		After:   "each subroute is the location of the route whose path it is, paths compared once normalised (\"~ /x\" is \"~/x\")",
+		Names:   []string{"route"},
+		Releases: []Release{{Product: model.NginxIngress, Since: model.Version{Major: 5, Minor: 5},
+			Source: "nginx/kubernetes-ingress pkg/apis/configuration/validation/virtualserver.go v5.5.4:1659-1760 (NormalizePath), not at v5.4.0"}},
+	}
+
+	// ContourMinusOneOff: retryPolicy.count -1 turns retries off.
+	ContourMinusOneOff = &Change{
+		ID: "contour-retry-count-minus-one", Kind: Default,
+		Subject: "retryPolicy.count -1",
+		Before:  "no num_retries written: Envoy's default of one retry applies",
+		After:   "retries off",
+		Names:   []string{"retryPolicy.count"},
+		Releases: []Release{{Product: model.Contour, Since: model.Version{Major: 1, Minor: 34},
+			Source: "projectcontour/contour#5944, fixed after 1.33 (internal/envoy/v3/route.go writes num_retries only above 0 at v1.33.6); " +
+				"a release after 1.33 is assumed to have the fix"}},
+	}
+
+	// TraefikIOGroup: Traefik reads its resources of the API group
+	// traefik.io.
+	TraefikIOGroup = &Change{
+		ID: "traefik-io-group", Kind: Added,
+		Subject: "the API group traefik.io",
+		Before:  "not read: the resources are traefik.containo.us's",
+		After:   "read",
+		Names:   []string{"apiVersion"},
+		Releases: []Release{{Product: model.Traefik, Since: model.Version{Major: 2, Minor: 10},
+			Source: "traefik/traefik pkg/provider/kubernetes/crd at v2.10.0 reads traefik.io (docs/kubernetes.md)"}},
+	}
+
+	// TraefikContainoUsRemoved: Traefik no longer reads traefik.containo.us.
+	TraefikContainoUsRemoved = &Change{
+		ID: "traefik-containo-us-group", Kind: Removed,
+		Subject: "the API group traefik.containo.us",
+		Before:  "read",
+		After:   "not read: the resources are ignored",
+		Keep:    "apiVersion: traefik.io/v1alpha1",
+		Names:   []string{"apiVersion"},
+		Releases: []Release{{Product: model.Traefik, Since: model.Version{Major: 3},
+			Source: "traefik/traefik pkg/provider/kubernetes/crd reads traefik.containo.us up to v2.11, not at v3.0.0 (docs/kubernetes.md)"}},
+	}
+
+	// TraefikRetryStatus: the retry middleware's status,
+	// retryNonIdempotentMethod, disableRetryOnNetworkError, timeout and
+	// maxRequestBodyBytes.
+	TraefikRetryStatus = &Change{
+		ID: "traefik-retry-status", Kind: Added,
+		Subject: "the retry middleware's status, retryNonIdempotentMethod, disableRetryOnNetworkError, timeout and maxRequestBodyBytes",
+		Before:  "pruned by the API server: the middleware retries network errors only, before anything of the request was written",
+		After:   "a status is retried too (POST, PATCH and LOCK only with retryNonIdempotentMethod)",
+		Names:   []string{"retry.status", "retry.retryNonIdempotentMethod", "retry.disableRetryOnNetworkError", "retry.timeout", "retry.maxRequestBodyBytes"},
+		Releases: []Release{{Product: model.Traefik, Since: model.Version{Major: 3, Minor: 7},
+			Source: "traefik/traefik pkg/config/dynamic/middlewares.go and pkg/middlewares/retry/retry.go at v3.7.0 and v3.7.9 (:101-174), absent at v3.6.0"}},
+	}
+)
+
+// TraefikContainoUsLast is the newest Traefik release that reads
+// traefik.containo.us, the release such a resource is read for when no
+// target is named.
+var TraefikContainoUsLast = model.Version{Major: 2, Minor: 11}
+
 // table is every change, nginx's first.
 var table = []*Change{
 	UpstreamKeepalive, ProxyHTTPVersion, ProxyConnectionHeader, KeepaliveLocal, ProxyHTTP2, ResolverConf,
@@ -331,4 +401,5 @@ var table = []*Change{
 	ResetBeforeRequest, H1SafeDrain, V2Upgraded,
 	IstioNo503Retry, IstioHTTPRouteRetry, IstioRetryBudget, NginxIncNextUpstream,
 	GatewayMergeType, GatewayClientIdle, GatewayDropsRouteTimeouts,
+	VSMultipleRegexRoutes, ContourMinusOneOff, TraefikIOGroup, TraefikContainoUsRemoved, TraefikRetryStatus,
 }

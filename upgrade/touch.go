@@ -3,6 +3,7 @@ package upgrade
 import (
 	"bytes"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 
@@ -56,6 +57,11 @@ var matchers = map[*releases.Change]matcher{
 	releases.GatewayMergeType:          dropped(true),
 	releases.GatewayClientIdle:         gatewayClientIdle,
 	releases.GatewayDropsRouteTimeouts: dropped(false),
+	releases.VSMultipleRegexRoutes:     routesDiffer,
+	releases.ContourMinusOneOff:        routesDiffer,
+	releases.TraefikIOGroup:            routesDiffer,
+	releases.TraefikContainoUsRemoved:  routesDiffer,
+	releases.TraefikRetryStatus:        routesDiffer,
 }
 
 // directiveChanges are found by the nginx directive walk
@@ -368,4 +374,46 @@ func durText(d time.Duration) string {
 		return fmt.Sprintf("%ds", d/time.Second)
 	}
 	return d.String()
+}
+
+// routesDiffer finds the routes a controller's change touches by what
+// the two runs read: a route only one of them reads (a resource of an API
+// group one release ignores, a VirtualServerRoute one release refuses),
+// and a route whose retries differ (fields one release prunes, a count
+// one release reads otherwise).
+func routesDiffer(s *scene) []touch {
+	type retries struct {
+		on       string
+		attempts int
+		replays  int
+	}
+	read := func(p *model.Proxy) (map[model.Pos]*model.Route, map[model.Pos]retries) {
+		routes, rs := map[model.Pos]*model.Route{}, map[model.Pos]retries{}
+		if p == nil {
+			return routes, rs
+		}
+		for _, r := range p.Routes() {
+			routes[r.Pos] = r
+			rs[r.Pos] = retries{strings.Join(r.Retry.On.Value, ","), r.MaxAttempts.Value, len(r.Reexecutes)}
+		}
+		return routes, rs
+	}
+	withRoutes, with := read(s.with)
+	withoutRoutes, without := read(s.without)
+	var out []touch
+	for pos, r := range withRoutes {
+		switch old, ok := without[pos]; {
+		case !ok:
+			out = append(out, touch{pos: pos, what: r.Name + " is read only with the change"})
+		case old != with[pos]:
+			out = append(out, touch{pos: pos, what: r.Name + ": its retries are read otherwise"})
+		}
+	}
+	for pos, r := range withoutRoutes {
+		if _, ok := with[pos]; !ok {
+			out = append(out, touch{pos: pos, what: r.Name + " is read only without the change"})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].pos.Before(out[j].pos) })
+	return out
 }

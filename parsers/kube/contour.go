@@ -10,6 +10,7 @@ import (
 
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/envoy"
+	"github.com/proxylint/proxylint/releases"
 )
 
 // Contour's HTTPProxy (projectcontour.io/v1): each route of a root
@@ -49,8 +50,7 @@ const (
 // the target: the fix of projectcontour/contour#5944 is in no release up
 // to 1.33, so a release after it is assumed to have it.
 func contourDisablesMinusOne(t model.Target) bool {
-	v := t.Version
-	return !v.IsZero() && !v.Less(model.Version{Major: 1, Minor: 34})
+	return !t.Version.IsZero() && releases.ContourMinusOneOff.In(t)
 }
 
 func httpProxyKind(o *object) bool {

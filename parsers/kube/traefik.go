@@ -10,6 +10,7 @@ import (
 
 	"github.com/proxylint/proxylint/internal/lazyre"
 	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/releases"
 )
 
 // Traefik's Kubernetes resources (product traefik): each route of an
@@ -83,18 +84,17 @@ func traefikKind(o *object) bool {
 // resource's API group), else the newest release that reads the group:
 // 2.11 for traefik.containo.us, the newest for traefik.io.
 func traefikRelease(o *object, t model.Target) (model.Target, bool) {
-	v := t.Version
 	group := traefikGroup(o)
-	if v.IsZero() {
+	if t.Version.IsZero() {
 		if group == "traefik.containo.us" {
-			return model.Target{Product: model.Traefik, Version: model.Version{Major: 2, Minor: 11}}, true
+			return model.Target{Product: model.Traefik, Version: releases.TraefikContainoUsLast}, true
 		}
 		return model.Target{Product: model.Traefik}, true
 	}
 	if group == "traefik.containo.us" {
-		return t, v.Less(model.Version{Major: 3})
+		return t, !releases.TraefikContainoUsRemoved.In(t)
 	}
-	return t, !v.Less(model.Version{Major: 2, Minor: 10})
+	return t, releases.TraefikIOGroup.In(t)
 }
 
 // traefikResources are the run's Traefik objects by kind and name.
@@ -343,7 +343,7 @@ func (l *loader) traefikRetry(r *model.Route, m *object, rel model.Target) {
 		return
 	}
 	retryKey, retry := getKV(m.Spec, "retry")
-	newer := rel.AtLeast(3, 7, 0)
+	newer := releases.TraefikRetryStatus.In(rel)
 	if !newer {
 		for _, f := range []string{"status", "retryNonIdempotentMethod", "disableRetryOnNetworkError", "timeout", "maxRequestBodyBytes"} {
 			if k, _ := getKV(retry, f); k != nil {

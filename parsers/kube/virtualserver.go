@@ -9,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/releases"
 )
 
 // NGINX Inc's own resources: VirtualServer and VirtualServerRoute
@@ -288,7 +289,7 @@ func vsSubPath(route, sub string, normalised bool) bool {
 // vsMultiRegex reports whether the target's VirtualServerRoutes take
 // several regex routes, with paths normalised: 5.5.0 and later.
 func vsMultiRegex(t model.Target) bool {
-	return t.Version.IsZero() || t.AtLeast(5, 5, 0)
+	return releases.VSMultipleRegexRoutes.In(t)
 }
 
 // vsNormalize is a route path as NGINX Ingress Controller compares it:
