@@ -61,3 +61,13 @@ func TestParseDuration(t *testing.T) {
 		}
 	}
 }
+
+func TestDurationText(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		0: "0s", 2 * time.Hour: "2h", 90 * time.Second: "90s", 1500 * time.Millisecond: "1500ms", 60 * time.Minute: "1h",
+	} {
+		if got := DurationText(d); got != want {
+			t.Errorf("DurationText(%v) = %q, want %q", d, got, want)
+		}
+	}
+}

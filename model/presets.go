@@ -54,6 +54,21 @@ func BalancerPresets() []string {
 // number or too long.
 var ErrDurationRange = errors.New("out of range")
 
+// DurationText writes d as nginx and Envoy configurations write a
+// duration: "60s", "500ms", "1h", "0s" (whole hours, else whole seconds,
+// else milliseconds).
+func DurationText(d time.Duration) string {
+	switch {
+	case d == 0:
+		return "0s"
+	case d%time.Hour == 0:
+		return strconv.FormatInt(int64(d/time.Hour), 10) + "h"
+	case d%time.Second == 0:
+		return strconv.FormatInt(int64(d/time.Second), 10) + "s"
+	}
+	return strconv.FormatInt(int64(d/time.Millisecond), 10) + "ms"
+}
+
 // ParseDuration reads a duration as people write them on a command line or
 // in a configuration: Go's "1m30s", nginx's "90s" and "1h", or a bare number
 // of seconds. Negative durations, infinities, NaN and anything longer than

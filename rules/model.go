@@ -3,7 +3,6 @@ package rules
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 
@@ -13,18 +12,10 @@ import (
 // dur formats a duration the way nginx and Envoy configurations write
 // them: "60s", "500ms", "1h".
 func dur(d time.Duration) string {
-	switch {
-	case d == 0:
-		return "0s"
-	case d == maxDur:
+	if d == maxDur {
 		return "more than 292 years"
-	case d%time.Hour == 0:
-		return strconv.FormatInt(int64(d/time.Hour), 10) + "h"
-	case d%time.Second == 0:
-		return strconv.FormatInt(int64(d/time.Second), 10) + "s"
-	default:
-		return strconv.FormatInt(int64(d/time.Millisecond), 10) + "ms"
 	}
+	return model.DurationText(d)
 }
 
 // shorter suggests a timeout a little below d.

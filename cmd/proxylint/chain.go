@@ -246,15 +246,10 @@ func cell(s model.Setting[time.Duration], flagged bool) string {
 }
 
 func durString(d time.Duration) string {
-	switch {
-	case d == 0:
+	if d == 0 {
 		return "none"
-	case d%time.Hour == 0:
-		return strconv.FormatInt(int64(d/time.Hour), 10) + "h"
-	case d%time.Second == 0:
-		return strconv.FormatInt(int64(d/time.Second), 10) + "s"
 	}
-	return strconv.FormatInt(int64(d/time.Millisecond), 10) + "ms"
+	return model.DurationText(d)
 }
 
 func firstSentence(msg string) string {

@@ -122,7 +122,7 @@ func settingFrom(v reflect.Value) (setting, bool) {
 func valueText(v reflect.Value) string {
 	switch x := v.Interface().(type) {
 	case time.Duration:
-		return durationText(x)
+		return model.DurationText(x)
 	case bool:
 		if x {
 			return "on"
@@ -152,18 +152,6 @@ func valueText(v reflect.Value) string {
 		return strings.Join(parts, ", ")
 	}
 	return fmt.Sprint(v.Interface())
-}
-
-func durationText(d time.Duration) string {
-	switch {
-	case d == 0:
-		return "0s"
-	case d%time.Hour == 0:
-		return strconv.FormatInt(int64(d/time.Hour), 10) + "h"
-	case d%time.Second == 0:
-		return strconv.FormatInt(int64(d/time.Second), 10) + "s"
-	}
-	return strconv.FormatInt(int64(d/time.Millisecond), 10) + "ms"
 }
 
 // block is a listener, route or upstream: where it starts and ends (End
