@@ -110,6 +110,9 @@ type Override struct {
 	// that pass them with Module's handler (every route of the block for
 	// add_header).
 	Routes []*Route
+	// ETagOff is set for add_header when "etag off" is in effect in the
+	// block: nginx gives the files it serves there no ETag of its own.
+	ETagOff bool
 }
 
 // ArrayEntry is one entry of an array-like directive: "proxy_set_header

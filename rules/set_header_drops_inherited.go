@@ -43,7 +43,10 @@ func checkSetHeaderDropsInherited(pass *Pass) {
 // An entry written with an empty value adds nothing anywhere, and is left
 // out too, except for the headers whose empty value removes the header
 // the response carries (ETag, Last-Modified: ngx_http_set_response_header
-// and ngx_http_set_last_modified, "if (value->len == 0)").
+// and ngx_http_set_last_modified, "if (value->len == 0)"). Where "etag
+// off" is in effect and nothing is proxied, no response of the block has
+// an ETag, so an empty ETag lost removes nothing (Discourse's static
+// locations).
 func sentThere(o *model.Override) []model.ArrayEntry {
 	if o.Directive != "add_header" && o.Directive != "add_trailer" {
 		return o.Lost
@@ -59,6 +62,9 @@ func sentThere(o *model.Override) []model.ArrayEntry {
 		switch {
 		case emptyValue(e.Value) && (o.Directive != "add_header" || !clearedBy(e)):
 		case !proxied && upstreamOnly(e.Value):
+		case !proxied && o.ETagOff && clearedBy(e) && strings.EqualFold(e.Name, "ETag"):
+			// "etag off" and nothing proxied: the block's responses carry
+			// no ETag for the empty value to remove.
 		default:
 			out = append(out, e)
 		}

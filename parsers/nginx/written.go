@@ -678,6 +678,11 @@ func (f *facts) makeOverride(c *scope, own []*Directive, name, module string) *m
 		Block: c.at, Level: c.kind, BlockName: blockName(c),
 		From: outer[0].d.Pos, FromLevel: outer[0].level.kind,
 	}
+	if name == "add_header" {
+		if d, _ := c.lookup("etag"); d != nil && len(d.Args) == 1 && strings.EqualFold(d.Args[0].Value, "off") {
+			o.ETagOff = true
+		}
+	}
 	for _, d := range own {
 		written[entryName(d)] = true
 		o.Written = append(o.Written, arrayEntry(d))

@@ -5,6 +5,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/fcgi"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 )
@@ -237,5 +239,49 @@ server {
 	}
 	if tls["/writes/x"] {
 		t.Errorf("location with its own fastcgi_param: the application got HTTPS on, want it lost")
+	}
+}
+
+// With "etag off", the files nginx serves carry no ETag: a nested location
+// whose own add_header drops the outer add_header ETag "" loses nothing
+// there (set-header-drops-inherited leaves such a loss out where nothing
+// is proxied, Discourse's static locations), while under the default
+// "etag on" the same file carries one.
+func TestEtagOffStaticFilesHaveNoETag(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	for _, dir := range []string{"off/assets", "on/assets"} {
+		if err := os.MkdirAll(filepath.Join(root, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, dir, "a.css"), []byte("body{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	addr := freeAddr(t)
+	srv := startNginx(t, fmt.Sprintf(`
+server {
+    listen %[1]s;
+    root %[2]s;
+    location /off/ {
+        etag off;
+        add_header ETag "";
+        location /off/assets/ {
+            add_header Cache-Control public;
+        }
+    }
+    location /on/ {
+        location /on/assets/ {
+            add_header Cache-Control public;
+        }
+    }
+}
+`, addr, root), addr)
+	off := send(t, http.MethodGet, srv.URL()+"/off/assets/a.css", "")
+	if off.Status != http.StatusOK || len(off.Header.Values("ETag")) != 0 || off.Header.Get("Cache-Control") != "public" {
+		t.Errorf("etag off: status %d, ETag %q, Cache-Control %q; want 200, no ETag, public", off.Status, off.Header.Values("ETag"), off.Header.Get("Cache-Control"))
+	}
+	if on := send(t, http.MethodGet, srv.URL()+"/on/assets/a.css", ""); on.Status != http.StatusOK || on.Header.Get("ETag") == "" {
+		t.Errorf("etag on (the default): status %d, ETag %q; want 200 and an ETag", on.Status, on.Header.Get("ETag"))
 	}
 }
