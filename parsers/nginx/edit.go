@@ -497,7 +497,13 @@ func (e *Editor) RemoveArg(at model.Pos, i int) ([]model.Edit, error) {
 	if i < 0 || i >= len(ws)-1 {
 		return nil, fmt.Errorf("%s: %q has no argument %d", at, s.value(ws[0]), i+1)
 	}
-	return e.edit(int(ws[i].end), int(ws[i+1].end), ""), nil
+	sep := ""
+	if i+2 < len(ws) && ws[i+2].start == ws[i+1].end {
+		// The next word touches the removed one (`"")`, which nginx reads
+		// as two words after a quoted one): keep them apart.
+		sep = " "
+	}
+	return e.edit(int(ws[i].end), int(ws[i+1].end), sep), nil
 }
 
 // Rename replaces the name of the directive at at.
