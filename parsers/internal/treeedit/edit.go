@@ -376,7 +376,13 @@ func (e *Editor) SetValue(at model.Pos, v model.Value) ([]model.Edit, error) {
 		}
 		return e.edit(colon+1, val.end, e.fieldValue(v, parent.indent, val)), nil
 	case parent != nil && parent.kind == model.ListValue:
-		text := e.itemValue(v, parent.indent+2)
+		// The item's lines stand where its value starts ("-  0" puts it
+		// at the fourth column), at least two past the dash.
+		indent := parent.indent + 2
+		if col := val.start - lineStart(e.src, val.start); col > indent {
+			indent = col
+		}
+		text := e.itemValue(v, indent)
 		if val.start > 0 && e.src[val.start-1] == '-' {
 			text = " " + text // an empty item: "-" alone
 		}

@@ -222,11 +222,24 @@ func (b *builder) scalar(n *node, y *yaml.Node) {
 		// item (a key written alone in a flow mapping has none).
 		n.end = n.start
 		if n.start == 0 || src[n.start-1] != ':' && src[n.start-1] != '-' {
+			// Not where an empty value stands (a tag alone, "!", is
+			// written there): not edited, and in a block its text ends
+			// with its lines.
 			n.placed = false
+			if !n.flow {
+				n.end = b.blockScalarEnd(n)
+			}
 		}
 	default:
 		if n.start+len(y.Value) > len(src) || string(src[n.start:n.start+len(y.Value)]) != y.Value {
+			// Written otherwise than read: a plain scalar over several
+			// lines ("0\n  0" reads "0 0"). It is not edited, but in a
+			// block its lines still end where a block scalar's would, so
+			// that what comes after it is placed after them.
 			n.end, n.placed = n.start, false
+			if !n.flow {
+				n.end = b.blockScalarEnd(n)
+			}
 			return
 		}
 		n.end = n.start + len(y.Value)
