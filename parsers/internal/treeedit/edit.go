@@ -574,8 +574,32 @@ func (e *Editor) insertBlock(c *node, i int, key string, v model.Value) []model.
 	text := pad + one + e.nl
 	if at == len(src) && (at == 0 || src[at-1] != '\n') {
 		text = e.nl + pad + one
+		if clip := clippedAtEnd(src, last); clip >= 0 {
+			// A block scalar that ends the file without a line break
+			// reads without one; a line written after it would give it
+			// one, unless it strips it ("|-").
+			return append(e.edit(clip, clip, "-"), e.edit(at, at, text)...)
+		}
 	}
 	return e.edit(at, at, text)
+}
+
+// clippedAtEnd is the offset just past the "|" or ">" of the block scalar
+// with the default (clip) chomping that n ends with, or -1: the value's
+// line break at the end of the file is then its last.
+func clippedAtEnd(src []byte, n *node) int {
+	for n != nil && (n.kind == model.MapValue || n.kind == model.ListValue) && !n.flow && len(n.entries) > 0 {
+		n = n.entries[len(n.entries)-1].val
+	}
+	if n == nil || n.style != '|' && n.style != '>' || n.start+1 > len(src) {
+		return -1
+	}
+	for i := n.start + 1; i < len(src) && src[i] != '\n' && src[i] != ' ' && src[i] != '#'; i++ {
+		if src[i] == '-' || src[i] == '+' {
+			return -1
+		}
+	}
+	return n.start + 1
 }
 
 // dashBefore is the offset of the "-" that introduces a block list item
