@@ -52,67 +52,12 @@ func checkRuleID(id string) error {
 	return fmt.Errorf("unknown rule %q (see proxylint rules; \"all\" names every rule)", id)
 }
 
-// ruleSwitches decides which rules run: each rule's default, then the
-// configuration file (rules.disable: [all] or rules.enable: [all] first,
-// then the rules it names, a rule in both lists off), then the command
-// line's --enable and --disable in their order, "all" switching every
-// rule. A rule may be named by one of its aliases (another linter's name
-// for the check): the result holds IDs, so that a flag overrides the
-// configuration whichever name each uses. --only (only, when not nil)
-// replaces all of that: the rules it
-// names run, and no other. The result holds every rule, in enable or in
-// disable.
+// ruleSwitches decides which rules run, as config.RuleSwitches does with
+// the command line's --enable and --disable choices and --only.
 func ruleSwitches(cfgEnable, cfgDisable []string, choices []ruleChoice, only []string) (enable, disable map[string]bool) {
-	on := map[string]bool{}
-	setAll := func(v bool) {
-		for _, r := range rules.All() {
-			on[r.ID] = v
-		}
+	cs := make([]config.Choice, len(choices))
+	for i, c := range choices {
+		cs[i] = config.Choice{On: c.on, ID: c.id}
 	}
-	for _, r := range rules.All() {
-		on[r.ID] = !r.Off
-	}
-	if only != nil {
-		setAll(false)
-		for _, id := range only {
-			if id == allRules {
-				setAll(true)
-			} else {
-				on[rules.Canonical(id)] = true
-			}
-		}
-	} else {
-		if contains(cfgDisable, allRules) {
-			setAll(false)
-		}
-		if contains(cfgEnable, allRules) {
-			setAll(true)
-		}
-		for _, id := range cfgEnable {
-			if id != allRules {
-				on[rules.Canonical(id)] = true
-			}
-		}
-		for _, id := range cfgDisable {
-			if id != allRules {
-				on[rules.Canonical(id)] = false
-			}
-		}
-		for _, c := range choices {
-			if c.id == allRules {
-				setAll(c.on)
-			} else {
-				on[rules.Canonical(c.id)] = c.on
-			}
-		}
-	}
-	enable, disable = map[string]bool{}, map[string]bool{}
-	for id, v := range on {
-		if v {
-			enable[id] = true
-		} else {
-			disable[id] = true
-		}
-	}
-	return enable, disable
+	return config.RuleSwitches(cfgEnable, cfgDisable, cs, only)
 }

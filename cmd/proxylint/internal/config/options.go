@@ -2,6 +2,7 @@ package config
 
 import (
 	"regexp"
+	"slices"
 
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
@@ -13,14 +14,16 @@ import (
 // server uses them as they are. A nil Config sets nothing.
 
 // RuleOptions are the rule engine's options the file sets: the rules it
-// turns on and off (both maps are never nil), their severities, the write
+// turns on and off (RuleSwitches: every rule is in one of the two maps),
+// their severities, the write
 // locations (added to the default patterns) and whether a suppression
 // needs a reason.
 func (c *Config) RuleOptions() *rules.Options {
 	if c == nil {
 		c = &Config{}
 	}
-	o := &rules.Options{Enable: idSet(c.Enable), Disable: idSet(c.Disable), Severity: c.Severity}
+	o := &rules.Options{Severity: c.Severity}
+	o.Enable, o.Disable = RuleSwitches(c.Enable, c.Disable, nil, nil)
 	if len(c.WriteLocations) > 0 {
 		for _, p := range rules.DefaultWritePaths {
 			o.WritePaths = append(o.WritePaths, regexp.MustCompile(p))
@@ -59,10 +62,74 @@ func (c *Config) DeclaredChain() *model.Chain {
 	return &model.Chain{Hops: append([]*model.Hop{}, c.Chain...)}
 }
 
-func idSet(ids []string) map[string]bool {
-	m := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		m[id] = true
+// Choice is one rule turned on or off by --enable or --disable, in the
+// order of the command line; ID may be AllRules.
+type Choice struct {
+	On bool
+	ID string
+}
+
+// RuleSwitches decides which rules run: each rule's default, then the
+// configuration file (rules.disable: [all] or rules.enable: [all] first,
+// then the rules it names, a rule in both lists off), then the command
+// line's choices in their order, "all" switching every rule. A rule may be
+// named by one of its aliases (another linter's name for the check): the
+// result holds IDs, so that a flag overrides the configuration whichever
+// name each uses. only, when not nil (--only), replaces all of that: the
+// rules it names run, and no other. The result holds every rule, in
+// enable or in disable. The command line and the language server decide
+// by it alike.
+func RuleSwitches(cfgEnable, cfgDisable []string, choices []Choice, only []string) (enable, disable map[string]bool) {
+	on := map[string]bool{}
+	setAll := func(v bool) {
+		for _, r := range rules.All() {
+			on[r.ID] = v
+		}
 	}
-	return m
+	for _, r := range rules.All() {
+		on[r.ID] = !r.Off
+	}
+	if only != nil {
+		setAll(false)
+		for _, id := range only {
+			if id == AllRules {
+				setAll(true)
+			} else {
+				on[rules.Canonical(id)] = true
+			}
+		}
+	} else {
+		if slices.Contains(cfgDisable, AllRules) {
+			setAll(false)
+		}
+		if slices.Contains(cfgEnable, AllRules) {
+			setAll(true)
+		}
+		for _, id := range cfgEnable {
+			if id != AllRules {
+				on[rules.Canonical(id)] = true
+			}
+		}
+		for _, id := range cfgDisable {
+			if id != AllRules {
+				on[rules.Canonical(id)] = false
+			}
+		}
+		for _, c := range choices {
+			if c.ID == AllRules {
+				setAll(c.On)
+			} else {
+				on[rules.Canonical(c.ID)] = c.On
+			}
+		}
+	}
+	enable, disable = map[string]bool{}, map[string]bool{}
+	for id, v := range on {
+		if v {
+			enable[id] = true
+		} else {
+			disable[id] = true
+		}
+	}
+	return enable, disable
 }

@@ -38,8 +38,25 @@ chain:
 	require.NoError(t, err)
 
 	r := c.RuleOptions()
-	assert.Equal(t, map[string]bool{"upstream-no-keepalive": true}, r.Enable)
-	assert.Equal(t, map[string]bool{"unused-suppression": true}, r.Disable)
+	// Every rule is switched: its default, then what the file says.
+	wantOn, wantOff := map[string]bool{}, map[string]bool{}
+	for _, rule := range rules.All() {
+		on := !rule.Off
+		switch rule.ID {
+		case "upstream-no-keepalive":
+			on = true
+		case "unused-suppression":
+			on = false
+		}
+		if on {
+			wantOn[rule.ID] = true
+		} else {
+			wantOff[rule.ID] = true
+		}
+	}
+	assert.Equal(t, wantOn, r.Enable)
+	assert.Equal(t, wantOff, r.Disable)
+	assert.True(t, r.Disable["unused-suppression"])
 	assert.Equal(t, map[string]model.Severity{"upstream-no-keepalive": model.Error}, r.Severity)
 	require.Len(t, r.WritePaths, len(rules.DefaultWritePaths)+1)
 	assert.True(t, r.WritePaths[0].MatchString("/orders/1"), "the default patterns first")
@@ -64,9 +81,11 @@ func TestOptionsOfNoFile(t *testing.T) {
 	var none *Config
 	for _, c := range []*Config{none, {}} {
 		r := c.RuleOptions()
-		assert.NotNil(t, r.Enable)
-		assert.NotNil(t, r.Disable)
-		assert.Empty(t, r.Enable)
+		for _, rule := range rules.All() {
+			assert.Equal(t, !rule.Off, r.Enable[rule.ID], rule.ID)
+			assert.Equal(t, rule.Off, r.Disable[rule.ID], rule.ID)
+		}
+		assert.Equal(t, len(rules.All()), len(r.Enable)+len(r.Disable))
 		assert.Nil(t, r.WritePaths, "nil: the engine's defaults")
 		assert.False(t, r.RequireReason)
 		assert.Empty(t, c.LoadOptions().EntryPoints)
