@@ -17,7 +17,9 @@ const upgradeExamples = "../../fixtures/examples/upgrade"
 // per product to fixtures/examples/upgrade/*.txt, byte for byte, with its
 // exit code: 1 when a finding appears that is no finding of the release
 // run now told elsewhere (legacy.conf: nginx 1.30 refuses "ssl on";
-// angie.conf: a host Angie 1.12 now resolves is proxied unpooled), else 0.
+// angie.conf: a host Angie 1.12 now resolves is proxied unpooled;
+// traefik.yaml: Traefik 3.7 reads the retried statuses and sends a POST
+// again), else 0.
 func TestUpgradeGolden(t *testing.T) {
 	dir, err := filepath.Abs(upgradeExamples)
 	require.NoError(t, err)
@@ -30,6 +32,7 @@ func TestUpgradeGolden(t *testing.T) {
 		{"angie.conf", "angie:1.11", "angie:1.12", exitFindings},
 		{"envoy.yaml", "envoy:1.30", "envoy:1.32", exitClean},
 		{"istio.yaml", "istio:1.23", "istio:1.24", exitClean},
+		{"traefik.yaml", "traefik:3.6", "traefik:3.7", exitFindings},
 	} {
 		t.Run(c.file, func(t *testing.T) {
 			want, err := os.ReadFile(filepath.Join(dir, strings.TrimSuffix(c.file, filepath.Ext(c.file))+".txt"))
