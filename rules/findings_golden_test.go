@@ -33,7 +33,11 @@ func TestFindingsGolden(t *testing.T) {
 	got := map[string][]string{}
 	add := func(root, prefix string, findings []rules.Finding) {
 		for _, f := range findings {
-			got[f.Rule] = append(got[f.Rule], goldenLine(root, prefix, f))
+			line := goldenLine(root, prefix, f)
+			if f.Pos.File != "" && !strings.HasPrefix(line, prefix) {
+				t.Errorf("%s: a finding's file is not under %s, so its golden line would hold a path of this machine", line, root)
+			}
+			got[f.Rule] = append(got[f.Rule], line)
 		}
 	}
 	forEachFixture(t, func(paths []string) {
@@ -127,7 +131,12 @@ func TestFindingsGolden(t *testing.T) {
 // the root, after prefix), the severity and the message, then its fix.
 func goldenLine(root, prefix string, f rules.Finding) string {
 	pos := f.Pos
-	if rel, err := filepath.Rel(root, pos.File); err == nil && pos.File != "" {
+	// A file the loader found itself (an includer, say) may be named by
+	// its absolute path, so both are made absolute before the root is cut
+	// off: the golden then holds no path of the machine that wrote it.
+	absRoot, errRoot := filepath.Abs(root)
+	absFile, errFile := filepath.Abs(pos.File)
+	if rel, err := filepath.Rel(absRoot, absFile); err == nil && errRoot == nil && errFile == nil && pos.File != "" && !strings.HasPrefix(rel, "..") {
 		pos.File = prefix + filepath.ToSlash(rel)
 	}
 	line := fmt.Sprintf("%s: %s: %s", pos, f.Severity, f.Message)
