@@ -363,6 +363,14 @@ func TestTreeEditorRefuses(t *testing.T) {
 	if _, err := New("f", []byte("a: [\n"), AsGiven).SetValue(model.Pos{File: "f", Line: 1, Col: 1}, model.Null()); err == nil {
 		t.Error("edited a file that does not parse")
 	}
+	// YAML reads a lone carriage return as a line break: removing A
+	// would take B with it.
+	if edits, err := New("f", []byte("A: 1\rB: 2\r\nC: 3\n"), AsGiven).RemoveField(model.Pos{File: "f", Line: 1, Col: 1}); err == nil || !strings.Contains(err.Error(), "f:1: a carriage return") {
+		t.Errorf("a lone carriage return: made %+v, error %v", edits, err)
+	}
+	if _, err := New("f", []byte("A: 1\r\nB: 2\r\n"), AsGiven).RemoveField(model.Pos{File: "f", Line: 1, Col: 1}); err != nil {
+		t.Errorf("CRLF refused: %v", err)
+	}
 }
 
 func TestTreeEditorReads(t *testing.T) {

@@ -67,6 +67,10 @@ var errUnplaced = errors.New("written with an anchor, an alias, a tag or over se
 // readSpans reads every document of src.
 func readSpans(path string, src []byte) (*spans, error) {
 	s := &spans{src: src}
+	if i := loneCR(src); i >= 0 {
+		line := bytes.Count(src[:i], []byte("\n")) + 1
+		return nil, fmt.Errorf("%s:%d: a carriage return not followed by a line feed: YAML reads it as a line break, which the editor does not, so the file is not edited", path, line)
+	}
 	t := bytes.TrimLeft(src, " \t\r\n\ufeff")
 	s.json = len(t) > 0 && (t[0] == '{' || t[0] == '[')
 	lines := lineStarts(src)
@@ -319,6 +323,21 @@ func matchBracket(src []byte, start int) int {
 				i = lineEnd(src, i) - 1
 			}
 		}
+	}
+	return -1
+}
+
+// loneCR is the offset of the first "\r" not followed by "\n", or -1.
+func loneCR(src []byte) int {
+	for i := bytes.IndexByte(src, '\r'); i >= 0; {
+		if i+1 >= len(src) || src[i+1] != '\n' {
+			return i
+		}
+		j := bytes.IndexByte(src[i+1:], '\r')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
 	}
 	return -1
 }
