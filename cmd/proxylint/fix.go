@@ -186,11 +186,18 @@ func applyFixes(fixes []fileFix, named []string, repo string, stderr io.Writer) 
 }
 
 // writeFix replaces the real file of fx with its fixed content, checking
-// once more just before that it is what was read.
+// once more just before that it is what was read. A file with several
+// names (hard links: sites-enabled/x and sites-available/x made with ln)
+// is rewritten in place, so that every name keeps showing the one file;
+// renamed over, the name written would become a file of its own and the
+// others keep the old text.
 func writeFix(fx fileFix) error {
 	fi, err := unchanged(fx)
 	if err != nil {
 		return errors.New("changed since it was read; not written")
+	}
+	if _, links, ok := fileIdentity(fi); ok && links > 1 {
+		return rewriteInPlace(fx)
 	}
 	uid, gid := ownerOf(fi)
 	return renameInto(fx.real, fi.Mode().Perm(), func(w io.Writer) error {
@@ -201,6 +208,37 @@ func writeFix(fx fileFix) error {
 		_, err := w.Write(fx.fixed)
 		return err
 	})
+}
+
+// rewriteInPlace writes the fixed content of fx over the file itself and
+// cuts it to its new length; when that fails, the old content is written
+// back, so that the file is left as it was or as fixed.
+func rewriteInPlace(fx fileFix) (err error) {
+	f, err := os.OpenFile(fx.real, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	write := func(b []byte) error {
+		if _, err := f.WriteAt(b, 0); err != nil {
+			return err
+		}
+		if err := f.Truncate(int64(len(b))); err != nil {
+			return err
+		}
+		return f.Sync()
+	}
+	if err := write(fx.fixed); err != nil {
+		if rerr := write(fx.old); rerr != nil {
+			return fmt.Errorf("%w; and restoring what was read failed too: %v", err, rerr)
+		}
+		return err
+	}
+	return nil
 }
 
 // unchanged checks that the real file of fx is still a regular file at

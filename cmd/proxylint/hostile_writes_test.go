@@ -421,6 +421,45 @@ func TestFixEditsTheFileALinkLeadsTo(t *testing.T) {
 	}
 }
 
+// The layout made with ln instead of ln -s (a machine's /etc/nginx, not a
+// repository: git keeps no hard links): sites-enabled/shop and
+// sites-available/shop are one file with two names. It is linted once,
+// through nginx.conf, under the name nginx.conf includes, and --fix
+// writes into the file itself, so that both names still show the one
+// fixed file; renamed over, the name written became a file of its own and
+// the other kept the old text.
+func TestFixKeepsHardLinks(t *testing.T) {
+	dir := dirWithGitMarker(t)
+	writeFile(t, dir, "nginx/nginx.conf", "events {}\nhttp {\n    include sites-enabled/*;\n}\n")
+	writeFile(t, dir, "nginx/sites-available/shop", shopSite)
+	const available, enabled = "nginx/sites-available/shop", "nginx/sites-enabled/shop"
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "nginx/sites-enabled"), 0o755))
+	require.NoError(t, os.Link(filepath.Join(dir, available), filepath.Join(dir, enabled)))
+	t.Chdir(dir)
+
+	code, out, errOut := runCLIBounded(t, "--no-color", "--format", "json", "nginx/")
+	assert.Equal(t, exitFindings, code, errOut)
+	var doc struct{ Findings []struct{ Rule, File string } }
+	require.NoError(t, json.Unmarshal([]byte(out), &doc))
+	var where []string
+	for _, f := range doc.Findings {
+		where = append(where, f.Rule+" "+f.File)
+	}
+	assert.ElementsMatch(t, []string{"log-format-blind nginx/nginx.conf", "retry-timeout-write " + enabled, "retry-tries-unbounded " + enabled}, where)
+
+	code, _, errOut = runCLIBounded(t, "--no-color", "--fix", "--unsafe-fixes", "nginx/")
+	assert.Equal(t, exitFindings, code, errOut)
+	assert.Contains(t, errOut, "proxylint: fixed 2 findings in 1 file\n")
+	a, err := os.Stat(filepath.Join(dir, available))
+	require.NoError(t, err)
+	e, err := os.Stat(filepath.Join(dir, enabled))
+	require.NoError(t, err)
+	assert.True(t, os.SameFile(a, e), "the two names are still one file")
+	b, err := os.ReadFile(filepath.Join(dir, available))
+	require.NoError(t, err)
+	assert.Equal(t, fixedShopSite, string(b))
+}
+
 // A file that two configurations include through two links is one file:
 // its findings are reported once and the diff edits it once.
 func TestTwoLinksToOneFileEditItOnce(t *testing.T) {

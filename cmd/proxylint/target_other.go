@@ -29,3 +29,6 @@ func writeInPlace(path string, write func(io.Writer) error) (err error) {
 
 // ownerOf: ownership is not kept on systems without Unix owners.
 func ownerOf(os.FileInfo) (uid, gid int) { return -1, -1 }
+
+// fileIdentity: inodes are not known on systems without them.
+func fileIdentity(os.FileInfo) (id [2]uint64, links uint64, ok bool) { return id, 0, false }

@@ -77,3 +77,13 @@ func ownerOf(fi os.FileInfo) (uid, gid int) {
 	}
 	return -1, -1
 }
+
+// fileIdentity is the device and inode of the file fi describes, and how
+// many names (hard links) it has; ok is false where they are unknown.
+func fileIdentity(fi os.FileInfo) (id [2]uint64, links uint64, ok bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return id, 0, false
+	}
+	return [2]uint64{uint64(st.Dev), uint64(st.Ino)}, uint64(st.Nlink), true
+}

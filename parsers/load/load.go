@@ -297,6 +297,7 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 			included[inc] = true
 		}
 	}
+	markHardLinks(items, included)
 	found, dirs, prefixes := discoverEntryPoints(items, results, included, opts, roots)
 	for i, main := range prefixes {
 		o := opts
@@ -310,6 +311,7 @@ func LoadScoped(paths []string, opts Options) (*model.Model, *Scope) {
 	epOpts := opts
 	epOpts.EntryPoints = append(append([]string{}, opts.EntryPoints...), found...)
 	items, results, scope := withEntryPoints(items, results, included, epOpts, append(roots, dirs...))
+	markHardLinks(items, included)
 	discovered := map[string]bool{}
 	for _, ep := range found {
 		real := realPath(ep)
