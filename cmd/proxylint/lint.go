@@ -133,7 +133,8 @@ Flags:
                            relative to the repository root (git apply,
                            patch -p1)
   --fix                    apply the safe fixes to the files (a link's
-                           target, not the link), each replaced whole;
+                           target, not the link), each replaced whole
+                           (one with hard links written in place);
                            never a file outside the named paths and the
                            repository or changed since it was read; then
                            lint again and report what remains
