@@ -369,14 +369,13 @@ func TestSARIFFixesOfEveryFixture(t *testing.T) {
 func TestSARIFFixesMultitool(t *testing.T) {
 	tool := requireTool(t, "Sarif.Multitool", os.Getenv("PROXYLINT_SARIF_MULTITOOL"))
 	dir := t.TempDir()
-	var files []string
 	cases := fixturesWithFixes(t)
 	require.NotEmpty(t, cases)
-	for i, c := range cases {
-		name := fmt.Sprintf("%02d-%s.sarif", i, strings.NewReplacer("/", "_", ".", "_").Replace(c.name))
-		require.NoError(t, os.WriteFile(filepath.Join(dir, name), c.sarif, 0o644))
-		files = append(files, name)
+	var docs []namedSARIF
+	for _, c := range cases {
+		docs = append(docs, namedSARIF{c.name, c.sarif})
 	}
+	files, origin := mergeRuns(t, dir, docs)
 	var doc map[string]any
 	require.NoError(t, json.Unmarshal(cases[0].sarif, &doc))
 	spoilt := false
@@ -427,7 +426,7 @@ func TestSARIFFixesMultitool(t *testing.T) {
 				controlFlagged = true
 				continue
 			}
-			t.Errorf("%s: %s %s: %v", file, r.Level, r.RuleID, r.Message.Arguments)
+			t.Errorf("%s: %s %s: %v", origin.of(file, r.Message.Arguments), r.Level, r.RuleID, r.Message.Arguments)
 		}
 	}
 	assert.True(t, controlFlagged, "the multitool did not flag the control's fix; does it read fixes?")

@@ -241,17 +241,19 @@ func TestSARIFSchema(t *testing.T) {
 
 // TestSARIFMultitool runs Microsoft's validator with GitHub's ingestion
 // rules over every document in one invocation; it must report no error and
-// no warning. The tool exits 0 either way, so its output log is read.
+// no warning. The tool exits 0 either way, so its output log is read. The
+// documents' runs are validated together, up to GitHub's 20 runs a log
+// (the tool's time goes mostly to starting on each file); a finding
+// names the document its run came from.
 func TestSARIFMultitool(t *testing.T) {
 	tool := requireTool(t, "Sarif.Multitool", os.Getenv("PROXYLINT_SARIF_MULTITOOL"))
 	dir := t.TempDir()
-	var files []string
 	cases := validatedCases(t)
-	for i, sc := range cases {
-		name := fmt.Sprintf("%02d-%s.sarif", i, strings.NewReplacer("/", "_", ".", "_").Replace(sc.name))
-		require.NoError(t, os.WriteFile(filepath.Join(dir, name), sc.sarif, 0o644))
-		files = append(files, name)
+	var docs []namedSARIF
+	for _, sc := range cases {
+		docs = append(docs, namedSARIF{sc.name, sc.sarif})
 	}
+	files, origin := mergeRuns(t, dir, docs)
 	// A control with a known defect proves that the tool read the files
 	// and applies the rules: it must be flagged, and only it.
 	control := spoil(t, cases)
@@ -320,11 +322,80 @@ func TestSARIFMultitool(t *testing.T) {
 				controlFlagged = true
 				continue
 			}
-			t.Errorf("%s: %s %s: %s", file, r.Level, r.RuleID, text)
+			t.Errorf("%s: %s %s: %s", origin.of(file, r.Message.Arguments), r.Level, r.RuleID, text)
 		}
 	}
 	assert.True(t, controlFlagged, "the multitool did not flag the control file's line 0; is it validating at all?")
-	t.Logf("the multitool checked %d SARIF files and flagged only the control", len(files)-1)
+	t.Logf("the multitool checked %d SARIF documents (in %d logs) and flagged only the control", len(cases), len(files)-1)
+}
+
+// namedSARIF is a SARIF document and what it was made from.
+type namedSARIF struct {
+	name  string
+	sarif []byte
+}
+
+// maxRunsPerLog is GitHub's limit on the runs of one uploaded log.
+const maxRunsPerLog = 20
+
+// mergeRuns writes the runs of docs, unchanged and in order, into logs of
+// at most maxRunsPerLog runs in dir, and returns their names and where
+// each run came from.
+func mergeRuns(t *testing.T, dir string, docs []namedSARIF) ([]string, runOrigins) {
+	t.Helper()
+	type log struct {
+		Schema  string            `json:"$schema"`
+		Version string            `json:"version"`
+		Runs    []json.RawMessage `json:"runs"`
+	}
+	origin := runOrigins{}
+	var files []string
+	var cur log
+	flush := func() {
+		if len(cur.Runs) == 0 {
+			return
+		}
+		name := fmt.Sprintf("%02d.sarif", len(files))
+		b, err := json.Marshal(cur)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), b, 0o644))
+		files = append(files, name)
+		cur.Runs = nil
+	}
+	for _, d := range docs {
+		var l log
+		require.NoError(t, json.Unmarshal(d.sarif, &l), d.name)
+		require.NotEmpty(t, l.Runs, d.name)
+		if len(cur.Runs)+len(l.Runs) > maxRunsPerLog {
+			flush()
+		}
+		cur.Schema, cur.Version = l.Schema, l.Version
+		for _, r := range l.Runs {
+			origin[fmt.Sprintf("%02d.sarif#%d", len(files), len(cur.Runs))] = d.name
+			cur.Runs = append(cur.Runs, r)
+		}
+	}
+	flush()
+	return files, origin
+}
+
+// runOrigins maps "LOG#RUN" to the document the run came from.
+type runOrigins map[string]string
+
+// runIndex finds "runs[N]" in the multitool's message arguments.
+var runIndex = regexp.MustCompile(`^runs\[(\d+)\]`)
+
+// of names the document a multitool finding in file is about: the
+// finding's first argument is the JSON path of what it flags.
+func (o runOrigins) of(file string, args []string) string {
+	for _, a := range args {
+		if m := runIndex.FindStringSubmatch(a); m != nil {
+			if name, ok := o[file+"#"+m[1]]; ok {
+				return name
+			}
+		}
+	}
+	return file + " (run not named)"
 }
 
 // spoil returns the first document that has a region with its line set to
@@ -358,4 +429,32 @@ func runMultitool(t *testing.T, tool, dir string, files []string) []byte {
 	b, err := os.ReadFile(out)
 	require.NoError(t, err, "the multitool wrote no log:\n%s", msg)
 	return b
+}
+
+// TestMergeRunsNamesEachRun: the runs of the documents validated together
+// keep their order, at most maxRunsPerLog a log, and a finding on a run
+// names the document it came from.
+func TestMergeRunsNamesEachRun(t *testing.T) {
+	dir := t.TempDir()
+	var docs []namedSARIF
+	for i := range 45 {
+		docs = append(docs, namedSARIF{fmt.Sprintf("doc%d", i), fmt.Appendf(nil, `{"$schema":"s","version":"2.1.0","runs":[{"n":%d}]}`, i)})
+	}
+	files, origin := mergeRuns(t, dir, docs)
+	require.Equal(t, []string{"00.sarif", "01.sarif", "02.sarif"}, files)
+	var second struct {
+		Schema  string `json:"$schema"`
+		Version string
+		Runs    []struct{ N int }
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "01.sarif"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &second))
+	assert.Equal(t, "s", second.Schema)
+	assert.Equal(t, "2.1.0", second.Version)
+	require.Len(t, second.Runs, maxRunsPerLog)
+	assert.Equal(t, 24, second.Runs[4].N)
+	assert.Equal(t, "doc24", origin.of("01.sarif", []string{"runs[4].results[0].locations[0]"}))
+	assert.Equal(t, "doc44", origin.of("02.sarif", []string{"x", "runs[4]"}))
+	assert.Equal(t, "00.sarif (run not named)", origin.of("00.sarif", []string{"no path"}))
 }
