@@ -240,11 +240,12 @@ func TestSARIFSchema(t *testing.T) {
 }
 
 // TestSARIFMultitool runs Microsoft's validator with GitHub's ingestion
-// rules over every document in one invocation; it must report no error and
-// no warning. The tool exits 0 either way, so its output log is read. The
-// documents' runs are validated together, up to GitHub's 20 runs a log
-// (the tool's time goes mostly to starting on each file); a finding
-// names the document its run came from.
+// rules over every document in one invocation (the SARIF of every
+// fixture, fixes included, and of the scratch configurations); it must
+// report no error and no warning. The tool exits 0 either way, so its
+// output log is read. The documents' runs are validated together, up to
+// GitHub's 20 runs a log (the tool's time goes mostly to starting on each
+// file); a finding names the document its run came from.
 func TestSARIFMultitool(t *testing.T) {
 	tool := requireTool(t, "Sarif.Multitool", os.Getenv("PROXYLINT_SARIF_MULTITOOL"))
 	dir := t.TempDir()
@@ -258,7 +259,21 @@ func TestSARIFMultitool(t *testing.T) {
 	// and applies the rules: it must be flagged, and only it.
 	control := spoil(t, cases)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "control.sarif"), control, 0o644))
-	files = append(files, "control.sarif")
+	// A second control, whose fix names its file by an absolute path
+	// under %SRCROOT%, must be flagged at the fix: the tool reads fixes.
+	withFixes := 0
+	var fixControl []byte
+	for _, sc := range cases {
+		if bytes.Contains(sc.sarif, []byte(`"fixes"`)) {
+			withFixes++
+			if fixControl == nil {
+				fixControl = spoilFix(t, sc.sarif)
+			}
+		}
+	}
+	require.NotNil(t, fixControl, "no document has a fix")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "fix-control.sarif"), fixControl, 0o644))
+	files = append(files, "control.sarif", "fix-control.sarif")
 	b := runMultitool(t, tool, dir, files)
 	var log struct {
 		Runs []struct {
@@ -294,7 +309,7 @@ func TestSARIFMultitool(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal(b, &log))
 	require.NotEmpty(t, log.Runs)
-	controlFlagged := false
+	controlFlagged, fixControlFlagged := false, false
 	for _, run := range log.Runs {
 		for _, inv := range run.Invocations {
 			assert.True(t, inv.ExecutionSuccessful, "the multitool failed: %+v", inv.ToolExecutionNotifications)
@@ -322,11 +337,16 @@ func TestSARIFMultitool(t *testing.T) {
 				controlFlagged = true
 				continue
 			}
+			if file == "fix-control.sarif" && r.RuleID == "SARIF1004" && len(r.Message.Arguments) > 0 && strings.Contains(r.Message.Arguments[0], ".fixes[0].artifactChanges[0].artifactLocation.uri") {
+				fixControlFlagged = true
+				continue
+			}
 			t.Errorf("%s: %s %s: %s", origin.of(file, r.Message.Arguments), r.Level, r.RuleID, text)
 		}
 	}
 	assert.True(t, controlFlagged, "the multitool did not flag the control file's line 0; is it validating at all?")
-	t.Logf("the multitool checked %d SARIF documents (in %d logs) and flagged only the control", len(cases), len(files)-1)
+	assert.True(t, fixControlFlagged, "the multitool did not flag the control's fix; does it read fixes?")
+	t.Logf("the multitool checked %d SARIF documents (%d with fixes, in %d logs) and flagged only the controls", len(cases), withFixes, len(files)-2)
 }
 
 // namedSARIF is a SARIF document and what it was made from.
@@ -396,6 +416,25 @@ func (o runOrigins) of(file string, args []string) string {
 		}
 	}
 	return file + " (run not named)"
+}
+
+// spoilFix returns the document b with the first fix naming its file by
+// an absolute path, for the controls.
+func spoilFix(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(b, &doc))
+	for _, r := range doc["runs"].([]any)[0].(map[string]any)["results"].([]any) {
+		if fx, ok := r.(map[string]any)["fixes"].([]any); ok {
+			ch := fx[0].(map[string]any)["artifactChanges"].([]any)[0].(map[string]any)
+			ch["artifactLocation"].(map[string]any)["uri"] = "/etc/nginx/nginx.conf"
+			out, err := json.Marshal(doc)
+			require.NoError(t, err)
+			return out
+		}
+	}
+	t.Fatal("the document has no fix to spoil for the control")
+	return nil
 }
 
 // spoil returns the first document that has a region with its line set to
