@@ -41,6 +41,8 @@ func checkRetryTimeoutWrite(pass *Pass) {
 			if f, ok := envoyReplaysWrites(r); ok {
 				if gen := generatedBy(pass, f.Pos); gen != "" {
 					f.Fix = writtenElsewhere(gen, f.Pos, f.Fix.Message, retriesWritten(r))
+				} else if p.Product.Kubernetes() {
+					f.Fix = retryOnFix(pass, r).Or(f.Fix.Message)
 				}
 				same.add(f, r)
 			}
@@ -51,7 +53,7 @@ func checkRetryTimeoutWrite(pass *Pass) {
 				continue
 			}
 			if f, ok := nginxReplaysWrites(r); ok {
-				f.Fix = nonIdempotentFix(pass, r).Or(f.Fix.Message)
+				f.Fix = inSource(pass, f.Pos, nonIdempotentFix(pass, r), f.Fix.Message)
 				pass.Report(f)
 			} else if f, ok := writeRetriedAfterSend(pass, r); ok {
 				pass.Report(f)
@@ -64,7 +66,9 @@ func checkRetryTimeoutWrite(pass *Pass) {
 				continue
 			}
 			if carried, conds, _ := carriedReplays(r, envoyCarriedWrites); len(carried) > 0 {
-				pass.Report(replaysWritesOnStatus(r, carried, conds))
+				f := replaysWritesOnStatus(r, carried, conds)
+				f.Fix = inSource(pass, f.Pos, writeMethodsFix(pass, r, carried), f.Fix.Message)
+				pass.Report(f)
 			}
 		}
 	}
@@ -477,7 +481,15 @@ func nonIdempotentFix(pass *Pass, r *model.Route) Fix {
 		return Fix{}
 	}
 	x := newFixer(pass)
-	x.removeArg(x.nginxStatement(on.Pos, on.Name), "non_idempotent")
+	if f := x.sources.file(on.Pos.File); f != nil && f.Editor != nil {
+		if _, tree := f.Tree(); tree {
+			// An Ingress annotation, a ConfigMap key or a VirtualServer
+			// upstream's next-upstream: a string of the flags.
+			x.dropWord(on.Pos, "non_idempotent")
+		} else {
+			x.removeArg(x.nginxStatement(on.Pos, on.Name), "non_idempotent")
+		}
+	}
 	return UnsafeFix("remove non_idempotent from "+on.Name+": nginx then retries a POST, PATCH or LOCK only when it was never sent", x.result())
 }
 
@@ -495,4 +507,48 @@ func (x *fixer) removeArg(s *statement, v string) {
 		}
 	}
 	x.fail()
+}
+
+// retryOnFix narrows the retry conditions of a route a Kubernetes
+// resource configures (an Istio VirtualService's retries.retryOn, a
+// comma-separated string) to those that fire only before the request
+// reached the upstream. It is unsafe for the reason removing
+// non_idempotent is: the author may have chosen to retry on 5xx for a
+// backend that deduplicates, and the route stops retrying a GET on a
+// 503 too.
+func retryOnFix(pass *Pass, r *model.Route) Fix {
+	on := r.Retry.On
+	if !on.Explicit() || !strings.HasSuffix(on.Name, "retryOn") {
+		return Fix{}
+	}
+	x := newFixer(pass)
+	x.setString(on.Pos, safeRetryOn)
+	return UnsafeFix("set "+on.Name+" to "+safeRetryOn+": Envoy then retries only what never reached the upstream (add reset-before-request where the Istio release's validation accepts it)", x.result())
+}
+
+// safeRetryOn are Envoy's retry conditions that fire only when the
+// request never reached the upstream, and that Istio's validation of
+// retryOn has accepted in every release (supportedRetryOnPolicies:
+// pilot/pkg/model/validation.go then pkg/config/validation/validation.go;
+// reset-before-request is in the newer lists only, and an older istiod
+// refuses the VirtualService that names it).
+const safeRetryOn = "connect-failure,refused-stream"
+
+// writeMethodsFix removes the setting that makes a route's retries send
+// writes again (Traefik's retry.retryNonIdempotentMethod). Unsafe: the
+// author may have turned it on for a backend that deduplicates.
+func writeMethodsFix(pass *Pass, r *model.Route, carried []string) Fix {
+	var why model.Methods
+	for _, x := range r.Reexecutes {
+		if x.Methods.Allows(carried[0]) {
+			why = x.Methods
+			break
+		}
+	}
+	if why.Source == "" || why.Source == r.Retry.On.Name || !why.Pos.IsValid() {
+		return Fix{}
+	}
+	x := newFixer(pass)
+	x.removeField(why.Pos)
+	return UnsafeFix("remove "+why.Source+": a "+carried[0]+" is then retried only when it never reached the backend", x.result())
 }
