@@ -168,13 +168,28 @@ func inSource(pass *Pass, pos model.Pos, fix Fix, advice string) Fix {
 // also, when set, says where the proxy's configuration is written in
 // the terms of its control plane.
 func generatedFix(gen string, pos model.Pos, change, also string) Fix {
-	where := "in what its generator reads or in the generator's settings"
+	where := "in what its generator reads, or in the generator's settings"
 	if strings.Contains(gen, "Helm") {
-		where = "in the chart: the template it was rendered from, or the chart's values that template reads"
+		where = "in the chart, in the template it was rendered from or in the chart's values that template reads"
 	}
 	if also != "" {
 		where += " (" + also + ")"
 	}
-	return Advice(fmt.Sprintf("%s is %s, so an edit there is lost the next time it is written: %s %s",
-		filepath.Base(pos.File), gen, change, where))
+	return Advice(fmt.Sprintf("%s is %s, so an edit there is lost the next time it is written. Make the change %s: %s",
+		filepath.Base(pos.File), gen, where, change))
+}
+
+// inGenerated is the fix of a finding as reported: the advice of a
+// finding in a generated file that is not a config dump (whose rules say
+// where its policy is written themselves) names where the change belongs,
+// whichever rule reported it.
+func inGenerated(pass *Pass, f Finding) Fix {
+	if f.Fix.Message == "" || len(f.Fix.Edits) > 0 || pass.sources == nil {
+		return f.Fix
+	}
+	gen := generatedBy(pass, f.Pos)
+	if gen == "" || strings.Contains(gen, "config dump") || strings.HasPrefix(f.Fix.Message, filepath.Base(f.Pos.File)+" is ") {
+		return f.Fix
+	}
+	return generatedFix(gen, f.Pos, f.Fix.Message, "")
 }

@@ -39,10 +39,12 @@ func checkRetryTimeoutWrite(pass *Pass) {
 				continue
 			}
 			if f, ok := envoyReplaysWrites(r); ok {
-				if gen := generatedBy(pass, f.Pos); gen != "" {
+				if p.Product.Kubernetes() {
+					// Written in a resource: edited there, or, in a
+					// generated manifest, where the resource is written.
+					f.Fix = inSource(pass, f.Pos, retryOnFix(pass, r), f.Fix.Message)
+				} else if gen := generatedBy(pass, f.Pos); gen != "" {
 					f.Fix = writtenElsewhere(gen, f.Pos, f.Fix.Message, retriesWritten(r))
-				} else if p.Product.Kubernetes() {
-					f.Fix = retryOnFix(pass, r).Or(f.Fix.Message)
 				}
 				same.add(f, r)
 			}

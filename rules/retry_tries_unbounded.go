@@ -24,7 +24,7 @@ func checkRetryTriesUnbounded(pass *Pass) {
 		var same samePolicy // one Envoy policy on many routes: one finding
 		for r := range envoyRoutes(p) {
 			if f, ok := envoyRetriesWithoutBudget(r); ok {
-				if gen := generatedBy(pass, f.Pos); gen != "" {
+				if gen := generatedBy(pass, f.Pos); gen != "" && !p.Product.Kubernetes() {
 					f.Fix = writtenElsewhere(gen, f.Pos, f.Fix.Message, timeoutsWritten(r))
 				}
 				same.add(f, r)

@@ -173,6 +173,9 @@ type Manifest struct {
 	syntax bool
 	// used counts the resources Link read into a proxy.
 	used int
+	// helmLabel is the first label of a resource that says Helm wrote
+	// it ("helm.sh/chart: shop-1.2.0"), for model.File.Generated.
+	helmLabel string
 }
 
 // File is the manifest's file, with its source and comments.
@@ -250,7 +253,9 @@ func LoadBytes(path string, src []byte, opts Options) Result {
 func Parse(path string, src []byte) *Manifest {
 	m := &Manifest{path: path, src: src, dropped: map[string]int{},
 		file: &model.File{Path: path, Source: src, Comments: envoy.Comments(path, src), Editor: NewEditor(path, src)}}
-	if err := m.documents(src); err != nil {
+	err := m.documents(src)
+	m.file.Generated = generatedBy(src, m.helmLabel)
+	if err != nil {
 		line, msg := errorLine(err)
 		m.objs, m.kinds, m.dropped, m.syntax = nil, nil, map[string]int{}, true
 		m.diags = append(m.diags[:0], model.Diagnostic{
@@ -605,6 +610,9 @@ func (m *Manifest) collect(n *yaml.Node, seen map[*yaml.Node]bool) {
 		}
 	}
 	md := get(n, "metadata")
+	if m.helmLabel == "" {
+		m.helmLabel = helmLabel(get(md, "labels"))
+	}
 	o.Name = scalar(get(md, "name"))
 	o.Namespace = scalar(get(md, "namespace"))
 	o.Spec = get(n, "spec")
