@@ -54,17 +54,17 @@ func (x *fixer) dropWord(p model.Pos, w string) {
 	x.take(ed.SetValue(p, model.String(strings.Join(kept, " "))))
 }
 
-// setString replaces the string value at p with v.
-func (x *fixer) setString(p model.Pos, v string) {
+// setValue replaces the value at p, of the kind of v, with v.
+func (x *fixer) setValue(p model.Pos, v model.Value) {
 	ed, n := x.field(p)
 	if ed == nil {
 		return
 	}
-	if n.Kind != model.StringValue {
+	if n.Kind != v.Kind {
 		x.fail()
 		return
 	}
-	x.take(ed.SetValue(p, model.String(v)))
+	x.take(ed.SetValue(p, v))
 }
 
 // removeField deletes the field at p, with its value.

@@ -512,29 +512,52 @@ func (x *fixer) removeArg(s *statement, v string) {
 }
 
 // retryOnFix narrows the retry conditions of a route a Kubernetes
-// resource configures (an Istio VirtualService's retries.retryOn, a
-// comma-separated string) to those that fire only before the request
-// reached the upstream. It is unsafe for the reason removing
-// non_idempotent is: the author may have chosen to retry on 5xx for a
-// backend that deduplicates, and the route stops retrying a GET on a
-// 503 too.
+// resource configures to those that fire only before the request reached
+// the upstream: an Istio VirtualService's retries.retryOn (a
+// comma-separated string; meshConfig.defaultHttpRetryPolicy.retryOn
+// alike), a Contour HTTPProxy's retryPolicy.retryOn or an Envoy Gateway
+// BackendTrafficPolicy's retry.retryOn.triggers (lists). A retry policy
+// that leaves the conditions to the product's default gets the field.
+// It is unsafe for the reason removing non_idempotent is: the author may
+// have chosen to retry on 5xx for a backend that deduplicates, and the
+// route stops retrying a GET on a 503 too.
 func retryOnFix(pass *Pass, r *model.Route) Fix {
 	on := r.Retry.On
-	if !on.Explicit() || !strings.HasSuffix(on.Name, "retryOn") {
+	i := strings.LastIndexByte(on.Name, '.')
+	if !on.Valid() || i < 0 {
 		return Fix{}
 	}
+	parent, field := on.Name[:i], on.Name[i+1:]
+	if field != "retryOn" && field != "triggers" {
+		return Fix{}
+	}
+	v := model.String(strings.Join(safeRetryOn, ","))
+	if field == "triggers" || strings.HasPrefix(on.Name, "retryPolicy.") {
+		v = model.List(model.String(safeRetryOn[0]), model.String(safeRetryOn[1]))
+	}
 	x := newFixer(pass)
-	x.setString(on.Pos, safeRetryOn)
-	return UnsafeFix("set "+on.Name+" to "+safeRetryOn+": Envoy then retries only what never reached the upstream (add reset-before-request where the Istio release's validation accepts it)", x.result())
+	if on.Explicit() {
+		x.setValue(on.Pos, v)
+	} else if ed, n := x.field(on.Pos); ed != nil {
+		// The default of a policy written without the field: the
+		// policy's own mapping gets it.
+		if n.Key != parent[strings.LastIndexByte(parent, '.')+1:] || n.Kind != model.MapValue {
+			x.fail()
+		} else {
+			x.take(ed.InsertField(n.KeyPos, model.AtEnd, field, v))
+		}
+	}
+	return UnsafeFix("set "+on.Name+" to "+strings.Join(safeRetryOn, ", ")+": Envoy then retries only what never reached the upstream (add reset-before-request where the release's validation accepts it)", x.result())
 }
 
 // safeRetryOn are Envoy's retry conditions that fire only when the
-// request never reached the upstream, and that Istio's validation of
-// retryOn has accepted in every release (supportedRetryOnPolicies:
-// pilot/pkg/model/validation.go then pkg/config/validation/validation.go;
-// reset-before-request is in the newer lists only, and an older istiod
-// refuses the VirtualService that names it).
-const safeRetryOn = "connect-failure,refused-stream"
+// request never reached the upstream, and that every release of the
+// products' validation accepts: Istio's supportedRetryOnPolicies
+// (pilot/pkg/model/validation.go, then pkg/config/validation/validation.go),
+// Contour's RetryOn enum (apis/projectcontour/v1/httpproxy.go) and Envoy
+// Gateway's TriggerEnum. reset-before-request is in the newer lists only,
+// and an older release refuses the resource that names it.
+var safeRetryOn = []string{"connect-failure", "refused-stream"}
 
 // writeMethodsFix removes the setting that makes a route's retries send
 // writes again (Traefik's retry.retryNonIdempotentMethod). Unsafe: the
