@@ -134,14 +134,33 @@ func nginxReplaysWrites(r *model.Route) (Finding, bool) {
 	on := r.Retry.On
 	u := r.Forward.Upstream
 	n, _ := u.Peers()
-	return Finding{
+	f := Finding{
 		Pos: on.Pos,
 		Message: fmt.Sprintf("%s %s replays %s requests: after %s the request may already have run, and nginx sends it again %s, so one order or payment can be executed twice.",
 			on.Name, strings.Join(on.Value, " "), quoteList(carried), quoteList(conds), sentAgainTo(r, u, n)),
 		Related: routeRelated(r, on.Pos),
 		Fix: Advice(fmt.Sprintf("remove non_idempotent from %s (nginx then retries a %s only when it was never sent), "+
 			"or make the backend deduplicate with an idempotency key", on.Name, carried[0])),
-	}, true
+	}
+	if why, ok := nonIdempotentElsewhere(r); ok {
+		// Another setting adds non_idempotent (ingress-nginx's ConfigMap
+		// retry-non-idempotent): it is what to change.
+		f.Related = append(f.Related, Related{Pos: why.Pos, Message: why.Source + " \"true\" adds non_idempotent to " + on.Name})
+		f.Fix = Advice(fmt.Sprintf("set %s to \"false\" (nginx then retries a %s only when it was never sent), "+
+			"or make the backend deduplicate with an idempotency key", why.Source, carried[0]))
+	}
+	return f, true
+}
+
+// nonIdempotentElsewhere returns the setting that lets a route's retries
+// send writes again when it is not the setting of its retry conditions.
+func nonIdempotentElsewhere(r *model.Route) (model.Methods, bool) {
+	for _, x := range r.Reexecutes {
+		if m := x.Methods; m.Allows("POST") && m.Source != "" && m.Source != r.Retry.On.Name && m.Pos.IsValid() {
+			return m, true
+		}
+	}
+	return model.Methods{}, false
 }
 
 // envoyReplaysWrites: a retry policy that sends POST or PATCH again after
@@ -483,6 +502,10 @@ func nonIdempotentFix(pass *Pass, r *model.Route) Fix {
 		return Fix{}
 	}
 	x := newFixer(pass)
+	if why, ok := nonIdempotentElsewhere(r); ok {
+		x.setValue(why.Pos, model.String("false"))
+		return UnsafeFix("set "+why.Source+" to \"false\": nginx then retries a POST, PATCH or LOCK only when it was never sent", x.result())
+	}
 	if f := x.sources.file(on.Pos.File); f != nil && f.Editor != nil {
 		if _, tree := f.Tree(); tree {
 			// An Ingress annotation, a ConfigMap key or a VirtualServer
