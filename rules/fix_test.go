@@ -85,7 +85,11 @@ func TestSelectFixesByApplicability(t *testing.T) {
 // fixes are applied.
 type fixCase struct {
 	kind, entry, dir string
-	orig             map[string][]byte // path in the copy -> content
+	// together lists the files of a fixture directory linted as one
+	// configuration (a "-split" directory of manifests), in place of
+	// entry.
+	together []string
+	orig     map[string][]byte // path in the copy -> content
 }
 
 // TestFixesWork applies every fix offered on every fixture and every file
@@ -117,6 +121,19 @@ func TestFixesWork(t *testing.T) {
 	t.Run("configurations", func(t *testing.T) {
 		for _, root := range roots {
 			err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+				if err == nil && d.IsDir() && root == fixturesDir && strings.HasSuffix(p, "-split") {
+					// Manifests that configure a proxy only together.
+					t.Run(p, func(t *testing.T) {
+						t.Parallel()
+						counts := checkFixes(t, "", p)
+						mu.Lock()
+						defer mu.Unlock()
+						for rule, n := range counts {
+							offered[rule] += n
+						}
+					})
+					return nil
+				}
 				if err != nil || d.IsDir() {
 					return err
 				}
@@ -166,6 +183,12 @@ func copyCase(t *testing.T, kind, path string) *fixCase {
 	dir := t.TempDir()
 	src := filepath.Dir(path)
 	c := &fixCase{kind: kind, dir: dir, entry: filepath.Join(dir, filepath.Base(path)), orig: map[string][]byte{}}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		src = path
+		for _, f := range configFiles(t, path) {
+			c.together = append(c.together, filepath.Join(dir, filepath.Base(f)))
+		}
+	}
 	entries, err := os.ReadDir(src)
 	if err != nil {
 		t.Fatal(err)
@@ -221,7 +244,11 @@ func (c *fixCase) restore(t *testing.T) {
 }
 
 func (c *fixCase) lint() (*model.Model, []rules.Finding) {
-	m := load.Load([]string{c.entry}, load.Options{Kind: c.kind, Targets: []model.Target{{Product: model.Nginx}}, IncludeRoots: []string{c.dir}})
+	paths := []string{c.entry}
+	if c.together != nil {
+		paths = c.together
+	}
+	m := load.Load(paths, load.Options{Kind: c.kind, Targets: []model.Target{{Product: model.Nginx}}, IncludeRoots: []string{c.dir}})
 	chain.AnalyzeModel(m, nil, 0)
 	return m, rules.Run(m, &rules.Options{})
 }
