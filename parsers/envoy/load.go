@@ -39,7 +39,6 @@ package envoy
 import (
 	"bytes"
 	"fmt"
-	"github.com/proxylint/proxylint/parsers/internal/generated"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -51,6 +50,7 @@ import (
 
 	"github.com/proxylint/proxylint/internal/workers"
 	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/parsers/internal/generated"
 )
 
 // Diagnostic codes: the IDs of the rules under which the loader reports.
