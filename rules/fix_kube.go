@@ -89,10 +89,15 @@ func (x *fixer) removeField(p model.Pos) {
 // integer, config.go; nginx reads "60" as 60 seconds); a VirtualServer
 // writes tries as a number and times with their unit. It returns what it
 // wrote, for the fix's message.
+// The names are read from a generated file too, for the advice that
+// replaces the edit there; the edit is made only where fixer.file allows.
 func (x *fixer) nextUpstreamFields(p model.Pos, strings_ bool, tries bool, timeout time.Duration) []string {
-	ed, n := x.field(p)
-	if ed == nil {
-		return nil
+	var n model.Node
+	if ted, ok := x.sources.file(p.File).Tree(); ok {
+		n, ok = ted.Node(p)
+		if !ok {
+			n = model.Node{}
+		}
 	}
 	base, ok := nextUpstreamBase(n.Key)
 	if !ok {
@@ -122,8 +127,10 @@ func (x *fixer) nextUpstreamFields(p model.Pos, strings_ bool, tries bool, timeo
 	var what []string
 	// Each field goes after the one before it: insert in reverse order
 	// after the field at p.
-	for i := len(adds) - 1; i >= 0; i-- {
-		x.take(ed.InsertField(n.KeyPos, model.After, adds[i].key, adds[i].v))
+	if ed := x.tree(p); ed != nil {
+		for i := len(adds) - 1; i >= 0; i-- {
+			x.take(ed.InsertField(n.KeyPos, model.After, adds[i].key, adds[i].v))
+		}
 	}
 	for _, a := range adds {
 		what = append(what, fmt.Sprintf("%s: %s", a.key, yamlScalar(a.v)))

@@ -353,7 +353,14 @@ func retryBoundFix[T any](pass *Pass, r *model.Route, s model.Setting[T], add ..
 	}
 	x := newFixer(pass)
 	x.insertAfter(x.nginxStatement(s.Pos, s.Name), lines...)
+	if len(what) == 0 {
+		return Fix{}
+	}
 	msg := "add " + strings.Join(what, " and ") + " next to " + s.Name
+	if generatedBy(pass, s.Pos) != "" {
+		// Said in the resource's terms; inSource says where.
+		return Advice(msg)
+	}
 	if addsTries {
 		return UnsafeFix(msg, x.result())
 	}
@@ -383,7 +390,14 @@ func nextUpstreamBoundFix[T any](pass *Pass, r *model.Route, s model.Setting[T],
 	// fields are typed.
 	stringy := strings.Contains(s.Name, "/") || s.Level == "configmap"
 	what := x.nextUpstreamFields(s.Pos, stringy, addsTries, timeout)
+	if len(what) == 0 {
+		return Fix{}
+	}
 	msg := "add " + strings.Join(what, " and ") + " next to " + s.Name
+	if generatedBy(pass, s.Pos) != "" {
+		// Said in the resource's terms; inSource says where.
+		return Advice(msg)
+	}
 	if addsTries {
 		return UnsafeFix(msg, x.result())
 	}
