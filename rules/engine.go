@@ -105,6 +105,7 @@ func (p *Pass) Report(f Finding) {
 	if f.Severity == 0 {
 		f.Severity = p.Rule.Severity
 	}
+	f.Fix = inGenerated(p, f)
 	p.report(f)
 }
 

@@ -67,6 +67,10 @@ func h1UnsafeDrain(p *model.Proxy, l *model.Listener) (Finding, bool) {
 	if codec.Explicit() {
 		related = append(related, Related{Pos: codec.Pos, Message: settingText(codec, codec.Value) + " serves HTTP/1"})
 	}
+	if safe := l.H1SafeMaxConnectionDuration; safe.Explicit() {
+		// Written, and off: the fix turns it on there.
+		related = append(related, Related{Pos: safe.Pos, Message: safe.Name + " false is set here"})
+	}
 	fix := "set http1_safe_max_connection_duration: true next to max_connection_duration: Envoy then waits for the next " +
 		"request, answers it with \"Connection: close\" and closes the connection once that response is sent"
 	if !releases.H1SafeDrain.In(p.Target) {

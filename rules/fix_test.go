@@ -85,14 +85,22 @@ func TestSelectFixesByApplicability(t *testing.T) {
 // fixes are applied.
 type fixCase struct {
 	kind, entry, dir string
-	orig             map[string][]byte // path in the copy -> content
+	// together lists the files of a fixture directory linted as one
+	// configuration (a "-split" directory of manifests), in place of
+	// entry.
+	together []string
+	orig     map[string][]byte // path in the copy -> content
 }
 
 // TestFixesWork applies every fix offered on every fixture and every file
-// of the shared corpus, one finding at a time and then all together, and
-// checks the result: nginx -t accepts it when it accepted the input, a
-// second lint no longer reports the finding and reports nothing new, and
-// an Envoy configuration loads without a diagnostic.
+// of the shared corpus, one finding at a time and then all together (as
+// --fix applies them, and as --fix --unsafe-fixes does), and checks the
+// result: nginx -t accepts it when it accepted the input, a second lint
+// no longer reports the finding and reports nothing new, an Envoy
+// configuration or a Kubernetes manifest loads without an envoy-invalid,
+// envoy-syntax, kube-invalid or kube-syntax diagnostic it did not have,
+// and no line is changed that neither the finding (its position, its
+// related positions) nor the fix's edits name.
 func TestFixesWork(t *testing.T) {
 	t.Parallel()
 	roots := []string{fixturesDir}
@@ -113,15 +121,30 @@ func TestFixesWork(t *testing.T) {
 	t.Run("configurations", func(t *testing.T) {
 		for _, root := range roots {
 			err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+				if err == nil && d.IsDir() && root == fixturesDir && strings.HasSuffix(p, "-split") {
+					// Manifests that configure a proxy only together.
+					t.Run(p, func(t *testing.T) {
+						t.Parallel()
+						counts := checkFixes(t, "", p)
+						mu.Lock()
+						defer mu.Unlock()
+						for rule, n := range counts {
+							offered[rule] += n
+						}
+					})
+					return nil
+				}
 				if err != nil || d.IsDir() {
 					return err
 				}
 				ext := filepath.Ext(p)
-				kind := load.KindNginx
+				kind, dir := load.KindNginx, load.KindNginx
 				if ext == ".yaml" || ext == ".yml" || ext == ".json" {
-					kind = load.KindEnvoy
+					// Envoy or Kubernetes, told apart as the program
+					// tells them.
+					kind, dir = "", load.KindEnvoy
 				}
-				if ext == ".md" || ext == ".tsv" || ext == ".txt" || ext == fixedSuffix || root == corpus && !strings.Contains(p, "/"+kind+"/") {
+				if ext == ".md" || ext == ".tsv" || ext == ".txt" || ext == fixedSuffix || root == corpus && !strings.Contains(p, "/"+dir+"/") {
 					return nil
 				}
 				t.Run(strings.TrimPrefix(p, "../../"), func(t *testing.T) {
@@ -149,6 +172,9 @@ func TestFixesWork(t *testing.T) {
 			t.Errorf("no fix of %s was offered on the fixtures", id)
 		}
 	}
+	if manifestFixes.Load() == 0 {
+		t.Error("no fix of a Kubernetes manifest was checked")
+	}
 }
 
 // copyCase copies the directory of a configuration file to a scratch
@@ -157,6 +183,12 @@ func copyCase(t *testing.T, kind, path string) *fixCase {
 	dir := t.TempDir()
 	src := filepath.Dir(path)
 	c := &fixCase{kind: kind, dir: dir, entry: filepath.Join(dir, filepath.Base(path)), orig: map[string][]byte{}}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		src = path
+		for _, f := range configFiles(t, path) {
+			c.together = append(c.together, filepath.Join(dir, filepath.Base(f)))
+		}
+	}
 	entries, err := os.ReadDir(src)
 	if err != nil {
 		t.Fatal(err)
@@ -212,7 +244,11 @@ func (c *fixCase) restore(t *testing.T) {
 }
 
 func (c *fixCase) lint() (*model.Model, []rules.Finding) {
-	m := load.Load([]string{c.entry}, load.Options{Kind: c.kind, Targets: []model.Target{{Product: model.Nginx}}, IncludeRoots: []string{c.dir}})
+	paths := []string{c.entry}
+	if c.together != nil {
+		paths = c.together
+	}
+	m := load.Load(paths, load.Options{Kind: c.kind, Targets: []model.Target{{Product: model.Nginx}}, IncludeRoots: []string{c.dir}})
 	chain.AnalyzeModel(m, nil, 0)
 	return m, rules.Run(m, &rules.Options{})
 }
@@ -255,8 +291,14 @@ func (c *fixCase) apply(t *testing.T, m *model.Model, set rules.FixSet) func(mod
 	}
 }
 
-// nginxChecked counts the configurations with fixes that nginx -t accepts.
-var nginxChecked atomic.Int64
+// nginxChecked counts the configurations with fixes that nginx -t
+// accepts; manifestFixes the fixes checked on Kubernetes manifests.
+var nginxChecked, manifestFixes atomic.Int64
+
+// invalidCodes are the diagnostics a fixed Envoy configuration or
+// Kubernetes manifest must not gain: the proxy or the API server would
+// refuse it.
+var invalidCodes = map[model.Code]bool{"envoy-invalid": true, "envoy-syntax": true, "kube-invalid": true, "kube-syntax": true}
 
 type key struct {
 	rule string
@@ -282,9 +324,22 @@ func checkFixes(t *testing.T, kind, path string) map[string]int {
 	if before && kind == load.KindNginx {
 		nginxChecked.Add(1)
 	}
+	manifest := len(m.Proxies) > 0 && m.Proxies[0].Product.Kubernetes()
 	name := strings.TrimPrefix(path, "../../")
-	check := func(what string, fixed []rules.Finding) {
-		set := rules.SelectFixes(fixed, rules.Unsafe)
+	check := func(what string, fixed []rules.Finding, min rules.Applicability) {
+		var applied []rules.Finding
+		for _, f := range fixed {
+			if f.Fix.Applies(min) {
+				applied = append(applied, f)
+			}
+		}
+		if len(applied) == 0 {
+			return
+		}
+		if manifest {
+			manifestFixes.Add(1)
+		}
+		set := rules.SelectFixes(applied, min)
 		move := c.apply(t, m, set)
 		defer c.restore(t)
 		m2, again := c.lint()
@@ -292,17 +347,22 @@ func checkFixes(t *testing.T, kind, path string) map[string]int {
 			t.Errorf("%s: %s: nginx -t refuses the result", name, what)
 			c.dump(t, set)
 		}
-		if kind == load.KindEnvoy {
-			known := map[model.Code]bool{}
+		if kind != load.KindNginx {
+			known := map[model.Code]int{}
 			for _, d := range m.Diagnostics {
-				known[d.Code] = true
+				known[d.Code]++
 			}
+			now := map[model.Code]int{}
 			for _, d := range m2.Diagnostics {
-				if d.Fatal || d.Code == "envoy-invalid" || !known[d.Code] {
+				now[d.Code]++
+				if d.Fatal || known[d.Code] == 0 || invalidCodes[d.Code] && now[d.Code] > known[d.Code] {
 					t.Errorf("%s: %s: the result does not load: [%s] %s", name, what, d.Code, d.Message)
+					c.dump(t, set)
 				}
 			}
 		}
+		checkUntouched(t, name+": "+what, m, applied, set)
+		fixed = applied
 		was := map[key]bool{}
 		for _, f := range findings {
 			was[key{f.Rule, move(f.Pos)}] = true
@@ -323,10 +383,79 @@ func checkFixes(t *testing.T, kind, path string) map[string]int {
 	}
 	for _, f := range fixable {
 		offered[f.Rule]++
-		check(fmt.Sprintf("fix of %s at %s", f.Rule, f.Pos), []rules.Finding{f})
+		check(fmt.Sprintf("fix of %s at %s", f.Rule, f.Pos), []rules.Finding{f}, rules.Unsafe)
 	}
-	check("all fixes", fixable)
+	check("all fixes (--fix)", fixable, rules.Safe)
+	check("all fixes (--fix --unsafe-fixes)", fixable, rules.Unsafe)
 	return offered
+}
+
+// checkUntouched: the edits of the set change only lines that a finding
+// whose fix is applied names (its line, its related lines) or that the
+// fix's own edits replace; an insertion between lines changes none. A
+// line an edit rewrites in part (an argument, a value) must be named by
+// the finding, so that a fix never rewrites a line the report does not
+// point at.
+func checkUntouched(t *testing.T, what string, m *model.Model, applied []rules.Finding, set rules.FixSet) {
+	t.Helper()
+	named := map[string]map[int32]bool{}
+	name := func(p model.Pos) {
+		if named[p.File] == nil {
+			named[p.File] = map[int32]bool{}
+		}
+		named[p.File][p.Line] = true
+		// An nginx directive written over several lines is named by its
+		// first: its lines run to the ";" or "{" that ends it.
+		if f := fileOf(m, p.File); f != nil {
+			if _, conf := f.Conf(); conf && p.IsValid() {
+				off, line := f.Offset(p), p.Line
+				for i := off; i < len(f.Source) && f.Source[i] != ';' && f.Source[i] != '{' && f.Source[i] != '}'; i++ {
+					if f.Source[i] == '\n' {
+						line++
+						named[p.File][line] = true
+					}
+				}
+			}
+		}
+	}
+	for _, f := range applied {
+		name(f.Pos)
+		for _, r := range f.Related {
+			name(r.Pos)
+		}
+	}
+	for path, edits := range set.Edits {
+		f := fileOf(m, path)
+		if f == nil {
+			t.Errorf("%s: an edit of %s, which the run did not read", what, path)
+			continue
+		}
+		for _, e := range edits {
+			if e.Start == e.End && (e.Start == 0 || f.Source[e.Start-1] == '\n') {
+				continue // a line inserted between lines
+			}
+			// The lines whose bytes the edit replaces or splits; an edit
+			// that ends a line's text keeps the next line.
+			first := f.PosAt(e.Start).Line
+			end := e.End
+			if end > e.Start && f.Source[end-1] == '\n' {
+				end--
+			}
+			last := f.PosAt(end).Line
+			for l := first; l <= last; l++ {
+				if !named[path][l] && !wholeLines(f.Source, e) {
+					t.Errorf("%s: an edit changes %s:%d, a line no finding names: %q", what, path, l, e.New)
+				}
+			}
+		}
+	}
+}
+
+// wholeLines reports whether an edit replaces whole lines (a field or a
+// directive removed with its line, a block's lines rewritten): the lines
+// it names are its own.
+func wholeLines(src []byte, e rules.Edit) bool {
+	return (e.Start == 0 || src[e.Start-1] == '\n') && e.End > e.Start && src[e.End-1] == '\n'
 }
 
 func (c *fixCase) dump(t *testing.T, set rules.FixSet) {

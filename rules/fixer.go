@@ -252,6 +252,10 @@ func istioRoute(r *model.Route) bool {
 // that says what to change, and where the configuration is written. An
 // edit of the generated file would change nothing that runs.
 func writtenElsewhere(gen string, pos model.Pos, change, where string) Fix {
+	if !strings.Contains(gen, "config dump") {
+		// Written by a generator, not reported by Envoy.
+		return generatedFix(gen, pos, change, where)
+	}
 	return Advice(fmt.Sprintf("%s is %s, a report of what Envoy was given, so an edit there changes nothing that runs: %s where the configuration is written, %s",
 		filepath.Base(pos.File), gen, change, where))
 }

@@ -39,7 +39,11 @@ func checkRetryTimeoutWrite(pass *Pass) {
 				continue
 			}
 			if f, ok := envoyReplaysWrites(r); ok {
-				if gen := generatedBy(pass, f.Pos); gen != "" {
+				if p.Product.Kubernetes() {
+					// Written in a resource: edited there, or, in a
+					// generated manifest, where the resource is written.
+					f.Fix = inSource(pass, f.Pos, retryOnFix(pass, r), f.Fix.Message)
+				} else if gen := generatedBy(pass, f.Pos); gen != "" {
 					f.Fix = writtenElsewhere(gen, f.Pos, f.Fix.Message, retriesWritten(r))
 				}
 				same.add(f, r)
@@ -51,7 +55,7 @@ func checkRetryTimeoutWrite(pass *Pass) {
 				continue
 			}
 			if f, ok := nginxReplaysWrites(r); ok {
-				f.Fix = nonIdempotentFix(pass, r).Or(f.Fix.Message)
+				f.Fix = inSource(pass, f.Pos, nonIdempotentFix(pass, r), f.Fix.Message)
 				pass.Report(f)
 			} else if f, ok := writeRetriedAfterSend(pass, r); ok {
 				pass.Report(f)
@@ -64,7 +68,9 @@ func checkRetryTimeoutWrite(pass *Pass) {
 				continue
 			}
 			if carried, conds, _ := carriedReplays(r, envoyCarriedWrites); len(carried) > 0 {
-				pass.Report(replaysWritesOnStatus(r, carried, conds))
+				f := replaysWritesOnStatus(r, carried, conds)
+				f.Fix = inSource(pass, f.Pos, writeMethodsFix(pass, r, carried), f.Fix.Message)
+				pass.Report(f)
 			}
 		}
 	}
@@ -128,14 +134,33 @@ func nginxReplaysWrites(r *model.Route) (Finding, bool) {
 	on := r.Retry.On
 	u := r.Forward.Upstream
 	n, _ := u.Peers()
-	return Finding{
+	f := Finding{
 		Pos: on.Pos,
 		Message: fmt.Sprintf("%s %s replays %s requests: after %s the request may already have run, and nginx sends it again %s, so one order or payment can be executed twice.",
 			on.Name, strings.Join(on.Value, " "), quoteList(carried), quoteList(conds), sentAgainTo(r, u, n)),
 		Related: routeRelated(r, on.Pos),
 		Fix: Advice(fmt.Sprintf("remove non_idempotent from %s (nginx then retries a %s only when it was never sent), "+
 			"or make the backend deduplicate with an idempotency key", on.Name, carried[0])),
-	}, true
+	}
+	if why, ok := nonIdempotentElsewhere(r); ok {
+		// Another setting adds non_idempotent (ingress-nginx's ConfigMap
+		// retry-non-idempotent): it is what to change.
+		f.Related = append(f.Related, Related{Pos: why.Pos, Message: why.Source + " \"true\" adds non_idempotent to " + on.Name})
+		f.Fix = Advice(fmt.Sprintf("set %s to \"false\" (nginx then retries a %s only when it was never sent), "+
+			"or make the backend deduplicate with an idempotency key", why.Source, carried[0]))
+	}
+	return f, true
+}
+
+// nonIdempotentElsewhere returns the setting that lets a route's retries
+// send writes again when it is not the setting of its retry conditions.
+func nonIdempotentElsewhere(r *model.Route) (model.Methods, bool) {
+	for _, x := range r.Reexecutes {
+		if m := x.Methods; m.Allows("POST") && m.Source != "" && m.Source != r.Retry.On.Name && m.Pos.IsValid() {
+			return m, true
+		}
+	}
+	return model.Methods{}, false
 }
 
 // envoyReplaysWrites: a retry policy that sends POST or PATCH again after
@@ -477,7 +502,19 @@ func nonIdempotentFix(pass *Pass, r *model.Route) Fix {
 		return Fix{}
 	}
 	x := newFixer(pass)
-	x.removeArg(x.nginxStatement(on.Pos, on.Name), "non_idempotent")
+	if why, ok := nonIdempotentElsewhere(r); ok {
+		x.setValue(why.Pos, model.String("false"))
+		return UnsafeFix("set "+why.Source+" to \"false\": nginx then retries a POST, PATCH or LOCK only when it was never sent", x.result())
+	}
+	if f := x.sources.file(on.Pos.File); f != nil && f.Editor != nil {
+		if _, tree := f.Tree(); tree {
+			// An Ingress annotation, a ConfigMap key or a VirtualServer
+			// upstream's next-upstream: a string of the flags.
+			x.dropWord(on.Pos, "non_idempotent")
+		} else {
+			x.removeArg(x.nginxStatement(on.Pos, on.Name), "non_idempotent")
+		}
+	}
 	return UnsafeFix("remove non_idempotent from "+on.Name+": nginx then retries a POST, PATCH or LOCK only when it was never sent", x.result())
 }
 
@@ -495,4 +532,71 @@ func (x *fixer) removeArg(s *statement, v string) {
 		}
 	}
 	x.fail()
+}
+
+// retryOnFix narrows the retry conditions of a route a Kubernetes
+// resource configures to those that fire only before the request reached
+// the upstream: an Istio VirtualService's retries.retryOn (a
+// comma-separated string; meshConfig.defaultHttpRetryPolicy.retryOn
+// alike), a Contour HTTPProxy's retryPolicy.retryOn or an Envoy Gateway
+// BackendTrafficPolicy's retry.retryOn.triggers (lists). A retry policy
+// that leaves the conditions to the product's default gets the field.
+// It is unsafe for the reason removing non_idempotent is: the author may
+// have chosen to retry on 5xx for a backend that deduplicates, and the
+// route stops retrying a GET on a 503 too.
+func retryOnFix(pass *Pass, r *model.Route) Fix {
+	on := r.Retry.On
+	i := strings.LastIndexByte(on.Name, '.')
+	if !on.Valid() || i < 0 {
+		return Fix{}
+	}
+	parent, field := on.Name[:i], on.Name[i+1:]
+	if field != "retryOn" && field != "triggers" {
+		return Fix{}
+	}
+	v := model.String(strings.Join(safeRetryOn, ","))
+	if field == "triggers" || strings.HasPrefix(on.Name, "retryPolicy.") {
+		v = model.List(model.String(safeRetryOn[0]), model.String(safeRetryOn[1]))
+	}
+	x := newFixer(pass)
+	if on.Explicit() {
+		x.setValue(on.Pos, v)
+	} else if ed, n := x.field(on.Pos); ed != nil {
+		// The default of a policy written without the field: the
+		// policy's own mapping gets it.
+		if n.Key != parent[strings.LastIndexByte(parent, '.')+1:] || n.Kind != model.MapValue {
+			x.fail()
+		} else {
+			x.take(ed.InsertField(n.KeyPos, model.AtEnd, field, v))
+		}
+	}
+	return UnsafeFix("set "+on.Name+" to "+strings.Join(safeRetryOn, ", ")+": Envoy then retries only what never reached the upstream (add reset-before-request where the release's validation accepts it)", x.result())
+}
+
+// safeRetryOn are Envoy's retry conditions that fire only when the
+// request never reached the upstream, and that every release of the
+// products' validation accepts: Istio's supportedRetryOnPolicies
+// (pilot/pkg/model/validation.go, then pkg/config/validation/validation.go),
+// Contour's RetryOn enum (apis/projectcontour/v1/httpproxy.go) and Envoy
+// Gateway's TriggerEnum. reset-before-request is in the newer lists only,
+// and an older release refuses the resource that names it.
+var safeRetryOn = []string{"connect-failure", "refused-stream"}
+
+// writeMethodsFix removes the setting that makes a route's retries send
+// writes again (Traefik's retry.retryNonIdempotentMethod). Unsafe: the
+// author may have turned it on for a backend that deduplicates.
+func writeMethodsFix(pass *Pass, r *model.Route, carried []string) Fix {
+	var why model.Methods
+	for _, x := range r.Reexecutes {
+		if x.Methods.Allows(carried[0]) {
+			why = x.Methods
+			break
+		}
+	}
+	if why.Source == "" || why.Source == r.Retry.On.Name || !why.Pos.IsValid() {
+		return Fix{}
+	}
+	x := newFixer(pass)
+	x.removeField(why.Pos)
+	return UnsafeFix("remove "+why.Source+": a "+carried[0]+" is then retried only when it never reached the backend", x.result())
 }

@@ -56,6 +56,15 @@ func (s *samePolicy) add(f Finding, r *model.Route) {
 		return
 	}
 	g.copies++
+	if len(g.first.Fix.Edits) > 0 {
+		// The fix of one cause, reported once, is made at every copy,
+		// or not at all.
+		if len(f.Fix.Edits) == 0 {
+			g.first.Fix = Advice(g.first.Fix.Message)
+		} else {
+			g.first.Fix.Edits = append(g.first.Fix.Edits, f.Fix.Edits...)
+		}
+	}
 	g.others = append(g.others, Related{Pos: f.Pos, Message: "the same policy on " + routeName(r)})
 }
 

@@ -24,7 +24,7 @@ func checkRetryTriesUnbounded(pass *Pass) {
 		var same samePolicy // one Envoy policy on many routes: one finding
 		for r := range envoyRoutes(p) {
 			if f, ok := envoyRetriesWithoutBudget(r); ok {
-				if gen := generatedBy(pass, f.Pos); gen != "" {
+				if gen := generatedBy(pass, f.Pos); gen != "" && !p.Product.Kubernetes() {
 					f.Fix = writtenElsewhere(gen, f.Pos, f.Fix.Message, timeoutsWritten(r))
 				}
 				same.add(f, r)
@@ -42,17 +42,17 @@ func checkRetryTriesUnbounded(pass *Pass) {
 			}
 			if f, ok := triesWithoutTimeout(r, n, exact); ok {
 				if seen.first(f) {
-					f.Fix = retryBoundFix(pass, r, r.Nginx.Tries, "timeout").Or(f.Fix.Message)
+					f.Fix = inSource(pass, f.Pos, retryBoundFix(pass, r, r.Nginx.Tries, "timeout"), f.Fix.Message)
 					pass.Report(f)
 				}
 			} else if f, ok := timeoutWithoutTries(r, n, exact); ok {
 				if seen.first(f) {
-					f.Fix = retryBoundFix(pass, r, r.Budget, "tries").Or(f.Fix.Message)
+					f.Fix = inSource(pass, f.Pos, retryBoundFix(pass, r, r.Budget, "tries"), f.Fix.Message)
 					pass.Report(f)
 				}
 			} else if f, ok := implicitRetries(r, n, exact); ok {
 				if seen.first(f) {
-					f.Fix = retryBoundFix(pass, r, r.Retry.On, "tries", "timeout").Or(f.Fix.Message)
+					f.Fix = inSource(pass, f.Pos, retryBoundFix(pass, r, r.Retry.On, "tries", "timeout"), f.Fix.Message)
 					pass.Report(f)
 				}
 			}
@@ -329,6 +329,11 @@ func retryBoundFix[T any](pass *Pass, r *model.Route, s model.Setting[T], add ..
 	if !addsTries && r.Nginx.Tries.Value == 0 {
 		return Fix{}
 	}
+	if f := newFixer(pass).sources.file(s.Pos.File); f != nil {
+		if _, tree := f.Tree(); tree {
+			return nextUpstreamBoundFix(pass, r, s, addsTries)
+		}
+	}
 	mod := r.Forward.Module
 	var lines []model.Directive
 	var what []string
@@ -348,7 +353,51 @@ func retryBoundFix[T any](pass *Pass, r *model.Route, s model.Setting[T], add ..
 	}
 	x := newFixer(pass)
 	x.insertAfter(x.nginxStatement(s.Pos, s.Name), lines...)
+	if len(what) == 0 {
+		return Fix{}
+	}
 	msg := "add " + strings.Join(what, " and ") + " next to " + s.Name
+	if generatedBy(pass, s.Pos) != "" {
+		// Said in the resource's terms; inSource says where.
+		return Advice(msg)
+	}
+	if addsTries {
+		return UnsafeFix(msg, x.result())
+	}
+	return SafeFix(msg, x.result())
+}
+
+// nextUpstreamBoundFix is retryBoundFix where the location is written in
+// a Kubernetes resource: the bounds are fields beside the field s (see
+// nextUpstreamFields), tries only when addsTries, and a bound the
+// resource already sets (to 0, at this level or another) is left to the
+// author, as a field added beside it would be read in its place or
+// written twice.
+func nextUpstreamBoundFix[T any](pass *Pass, r *model.Route, s model.Setting[T], addsTries bool) Fix {
+	tries, budget := r.Nginx.Tries, r.Budget
+	var timeout time.Duration
+	if budget.Value == 0 {
+		timeout = min(attempt(r), 2*r.AttemptTimeout.Value)
+		if timeout <= 0 || budget.Explicit() {
+			return Fix{}
+		}
+	}
+	if addsTries && tries.Explicit() {
+		return Fix{}
+	}
+	x := newFixer(pass)
+	// Annotations and ConfigMap data are strings; a VirtualServer's
+	// fields are typed.
+	stringy := strings.Contains(s.Name, "/") || s.Level == "configmap"
+	what := x.nextUpstreamFields(s.Pos, stringy, addsTries, timeout)
+	if len(what) == 0 {
+		return Fix{}
+	}
+	msg := "add " + strings.Join(what, " and ") + " next to " + s.Name
+	if generatedBy(pass, s.Pos) != "" {
+		// Said in the resource's terms; inSource says where.
+		return Advice(msg)
+	}
 	if addsTries {
 		return UnsafeFix(msg, x.result())
 	}

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -58,6 +59,7 @@ func checkTimeoutEqualAdjacent(pass *Pass) {
 				continue
 			}
 			if f, ok := equalToInnerLayer(pass.Model.Chain, r, w); ok {
+				f.Fix = innerTimeoutFix(pass, pass.Model.Chain, r, w).Or(f.Fix.Message)
 				pass.Report(f)
 				continue
 			}
@@ -140,4 +142,40 @@ func retryBudgetEqualsRead(r *model.Route) (Finding, bool) {
 		Fix: Advice(fmt.Sprintf("give retries room: %s well above %s (e.g. %s), or lower %s",
 			b.Name, a.Name, dur(2*a.Value), a.Name)),
 	}, true
+}
+
+// innerTimeoutFix shortens the timeout of the inner layer a route proxies
+// to, where that layer is a Kubernetes resource (an Istio VirtualService's
+// timeout, an Ingress annotation): the value is written as the resource
+// writes it, whole seconds where it has whole seconds ("30" → "25"), a
+// duration where it has one ("30s" → "25s"). It is unsafe: a request that
+// took between the new and the old timeout, and was answered, now ends in
+// a 504; lengthening the outer layer instead is the owner's other choice.
+func innerTimeoutFix(pass *Pass, c *model.Chain, r *model.Route, w model.Setting[time.Duration]) Fix {
+	for _, link := range c.Next(r) {
+		in := link.To
+		iw, ok := chain.Wait(in)
+		if !ok || iw.Value != w.Value {
+			continue
+		}
+		if !iw.Explicit() || in.Listener == nil || in.Listener.Proxy == nil || !in.Listener.Proxy.Product.Kubernetes() {
+			return Fix{}
+		}
+		x := newFixer(pass)
+		ed, n := x.field(iw.Pos)
+		if ed == nil || n.Kind != model.StringValue {
+			return Fix{}
+		}
+		to := shorter(iw.Value)
+		text := dur(to)
+		if _, err := strconv.Atoi(n.Text); err == nil {
+			if to%time.Second != 0 {
+				return Fix{}
+			}
+			text = strconv.Itoa(int(to / time.Second))
+		}
+		x.setValue(iw.Pos, model.String(text))
+		return UnsafeFix(fmt.Sprintf("set %s to %s in the inner %s, so that it gives up first and its 504 reaches the client", iw.Name, text, routeName(in)), x.result())
+	}
+	return Fix{}
 }

@@ -50,6 +50,7 @@ import (
 
 	"github.com/proxylint/proxylint/internal/workers"
 	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/parsers/internal/generated"
 )
 
 // Diagnostic codes: the IDs of the rules under which the loader reports.
@@ -115,7 +116,7 @@ const GeneratedDump = "an Envoy admin config dump"
 // the deployment. path names it in positions.
 func Read(path string, src []byte, opts Options) (res Result) {
 	src = breakLoneCR(src)
-	res.File = &model.File{Path: path, Source: src, Editor: NewEditor(path, src)}
+	res.File = &model.File{Path: path, Source: src, Editor: NewEditor(path, src), Generated: generated.Header(src)}
 	// The Anys decoded are kept until the parts are built (Join).
 	h := &hold{release: rememberUnpacked()}
 	defer func() {

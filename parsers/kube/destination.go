@@ -1,7 +1,6 @@
 package kube
 
 import (
-	"strconv"
 	"strings"
 	"time"
 
@@ -142,19 +141,28 @@ func (l *loader) outlier(dr *object, od *yaml.Node) {
 // "grpc-..."), Istio's protocol selection; with one port, that port.
 func grpcPort(svcs map[string][]*object, host string, port int) bool {
 	for _, s := range svcs[host] {
-		ports := items(get(s.Spec, "ports"))
-		for _, p := range ports {
-			n, _ := strconv.Atoi(scalar(get(p, "port")))
-			if port != 0 && n != port || port == 0 && len(ports) != 1 {
+		ports := s.service.Ports
+		for i, p := range ports {
+			if port != 0 && p.Port != port || port == 0 && len(ports) != 1 {
 				continue
 			}
-			name, proto := scalar(get(p, "name")), scalar(get(p, "appProtocol"))
-			if proto == "grpc" || name == "grpc" || strings.HasPrefix(name, "grpc-") {
+			if s.grpc[i] {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// grpcPorts says which ports of a Service carry gRPC, in the order of
+// its spec.ports: appProtocol grpc, or a name "grpc" or "grpc-...".
+func grpcPorts(o *object) []bool {
+	var out []bool
+	for _, p := range items(get(o.Spec, "ports")) {
+		name, proto := scalar(get(p, "name")), scalar(get(p, "appProtocol"))
+		out = append(out, proto == "grpc" || name == "grpc" || strings.HasPrefix(name, "grpc-"))
+	}
+	return out
 }
 
 // servicesByHost indexes Services by their cluster host name.

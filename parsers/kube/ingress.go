@@ -400,7 +400,9 @@ func (l *loader) ingressPath(p *model.Proxy, ln *model.Listener, ing *object, ho
 	conds := strings.Fields(on.Value)
 	// buildNextUpstream (internal/ingress/controller/template/template.go)
 	// adds non_idempotent when the ConfigMap's retry-non-idempotent is true.
-	if ni := s.text(keyNonIdem); ni.Value == "true" && !contains(conds, "non_idempotent") {
+	ni := s.text(keyNonIdem)
+	niAdded := ni.Value == "true" && !contains(conds, "non_idempotent")
+	if niAdded {
 		conds = append(conds, "non_idempotent")
 	}
 	r.Retry.On = model.Setting[[]string]{Value: conds, Name: on.Name, Level: on.Level, Pos: on.Pos, Default: on.Default, Note: on.Note}
@@ -439,6 +441,13 @@ func (l *loader) ingressPath(p *model.Proxy, ln *model.Listener, ing *object, ho
 	r.Forward = &model.Forward{Module: module, Name: "backend.service", Pos: ing.pos(svc), URL: svcName + ":" + port,
 		Target: model.Address{Host: upName}, CanPool: true, Upstream: u}
 	ingressBehaviour(r)
+	if niAdded {
+		// What lets a write through is the ConfigMap's key, not the
+		// setting of the conditions: a fix changes it there.
+		for i := range r.Reexecutes {
+			r.Reexecutes[i].Methods.Source, r.Reexecutes[i].Methods.Pos = ni.Name, ni.Pos
+		}
+	}
 	return r
 }
 

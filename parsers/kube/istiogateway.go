@@ -157,7 +157,7 @@ func gatewayServices(gw *object, svcs []*object) []string {
 	}
 	var out []string
 	for _, s := range svcs {
-		ss := labels(get(s.Spec, "selector"))
+		ss := s.service.Selector
 		all := len(ss) > 0
 		for k, v := range sel {
 			all = all && ss[k] == v

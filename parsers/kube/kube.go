@@ -143,6 +143,14 @@ type object struct {
 	// names, when it is one proxylint models.
 	used, linked bool
 	controller   *controller
+	// service and workload are a Service's or a workload's fields as
+	// the loader reads them, taken when the object is read: its tree is
+	// then not kept (a run may hold many thousands of them, each a
+	// hundred-odd bytes of text and kilobytes of tree). grpc says which
+	// of the service's ports carry gRPC (destination.go).
+	service  *model.Service
+	grpc     []bool
+	workload *model.Workload
 }
 
 // pos is where node n of the object stands: its manifest's file, and
@@ -173,6 +181,9 @@ type Manifest struct {
 	syntax bool
 	// used counts the resources Link read into a proxy.
 	used int
+	// helmLabel is the first label of a resource that says Helm wrote
+	// it ("helm.sh/chart: shop-1.2.0"), for model.File.Generated.
+	helmLabel string
 }
 
 // File is the manifest's file, with its source and comments.
@@ -250,7 +261,9 @@ func LoadBytes(path string, src []byte, opts Options) Result {
 func Parse(path string, src []byte) *Manifest {
 	m := &Manifest{path: path, src: src, dropped: map[string]int{},
 		file: &model.File{Path: path, Source: src, Comments: envoy.Comments(path, src), Editor: NewEditor(path, src)}}
-	if err := m.documents(src); err != nil {
+	err := m.documents(src)
+	m.file.Generated = generatedBy(src, m.helmLabel)
+	if err != nil {
 		line, msg := errorLine(err)
 		m.objs, m.kinds, m.dropped, m.syntax = nil, nil, map[string]int{}, true
 		m.diags = append(m.diags[:0], model.Diagnostic{
@@ -381,11 +394,11 @@ func (l *loader) join(objs []*object, opts Options, res *Result) joined {
 			cms = append(cms, o)
 		case o.Kind == "Service" && o.APIVersion == "v1":
 			svcs = append(svcs, o)
-			res.Services = append(res.Services, service(o))
+			res.Services = append(res.Services, o.service)
 			res.Linked[o.APIVersion+" "+o.Kind]++
 			o.linked = true
 		case workloadKind(o):
-			res.Workloads = append(res.Workloads, workload(o))
+			res.Workloads = append(res.Workloads, o.workload)
 			res.Linked[o.APIVersion+" "+o.Kind]++
 			o.linked = true
 		}
@@ -518,8 +531,11 @@ func istioNetworking(v string) bool {
 // part of the loader reads are counted, and their trees not kept.
 func (m *Manifest) documents(src []byte) error {
 	dec := yaml.NewDecoder(bytes.NewReader(src))
-	seen := map[*yaml.Node]bool{}
 	for {
+		// An alias names a node of its own document only, so what was
+		// read is remembered for one document: the trees of the others
+		// are not held.
+		seen := map[*yaml.Node]bool{}
 		var doc yaml.Node
 		err := dec.Decode(&doc)
 		if errors.Is(err, io.EOF) {
@@ -605,6 +621,9 @@ func (m *Manifest) collect(n *yaml.Node, seen map[*yaml.Node]bool) {
 		}
 	}
 	md := get(n, "metadata")
+	if m.helmLabel == "" {
+		m.helmLabel = helmLabel(get(md, "labels"))
+	}
 	o.Name = scalar(get(md, "name"))
 	o.Namespace = scalar(get(md, "namespace"))
 	o.Spec = get(n, "spec")
@@ -613,7 +632,22 @@ func (m *Manifest) collect(n *yaml.Node, seen map[*yaml.Node]bool) {
 		m.dropped[o.APIVersion+" "+o.Kind]++
 		return
 	}
+	switch {
+	case o.Kind == "Service" && o.APIVersion == "v1":
+		o.service, o.grpc = service(o), grpcPorts(o)
+		o.compact()
+	case workloadKind(o):
+		o.workload = workload(o)
+		o.compact()
+	}
 	m.objs = append(m.objs, o)
+}
+
+// compact drops the object's tree once what the loader reads of it is
+// taken: its mapping keeps only its position.
+func (o *object) compact() {
+	o.Node = &yaml.Node{Kind: o.Node.Kind, Line: o.Node.Line, Column: o.Node.Column}
+	o.Spec = nil
 }
 
 // kept reports whether some part of the loader reads objects like o: the

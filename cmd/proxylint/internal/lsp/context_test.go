@@ -61,7 +61,8 @@ func TestManifestsAreJoined(t *testing.T) {
 	s := start(t, root, protocol.ClientCapabilities{})
 	s.open("k8s/shop-ingress.yaml", "yaml")
 	diags := s.diagnostics("k8s/shop-ingress.yaml", 1)
-	require.Equal(t, []string{"retry-timeout-write 7:53 -> shop-ingress.yaml:14"}, summary(diags))
+	// The finding names the ConfigMap's key that adds non_idempotent.
+	require.Equal(t, []string{"retry-timeout-write 7:53 -> shop-ingress.yaml:14 -> controller-configmap.yaml:10"}, summary(diags))
 	assert.Contains(t, message(diags[0]), "non_idempotent replays POST")
 
 	// The ConfigMap's buffer, edited, no longer turns the retries on.
