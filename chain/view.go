@@ -54,6 +54,7 @@ func Describe(m *model.Model) []Path {
 		back = append(back, declaredStep(b))
 	}
 	var out []Path
+	cx := newClusterIndex(m)
 	for _, p := range m.Proxies {
 		for _, r := range p.Routes() {
 			if r.Forward == nil || m.Chain.Reached(r.Listener) {
@@ -65,7 +66,7 @@ func Describe(m *model.Model) []Path {
 				for _, x := range rs {
 					steps = append(steps, routeStep(x))
 				}
-				tails, ends := clusterTails(m, rs[len(rs)-1])
+				tails, ends := clusterTails(cx, rs[len(rs)-1])
 				if tails == nil {
 					out = append(out, Path{Steps: append(steps, back...)})
 					continue

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -94,8 +95,9 @@ func cmdChain(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv f
 	}
 	if f.given["fail-on"] {
 		threshold, _ := model.ParseSeverity(f.failOn)
+		at := indexFindings(findings)
 		for _, v := range views {
-			if exitCode(pathFindings(v, findings), func(string) model.Severity { return threshold }) == exitFindings {
+			if exitCode(at.pathFindings(v), func(string) model.Severity { return threshold }) == exitFindings {
 				return f.findingsExit()
 			}
 		}
@@ -103,20 +105,41 @@ func cmdChain(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv f
 	return exitClean
 }
 
-// pathFindings are the unsuppressed findings about a path: those at one of
-// its steps' values or routes.
-func pathFindings(p chain.Path, findings []rules.Finding) []rules.Finding {
-	at := map[model.Pos]bool{}
-	for _, s := range p.Steps {
-		for _, pos := range stepPositions(s) {
-			at[pos] = true
+// findingsAt holds the unsuppressed findings of a run by position, in
+// their order, so that the findings of each path are found without
+// reading every finding again.
+type findingsAt struct {
+	at map[model.Pos][]int
+	fs []rules.Finding
+}
+
+func indexFindings(findings []rules.Finding) *findingsAt {
+	x := &findingsAt{at: map[model.Pos][]int{}, fs: findings}
+	for i, f := range findings {
+		if f.Suppression == nil {
+			x.at[f.Pos] = append(x.at[f.Pos], i)
 		}
 	}
-	var out []rules.Finding
-	for _, f := range findings {
-		if f.Suppression == nil && at[f.Pos] {
-			out = append(out, f)
+	return x
+}
+
+// pathFindings are the unsuppressed findings about a path: those at one of
+// its steps' values or routes, in the run's order.
+func (x *findingsAt) pathFindings(p chain.Path) []rules.Finding {
+	var idx []int
+	seen := map[model.Pos]bool{}
+	for _, s := range p.Steps {
+		for _, pos := range stepPositions(s) {
+			if !seen[pos] {
+				seen[pos] = true
+				idx = append(idx, x.at[pos]...)
+			}
 		}
+	}
+	slices.Sort(idx)
+	out := make([]rules.Finding, 0, len(idx))
+	for _, i := range idx {
+		out = append(out, x.fs[i])
 	}
 	return out
 }
@@ -155,8 +178,9 @@ func chainText(w io.Writer, in *report.Input, views []chain.Path, useColor bool)
 		fmt.Fprintln(bw, "No proxied route: nothing passes requests on.")
 		return bw.Flush()
 	}
+	at := indexFindings(in.Findings)
 	for i, v := range views {
-		fs := pathFindings(v, in.Findings)
+		fs := at.pathFindings(v)
 		flagged := map[model.Pos]bool{}
 		for _, f := range fs {
 			flagged[f.Pos] = true
@@ -309,6 +333,7 @@ func chainJSON(w io.Writer, in *report.Input, views []chain.Path) error {
 		}
 		return &chainSetting{Seconds: s.Value.Seconds(), Setting: s.Name, Default: s.Default, File: in.RelPath(s.Pos.File), Line: int(s.Pos.Line)}
 	}
+	at := indexFindings(in.Findings)
 	for _, v := range views {
 		p := chainPath{Steps: []chainStep{}, Findings: []chainFinding{}}
 		for _, s := range v.Steps {
@@ -323,7 +348,7 @@ func chainJSON(w io.Writer, in *report.Input, views []chain.Path) error {
 			cs.Note = s.Note
 			p.Steps = append(p.Steps, cs)
 		}
-		for _, f := range pathFindings(v, in.Findings) {
+		for _, f := range at.pathFindings(v) {
 			p.Findings = append(p.Findings, chainFinding{Rule: f.Rule, File: in.RelPath(f.Pos.File), Line: int(f.Pos.Line), Message: f.Message})
 		}
 		doc.Paths = append(doc.Paths, p)
