@@ -41,26 +41,27 @@ type Path struct {
 	Steps []Step
 }
 
-// Describe lists every path through the model: for each entry route (a route
-// of a listener no loaded route passes requests to), each way through the
-// linked loaded hops, with the declared hops in front and behind.
-func Describe(m *model.Model) []Path {
+// Describe lists every path through the model, linked into chain c
+// (Analyze): for each entry route (a route of a listener no loaded route
+// passes requests to), each way through the linked loaded hops, with the
+// declared hops in front and behind.
+func Describe(m *model.Model, c *model.Chain) []Path {
 	var front []Step
-	for _, h := range m.Chain.Front() {
+	for _, h := range c.Front() {
 		front = append(front, declaredStep(h))
 	}
 	var back []Step
-	if b := m.Chain.Backend(); b != nil {
+	if b := c.Backend(); b != nil {
 		back = append(back, declaredStep(b))
 	}
 	var out []Path
 	cx := newClusterIndex(m)
 	for _, p := range m.Proxies {
 		for _, r := range p.Routes() {
-			if r.Forward == nil || m.Chain.Reached(r.Listener) {
+			if r.Forward == nil || c.Reached(r.Listener) {
 				continue
 			}
-			for _, rs := range Paths(m.Chain, r) {
+			for _, rs := range Paths(c, r) {
 				var steps []Step
 				steps = append(steps, front...)
 				for _, x := range rs {

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/proxylint/proxylint/chain"
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
 )
@@ -28,7 +27,6 @@ func TestNginxTreeLoads(t *testing.T) {
 		t.Errorf("sites: %d files, want 3", len(sites))
 	}
 	m := load.Load([]string{main}, load.Options{Targets: []model.Target{{Product: model.Nginx}}})
-	chain.AnalyzeModel(m, nil, 0)
 	for _, d := range m.Diagnostics {
 		t.Errorf("diagnostic: %s: %s", d.Pos, d.Message)
 	}
@@ -69,7 +67,6 @@ func TestOneFile(t *testing.T) {
 		t.Errorf("OneFile has %d lines, want about 30", n)
 	}
 	m := load.Load([]string{main}, load.Options{Targets: []model.Target{{Product: model.Nginx}}})
-	chain.AnalyzeModel(m, nil, 0)
 	for _, d := range m.Diagnostics {
 		t.Errorf("diagnostic: %s: %s", d.Pos, d.Message)
 	}
@@ -83,7 +80,6 @@ func TestEnvoyBootstrapLoads(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := load.Load([]string{path}, load.Options{Kind: load.KindEnvoy})
-	chain.AnalyzeModel(m, nil, 0)
 	for _, d := range m.Diagnostics {
 		t.Errorf("diagnostic: %s: %s", d.Pos, d.Message)
 	}

@@ -75,19 +75,20 @@ func cmdChain(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv f
 		return exitError
 	}
 	defer prof.stop(stdout, stderr, &code)
-	s, mdl, findings, ok := analyze(f, paths, stderr)
+	s, run, ok := analyze(f, paths, stderr)
 	if !ok {
 		return exitError
 	}
-	prof.read(inputs(paths, mdl, s))
-	views := chain.Describe(mdl)
+	mdl, findings := run.model, run.findings
+	prof.read(inputs(paths, mdl.Files, s))
+	views := chain.Describe(mdl, run.chain)
 	wd, _ := os.Getwd()
 	in := &report.Input{Findings: findings, Files: mdl.Files, Dir: wd}
-	if err := writeReports(chainFormats, f, chainReport{in, views}, inputs(paths, mdl, s), stdout, stderr, getenv); err != nil {
+	if err := writeReports(chainFormats, f, chainReport{in, views}, inputs(paths, mdl.Files, s), stdout, stderr, getenv); err != nil {
 		fmt.Fprintf(stderr, "proxylint chain: %v\n", err)
 		return exitError
 	}
-	for _, d := range mdl.Diagnostics {
+	for _, d := range run.diagnostics {
 		if d.Fatal {
 			fmt.Fprintf(stderr, "proxylint chain: %s\n", report.Escape(d.Error()))
 			return exitError
