@@ -86,8 +86,7 @@ func runKube(args []string, out, log io.Writer) error {
 	}
 	fmt.Fprintf(out, "- manifests: bench/gen KubeDeployment, %d objects (%s, %d lines): per unit an ingress-nginx Ingress, an HTTPRoute, a Service, a Deployment\n",
 		f.objects, fmtBytes(int64(buf.Len())), bytes.Count(buf.Bytes(), []byte{'\n'}))
-	fmt.Fprintf(out, "- rounds: 1 warm-up, then %d measured, the first of each round alternating\n", f.rounds)
-	fmt.Fprintf(out, "- load average before: %s\n\n", loadAverage())
+	fmt.Fprintf(out, "- rounds: 1 warm-up, then %d measured, the first of each round alternating\n\n", f.rounds)
 
 	fmt.Fprintln(log, "kube: warm-up")
 	for _, e := range runs {

@@ -128,16 +128,27 @@ func indexFindings(findings []rules.Finding) *findingsAt {
 // its steps' values or routes, in the run's order.
 func (x *findingsAt) pathFindings(p chain.Path) []rules.Finding {
 	var idx []int
-	seen := map[model.Pos]bool{}
+	// A path's positions are few: a list finds those seen.
+	var seen []model.Pos
+	lists := 0
 	for _, s := range p.Steps {
 		for _, pos := range stepPositions(s) {
-			if !seen[pos] {
-				seen[pos] = true
-				idx = append(idx, x.at[pos]...)
+			if slices.Contains(seen, pos) {
+				continue
+			}
+			seen = append(seen, pos)
+			if at := x.at[pos]; len(at) > 0 {
+				idx = append(idx, at...)
+				lists++
 			}
 		}
 	}
-	slices.Sort(idx)
+	if len(idx) == 0 {
+		return nil
+	}
+	if lists > 1 {
+		slices.Sort(idx)
+	}
 	out := make([]rules.Finding, 0, len(idx))
 	for _, i := range idx {
 		out = append(out, x.fs[i])
@@ -180,6 +191,9 @@ func chainText(w io.Writer, in *report.Input, views []chain.Path, useColor bool)
 		return bw.Flush()
 	}
 	at := indexFindings(in.Findings)
+	// One table writer, set anew for each path's table.
+	var tb strings.Builder
+	tw := new(tabwriter.Writer)
 	for i, v := range views {
 		fs := at.pathFindings(v)
 		flagged := map[model.Pos]bool{}
@@ -192,8 +206,8 @@ func chainText(w io.Writer, in *report.Input, views []chain.Path, useColor bool)
 		fmt.Fprintln(bw, bold.Sprintf("Path %d of %d: %s", i+1, len(views), entryName(in, v)))
 		// tabwriter aligns on bytes, so colour is applied after
 		// alignment to the marks only.
-		var tb strings.Builder
-		tw := tabwriter.NewWriter(&tb, 0, 4, 2, ' ', 0)
+		tb.Reset()
+		tw.Init(&tb, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "  HOP\tWAITS\tTRIES\tKEEPS IDLE FROM FRONT\tPOOLS IDLE TO NEXT\tPOOL LIFETIME")
 		for _, s := range v.Steps {
 			// Defaults point at their block, which several of them share:
