@@ -62,22 +62,43 @@ func Describe(m *model.Model, c *model.Chain) []Path {
 				continue
 			}
 			for _, rs := range Paths(c, r) {
-				var steps []Step
-				steps = append(steps, front...)
-				for _, x := range rs {
-					steps = append(steps, routeStep(x))
-				}
+				// A step is large: each path's are allocated once, at
+				// their number.
 				tails, ends := clusterTails(cx, rs[len(rs)-1])
+				hops := len(front) + len(rs)
+				var mid []Step
+				if len(tails) > 1 {
+					mid = make([]Step, len(rs))
+					for i, x := range rs {
+						mid[i] = routeStep(x)
+					}
+				}
+				withTail := func(tail []Step, end bool) Path {
+					n := hops + len(tail)
+					if !end {
+						n += len(back)
+					}
+					steps := make([]Step, 0, n)
+					steps = append(steps, front...)
+					if mid != nil {
+						steps = append(steps, mid...)
+					} else {
+						for _, x := range rs {
+							steps = append(steps, routeStep(x))
+						}
+					}
+					steps = append(steps, tail...)
+					if !end {
+						steps = append(steps, back...)
+					}
+					return Path{Steps: steps}
+				}
 				if tails == nil {
-					out = append(out, Path{Steps: append(steps, back...)})
+					out = append(out, withTail(nil, false))
 					continue
 				}
 				for i, t := range tails {
-					path := Path{Steps: append(append([]Step{}, steps...), t...)}
-					if !ends[i] {
-						path.Steps = append(path.Steps, back...)
-					}
-					out = append(out, path)
+					out = append(out, withTail(t, ends[i]))
 				}
 			}
 		}
