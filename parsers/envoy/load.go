@@ -198,7 +198,8 @@ func Read(path string, src []byte, opts Options) (res Result) {
 	if d, ok := l.errs.diagnostic(path); ok {
 		// The loader asked for what the schema lacks: the file is
 		// reported, not built, and the other files are still linted.
-		res.Diagnostics = append(l.diags, d)
+		l.diags = append(l.diags, d)
+		res.Diagnostics = l.diags
 		return res
 	}
 	for _, g := range order {
