@@ -43,6 +43,8 @@ func main() {
 		err = runNginx(args, os.Stdout, os.Stderr)
 	case "envoy":
 		err = runEnvoy(args, os.Stdout, os.Stderr)
+	case "kube":
+		err = runKube(args, os.Stdout, os.Stderr)
 	case "large":
 		err = runLarge(args, os.Stdout)
 	case "help":
@@ -63,6 +65,8 @@ func main() {
 const usage = `Usage:
   go run ./bench [nginx] [flags]   proxylint vs nginx -t, gixy and nginx-linter
   go run ./bench envoy [flags]     proxylint on Envoy bootstraps of growing size
+  go run ./bench kube [flags]      proxylint chain against the lint on a
+                                   cluster's manifests of 10,000 objects
   go run ./bench large DIR [CASE...]
                                    write the large inputs of docs/benchmarks.md
                                    ("Large inputs") under DIR, one directory a case

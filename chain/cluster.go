@@ -108,7 +108,7 @@ func relatedFiles(a string, aNamed bool, b string, bNamed bool) bool {
 // short of the workload (a Service not in the input, or one that selects
 // nothing), which a note on its last step explains. nil when r forwards
 // to no cluster service.
-func clusterTails(m *model.Model, r *model.Route) (tails [][]Step, ends []bool) {
+func clusterTails(cx *clusterIndex, r *model.Route) (tails [][]Step, ends []bool) {
 	if r.Forward == nil || r.Forward.Upstream == nil {
 		return nil, nil
 	}
@@ -120,7 +120,7 @@ func clusterTails(m *model.Model, r *model.Route) (tails [][]Step, ends []bool) 
 			continue
 		}
 		seen[ref] = true
-		svc := findService(m, r, ref)
+		svc := cx.findService(r, ref)
 		if svc == nil {
 			step := Step{Kind: model.HopService, Name: "Service " + ref.Key() + refPort(ref), Attempts: 1,
 				Note: "is not in the input: the path ends here"}
@@ -134,7 +134,7 @@ func clusterTails(m *model.Model, r *model.Route) (tails [][]Step, ends []bool) 
 			step.Name = "Service " + svc.Key() + ":" + strconv.Itoa(sp.Port)
 		}
 		if !u.Mesh {
-			meshPool(m, svc, &step)
+			cx.meshPool(svc, &step)
 		}
 		if !hasPort {
 			step.Note = fmt.Sprintf("has no port %s: the path ends here", refPort(ref)[1:])
@@ -145,7 +145,7 @@ func clusterTails(m *model.Model, r *model.Route) (tails [][]Step, ends []bool) 
 			continue
 		}
 		var ws []*model.Workload
-		for _, w := range m.Workloads {
+		for _, w := range cx.selectable(svc) {
 			if svc.Selects(w) && relatedFiles(svc.Pos.File, svc.Named, w.Pos.File, w.Named) {
 				ws = append(ws, w)
 			}
@@ -181,17 +181,76 @@ func refPort(ref model.ServiceRef) string {
 	return ""
 }
 
+// clusterIndex holds the cluster objects of a model by what the paths
+// look them up by, each list in the model's order, so that listing the
+// paths through a cluster of many Services stays linear in its size.
+type clusterIndex struct {
+	services map[string][]*model.Service // by Key
+	// workloads are by namespace and label ("k=v"): those a selector
+	// may pick carry each of its labels.
+	workloads map[string]map[string][]*model.Workload
+	// meshes are the mesh's pools by the key of the service their first
+	// server names, with the proxy that keeps each.
+	meshes map[string][]meshUpstream
+}
+
+type meshUpstream struct {
+	proxy *model.Proxy
+	u     *model.Upstream
+}
+
+func newClusterIndex(m *model.Model) *clusterIndex {
+	cx := &clusterIndex{services: map[string][]*model.Service{}, workloads: map[string]map[string][]*model.Workload{}, meshes: map[string][]meshUpstream{}}
+	for _, s := range m.Services {
+		cx.services[s.Key()] = append(cx.services[s.Key()], s)
+	}
+	for _, w := range m.Workloads {
+		byLabel := cx.workloads[w.Namespace]
+		if byLabel == nil {
+			byLabel = map[string][]*model.Workload{}
+			cx.workloads[w.Namespace] = byLabel
+		}
+		for k, v := range w.Labels {
+			byLabel[k+"="+v] = append(byLabel[k+"="+v], w)
+		}
+	}
+	for _, p := range m.Proxies {
+		for _, u := range p.Upstreams {
+			if !u.Mesh || len(u.Servers) == 0 {
+				continue
+			}
+			if ref, ok := model.ServiceOf(u.Servers[0]); ok {
+				cx.meshes[ref.Key()] = append(cx.meshes[ref.Key()], meshUpstream{p, u})
+			}
+		}
+	}
+	return cx
+}
+
+// selectable lists, in the model's order, the workloads of the Service's
+// namespace that carry one label of its selector (the first in key
+// order): the only ones it may select. None for a Service without one.
+func (cx *clusterIndex) selectable(svc *model.Service) []*model.Workload {
+	first := ""
+	for k := range svc.Selector {
+		if first == "" || k < first {
+			first = k
+		}
+	}
+	if first == "" {
+		return nil
+	}
+	return cx.workloads[svc.Namespace][first+"="+svc.Selector[first]]
+}
+
 // findService finds the Service a route's server names among those of
 // files related to the route's.
-func findService(m *model.Model, r *model.Route, ref model.ServiceRef) *model.Service {
+func (cx *clusterIndex) findService(r *model.Route, ref model.ServiceRef) *model.Service {
 	var p *model.Proxy
 	if r.Listener != nil {
 		p = r.Listener.Proxy
 	}
-	for _, s := range m.Services {
-		if s.Key() != ref.Key() {
-			continue
-		}
+	for _, s := range cx.services[ref.Key()] {
 		if p == nil || p.Product.Kubernetes() || relatedFiles(p.Entry, p.Named, s.Pos.File, s.Named) {
 			return s
 		}
@@ -202,23 +261,15 @@ func findService(m *model.Model, r *model.Route, ref model.ServiceRef) *model.Se
 // meshPool shows on a Service hop the pool a service mesh keeps to it
 // (every meshed client's sidecar), when a loaded configuration has one:
 // the one for the whole host before those of subsets.
-func meshPool(m *model.Model, svc *model.Service, step *Step) {
+func (cx *clusterIndex) meshPool(svc *model.Service, step *Step) {
 	var best *model.Upstream
-	for _, p := range m.Proxies {
+	for _, mu := range cx.meshes[svc.Key()] {
+		p, u := mu.proxy, mu.u
 		if !p.Product.Kubernetes() && !relatedFiles(p.Entry, p.Named, svc.Pos.File, svc.Named) {
 			continue
 		}
-		for _, u := range p.Upstreams {
-			if !u.Mesh || len(u.Servers) == 0 {
-				continue
-			}
-			ref, ok := model.ServiceOf(u.Servers[0])
-			if !ok || ref.Key() != svc.Key() {
-				continue
-			}
-			if best == nil || u.Name == u.Servers[0].Address.Host && best.Name != best.Servers[0].Address.Host {
-				best = u
-			}
+		if best == nil || u.Name == u.Servers[0].Address.Host && best.Name != best.Servers[0].Address.Host {
+			best = u
 		}
 	}
 	if best != nil && best.PoolIdle.Valid() {

@@ -27,7 +27,7 @@ func describe(t *testing.T, files map[string]string) []string {
 		require.Falsef(t, d.Fatal, "%s", d.Error())
 	}
 	var out []string
-	for _, p := range chain.Describe(m) {
+	for _, p := range chain.Describe(m.Model, m.Chain) {
 		var names []string
 		for _, s := range p.Steps {
 			n := strings.ReplaceAll(s.Name, filepath.ToSlash(dir)+"/", "")

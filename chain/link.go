@@ -32,7 +32,8 @@ const (
 // Analyze links the loaded proxies into request paths and places them
 // between the declared hops (client, balancers, backend; nil: none), and
 // reports the entry routes with more request paths than maxPaths (0: the
-// default) as fatal diagnostics, which the caller adds to the model's.
+// default) as fatal diagnostics. It reads the proxies and never changes
+// them: the rule engine runs it as an analysis (rules.RequestPaths).
 // Files named together on the command line link by any address, files
 // close in the tree (neighbours) by addresses that name a listener exactly.
 func Analyze(proxies []*model.Proxy, declared *model.Chain, maxPaths int) (*model.Chain, []model.Diagnostic) {
@@ -247,12 +248,4 @@ func landingRoute(l *model.Listener, path string, known bool) *model.Route {
 		return nil
 	}
 	return l.Select(l, path, known)
-}
-
-// AnalyzeModel runs Analyze on a loaded model: it sets the model's chain
-// and adds the analysis' diagnostics to the loaders'.
-func AnalyzeModel(m *model.Model, declared *model.Chain, maxPaths int) {
-	c, ds := Analyze(m.Proxies, declared, maxPaths)
-	m.Chain = c
-	m.Diagnostics = append(m.Diagnostics, ds...)
 }

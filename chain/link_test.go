@@ -147,7 +147,7 @@ func TestDescribe(t *testing.T) {
 	m.Chain.Hops = []*model.Hop{alb, be}
 
 	var got []string
-	for _, p := range chain.Describe(m) {
+	for _, p := range chain.Describe(m.Model, m.Chain) {
 		var names []string
 		for _, s := range p.Steps {
 			names = append(names, strings.ReplaceAll(s.Name, filepath.ToSlash(dir)+"/", ""))
@@ -160,7 +160,7 @@ func TestDescribe(t *testing.T) {
 		"balancer aws-alb | nginx edge.conf location /svc/ | backend uvicorn",
 	}, got)
 
-	p := chain.Describe(m)[0]
+	p := chain.Describe(m.Model, m.Chain)[0]
 	edgeStep := p.Steps[1]
 	assert.Equal(t, 60*time.Second, edgeStep.Waits.Value)
 	assert.Equal(t, 1, edgeStep.Attempts)
@@ -207,9 +207,17 @@ func TestHostNameLinksOnlyConfigurationsNamedTogether(t *testing.T) {
 	assert.Len(t, m.Chain.Links, 1)
 }
 
+// analysis is a loaded model and the chain it is linked into, with the
+// loaders' and the path analysis' diagnostics.
+type analysis struct {
+	*model.Model
+	Chain       *model.Chain
+	Diagnostics []model.Diagnostic
+}
+
 // analyzed loads paths and links them, as a run does.
-func analyzed(paths []string, opts load.Options) *model.Model {
+func analyzed(paths []string, opts load.Options) analysis {
 	m := load.Load(paths, opts)
-	chain.AnalyzeModel(m, nil, 0)
-	return m
+	c, ds := chain.Analyze(m.Proxies, nil, 0)
+	return analysis{Model: m, Chain: c, Diagnostics: append(append([]model.Diagnostic{}, m.Diagnostics...), ds...)}
 }

@@ -41,41 +41,64 @@ type Path struct {
 	Steps []Step
 }
 
-// Describe lists every path through the model: for each entry route (a route
-// of a listener no loaded route passes requests to), each way through the
-// linked loaded hops, with the declared hops in front and behind.
-func Describe(m *model.Model) []Path {
+// Describe lists every path through the model, linked into chain c
+// (Analyze): for each entry route (a route of a listener no loaded route
+// passes requests to), each way through the linked loaded hops, with the
+// declared hops in front and behind.
+func Describe(m *model.Model, c *model.Chain) []Path {
 	var front []Step
-	for _, h := range m.Chain.Front() {
+	for _, h := range c.Front() {
 		front = append(front, declaredStep(h))
 	}
 	var back []Step
-	if b := m.Chain.Backend(); b != nil {
+	if b := c.Backend(); b != nil {
 		back = append(back, declaredStep(b))
 	}
 	var out []Path
+	cx := newClusterIndex(m)
 	for _, p := range m.Proxies {
 		for _, r := range p.Routes() {
-			if r.Forward == nil || m.Chain.Reached(r.Listener) {
+			if r.Forward == nil || c.Reached(r.Listener) {
 				continue
 			}
-			for _, rs := range Paths(m.Chain, r) {
-				var steps []Step
-				steps = append(steps, front...)
-				for _, x := range rs {
-					steps = append(steps, routeStep(x))
+			for _, rs := range Paths(c, r) {
+				// A step is large: each path's are allocated once, at
+				// their number.
+				tails, ends := clusterTails(cx, rs[len(rs)-1])
+				hops := len(front) + len(rs)
+				var mid []Step
+				if len(tails) > 1 {
+					mid = make([]Step, len(rs))
+					for i, x := range rs {
+						mid[i] = routeStep(x)
+					}
 				}
-				tails, ends := clusterTails(m, rs[len(rs)-1])
+				withTail := func(tail []Step, end bool) Path {
+					n := hops + len(tail)
+					if !end {
+						n += len(back)
+					}
+					steps := make([]Step, 0, n)
+					steps = append(steps, front...)
+					if mid != nil {
+						steps = append(steps, mid...)
+					} else {
+						for _, x := range rs {
+							steps = append(steps, routeStep(x))
+						}
+					}
+					steps = append(steps, tail...)
+					if !end {
+						steps = append(steps, back...)
+					}
+					return Path{Steps: steps}
+				}
 				if tails == nil {
-					out = append(out, Path{Steps: append(steps, back...)})
+					out = append(out, withTail(nil, false))
 					continue
 				}
 				for i, t := range tails {
-					path := Path{Steps: append(append([]Step{}, steps...), t...)}
-					if !ends[i] {
-						path.Steps = append(path.Steps, back...)
-					}
-					out = append(out, path)
+					out = append(out, withTail(t, ends[i]))
 				}
 			}
 		}

@@ -49,11 +49,12 @@ func Default[T any](v T, name string, block Pos) Setting[T] {
 }
 
 // Model is everything one run loaded: the proxies, the files they were read
-// from, the chain of hops around them and the loaders' diagnostics.
+// from and the loaders' diagnostics. What is computed from it (the request
+// paths through the hops around it, for one) is the rule engine's
+// analyses', never written into it.
 type Model struct {
 	Proxies     []*Proxy
 	Files       []*File
-	Chain       *Chain
 	Diagnostics []Diagnostic
 	// Services and Workloads are the cluster objects read for linking
 	// (model/cluster.go).

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/proxylint/proxylint/chain"
+	"github.com/proxylint/proxylint/lint"
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
 	"github.com/proxylint/proxylint/rules"
@@ -146,14 +146,9 @@ func Lint(req Request) Response {
 	}
 
 	opts := load.Options{Kind: req.Kind, Targets: targets, Overlay: overlay, OverlayOnly: true}
-	m, scope := load.LoadScoped(paths, opts)
-	chain.AnalyzeModel(m, nil, 0)
-	ropts := &rules.Options{}
-	steps := rules.Steps{}
-	if scope != nil {
-		steps.InScope = scope.Contains
-	}
-	found := rules.Process(m, ropts, rules.Check(m, ropts), steps)
+	// The command line's and the language server's engine.
+	run := lint.Run(paths, lint.Options{Load: opts, Rules: &rules.Options{}})
+	m, found := run.Model, run.Findings
 
 	shown := func(p string) string {
 		if n, ok := names[p]; ok {

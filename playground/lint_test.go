@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/proxylint/proxylint/chain"
 	"github.com/proxylint/proxylint/parsers/load"
 	"github.com/proxylint/proxylint/rules"
 )
@@ -143,7 +142,6 @@ func TestEnvoyXDSExample(t *testing.T) {
 // lintDisk lints files on the disk as the command line does.
 func lintDisk(paths []string) []rules.Finding {
 	m, scope := load.LoadScoped(paths, load.Options{})
-	chain.AnalyzeModel(m, nil, 0)
 	steps := rules.Steps{}
 	if scope != nil {
 		steps.InScope = scope.Contains

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"sort"
-
-	"github.com/proxylint/proxylint/rules"
 )
 
 // BaselineVersion is the version of the baseline file's format.
@@ -96,16 +94,3 @@ func (b *Baseline) Len() int { return len(b.known) }
 
 // Knows reports whether the baseline records a fingerprint.
 func (b *Baseline) Knows(fingerprint string) bool { return b.known[fingerprint] }
-
-// Apply drops the findings the baseline knows from in and counts them in
-// in.Known (rules.HideKnown, on the fingerprints of the full run).
-func (b *Baseline) Apply(in *Input) {
-	fps := in.fingerprints()
-	for i := range in.Findings {
-		in.Findings[i].Fingerprint = fps[i]
-	}
-	var n int
-	in.Findings, n = rules.HideKnown(in.Findings, b.Knows)
-	in.Known += n
-	in.fps = nil
-}

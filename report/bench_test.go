@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/proxylint/proxylint/bench/gen"
-	"github.com/proxylint/proxylint/chain"
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
 	"github.com/proxylint/proxylint/rules"
@@ -74,7 +73,6 @@ func benchGenModel(b *testing.B, n int) *model.Model {
 		b.Fatal(err)
 	}
 	m := load.Load([]string{main}, load.Options{Targets: []model.Target{{Product: model.Nginx}}})
-	chain.AnalyzeModel(m, nil, 0)
 	return m
 }
 
@@ -87,6 +85,5 @@ func benchCorpusModel(b *testing.B) *model.Model {
 		b.Skipf("corpus not available: %v", err)
 	}
 	m := load.Load([]string{dir}, load.Options{Targets: []model.Target{{Product: model.Nginx}}})
-	chain.AnalyzeModel(m, nil, 0)
 	return m
 }

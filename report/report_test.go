@@ -249,9 +249,15 @@ func TestBaseline(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1, b.Len())
 
+	// Applied as a run applies it: the pipeline's fingerprint and
+	// baseline steps.
 	in = testInput()
 	all := append([]string(nil), Fingerprints(in)...)
-	b.Apply(in)
+	o := rules.RunPipeline(nil, nil, testInput().Findings, rules.Steps{
+		Fingerprint: func(fs []rules.Finding) []string { return FingerprintsOf(in.Files, in.Dir, fs) },
+		Known:       b.Knows,
+	})
+	in.Findings, in.Known = o.Findings, o.Known
 	assert.Equal(t, 1, in.Known)
 	require.Len(t, in.Findings, 2)
 	assert.Equal(t, "load-error", in.Findings[0].Rule)

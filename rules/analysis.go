@@ -46,18 +46,20 @@ func defaultWritePaths() []*regexp.Regexp {
 	return out
 }
 
-// runAnalyses computes, once each, the analyses the rules require.
+// engineAnalyses are computed on every run, whatever the rules require:
+// what they find is reported as the loaders' diagnostics are.
+var engineAnalyses = []*Analysis{RequestPaths}
+
+// runAnalyses computes, once each, the analyses of every run and those the
+// rules require.
 func runAnalyses(m *model.Model, opts *Options, rs []*Rule) map[*Analysis]any {
-	var order []*Analysis
+	order := append([]*Analysis{}, engineAnalyses...)
 	for _, r := range rs {
 		for _, a := range r.Requires {
 			if !slices.Contains(order, a) {
 				order = append(order, a)
 			}
 		}
-	}
-	if len(order) == 0 {
-		return nil
 	}
 	ap := &AnalysisPass{Model: m, Options: opts}
 	results := make(map[*Analysis]any, len(order))

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/proxylint/proxylint/bench/gen"
-	"github.com/proxylint/proxylint/chain"
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
 	"github.com/proxylint/proxylint/rules"
@@ -30,7 +29,6 @@ func BenchmarkRules(b *testing.B) {
 			b.Skipf("corpus not available: %v", err)
 		}
 		m := load.Load([]string{dir}, load.Options{Targets: []model.Target{{Product: model.Nginx}}})
-		chain.AnalyzeModel(m, nil, 0)
 		benchRun(b, m, &rules.Options{})
 	})
 }
@@ -76,7 +74,6 @@ func benchGenModel(b *testing.B, n int) *model.Model {
 		b.Fatal(err)
 	}
 	m := load.Load([]string{main}, load.Options{Targets: []model.Target{{Product: model.Nginx}}})
-	chain.AnalyzeModel(m, nil, 0)
 	for _, d := range m.Diagnostics {
 		if d.Fatal {
 			b.Fatalf("generated tree does not load: %v", d)

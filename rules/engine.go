@@ -74,6 +74,12 @@ type Options struct {
 	// error.
 	NoInlineIgnores bool
 	RequireReason   bool
+	// Hops are the hops declared around the configurations (client,
+	// balancers, backend), outermost first; MaxPaths bounds the request
+	// paths followed from one entry route (0: chain.DefaultMaxPaths).
+	// The path analysis reads them (RequestPaths).
+	Hops     []*model.Hop
+	MaxPaths int
 }
 
 // DefaultWritePaths recognises locations whose requests change state.
@@ -113,10 +119,6 @@ func (p *Pass) Report(f Finding) {
 func (p *Pass) Reportf(pos model.Pos, format string, args ...any) {
 	p.Report(Finding{Pos: pos, Message: fmt.Sprintf(format, args...)})
 }
-
-// Chain is the request paths the run's configurations are linked into,
-// with the hops declared around them.
-func (p *Pass) Chain() *model.Chain { return p.Model.Chain }
 
 // WritePaths returns the compiled write-location patterns in effect,
 // compiling the defaults on first use in this run.
@@ -161,25 +163,37 @@ func Run(m *model.Model, opts *Options) []Finding {
 	return Process(m, opts, Check(m, opts), Steps{})
 }
 
+// Checked is what the engine computed of a model: the findings of the
+// rules and of the loaders' diagnostics, and the analyses every run makes
+// (the request paths), which reports show beside the findings.
+type Checked struct {
+	Findings []Finding
+	Paths    *Paths
+}
+
+// Diagnostics are the loaders' diagnostics and the analyses': everything
+// that says what could not be read or analysed.
+func (c Checked) Diagnostics(m *model.Model) []model.Diagnostic {
+	if c.Paths == nil || len(c.Paths.Diagnostics) == 0 {
+		return m.Diagnostics
+	}
+	return append(append([]model.Diagnostic{}, m.Diagnostics...), c.Paths.Diagnostics...)
+}
+
 // Check turns the loaders' diagnostics into findings (a fatal diagnostic
 // into a Fatal finding) and runs every enabled rule over the model.
 func Check(m *model.Model, opts *Options) []Finding {
+	return CheckModel(m, opts).Findings
+}
+
+// CheckModel runs the analyses (those every run makes, and those the
+// enabled rules require), turns the loaders' and the analyses'
+// diagnostics into findings and runs every enabled rule over the model,
+// which nothing changes.
+func CheckModel(m *model.Model, opts *Options) Checked {
 	if opts == nil {
 		opts = &Options{}
 	}
-	var out findingBatches
-	for _, d := range m.Diagnostics {
-		// What was not read is always reported (Unread): the reason
-		// must be on screen.
-		if r, ok := Lookup(string(d.Code)); ok && !Unread(d) && !opts.Enabled(r) {
-			continue
-		}
-		out.add(Finding{Rule: string(d.Code), Severity: d.Severity, Message: d.Message, Pos: d.Pos, Fatal: d.Fatal, Unread: Unread(d)})
-	}
-	// The rules read the model and nothing else, so they run side by side
-	// on the available cores; each collects its own findings, handed
-	// over in the order of the list, so the result is the same as one
-	// after the other.
 	sources := newSourceIndex(m.Files)
 	var enabled []*Rule
 	for _, r := range All() {
@@ -188,6 +202,20 @@ func Check(m *model.Model, opts *Options) []Finding {
 		}
 	}
 	results := runAnalyses(m, opts, enabled)
+	paths := results[RequestPaths].(*Paths)
+	var out findingBatches
+	for _, d := range append(m.Diagnostics[:len(m.Diagnostics):len(m.Diagnostics)], paths.Diagnostics...) {
+		// What was not read is always reported (Unread): the reason
+		// must be on screen.
+		if r, ok := Lookup(string(d.Code)); ok && !Unread(d) && !opts.Enabled(r) {
+			continue
+		}
+		out.add(Finding{Rule: string(d.Code), Severity: d.Severity, Message: d.Message, Pos: d.Pos, Fatal: d.Fatal, Unread: Unread(d)})
+	}
+	// The rules read the model and the analyses and nothing else, so
+	// they run side by side on the available cores; each collects its
+	// own findings, handed over in the order of the list, so the result
+	// is the same as one after the other.
 	found := make([]findingBatches, len(enabled))
 	run := func(i int) {
 		r, batch := enabled[i], &found[i]
@@ -206,7 +234,7 @@ func Check(m *model.Model, opts *Options) []Finding {
 	for i := range found {
 		out.addAll(&found[i])
 	}
-	return out.all()
+	return Checked{Findings: out.all(), Paths: paths}
 }
 
 // sideBySideRoutes is the number of routes from which the rules run side

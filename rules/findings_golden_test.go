@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/proxylint/proxylint/chain"
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
 	"github.com/proxylint/proxylint/rules"
@@ -41,9 +40,8 @@ func TestFindingsGolden(t *testing.T) {
 		}
 	}
 	forEachFixture(t, func(paths []string) {
-		opts, ruleOpts, declared := fixtureFlags(t, sources(t, paths))
+		opts, ruleOpts := fixtureFlags(t, sources(t, paths))
 		m := load.Load(paths, opts)
-		chain.AnalyzeModel(m, declared, 0)
 		add(fixturesDir, "fixtures/", rules.Run(m, ruleOpts))
 	})
 	corpus := corpusDir
@@ -60,7 +58,6 @@ func TestFindingsGolden(t *testing.T) {
 					target = model.Target{Product: model.Envoy}
 				}
 				m := load.Load([]string{p}, load.Options{Kind: kind, Targets: []model.Target{target}, IncludeRoots: []string{filepath.Dir(p)}})
-				chain.AnalyzeModel(m, nil, 0)
 				add(corpus, corpusPrefix, rules.Run(m, &rules.Options{}))
 				return nil
 			})

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/proxylint/proxylint/chain"
 	"github.com/proxylint/proxylint/internal/nginxtest"
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
@@ -237,7 +236,6 @@ func layoutFinding(t *testing.T, path, rule string) *rules.Finding {
 			t.Fatalf("%s", d)
 		}
 	}
-	chain.AnalyzeModel(m, nil, 0)
 	for _, f := range rules.Run(m, &rules.Options{}) {
 		if f.Rule == rule {
 			return &f

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/proxylint/proxylint/chain"
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
 	"github.com/proxylint/proxylint/rules"
@@ -43,7 +42,6 @@ http {
 				t.Fatal(err)
 			}
 			m := load.Load([]string{entry}, load.Options{Kind: load.KindNginx, Targets: []model.Target{{Product: model.Nginx}}, IncludeRoots: []string{dir}})
-			chain.AnalyzeModel(m, nil, 0)
 			var found bool
 			for _, f := range rules.Run(m, &rules.Options{}) {
 				if f.Rule != "upstream-no-keepalive" || f.Pos.Line != 7 {

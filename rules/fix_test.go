@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/proxylint/proxylint/chain"
 	"github.com/proxylint/proxylint/internal/nginxtest"
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
@@ -249,7 +248,6 @@ func (c *fixCase) lint() (*model.Model, []rules.Finding) {
 		paths = c.together
 	}
 	m := load.Load(paths, load.Options{Kind: c.kind, Targets: []model.Target{{Product: model.Nginx}}, IncludeRoots: []string{c.dir}})
-	chain.AnalyzeModel(m, nil, 0)
 	return m, rules.Run(m, &rules.Options{})
 }
 

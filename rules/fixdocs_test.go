@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/proxylint/proxylint/chain"
 	"github.com/proxylint/proxylint/parsers/load"
 	"github.com/proxylint/proxylint/rules"
 )
@@ -49,9 +48,8 @@ func TestFixDocsSayWhichFixesAreWhich(t *testing.T) {
 				}
 				src += string(b) + "\n"
 			}
-			opts, ruleOpts, declared := fixtureFlags(t, src)
+			opts, ruleOpts := fixtureFlags(t, src)
 			m := load.Load(paths, opts)
-			chain.AnalyzeModel(m, declared, 0)
 			for _, f := range rules.Run(m, ruleOpts) {
 				if f.Fix.Message == "" {
 					continue

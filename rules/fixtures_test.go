@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/proxylint/proxylint/chain"
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
 	"github.com/proxylint/proxylint/rules"
@@ -156,9 +155,8 @@ func checkFixture(t *testing.T, rule string, paths ...string) {
 		header.Write(src)
 		header.WriteByte('\n')
 	}
-	opts, ruleOpts, declared := fixtureFlags(t, header.String())
+	opts, ruleOpts := fixtureFlags(t, header.String())
 	m := load.Load(paths, opts)
-	chain.AnalyzeModel(m, declared, 0)
 	wants := fixtureWants(t, m)
 	run := map[string]bool{rule: true}
 	for _, w := range wants {
@@ -242,7 +240,7 @@ func matchWants(t *testing.T, findings []rules.Finding, wants []*want) {
 // fixtureFlags reads a "# proxylint-fixture: --flag value ..." header: the
 // target, the kind, and the hops declared in front (client first, then the
 // balancers in the order given, as the command line builds them).
-func fixtureFlags(t *testing.T, src string) (load.Options, *rules.Options, *model.Chain) {
+func fixtureFlags(t *testing.T, src string) (load.Options, *rules.Options) {
 	opts := load.Options{}
 	ro := &rules.Options{}
 	var client, backend *model.Hop
@@ -287,18 +285,14 @@ func fixtureFlags(t *testing.T, src string) (load.Options, *rules.Options, *mode
 			}
 		}
 	}
-	var chain *model.Chain
-	if client != nil || len(balancers) > 0 || backend != nil {
-		chain = &model.Chain{}
-		if client != nil {
-			chain.Hops = append(chain.Hops, client)
-		}
-		chain.Hops = append(chain.Hops, balancers...)
-		if backend != nil {
-			chain.Hops = append(chain.Hops, backend)
-		}
+	if client != nil {
+		ro.Hops = append(ro.Hops, client)
 	}
-	return opts, ro, chain
+	ro.Hops = append(ro.Hops, balancers...)
+	if backend != nil {
+		ro.Hops = append(ro.Hops, backend)
+	}
+	return opts, ro
 }
 
 // corpusDir holds real configurations from public projects, outside the

@@ -15,11 +15,12 @@ var KeepaliveIdleRace = &Rule{
 	Summary:  "a pool keeps idle connections as long as (or longer than) the next hop keeps them open: reuse races the close",
 	Severity: model.Warning,
 	Tags:     []string{"nginx", "envoy", "keepalive", "chain"},
+	Requires: []*Analysis{RequestPaths},
 	Check:    checkKeepaliveIdleRace,
 }
 
 func checkKeepaliveIdleRace(pass *Pass) {
-	c := pass.Model.Chain
+	c := pass.Chain()
 	var front *model.Hop
 	if hops := c.Front(); len(hops) > 0 {
 		front = hops[len(hops)-1]

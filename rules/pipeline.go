@@ -11,6 +11,17 @@ import "github.com/proxylint/proxylint/model"
 // leaves Unread findings as they are: what could not be read is reported
 // whatever the scope, the comments, the configuration or the baseline
 // say.
+//
+// A step with nothing configured passes the findings on unchanged, so one
+// list serves every front end. The command line runs it in two halves, as
+// a run may lint files under several configuration files: each
+// configuration's engine run (package lint) runs the steps with its own
+// model and options (scope, suppressions, severity, sort: fingerprint,
+// baseline and fixes have nothing set), and the findings of the whole
+// run, joined, go through the list again with the run's fingerprints,
+// baseline and fix threshold and no model (the steps up to sort, which
+// need one, then have nothing to do, and sorting sorted findings changes
+// nothing).
 
 // A Step is one stage after the rules: it takes the findings the stage
 // before it left and returns what remains.
@@ -30,6 +41,11 @@ type Steps struct {
 	// Known reports whether a baseline records a fingerprint; those
 	// findings are left out (nil: no baseline).
 	Known func(fingerprint string) bool
+	// Record, when set, records the fingerprinted findings as the
+	// baseline (--write-baseline) and returns what the baseline written
+	// knows, which is applied at once in place of Known: the run reports
+	// what a later run with it would. An error stops the pipeline.
+	Record func(fs []Finding) (known func(fingerprint string) bool, err error)
 	// Fixes is the threshold at which the fixes of the remaining
 	// findings are selected (Safe for --fix, Unsafe with
 	// --unsafe-fixes); nil selects none.
@@ -42,6 +58,10 @@ type Outcome struct {
 	Findings []Finding
 	Known    int
 	Fixes    FixSet
+	// Err is the error that stopped the pipeline (a baseline that
+	// could not be recorded); the findings are then those the failed
+	// step was given.
+	Err error
 }
 
 // Pipeline lists the steps after the rules, in the order they run, with
@@ -57,7 +77,7 @@ func Pipeline(m *model.Model, opts *Options, steps Steps) []Step {
 		SeverityStep{Severity: opts.Severity},
 		SortStep{},
 		FingerprintStep{Of: steps.Fingerprint},
-		&BaselineStep{Known: steps.Known},
+		&BaselineStep{Known: steps.Known, Record: steps.Record},
 		&FixStep{Min: steps.Fixes},
 	}
 }
@@ -70,6 +90,10 @@ func RunPipeline(m *model.Model, opts *Options, fs []Finding, steps Steps) Outco
 		fs = s.Run(fs)
 		switch s := s.(type) {
 		case *BaselineStep:
+			if s.Err != nil {
+				out.Findings, out.Err = fs, s.Err
+				return out
+			}
 			out.Known = s.Hidden
 		case *FixStep:
 			out.Fixes = s.Set
@@ -113,7 +137,8 @@ func (s ScopeStep) Run(fs []Finding) []Finding {
 }
 
 // SuppressionStep applies the "proxylint:ignore" comments of the files
-// (suppress.go), and reports those that suppress nothing or are invalid.
+// (suppress.go), and reports those that suppress nothing or are invalid
+// (nil Model: no files, nothing to apply).
 type SuppressionStep struct {
 	Model   *model.Model
 	Options *Options
@@ -122,6 +147,9 @@ type SuppressionStep struct {
 func (SuppressionStep) Name() string { return "suppressions" }
 
 func (s SuppressionStep) Run(fs []Finding) []Finding {
+	if s.Model == nil {
+		return fs
+	}
 	return applySuppressions(s.Model, s.Options, fs)
 }
 
@@ -174,15 +202,27 @@ func (s FingerprintStep) Run(fs []Finding) []Finding {
 }
 
 // BaselineStep leaves out the findings a baseline knows (HideKnown) and
-// counts them in Hidden (nil Known: no baseline).
+// counts them in Hidden (nil Known: no baseline). With Record it first
+// records the findings as the baseline, and applies the one recorded; an
+// error of Record is left in Err, and the findings pass unchanged.
 type BaselineStep struct {
 	Known  func(fingerprint string) bool
+	Record func(fs []Finding) (func(fingerprint string) bool, error)
 	Hidden int
+	Err    error
 }
 
 func (*BaselineStep) Name() string { return "baseline" }
 
 func (s *BaselineStep) Run(fs []Finding) []Finding {
+	if s.Record != nil {
+		known, err := s.Record(fs)
+		if err != nil {
+			s.Err = err
+			return fs
+		}
+		s.Known = known
+	}
 	fs, s.Hidden = HideKnown(fs, s.Known)
 	return fs
 }

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -122,5 +123,49 @@ func TestFixStep(t *testing.T) {
 	o := RunPipeline(&model.Model{}, nil, fs, Steps{Fixes: &unsafe})
 	if o.Fixes.Applied != 2 || len(o.Findings) != 2 {
 		t.Fatalf("pipeline %+v", o)
+	}
+}
+
+// TestBaselineStepRecords: a baseline recorded by the step sees every
+// fingerprinted finding, and what it knows is applied at once; a failure
+// to record stops the pipeline before the fixes, the findings unchanged.
+func TestBaselineStepRecords(t *testing.T) {
+	fs := []Finding{{Rule: "a"}, {Rule: "b"}}
+	var recorded []string
+	steps := Steps{
+		Fingerprint: func(fs []Finding) []string { return []string{"1", "2"} },
+		Known:       func(string) bool { return false },
+		Record: func(fs []Finding) (func(string) bool, error) {
+			for _, f := range fs {
+				recorded = append(recorded, f.Fingerprint)
+			}
+			return func(fp string) bool { return fp == "1" }, nil
+		},
+	}
+	o := RunPipeline(nil, nil, fs, steps)
+	if o.Err != nil || strings.Join(recorded, ",") != "1,2" || o.Known != 1 || len(o.Findings) != 1 || o.Findings[0].Rule != "b" {
+		t.Fatalf("recorded %v, outcome %+v", recorded, o)
+	}
+	failed := errors.New("disk full")
+	safe := Safe
+	fs = []Finding{{Rule: "a", Fix: SafeFix("s", []Edit{{File: "f", Start: 0, End: 1, New: "x"}})}}
+	o = RunPipeline(nil, nil, fs, Steps{Fixes: &safe, Record: func([]Finding) (func(string) bool, error) { return nil, failed }})
+	if !errors.Is(o.Err, failed) || len(o.Findings) != 1 || o.Fixes.Applied != 0 {
+		t.Fatalf("outcome %+v", o)
+	}
+}
+
+// TestPipelineWithoutModel: the run-wide half (no model, no options)
+// leaves what each configuration's half decided as it is: no suppression
+// is read again, no severity changed, the order kept.
+func TestPipelineWithoutModel(t *testing.T) {
+	p := func(line int32) model.Pos { return model.Pos{File: "f", Line: line, Col: 1} }
+	fs := []Finding{
+		{Rule: "a", Severity: model.Note, Pos: p(1), Suppression: &Suppression{Reason: "r"}},
+		{Rule: "unused-suppression", Severity: model.Warning, Pos: p(2)},
+	}
+	o := RunPipeline(nil, nil, append([]Finding{}, fs...), Steps{})
+	if len(o.Findings) != 2 || o.Findings[0].Suppression == nil || o.Findings[0].Severity != model.Note || o.Findings[1].Rule != "unused-suppression" {
+		t.Fatalf("got %+v", o.Findings)
 	}
 }

@@ -16,11 +16,12 @@ var RetryAmplification = &Rule{
 	Summary:  "several hops retry the same request: executions at the backend and the worst-case time multiply",
 	Severity: model.Warning,
 	Tags:     []string{"nginx", "envoy", "retries", "chain"},
+	Requires: []*Analysis{RequestPaths, Attempts},
 	Check:    checkRetryAmplification,
 }
 
 func checkRetryAmplification(pass *Pass) {
-	c := pass.Model.Chain
+	c := pass.Chain()
 	var client *model.Hop
 	for _, h := range c.Front() {
 		if h.Kind == model.HopClient {
@@ -33,7 +34,7 @@ func checkRetryAmplification(pass *Pass) {
 				continue
 			}
 			for _, path := range chain.Paths(c, r) {
-				if f, ok := amplified(path, client, c.Backend()); ok {
+				if f, ok := amplified(pass, path, client, c.Backend()); ok {
 					pass.Report(f)
 					break
 				}
@@ -46,11 +47,11 @@ func checkRetryAmplification(pass *Pass) {
 // request at the last hop's backend (the product of every hop's attempts)
 // and the worst-case time the client waits: each hop's attempts times the
 // shorter of its own timeout and the time the next hop can take.
-func amplified(path []*model.Route, client, backend *model.Hop) (Finding, bool) {
+func amplified(pass *Pass, path []*model.Route, client, backend *model.Hop) (Finding, bool) {
 	var retrying []int
 	tries := make([]int, len(path))
 	for i, r := range path {
-		tries[i], _ = chain.Attempts(r)
+		tries[i] = pass.attempts(r).tries
 		if tries[i] > 1 {
 			retrying = append(retrying, i)
 		}
@@ -79,7 +80,7 @@ func amplified(path []*model.Route, client, backend *model.Hop) (Finding, bool) 
 		worst = t
 	}
 	outer := path[retrying[0]]
-	_, on := chain.Attempts(outer)
+	on := outer.Retry.On
 	msg := fmt.Sprintf("%d hops retry the same request: %s = up to %d executions of one request at the backend",
 		len(retrying), strings.Join(factors, " × "), executions)
 	if known {
@@ -93,7 +94,7 @@ func amplified(path []*model.Route, client, backend *model.Hop) (Finding, bool) 
 	}
 	var related []Related
 	for _, i := range retrying[1:] {
-		_, s := chain.Attempts(path[i])
+		s := path[i].Retry.On
 		related = append(related, Related{Pos: s.Pos, Message: fmt.Sprintf("%s retries too (%d attempts)", whereRoute(path[i]), tries[i])})
 	}
 	return Finding{
@@ -102,32 +103,4 @@ func amplified(path []*model.Route, client, backend *model.Hop) (Finding, bool) 
 		Related: related,
 		Fix:     Advice("retry at one hop only, the one closest to the backend, and make the others pass failures on (proxy_next_upstream off, or no retry_policy)"),
 	}, true
-}
-
-// hopTime is the longest a hop can take to answer one request when the
-// hops behind it take up to inner (negative: a backend that hangs): tries
-// attempts of at most the attempt timeout each (or inner, when shorter),
-// within the budget: exactly when the budget cuts attempts short (Envoy),
-// else the last attempt may start just before it ends (nginx).
-func hopTime(r *model.Route, tries int, inner time.Duration) (time.Duration, bool) {
-	if _, ok := chain.Wait(r); !ok {
-		return 0, false
-	}
-	per := r.AttemptTimeout.Value
-	if per <= 0 || (inner >= 0 && inner < per) {
-		per = inner
-	}
-	b := r.Budget.Value
-	if per < 0 {
-		return b, b > 0
-	}
-	total := mulDur(tries, per)
-	switch {
-	case b <= 0:
-	case r.BudgetCutsAttempts:
-		total = min(total, b)
-	default:
-		total = min(total, addDur(b, per))
-	}
-	return total, true
 }

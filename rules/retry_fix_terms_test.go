@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/proxylint/proxylint/chain"
 	"github.com/proxylint/proxylint/parsers/load"
 	"github.com/proxylint/proxylint/rules"
 )
@@ -25,7 +24,6 @@ func TestRetryFixInThePlatformsTerms(t *testing.T) {
 	} {
 		path := filepath.Join("..", "fixtures", "retry-timeout-write", c.file)
 		m := load.Load([]string{path}, load.Options{})
-		chain.AnalyzeModel(m, nil, 0)
 		var fix string
 		for _, f := range rules.Run(m, &rules.Options{}) {
 			if f.Rule == "retry-timeout-write" && int(f.Pos.Line) == c.line {

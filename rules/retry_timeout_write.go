@@ -15,7 +15,7 @@ var RetryTimeoutWrite = &Rule{
 	Summary:  "a request that may write is retried after it may already have run",
 	Severity: model.Error,
 	Tags:     []string{"nginx", "envoy", "retries", "correctness"},
-	Requires: []*Analysis{WriteRoutes},
+	Requires: []*Analysis{WriteRoutes, Peers},
 	Check:    checkRetryTimeoutWrite,
 }
 
@@ -54,7 +54,7 @@ func checkRetryTimeoutWrite(pass *Pass) {
 			if r.Forward == nil || r.Forward.Upstream == nil || len(r.Reexecutes) == 0 {
 				continue
 			}
-			if f, ok := nginxReplaysWrites(r); ok {
+			if f, ok := nginxReplaysWrites(pass, r); ok {
 				f.Fix = inSource(pass, f.Pos, nonIdempotentFix(pass, r), f.Fix.Message)
 				pass.Report(f)
 			} else if f, ok := writeRetriedAfterSend(pass, r); ok {
@@ -126,18 +126,18 @@ var envoyCarriedWrites = []string{"POST", "PATCH"}
 // nginxReplaysWrites: proxy_next_upstream ... non_idempotent sends POST,
 // PATCH or LOCK again after the upstream may have run it, on a location
 // that carries them.
-func nginxReplaysWrites(r *model.Route) (Finding, bool) {
+func nginxReplaysWrites(pass *Pass, r *model.Route) (Finding, bool) {
 	carried, conds, _ := carriedReplays(r, carriedWrites)
 	if len(carried) == 0 {
 		return Finding{}, false
 	}
 	on := r.Retry.On
 	u := r.Forward.Upstream
-	n, _ := u.Peers()
+	n, exact := pass.peers(u)
 	f := Finding{
 		Pos: on.Pos,
 		Message: fmt.Sprintf("%s %s replays %s requests: after %s the request may already have run, and nginx sends it again %s, so one order or payment can be executed twice.",
-			on.Name, strings.Join(on.Value, " "), quoteList(carried), quoteList(conds), sentAgainTo(r, u, n)),
+			on.Name, strings.Join(on.Value, " "), quoteList(carried), quoteList(conds), sentAgainTo(r, u, n, exact)),
 		Related: routeRelated(r, on.Pos),
 		Fix: Advice(fmt.Sprintf("remove non_idempotent from %s (nginx then retries a %s only when it was never sent), "+
 			"or make the backend deduplicate with an idempotency key", on.Name, carried[0])),
@@ -332,30 +332,16 @@ func writeRetriedAfterSend(pass *Pass, r *model.Route) (Finding, bool) {
 	}
 	on := r.Retry.On
 	u := r.Forward.Upstream
-	n, _ := u.Peers()
+	n, exact := pass.peers(u)
 	f := Finding{
 		Severity: model.Warning,
 		Pos:      on.Pos,
 		Message: fmt.Sprintf("%s %s, and %s retries %s: %s %s.",
-			routeName(r), why, settingText(on, strings.Join(on.Value, " ")), when, replayed, sentAgainTo(r, u, n)),
+			routeName(r), why, settingText(on, strings.Join(on.Value, " ")), when, replayed, sentAgainTo(r, u, n, exact)),
 		Related: routeRelated(r, on.Pos),
 		Fix:     Advice(fmt.Sprintf("stop retries in this location (%s off;), or make the backend deduplicate with an idempotency key", on.Name)),
 	}
 	return f, true
-}
-
-// sentAgainTo says where nginx sends a request again: to the next server
-// of the upstream, or, when only a failed pooled connection gives the try
-// back, to the same server on a new connection.
-func sentAgainTo(r *model.Route, u *model.Upstream, n int) string {
-	for _, x := range r.Reexecutes {
-		if x.SameServer {
-			return fmt.Sprintf("on a new connection to the same server of %s (%s) when the kept-alive connection it went out on fails: nginx gives that try back even to a single server (%s)",
-				upstreamName(u), countServers(u, n, true), settingText(r.MaxAttempts, fmt.Sprint(r.Forward.Upstream.PoolSize.Value)))
-		}
-	}
-	_, exact := u.Peers()
-	return fmt.Sprintf("to the next server of %s (%s)", upstreamName(u), countServers(u, n, exact))
 }
 
 // canCarryRetried reports whether a client method that the retries send

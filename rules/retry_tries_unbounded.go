@@ -15,6 +15,7 @@ var RetryTriesUnbounded = &Rule{
 	Summary:  "retries bounded by count but not by time (or the reverse): the worst case multiplies the timeouts",
 	Severity: model.Warning,
 	Tags:     []string{"nginx", "envoy", "retries", "timeouts"},
+	Requires: []*Analysis{Peers, Attempts},
 	Check:    checkRetryTriesUnbounded,
 }
 
@@ -35,50 +36,30 @@ func checkRetryTriesUnbounded(pass *Pass) {
 			if r.Forward == nil || r.Forward.Upstream == nil || len(r.Retry.On.Value) == 0 || r.Retry.Has("off") || !retriesFailures(r) {
 				continue
 			}
-			n, exact := r.Forward.Upstream.Peers()
+			n, exact := pass.peers(r.Forward.Upstream)
 			if n <= 1 && exact {
 				// One peer: nginx never moves to a next server.
 				continue
 			}
-			if f, ok := triesWithoutTimeout(r, n, exact); ok {
+			a := pass.attempts(r)
+			if f, ok := triesWithoutTimeout(r, a, n, exact); ok {
 				if seen.first(f) {
-					f.Fix = inSource(pass, f.Pos, retryBoundFix(pass, r, r.Nginx.Tries, "timeout"), f.Fix.Message)
+					f.Fix = inSource(pass, f.Pos, retryBoundFix(pass, r, a, r.Nginx.Tries, "timeout"), f.Fix.Message)
 					pass.Report(f)
 				}
-			} else if f, ok := timeoutWithoutTries(r, n, exact); ok {
+			} else if f, ok := timeoutWithoutTries(r, a, n, exact); ok {
 				if seen.first(f) {
-					f.Fix = inSource(pass, f.Pos, retryBoundFix(pass, r, r.Budget, "tries"), f.Fix.Message)
+					f.Fix = inSource(pass, f.Pos, retryBoundFix(pass, r, a, r.Budget, "tries"), f.Fix.Message)
 					pass.Report(f)
 				}
-			} else if f, ok := implicitRetries(r, n, exact); ok {
+			} else if f, ok := implicitRetries(r, a, n, exact); ok {
 				if seen.first(f) {
-					f.Fix = inSource(pass, f.Pos, retryBoundFix(pass, r, r.Retry.On, "tries", "timeout"), f.Fix.Message)
+					f.Fix = inSource(pass, f.Pos, retryBoundFix(pass, r, a, r.Retry.On, "tries", "timeout"), f.Fix.Message)
 					pass.Report(f)
 				}
 			}
 		}
 	}
-}
-
-// osConnectLimit is how long a connect can wait at most whatever
-// *_connect_timeout says: nginx's documentation notes that it "cannot
-// usually exceed 75 seconds", the operating system's own limit on an
-// unanswered SYN (docs/semantics.md §A).
-const osConnectLimit = 75 * time.Second
-
-// connectTime is the connect timeout that can actually elapse: none for
-// unix sockets, whose connect succeeds or fails at once (nginx connects
-// without blocking and takes EAGAIN on a unix socket as a failure).
-func connectTime(r *model.Route) time.Duration {
-	if allUnix(r.Forward.Upstream) {
-		return 0
-	}
-	return min(r.ConnectTimeout.Value, osConnectLimit)
-}
-
-// attempt is the longest one try can take: connect + send + read.
-func attempt(r *model.Route) time.Duration {
-	return addDur(connectTime(r), r.Nginx.SendTimeout.Value, r.AttemptTimeout.Value)
 }
 
 // connectText renders the connect part of a worst case: "60s connect", or
@@ -96,8 +77,8 @@ func connectText(r *model.Route) string {
 // worstCase renders "3 × (60s connect + 60s send + 60s read) = 540s, or
 // 180s when the servers accept the connection and then hang", saying which
 // methods a hang passes on when nginx keeps some back.
-func worstCase(r *model.Route, tries int) string {
-	return worstCaseOf(r, tries) + assumedDefaults(r)
+func worstCase(r *model.Route, a attempts, tries int) string {
+	return worstCaseOf(r, a, tries) + assumedDefaults(r)
 }
 
 // assumedDefaults says that the timeouts counted are defaults that an
@@ -110,17 +91,17 @@ func assumedDefaults(r *model.Route) string {
 	return " (with the default timeouts, which an include that was not read may set otherwise)"
 }
 
-func worstCaseOf(r *model.Route, tries int) string {
+func worstCaseOf(r *model.Route, a attempts, tries int) string {
 	if !sentPassedOn(r) {
 		// Only failures before the request was sent pass it on: every
 		// attempt but the last fails to connect.
 		return fmt.Sprintf("%d × %s + (%s + %s send + %s read) = %s (nginx passes %s on only when the request was never sent)",
 			tries-1, connectText(r), connectText(r), dur(r.Nginx.SendTimeout.Value), dur(r.AttemptTimeout.Value),
-			dur(addDur(mulDur(tries-1, connectTime(r)), attempt(r))), quoteList(r.Methods.Allowed))
+			dur(addDur(mulDur(tries-1, a.connect), a.one)), quoteList(r.Methods.Allowed))
 	}
 	out := fmt.Sprintf("%d × (%s + %s send + %s read) = %s",
 		tries, connectText(r), dur(r.Nginx.SendTimeout.Value), dur(r.AttemptTimeout.Value),
-		dur(mulDur(tries, attempt(r))))
+		dur(mulDur(tries, a.one)))
 	hang, methods := hangPassedOn(r)
 	if !hang {
 		return out + " (a server that accepts the connection and then hangs is not passed on: the retries do not include timeout)"
@@ -171,53 +152,6 @@ func retriesFailures(r *model.Route) bool {
 	return r.Retry.Has("error") || r.Retry.Has("timeout")
 }
 
-// serversText says "upstream "api" (3 servers)".
-func serversText(u *model.Upstream, n int, exact bool) string {
-	return fmt.Sprintf("%s (%s)", upstreamName(u), countServers(u, n, exact))
-}
-
-// countServers says "3 servers", "1 server or more" when a host name may
-// resolve to several addresses, "2 addresses (localhost is ::1 and
-// 127.0.0.1)" when the loader knows a name's addresses, or "one server per
-// ready pod of Service NS/NAME" for an upstream of a Service's endpoints.
-func countServers(u *model.Upstream, n int, exact bool) string {
-	if svc := endpointsOf(u); svc != "" {
-		// An Ingress controller's upstream holds the Service's
-		// endpoints, as many as it has ready pods, which no manifest
-		// fixes (a Deployment's replicas, scaled, are not the count).
-		return "one server per ready pod of Service " + svc
-	}
-	for _, s := range u.Servers {
-		if !s.Literal && s.Addresses > 1 && len(u.Servers) == 1 {
-			// nginx resolves with AI_ADDRCONFIG (ngx_inet.c,
-			// ngx_inet_resolve_host), which leaves ::1 out on a machine
-			// whose only IPv6 address is the loopback's.
-			return fmt.Sprintf("%d addresses (%s is ::1 and 127.0.0.1 in the usual /etc/hosts, and nginx makes a peer of each on a machine with an IPv6 address besides ::1)", n, s.Address.Host)
-		}
-	}
-	more := ""
-	if !exact {
-		more = " or more"
-	}
-	return fmt.Sprintf("%d server%s%s", n, plural(n), more)
-}
-
-// endpointsOf names the Service ("namespace/name") whose endpoints are the
-// servers of u, as its loader says (an Ingress backend), or "".
-func endpointsOf(u *model.Upstream) string {
-	svc := ""
-	for _, s := range u.Servers {
-		switch {
-		case s.Down:
-		case s.Service == nil || svc != "" && svc != s.Service.Key():
-			return ""
-		default:
-			svc = s.Service.Key()
-		}
-	}
-	return svc
-}
-
 func plural(n int) string {
 	if n == 1 {
 		return ""
@@ -227,7 +161,7 @@ func plural(n int) string {
 
 // triesWithoutTimeout: *_next_upstream_tries other than 1 with no
 // *_next_upstream_timeout.
-func triesWithoutTimeout(r *model.Route, n int, exact bool) (Finding, bool) {
+func triesWithoutTimeout(r *model.Route, a attempts, n int, exact bool) (Finding, bool) {
 	tries, budget := r.Nginx.Tries, r.Budget
 	if !tries.Explicit() || tries.Value == 1 || budget.Value != 0 {
 		return Finding{}, false
@@ -242,30 +176,30 @@ func triesWithoutTimeout(r *model.Route, n int, exact bool) (Finding, bool) {
 	return Finding{
 		Pos: tries.Pos,
 		Message: fmt.Sprintf("%s bounds retries by count but not by time (%s): a request whose servers time out can take up to %s.",
-			bound, settingText(budget, "0"), worstCase(r, attempts)),
+			bound, settingText(budget, "0"), worstCase(r, a, attempts)),
 		Related: routeRelated(r, tries.Pos),
 		Fix: Advice(fmt.Sprintf("add %s_next_upstream_timeout (e.g. %s) so that retries stop when the client has given up anyway",
-			r.Forward.Module, dur(min(attempt(r), 2*r.AttemptTimeout.Value)))),
+			r.Forward.Module, dur(min(a.one, 2*r.AttemptTimeout.Value)))),
 	}, true
 }
 
 // timeoutWithoutTries: a time budget but no count. The budget is checked
 // only when an attempt fails (docs/semantics.md §C), so the last attempt runs
 // its full length past it.
-func timeoutWithoutTries(r *model.Route, n int, exact bool) (Finding, bool) {
+func timeoutWithoutTries(r *model.Route, a attempts, n int, exact bool) (Finding, bool) {
 	tries, budget := r.Nginx.Tries, r.Budget
 	if !budget.Explicit() || budget.Value == 0 || tries.Value != 0 {
 		return Finding{}, false
 	}
-	worst := addDur(budget.Value, attempt(r))
-	if exact && mulDur(n, attempt(r)) < worst {
-		worst = mulDur(n, attempt(r))
+	worst := addDur(budget.Value, a.one)
+	if exact && mulDur(n, a.one) < worst {
+		worst = mulDur(n, a.one)
 	}
 	return Finding{
 		Pos: budget.Pos,
 		Message: fmt.Sprintf("%s bounds retries by time but not by count: every server of %s may be tried, "+
 			"and the budget is checked only when an attempt fails, so an attempt started just before %s still runs up to %s (%s + %s send + %s read): up to %s in all.",
-			durText(budget), serversText(r.Forward.Upstream, n, exact), dur(budget.Value), dur(attempt(r)),
+			durText(budget), serversText(r.Forward.Upstream, n, exact), dur(budget.Value), dur(a.one),
 			connectText(r), dur(r.Nginx.SendTimeout.Value), dur(r.AttemptTimeout.Value), dur(worst)),
 		Related: routeRelated(r, budget.Pos),
 		Fix:     Advice(fmt.Sprintf("add %s_next_upstream_tries (e.g. 2) next to %s", r.Forward.Module, budget.Name)),
@@ -274,7 +208,7 @@ func timeoutWithoutTries(r *model.Route, n int, exact bool) (Finding, bool) {
 
 // implicitRetries: several servers, a next_upstream that retries on
 // timeout (the default "error timeout" does), and neither bound.
-func implicitRetries(r *model.Route, n int, exact bool) (Finding, bool) {
+func implicitRetries(r *model.Route, a attempts, n int, exact bool) (Finding, bool) {
 	tries, budget, on := r.Nginx.Tries, r.Budget, r.Retry.On
 	if tries.Explicit() || budget.Explicit() || n < 2 || !r.Retry.Has("timeout") {
 		return Finding{}, false
@@ -288,10 +222,10 @@ func implicitRetries(r *model.Route, n int, exact bool) (Finding, bool) {
 	return Finding{
 		Pos: pos,
 		Message: fmt.Sprintf("%s has %s and %s retries a %s on the next one, with neither %s_next_upstream_tries nor %s_next_upstream_timeout: a request whose servers time out can take up to %s.",
-			upstreamName(r.Forward.Upstream), countServers(r.Forward.Upstream, n, exact), settingText(on, strings.Join(on.Value, " ")), timedOut(r), r.Forward.Module, r.Forward.Module, worstCase(r, n)),
+			upstreamName(r.Forward.Upstream), countServers(r.Forward.Upstream, n, exact), settingText(on, strings.Join(on.Value, " ")), timedOut(r), r.Forward.Module, r.Forward.Module, worstCase(r, a, n)),
 		Related: implicitRelated(r, pos),
 		Fix: Advice(fmt.Sprintf("bound the retries: %s_next_upstream_tries 2; and %s_next_upstream_timeout %s;",
-			r.Forward.Module, r.Forward.Module, dur(min(attempt(r), 2*r.AttemptTimeout.Value)))),
+			r.Forward.Module, r.Forward.Module, dur(min(a.one, 2*r.AttemptTimeout.Value)))),
 	}, true
 }
 
@@ -320,7 +254,7 @@ func implicitRelated(r *model.Route, pos model.Pos) []Related {
 // count is unsafe: *_next_upstream_tries 2 stops passing a request on
 // after the second server, so an upstream whose first two servers are
 // down answers 502 where the third would have answered.
-func retryBoundFix[T any](pass *Pass, r *model.Route, s model.Setting[T], add ...string) Fix {
+func retryBoundFix[T any](pass *Pass, r *model.Route, a attempts, s model.Setting[T], add ...string) Fix {
 	if !s.Explicit() || r.Forward == nil {
 		return Fix{}
 	}
@@ -331,19 +265,19 @@ func retryBoundFix[T any](pass *Pass, r *model.Route, s model.Setting[T], add ..
 	}
 	if f := newFixer(pass).sources.file(s.Pos.File); f != nil {
 		if _, tree := f.Tree(); tree {
-			return nextUpstreamBoundFix(pass, r, s, addsTries)
+			return nextUpstreamBoundFix(pass, r, a, s, addsTries)
 		}
 	}
 	mod := r.Forward.Module
 	var lines []model.Directive
 	var what []string
-	for _, a := range add {
-		switch a {
+	for _, bound := range add {
+		switch bound {
 		case "tries":
 			lines = append(lines, directive(mod+"_next_upstream_tries", "2"))
 			what = append(what, mod+"_next_upstream_tries 2")
 		case "timeout":
-			t := dur(min(attempt(r), 2*r.AttemptTimeout.Value))
+			t := dur(min(a.one, 2*r.AttemptTimeout.Value))
 			if t == "0s" {
 				return Fix{}
 			}
@@ -373,11 +307,11 @@ func retryBoundFix[T any](pass *Pass, r *model.Route, s model.Setting[T], add ..
 // resource already sets (to 0, at this level or another) is left to the
 // author, as a field added beside it would be read in its place or
 // written twice.
-func nextUpstreamBoundFix[T any](pass *Pass, r *model.Route, s model.Setting[T], addsTries bool) Fix {
+func nextUpstreamBoundFix[T any](pass *Pass, r *model.Route, a attempts, s model.Setting[T], addsTries bool) Fix {
 	tries, budget := r.Nginx.Tries, r.Budget
 	var timeout time.Duration
 	if budget.Value == 0 {
-		timeout = min(attempt(r), 2*r.AttemptTimeout.Value)
+		timeout = min(a.one, 2*r.AttemptTimeout.Value)
 		if timeout <= 0 || budget.Explicit() {
 			return Fix{}
 		}

@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/proxylint/proxylint/bench/gen"
-	"github.com/proxylint/proxylint/chain"
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
 	"github.com/proxylint/proxylint/rules"
@@ -20,7 +19,6 @@ func TestRulesSideBySideAsInOrder(t *testing.T) {
 	main, err := gen.NginxTree{Servers: 60}.Write(t.TempDir())
 	require.NoError(t, err)
 	m := load.Load([]string{main}, load.Options{Targets: []model.Target{{Product: model.Nginx}}})
-	chain.AnalyzeModel(m, nil, 0)
 	routes := 0
 	for _, p := range m.Proxies {
 		routes += len(p.Routes())

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/proxylint/proxylint/chain"
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
 	"github.com/proxylint/proxylint/rules"
@@ -44,10 +43,9 @@ func TestSplitManifests(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			opts, ruleOpts, declared := fixtureFlags(t, string(src))
+			opts, ruleOpts := fixtureFlags(t, string(src))
 			lint := func(paths ...string) []string {
 				m := load.Load(paths, opts)
-				chain.AnalyzeModel(m, declared, 0)
 				var out []string
 				for _, f := range rules.Run(m, ruleOpts) {
 					out = append(out, findingText(f, at))

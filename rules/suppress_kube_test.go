@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/proxylint/proxylint/chain"
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
 	"github.com/proxylint/proxylint/rules"
@@ -28,7 +27,6 @@ spec:
 		t.Fatal(err)
 	}
 	m := load.Load([]string{p}, load.Options{Targets: []model.Target{{Product: model.Istio, Version: model.Version{Major: 1, Minor: 23}}}})
-	chain.AnalyzeModel(m, nil, 0)
 	var got []rules.Finding
 	for _, f := range rules.Run(m, &rules.Options{}) {
 		if f.Rule == "retry-timeout-write" || f.Rule == "unused-suppression" {

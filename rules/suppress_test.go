@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/proxylint/proxylint/chain"
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
 	"github.com/proxylint/proxylint/rules"
@@ -27,7 +26,6 @@ func lintFiles(t *testing.T, opts *rules.Options, files ...string) []rules.Findi
 		require.NoError(t, os.WriteFile(p, []byte(files[i+1]), 0o644))
 	}
 	m := load.Load([]string{filepath.Join(dir, files[0])}, load.Options{Targets: []model.Target{{Product: model.Nginx}}, IncludeRoots: []string{dir}})
-	chain.AnalyzeModel(m, nil, 0)
 	return rules.Run(m, opts)
 }
 

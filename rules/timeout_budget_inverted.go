@@ -15,11 +15,12 @@ var TimeoutBudgetInverted = &Rule{
 	Summary:  "an inner hop waits longer than the hop in front of it, which has given up by then",
 	Severity: model.Warning,
 	Tags:     []string{"nginx", "envoy", "timeouts", "chain"},
+	Requires: []*Analysis{RequestPaths},
 	Check:    checkTimeoutBudgetInverted,
 }
 
 func checkTimeoutBudgetInverted(pass *Pass) {
-	c := pass.Model.Chain
+	c := pass.Chain()
 	var front *model.Hop
 	hops := c.Front()
 	if len(hops) > 0 {

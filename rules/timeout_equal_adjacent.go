@@ -17,12 +17,13 @@ var TimeoutEqualAdjacent = &Rule{
 	Summary:  "two adjacent hops wait the same time, so they race: one logs 499, the other 504",
 	Severity: model.Warning,
 	Tags:     []string{"nginx", "envoy", "timeouts", "chain"},
+	Requires: []*Analysis{RequestPaths},
 	Check:    checkTimeoutEqualAdjacent,
 }
 
 func checkTimeoutEqualAdjacent(pass *Pass) {
 	var front *model.Hop
-	hops := pass.Model.Chain.Front()
+	hops := pass.Chain().Front()
 	if len(hops) > 0 {
 		front = hops[len(hops)-1]
 	}
@@ -58,12 +59,12 @@ func checkTimeoutEqualAdjacent(pass *Pass) {
 			if !ok {
 				continue
 			}
-			if f, ok := equalToInnerLayer(pass.Model.Chain, r, w); ok {
-				f.Fix = innerTimeoutFix(pass, pass.Model.Chain, r, w).Or(f.Fix.Message)
+			if f, ok := equalToInnerLayer(pass.Chain(), r, w); ok {
+				f.Fix = innerTimeoutFix(pass, pass.Chain(), r, w).Or(f.Fix.Message)
 				pass.Report(f)
 				continue
 			}
-			if front != nil && !pass.Model.Chain.Reached(r.Listener) {
+			if front != nil && !pass.Chain().Reached(r.Listener) {
 				if f, ok := equalToFront(r, w, front); ok {
 					pass.Report(f)
 					continue

@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/proxylint/proxylint/chain"
 	"github.com/proxylint/proxylint/parsers/load"
 	"github.com/proxylint/proxylint/rules"
 )
@@ -119,7 +118,6 @@ func TestMoreFilesNeverHideAFinding(t *testing.T) {
 func lintKeys(t *testing.T, kind string, paths ...string) (keys, entries map[string]bool) {
 	t.Helper()
 	m, scope := load.LoadScoped(paths, load.Options{Kind: kind})
-	chain.AnalyzeModel(m, nil, 0)
 	opts := &rules.Options{}
 	steps := rules.Steps{}
 	if scope != nil {

@@ -17,6 +17,7 @@ var UpstreamNoKeepalive = &Rule{
 	Severity: model.Warning,
 	Tags:     []string{"nginx", "performance", "keepalive"},
 	Products: nginxFamily,
+	Requires: []*Analysis{RequestPaths},
 	Check:    checkUpstreamNoKeepalive,
 }
 

@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/proxylint/proxylint/chain"
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
 	"github.com/proxylint/proxylint/parsers/nginx"
@@ -59,7 +58,6 @@ func compare(t *testing.T, files map[string]string, from, to string) *Report {
 	uses := map[string][]nginx.ReleaseUse{}
 	side := func(tg model.Target, hook func(*nginx.Config, model.Target)) Side {
 		m := load.Load(paths, load.Options{Targets: []model.Target{tg}, IncludeRoots: []string{dir}, NginxRead: hook})
-		chain.AnalyzeModel(m, nil, 0)
 		return Side{Model: m, Findings: rules.Run(m, &rules.Options{})}
 	}
 	fromSide := side(f, func(cfg *nginx.Config, _ model.Target) {

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/proxylint/proxylint/chain"
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
 )
@@ -28,7 +27,6 @@ func TestNginxTreeLoads(t *testing.T) {
 		t.Errorf("sites: %d files, want 3", len(sites))
 	}
 	m := load.Load([]string{main}, load.Options{Targets: []model.Target{{Product: model.Nginx}}})
-	chain.AnalyzeModel(m, nil, 0)
 	for _, d := range m.Diagnostics {
 		t.Errorf("diagnostic: %s: %s", d.Pos, d.Message)
 	}
@@ -69,7 +67,6 @@ func TestOneFile(t *testing.T) {
 		t.Errorf("OneFile has %d lines, want about 30", n)
 	}
 	m := load.Load([]string{main}, load.Options{Targets: []model.Target{{Product: model.Nginx}}})
-	chain.AnalyzeModel(m, nil, 0)
 	for _, d := range m.Diagnostics {
 		t.Errorf("diagnostic: %s: %s", d.Pos, d.Message)
 	}
@@ -83,7 +80,6 @@ func TestEnvoyBootstrapLoads(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := load.Load([]string{path}, load.Options{Kind: load.KindEnvoy})
-	chain.AnalyzeModel(m, nil, 0)
 	for _, d := range m.Diagnostics {
 		t.Errorf("diagnostic: %s: %s", d.Pos, d.Message)
 	}
@@ -118,5 +114,38 @@ func nginxAccepts(t *testing.T, main string) {
 	out, err := exec.CommandContext(ctx, nginx, "-q", "-t", "-p", prefix+"/", "-e", filepath.Join(prefix, "logs", "error.log"), "-c", main).CombinedOutput()
 	if err != nil {
 		t.Errorf("nginx -t: %v\n%s", err, out)
+	}
+}
+
+// The cluster's manifests load without a problem, into the proxies of
+// both controllers, with every Service and Deployment read, and each path
+// reaches its workload.
+func TestKubeDeploymentLoads(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cluster.yaml")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := KubeDeployment(f, 40); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	m := load.Load([]string{path}, load.Options{Kind: "kubernetes"})
+	for _, d := range m.Diagnostics {
+		if d.Severity >= model.Warning {
+			t.Errorf("diagnostic: %s: %s", d.Pos, d.Message)
+		}
+	}
+	if len(m.Services) != 10 || len(m.Workloads) != 10 {
+		t.Errorf("%d Services and %d workloads, want 10 each", len(m.Services), len(m.Workloads))
+	}
+	routes := 0
+	for _, p := range m.Proxies {
+		routes += len(p.Routes())
+	}
+	if len(m.Proxies) != 2 || routes != 20 {
+		t.Errorf("%d proxies with %d routes, want 2 with 20", len(m.Proxies), routes)
 	}
 }

@@ -127,3 +127,103 @@ var Large = map[string]struct {
 	"long-type":       {EnvoyLongTypeURL, 10 << 20, "envoy.json"},
 	"nested-yaml":     {NestedYAML, 5_000, "deep.yaml"},
 }
+
+// KubeDeployment writes a cluster's manifests of n objects as documents of
+// one YAML stream, in units of four that each route to a workload of their
+// own: an ingress-nginx Ingress and a Gateway API HTTPRoute (bound to one
+// Gateway) in front of a Service that selects a Deployment's pods. Every
+// unit has the same mix of settings (timeouts, retries on some), so the
+// work per object stays the same as n grows: 1.9 MB at n = 10,000.
+func KubeDeployment(w io.Writer, n int) error {
+	b := bufio.NewWriter(w)
+	fmt.Fprint(b, `apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata:
+  name: public
+  namespace: shop
+spec:
+  gatewayClassName: istio
+  listeners:
+  - {name: http, port: 80, protocol: HTTP}
+`)
+	for i := range max(n/4, 1) {
+		retry := ""
+		if i%3 == 0 {
+			retry = "\n    retry:\n      attempts: 2\n      codes: [503]"
+		}
+		fmt.Fprintf(b, `---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: app-%05[1]d
+  namespace: shop
+  annotations:
+    nginx.ingress.kubernetes.io/proxy-read-timeout: "%[2]d"
+    nginx.ingress.kubernetes.io/proxy-next-upstream-tries: "%[3]d"
+spec:
+  ingressClassName: nginx
+  rules:
+  - host: app-%05[1]d.example.com
+    http:
+      paths:
+      - path: /
+        pathType: Prefix
+        backend:
+          service:
+            name: app-%05[1]d
+            port: {number: 80}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: app-%05[1]d
+  namespace: shop
+spec:
+  parentRefs:
+  - name: public
+  hostnames: [api-%05[1]d.example.com]
+  rules:
+  - matches:
+    - path: {type: PathPrefix, value: /v1}
+    backendRefs:
+    - name: app-%05[1]d
+      port: 80
+    timeouts:
+      request: %[4]ds%[5]s
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: app-%05[1]d
+  namespace: shop
+spec:
+  selector:
+    app: app-%05[1]d
+  ports:
+  - port: 80
+    targetPort: 8080
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: app-%05[1]d
+  namespace: shop
+spec:
+  replicas: %[6]d
+  selector:
+    matchLabels:
+      app: app-%05[1]d
+  template:
+    metadata:
+      labels:
+        app: app-%05[1]d
+    spec:
+      containers:
+      - name: app
+        image: example/app:1
+        ports:
+        - containerPort: 8080
+`, i, 30+i%60, 1+i%3, 10+i%20, retry, 1+i%4)
+	}
+	return b.Flush()
+}

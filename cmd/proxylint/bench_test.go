@@ -90,7 +90,7 @@ func BenchmarkLoad(b *testing.B) {
 			var m *model.Model
 			for b.Loop() {
 				m, _ = load.LoadScoped(in.paths, opts)
-				chain.AnalyzeModel(m, nil, 0)
+				chain.Analyze(m.Proxies, nil, 0)
 			}
 			var size int64
 			for _, f := range m.Files {

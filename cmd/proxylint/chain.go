@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -74,19 +75,20 @@ func cmdChain(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv f
 		return exitError
 	}
 	defer prof.stop(stdout, stderr, &code)
-	s, mdl, findings, ok := analyze(f, paths, stderr)
+	s, run, ok := analyze(f, paths, stderr)
 	if !ok {
 		return exitError
 	}
-	prof.read(inputs(paths, mdl, s))
-	views := chain.Describe(mdl)
+	mdl, findings := run.model, run.findings
+	prof.read(inputs(paths, mdl.Files, s))
+	views := chain.Describe(mdl, run.chain)
 	wd, _ := os.Getwd()
 	in := &report.Input{Findings: findings, Files: mdl.Files, Dir: wd}
-	if err := writeReports(chainFormats, f, chainReport{in, views}, inputs(paths, mdl, s), stdout, stderr, getenv); err != nil {
+	if err := writeReports(chainFormats, f, chainReport{in, views}, inputs(paths, mdl.Files, s), stdout, stderr, getenv); err != nil {
 		fmt.Fprintf(stderr, "proxylint chain: %v\n", err)
 		return exitError
 	}
-	for _, d := range mdl.Diagnostics {
+	for _, d := range run.diagnostics {
 		if d.Fatal {
 			fmt.Fprintf(stderr, "proxylint chain: %s\n", report.Escape(d.Error()))
 			return exitError
@@ -94,8 +96,9 @@ func cmdChain(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv f
 	}
 	if f.given["fail-on"] {
 		threshold, _ := model.ParseSeverity(f.failOn)
+		at := indexFindings(findings)
 		for _, v := range views {
-			if exitCode(pathFindings(v, findings), func(string) model.Severity { return threshold }) == exitFindings {
+			if exitCode(at.pathFindings(v), func(string) model.Severity { return threshold }) == exitFindings {
 				return f.findingsExit()
 			}
 		}
@@ -103,20 +106,52 @@ func cmdChain(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv f
 	return exitClean
 }
 
-// pathFindings are the unsuppressed findings about a path: those at one of
-// its steps' values or routes.
-func pathFindings(p chain.Path, findings []rules.Finding) []rules.Finding {
-	at := map[model.Pos]bool{}
-	for _, s := range p.Steps {
-		for _, pos := range stepPositions(s) {
-			at[pos] = true
+// findingsAt holds the unsuppressed findings of a run by position, in
+// their order, so that the findings of each path are found without
+// reading every finding again.
+type findingsAt struct {
+	at map[model.Pos][]int
+	fs []rules.Finding
+}
+
+func indexFindings(findings []rules.Finding) *findingsAt {
+	x := &findingsAt{at: map[model.Pos][]int{}, fs: findings}
+	for i, f := range findings {
+		if f.Suppression == nil {
+			x.at[f.Pos] = append(x.at[f.Pos], i)
 		}
 	}
-	var out []rules.Finding
-	for _, f := range findings {
-		if f.Suppression == nil && at[f.Pos] {
-			out = append(out, f)
+	return x
+}
+
+// pathFindings are the unsuppressed findings about a path: those at one of
+// its steps' values or routes, in the run's order.
+func (x *findingsAt) pathFindings(p chain.Path) []rules.Finding {
+	var idx []int
+	// A path's positions are few: a list finds those seen.
+	var seen []model.Pos
+	lists := 0
+	for _, s := range p.Steps {
+		for _, pos := range stepPositions(s) {
+			if slices.Contains(seen, pos) {
+				continue
+			}
+			seen = append(seen, pos)
+			if at := x.at[pos]; len(at) > 0 {
+				idx = append(idx, at...)
+				lists++
+			}
 		}
+	}
+	if len(idx) == 0 {
+		return nil
+	}
+	if lists > 1 {
+		slices.Sort(idx)
+	}
+	out := make([]rules.Finding, 0, len(idx))
+	for _, i := range idx {
+		out = append(out, x.fs[i])
 	}
 	return out
 }
@@ -155,8 +190,12 @@ func chainText(w io.Writer, in *report.Input, views []chain.Path, useColor bool)
 		fmt.Fprintln(bw, "No proxied route: nothing passes requests on.")
 		return bw.Flush()
 	}
+	at := indexFindings(in.Findings)
+	// One table writer, set anew for each path's table.
+	var tb strings.Builder
+	tw := new(tabwriter.Writer)
 	for i, v := range views {
-		fs := pathFindings(v, in.Findings)
+		fs := at.pathFindings(v)
 		flagged := map[model.Pos]bool{}
 		for _, f := range fs {
 			flagged[f.Pos] = true
@@ -167,8 +206,8 @@ func chainText(w io.Writer, in *report.Input, views []chain.Path, useColor bool)
 		fmt.Fprintln(bw, bold.Sprintf("Path %d of %d: %s", i+1, len(views), entryName(in, v)))
 		// tabwriter aligns on bytes, so colour is applied after
 		// alignment to the marks only.
-		var tb strings.Builder
-		tw := tabwriter.NewWriter(&tb, 0, 4, 2, ' ', 0)
+		tb.Reset()
+		tw.Init(&tb, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "  HOP\tWAITS\tTRIES\tKEEPS IDLE FROM FRONT\tPOOLS IDLE TO NEXT\tPOOL LIFETIME")
 		for _, s := range v.Steps {
 			// Defaults point at their block, which several of them share:
@@ -309,6 +348,7 @@ func chainJSON(w io.Writer, in *report.Input, views []chain.Path) error {
 		}
 		return &chainSetting{Seconds: s.Value.Seconds(), Setting: s.Name, Default: s.Default, File: in.RelPath(s.Pos.File), Line: int(s.Pos.Line)}
 	}
+	at := indexFindings(in.Findings)
 	for _, v := range views {
 		p := chainPath{Steps: []chainStep{}, Findings: []chainFinding{}}
 		for _, s := range v.Steps {
@@ -323,7 +363,7 @@ func chainJSON(w io.Writer, in *report.Input, views []chain.Path) error {
 			cs.Note = s.Note
 			p.Steps = append(p.Steps, cs)
 		}
-		for _, f := range pathFindings(v, in.Findings) {
+		for _, f := range at.pathFindings(v) {
 			p.Findings = append(p.Findings, chainFinding{Rule: f.Rule, File: in.RelPath(f.Pos.File), Line: int(f.Pos.Line), Message: f.Message})
 		}
 		doc.Paths = append(doc.Paths, p)

@@ -135,11 +135,11 @@ func configGroups(f *lintFlags, paths []string) ([]*configGroup, error) {
 // there in context, but judged under its own configuration; a file only
 // another group read keeps that group's findings, so none goes silent. ok
 // is false after a usage or configuration error, which it has reported.
-func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *model.Model, []rules.Finding, bool) {
+func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *linted, bool) {
 	groups, err := configGroups(f, paths)
 	if err != nil {
 		fmt.Fprintf(stderr, "proxylint: %s\n", report.Escape(err.Error()))
-		return nil, nil, nil, false
+		return nil, nil, false
 	}
 	switch len(groups) {
 	case 0:
@@ -149,16 +149,16 @@ func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *model.
 	}
 	var merged *settings
 	mdl := &model.Model{}
+	run := &linted{model: mdl}
 	var findings []rules.Finding
 	governs := governing{}
 	seenFile := map[string]bool{}
-	seenDiag := map[model.Diagnostic]bool{}
+	seenDiag, seenRunDiag := map[model.Diagnostic]bool{}, map[model.Diagnostic]bool{}
 	seenProxy := map[string]bool{}
 	failOn := map[string]model.Severity{}
 	type result struct {
-		g  *configGroup
-		m  *model.Model
-		fs []rules.Finding
+		g *configGroup
+		l *linted
 	}
 	var results []result
 	skipped := map[string]bool{}
@@ -168,11 +168,12 @@ func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *model.
 	// read holds, by group, the files (fileID) its run read.
 	read := map[string]map[string]bool{}
 	for _, g := range groups {
-		s, m, fs, ok := analyzeGroup(f, g, stderr)
+		s, l, ok := analyzeGroup(f, g, stderr)
 		if !ok {
-			return nil, nil, nil, false
+			return nil, nil, false
 		}
-		results = append(results, result{g, m, fs})
+		results = append(results, result{g, l})
+		m := l.model
 		failOn[g.key] = s.failOn
 		if read[g.key] == nil {
 			read[g.key] = map[string]bool{}
@@ -185,7 +186,7 @@ func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *model.
 		} else {
 			if s.baseline != merged.baseline && !f.given["baseline"] && f.writeBaseline == "" {
 				fmt.Fprintf(stderr, "proxylint: %s and %s name different baselines; a run reads one (name it with --baseline)\n", orNone(merged.configPaths), orNone(s.configPaths))
-				return nil, nil, nil, false
+				return nil, nil, false
 			}
 			merged.skipped += s.skipped
 			merged.configPaths = append(merged.configPaths, s.configPaths...)
@@ -193,7 +194,7 @@ func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *model.
 		}
 	}
 	for _, r := range results {
-		m := r.m
+		m := r.l.model
 		ids := map[string]string{}
 		for _, file := range m.Files {
 			ids[file.Path] = fileID(file)
@@ -206,6 +207,14 @@ func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *model.
 			if !seenDiag[d] {
 				seenDiag[d] = true
 				mdl.Diagnostics = append(mdl.Diagnostics, d)
+			}
+		}
+		for _, d := range r.l.diagnostics {
+			// The loaders' and the analyses' (a path budget
+			// exceeded), in each group's order.
+			if !seenRunDiag[d] {
+				seenRunDiag[d] = true
+				run.diagnostics = append(run.diagnostics, d)
 			}
 		}
 		for _, p := range m.Proxies {
@@ -222,10 +231,10 @@ func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *model.
 		}
 		mdl.Services = append(mdl.Services, m.Services...)
 		mdl.Workloads = append(mdl.Workloads, m.Workloads...)
-		if mdl.Chain == nil {
-			mdl.Chain = m.Chain
+		if run.chain == nil {
+			run.chain = r.l.chain
 		}
-		for _, fd := range r.fs {
+		for _, fd := range r.l.findings {
 			// Left to the group that governs the file, when that
 			// group read it.
 			if fd.Pos.File != "" {
@@ -247,7 +256,21 @@ func analyze(f *lintFlags, paths []string, stderr io.Writer) (*settings, *model.
 		}
 		return merged.failOn
 	}
-	return merged, mdl, rules.Sort(findings), true
+	run.findings = rules.Sort(findings)
+	run.files = mdl.Files
+	return merged, run, true
+}
+
+// linted is what a run read and found: the model the loaders read, the
+// request paths the engine linked it into, the loaders' and the
+// analyses' diagnostics, and the findings.
+type linted struct {
+	model *model.Model
+	chain *model.Chain
+	// files are the model's files as reports name them (realNames).
+	files       []*model.File
+	diagnostics []model.Diagnostic
+	findings    []rules.Finding
 }
 
 // fileID names a file of a model however the run reached it: its real

@@ -27,31 +27,31 @@ type fileFix struct {
 	edits []rules.Edit
 }
 
-// fixFiles takes the fixes of the findings that apply at the threshold min
-// (rules.Safe for --fix, rules.Unsafe with --unsafe-fixes) and can be
-// applied together, and returns the files they change, by name.
-func fixFiles(mdl *model.Model, findings []rules.Finding, min rules.Applicability) ([]fileFix, rules.FixSet, error) {
-	set := rules.SelectFixes(findings, min)
+// fixFiles applies the fixes the pipeline selected (rules.FixStep: those
+// that apply at the threshold, rules.Safe for --fix, rules.Unsafe with
+// --unsafe-fixes, and can be applied together) to the run's files, and
+// returns the files they change, by name.
+func fixFiles(files []*model.File, set rules.FixSet) ([]fileFix, error) {
 	var out []fileFix
 	for path, edits := range set.Edits {
 		var f *model.File
-		for _, mf := range mdl.Files {
+		for _, mf := range files {
 			if mf.Path == path {
 				f = mf
 				break
 			}
 		}
 		if f == nil {
-			return nil, set, fmt.Errorf("%s: a fix edits a file this run did not read", report.Escape(path))
+			return nil, fmt.Errorf("%s: a fix edits a file this run did not read", report.Escape(path))
 		}
 		fixed, err := rules.ApplyEdits(f.Source, edits)
 		if err != nil {
-			return nil, set, err
+			return nil, err
 		}
 		out = append(out, fileFix{path: path, real: f.Real, old: f.Source, fixed: fixed, edits: edits})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
-	return out, set, nil
+	return out, nil
 }
 
 // writeDiff prints a unified diff of every fix, naming each file relative

@@ -548,30 +548,35 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 	}
 	defer prof.stop(stdout, stderr, &code)
 	rec := &messageRecorder{w: stderr}
-	s, mdl, findings, ok := analyze(f, paths, rec)
+	s, run, ok := analyze(f, paths, rec)
 	if !ok {
 		writeFailedSARIF(f.sarifOutputs(), rec.first, model.Pos{}, stdout, stderr)
 		return exitError
 	}
-	prof.read(inputs(paths, mdl, s))
+	prof.read(inputs(paths, run.model.Files, s))
 	wd, _ := os.Getwd()
-	read := readStats(mdl)
-	findings = realNames(mdl, findings, wd)
-	findings, known, code := applyBaseline(f, s, paths, mdl, findings, wd, stdout, stderr)
-	if code != exitClean {
-		return code
-	}
-	changed := false
+	read := readStats(run.model)
+	realNames(run, wd)
+	var fixes *rules.Applicability
 	if f.diff || f.fix {
 		threshold := rules.Safe
 		if f.unsafeFixes {
 			threshold = rules.Unsafe
 		}
-		files, set, err := fixFiles(mdl, findings, threshold)
+		fixes = &threshold
+	}
+	out, code := afterRules(f, s, paths, run, wd, fixes, stdout, stderr)
+	if code != exitClean {
+		return code
+	}
+	changed := false
+	if fixes != nil {
+		files, err := fixFiles(run.files, out.Fixes)
 		if err != nil {
 			fmt.Fprintf(stderr, "proxylint: %v\n", err)
 			return exitError
 		}
+		set := out.Fixes
 		if f.diff {
 			if err := writeDiff(stdout, files, repoRoot(f, wd), wd); err != nil {
 				fmt.Fprintf(stderr, "proxylint: --diff: %v\n", err)
@@ -583,7 +588,7 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 			// The diff is the report: it exits as the lint does, and
 			// with 1 when it changes a file, so that a CI step running
 			// --diff fails where the lint would.
-			c := exitCode(findings, s.threshold)
+			c := exitCode(out.Findings, s.threshold)
 			if c == exitClean && len(files) > 0 {
 				c = exitFindings
 			}
@@ -603,24 +608,25 @@ func cmdLint(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 		if !ok {
 			return exitError
 		}
-		if s, mdl, findings, ok = analyze(f, paths, stderr); !ok {
+		if s, run, ok = analyze(f, paths, stderr); !ok {
 			return exitError
 		}
-		read = readStats(mdl)
-		findings = realNames(mdl, findings, wd)
-		if findings, known, code = applyBaseline(f, s, paths, mdl, findings, wd, stdout, stderr); code != exitClean {
+		read = readStats(run.model)
+		realNames(run, wd)
+		if out, code = afterRules(f, s, paths, run, wd, nil, stdout, stderr); code != exitClean {
 			return code
 		}
 		// Like pre-commit's fixers: a run that changed files fails, and
 		// the next one, after "git add", passes.
 		changed = n > 0
 	}
-	read.NotFollowed = notFollowed(findings)
-	in := &report.Input{Findings: findings, Known: known, Files: mdl.Files, Rules: rules.All(), Version: strings.TrimPrefix(buildVersion(), "v"),
-		Dir: wd, Root: repoRoot(f, wd), Diagnostics: mdl.Diagnostics, Skipped: s.skipped, Targets: targetsUsed(mdl),
+	mdl := run.model
+	read.NotFollowed = notFollowed(out.Findings)
+	in := &report.Input{Findings: out.Findings, Known: out.Known, Files: run.files, Rules: rules.All(), Version: strings.TrimPrefix(buildVersion(), "v"),
+		Dir: wd, Root: repoRoot(f, wd), Diagnostics: run.diagnostics, Skipped: s.skipped, Targets: targetsUsed(mdl),
 		Read: read, Verbose: f.verbose, Quiet: f.quiet, FailOn: s.failOn}
 
-	reportInputs := inputs(paths, mdl, s)
+	reportInputs := inputs(paths, run.files, s)
 	// The model is not used past this point: the report needs the
 	// findings and the files' sources, which in holds.
 	collectLarge(bytesRead(mdl))
@@ -672,17 +678,17 @@ func (f *lintFlags) findingsExit() int {
 // declared hops, runs the rules and the steps after them up to the
 // baseline (applyBaseline). ok is false after a usage or configuration
 // error, which it has reported.
-func analyzeGroup(f *lintFlags, g *configGroup, stderr io.Writer) (*settings, *model.Model, []rules.Finding, bool) {
+func analyzeGroup(f *lintFlags, g *configGroup, stderr io.Writer) (*settings, *linted, bool) {
 	paths := g.paths
 	cfg, err := readConfig(f, g)
 	if err != nil {
 		fmt.Fprintf(stderr, "proxylint: %s\n", report.Escape(err.Error()))
-		return nil, nil, nil, false
+		return nil, nil, false
 	}
 	s, err := resolve(f, cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "proxylint: %s\nRun \"proxylint --help\" for usage.\n", report.Escape(err.Error()))
-		return nil, nil, nil, false
+		return nil, nil, false
 	}
 	if cfg != nil {
 		s.configPaths = []string{cfg.Path}
@@ -690,7 +696,7 @@ func analyzeGroup(f *lintFlags, g *configGroup, stderr io.Writer) (*settings, *m
 	declared, err := declaredChain(f, cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "proxylint: %s\nRun \"proxylint --help\" for usage.\n", report.Escape(err.Error()))
-		return nil, nil, nil, false
+		return nil, nil, false
 	}
 	s.load.OnSkip = func(path, reason string) {
 		if g.skipped != nil {
@@ -709,69 +715,93 @@ func analyzeGroup(f *lintFlags, g *configGroup, stderr io.Writer) (*settings, *m
 	if countStdin(paths) > 0 {
 		if s.load.Stdin, err = readStdin(f); err != nil {
 			fmt.Fprintf(stderr, "proxylint: %v\n", err)
-			return nil, nil, nil, false
+			return nil, nil, false
 		}
 	}
 	s.load.NginxRead = f.nginxRead
-	res := lint.Run(paths, lint.Options{
-		Load: s.load, Rules: s.rules, Chain: declared, MaxPaths: f.limits.maxPaths,
-	})
-	return s, res.Model, res.Findings, true
+	if declared != nil {
+		s.rules.Hops = declared.Hops
+	}
+	s.rules.MaxPaths = f.limits.maxPaths
+	res := lint.Run(paths, lint.Options{Load: s.load, Rules: s.rules})
+	return s, &linted{model: res.Model, chain: res.Chain, files: res.Model.Files, diagnostics: res.Diagnostics, findings: res.Findings}, true
 }
 
-// applyBaseline writes the baseline (--write-baseline) and leaves out the
-// findings it knows (--baseline or baseline: in the configuration), by the
-// fingerprints of the whole run. A freshly written baseline is applied at
-// once, so the run reports what a later run with it would: nothing new.
-func applyBaseline(f *lintFlags, s *settings, paths []string, mdl *model.Model, findings []rules.Finding, wd string, stdout, stderr io.Writer) ([]rules.Finding, int, int) {
+// afterRules runs the steps of the pipeline that judge the findings of the
+// whole run (rules.Pipeline: each configuration's engine run did the steps
+// up to sort): the fingerprints, by the whole run's files, and the
+// baseline when one is named (--baseline, baseline: in the configuration,
+// or --write-baseline, which records today's findings and applies them at
+// once, so the run reports what a later run with it would: nothing new),
+// then the fixes at the threshold fixes (nil: none). The exit code is
+// exitError after a baseline that cannot be read or written, which it has
+// reported.
+func afterRules(f *lintFlags, s *settings, paths []string, run *linted, wd string, fixes *rules.Applicability, stdout, stderr io.Writer) (rules.Outcome, int) {
+	steps := rules.Steps{Fixes: fixes}
 	path := s.baseline
 	if f.writeBaseline != "" {
 		path = f.writeBaseline
 	}
-	if path == "" {
-		return findings, 0, exitClean
-	}
-	for i, fp := range report.FingerprintsOf(mdl.Files, wd, findings) {
-		findings[i].Fingerprint = fp
-	}
-	var src []byte
-	if f.writeBaseline != "" {
-		// Written from memory and read back from it: the destination
-		// may be a device or a pipe, which cannot be read back.
-		var buf bytes.Buffer
-		in := &report.Input{Findings: findings, Files: mdl.Files, Dir: wd}
-		n, err := report.WriteBaseline(&buf, in)
-		if err == nil {
-			var d destination
-			if d, err = resolveDestination(path, repository(f, wd)); err == nil {
-				err = writeDestination(d, stdout, stderr, inputs(paths, nil, s), func(w io.Writer) error {
-					_, err := w.Write(buf.Bytes())
-					return err
-				})
+	if path != "" {
+		steps.Fingerprint = func(fs []rules.Finding) []string { return report.FingerprintsOf(run.files, wd, fs) }
+		if f.writeBaseline != "" {
+			steps.Record = func(fs []rules.Finding) (func(string) bool, error) {
+				return recordBaseline(f, s, paths, run, path, fs, wd, stdout, stderr)
 			}
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "proxylint: --write-baseline: %v\n", namedError(path, err))
-			return nil, 0, exitError
-		}
-		if !f.quiet {
-			fmt.Fprintf(stderr, "proxylint: recorded %d %s in %s\n", n, plural(n, "finding", "findings"), path)
-		}
-		src = buf.Bytes()
-	} else {
-		var err error
-		if src, err = load.ReadRegular(path, f.fileLimit()); err != nil {
-			fmt.Fprintf(stderr, "proxylint: baseline: %s: %v (write one with --write-baseline %s)\n", path, unwrapPath(err), path)
-			return nil, 0, exitError
+		} else {
+			src, err := load.ReadRegular(path, f.fileLimit())
+			if err != nil {
+				fmt.Fprintf(stderr, "proxylint: baseline: %s: %v (write one with --write-baseline %s)\n", path, unwrapPath(err), path)
+				return rules.Outcome{}, exitError
+			}
+			b, err := report.ReadBaseline(bytes.NewReader(src))
+			if err != nil {
+				fmt.Fprintf(stderr, "proxylint: baseline %s: %v\n", path, err)
+				return rules.Outcome{}, exitError
+			}
+			steps.Known = b.Knows
 		}
 	}
-	b, err := report.ReadBaseline(bytes.NewReader(src))
+	out := rules.RunPipeline(nil, nil, run.findings, steps)
+	if out.Err != nil {
+		return out, exitError
+	}
+	return out, exitClean
+}
+
+// errReported is an error the program has told the user of.
+var errReported = errors.New("reported")
+
+// recordBaseline writes the fingerprinted findings as the baseline at path
+// (--write-baseline) and returns what the baseline written knows.
+func recordBaseline(f *lintFlags, s *settings, paths []string, run *linted, path string, findings []rules.Finding, wd string, stdout, stderr io.Writer) (func(string) bool, error) {
+	// Written from memory and read back from it: the destination may be
+	// a device or a pipe, which cannot be read back.
+	var buf bytes.Buffer
+	in := &report.Input{Findings: findings, Files: run.files, Dir: wd}
+	n, err := report.WriteBaseline(&buf, in)
+	if err == nil {
+		var d destination
+		if d, err = resolveDestination(path, repository(f, wd)); err == nil {
+			err = writeDestination(d, stdout, stderr, inputs(paths, nil, s), func(w io.Writer) error {
+				_, err := w.Write(buf.Bytes())
+				return err
+			})
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "proxylint: --write-baseline: %v\n", namedError(path, err))
+		return nil, errReported
+	}
+	if !f.quiet {
+		fmt.Fprintf(stderr, "proxylint: recorded %d %s in %s\n", n, plural(n, "finding", "findings"), path)
+	}
+	b, err := report.ReadBaseline(bytes.NewReader(buf.Bytes()))
 	if err != nil {
 		fmt.Fprintf(stderr, "proxylint: baseline %s: %v\n", path, err)
-		return nil, 0, exitError
+		return nil, errReported
 	}
-	findings, known := rules.HideKnown(findings, b.Knows)
-	return findings, known, exitClean
+	return b.Knows, nil
 }
 
 // unsafeLeft says how many unsafe fixes a run without --unsafe-fixes left

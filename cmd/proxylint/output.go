@@ -29,13 +29,11 @@ func sameAsInput(path string, inputs []string) string {
 }
 
 // inputs are the files a run reads: the paths named, every configuration
-// file loaded (m may be nil), the configuration file and the baseline.
-func inputs(paths []string, m *model.Model, s *settings) []string {
+// file loaded (files), the configuration file and the baseline.
+func inputs(paths []string, files []*model.File, s *settings) []string {
 	out := append([]string{}, paths...)
-	if m != nil {
-		for _, f := range m.Files {
-			out = append(out, f.Path)
-		}
+	for _, f := range files {
+		out = append(out, f.Path)
 	}
 	if s != nil {
 		out = append(out, s.load.EntryPoints...)

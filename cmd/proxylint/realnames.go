@@ -17,7 +17,13 @@ import (
 // finding there gets a related place naming the link it was reached
 // through. A file reached through two links (or by two spellings of its
 // path) becomes one, and a finding made twice over it is reported once.
-func realNames(mdl *model.Model, findings []rules.Finding, wd string) []rules.Finding {
+// The run's files, diagnostics and findings are renamed; the model is
+// left as the loaders wrote it.
+func realNames(run *linted, wd string) {
+	run.files, run.diagnostics, run.findings = renamed(run.files, run.diagnostics, run.findings, wd)
+}
+
+func renamed(files []*model.File, diagnostics []model.Diagnostic, findings []rules.Finding, wd string) ([]*model.File, []model.Diagnostic, []rules.Finding) {
 	realWD := wd
 	if r, err := filepath.EvalSymlinks(wd); err == nil {
 		realWD = r
@@ -28,7 +34,7 @@ func realNames(mdl *model.Model, findings []rules.Finding, wd string) []rules.Fi
 	rename := map[string]string{}
 	throughLink := map[string]bool{}
 	byReal := map[string]string{}
-	for _, f := range mdl.Files {
+	for _, f := range files {
 		if f.Real == "" {
 			continue
 		}
@@ -49,7 +55,7 @@ func realNames(mdl *model.Model, findings []rules.Finding, wd string) []rules.Fi
 		}
 	}
 	if len(rename) == 0 {
-		return findings
+		return files, diagnostics, findings
 	}
 	mapPos := func(p model.Pos) model.Pos {
 		if n, ok := rename[p.File]; ok {
@@ -58,24 +64,22 @@ func realNames(mdl *model.Model, findings []rules.Finding, wd string) []rules.Fi
 		return p
 	}
 
-	files := make([]*model.File, 0, len(mdl.Files))
+	named := make([]*model.File, 0, len(files))
 	seen := map[string]bool{}
-	for _, f := range mdl.Files {
+	for _, f := range files {
 		if n, ok := rename[f.Path]; ok {
 			f = &model.File{Path: n, Real: f.Real, Source: f.Source, Comments: f.Comments, Editor: f.Editor}
 		}
 		if !seen[f.Path] {
 			seen[f.Path] = true
-			files = append(files, f)
+			named = append(named, f)
 		}
 	}
-	mdl.Files = files
-	diags := make([]model.Diagnostic, len(mdl.Diagnostics))
-	for i, d := range mdl.Diagnostics {
+	diags := make([]model.Diagnostic, len(diagnostics))
+	for i, d := range diagnostics {
 		d.Pos = mapPos(d.Pos)
 		diags[i] = d
 	}
-	mdl.Diagnostics = diags
 
 	out := make([]rules.Finding, 0, len(findings))
 	// index finds a finding already made at the same place, to which a
@@ -122,7 +126,7 @@ func realNames(mdl *model.Model, findings []rules.Finding, wd string) []rules.Fi
 		}
 		out = append(out, f)
 	}
-	return out
+	return named, diags, out
 }
 
 // sameFinding identifies a finding by what it says and where, so that one

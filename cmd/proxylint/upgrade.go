@@ -303,7 +303,11 @@ func cmdUpgrade(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv
 		if data != nil {
 			g.stdin = bytes.NewReader(data)
 		}
-		return analyze(&g, paths, stderr)
+		s, l, ok := analyze(&g, paths, stderr)
+		if !ok {
+			return nil, nil, nil, false
+		}
+		return s, l.model, l.findings, true
 	}
 	var mu sync.Mutex
 	uses := map[string][]nginx.ReleaseUse{}
@@ -333,7 +337,7 @@ func cmdUpgrade(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv
 	files := append(append([]*model.File{}, fromModel.Files...), toModel.Files...)
 	in := &report.Input{Files: files, Dir: wd}
 	out := upgradeReport{rep: rep, in: in, version: strings.TrimPrefix(buildVersion(), "v")}
-	if err := writeReports(upgradeFormats, f, out, inputs(paths, fromModel, s), stdout, stderr, getenv); err != nil {
+	if err := writeReports(upgradeFormats, f, out, inputs(paths, fromModel.Files, s), stdout, stderr, getenv); err != nil {
 		fmt.Fprintf(stderr, "proxylint upgrade: %v\n", err)
 		return exitError
 	}

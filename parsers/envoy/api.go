@@ -1,8 +1,6 @@
 package envoy
 
 import (
-	"fmt"
-
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 )
@@ -25,16 +23,12 @@ func apiTypes() resolver {
 	return s
 }
 
-// messageType is the type of the named message of Envoy's API.
-func messageType(name protoreflect.FullName) protoreflect.MessageType {
+// findMessageType is the type of the named message of Envoy's API, or a
+// *SchemaError when the schema has none of that name.
+func findMessageType(name protoreflect.FullName) (protoreflect.MessageType, error) {
 	mt, err := apiTypes().FindMessageByName(name)
 	if err != nil {
-		panic(fmt.Sprintf("message type %s: %v", name, err))
+		return nil, &SchemaError{Message: name}
 	}
-	return mt
-}
-
-// messageDescriptor is the descriptor of the named message.
-func messageDescriptor(name protoreflect.FullName) protoreflect.MessageDescriptor {
-	return messageType(name).Descriptor()
+	return mt, nil
 }

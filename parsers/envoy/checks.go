@@ -32,7 +32,7 @@ func (l *loader) runChecks(ds []decoded) {
 		if d.r.state || d.r.inDump {
 			continue
 		}
-		m := wrap(d.m.ProtoReflect())
+		m := wrap(d.m.ProtoReflect(), l.errs)
 		if m.name() == nameAny {
 			inner, ok := payload(m)
 			if !ok {

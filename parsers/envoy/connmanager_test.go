@@ -23,7 +23,7 @@ func connManagerOf(t *testing.T, src string) (connManager, *model.Listener) {
 	b := &builder{file: "hcm.yaml", proxy: p, clusters: map[string]*model.Upstream{},
 		routes: map[string]res{}, conn: map[*model.Listener]connManager{}}
 	ln := &model.Listener{Proxy: p}
-	b.hcm(ln, wrap(m.ProtoReflect()), tree[0], tree[0])
+	b.hcm(ln, wrap(m.ProtoReflect(), &lookups{}), tree[0], tree[0])
 	return b.conn[ln], ln
 }
 

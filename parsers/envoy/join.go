@@ -153,6 +153,17 @@ func buildDeployment(parts []*Part, names []partNames, group []int, ambiguous ma
 		}
 	}
 	p := build(first.file, first.target, c)
+	var failed []model.Diagnostic
+	for _, i := range group {
+		if d, ok := parts[i].c.errs.diagnostic(parts[i].file); ok {
+			failed = append(failed, d)
+		}
+	}
+	if len(failed) > 0 {
+		// What the schema lacks was asked for: the deployment is
+		// reported, not built.
+		return proxies, append(diags, failed...)
+	}
 	p.Entry = first.entry
 	if len(joined) > 0 {
 		p.Sources = append([]string{first.file}, joined...)

@@ -143,7 +143,7 @@ func Read(path string, src []byte, opts Options) (res Result) {
 		res.Diagnostics = append(res.Diagnostics, templateDiagnostic(pos, kind))
 		return res
 	}
-	l := &loader{file: path, target: target}
+	l := &loader{file: path, target: target, errs: &lookups{}}
 	// The first Envoy file of a run builds the schema while its YAML is
 	// read, which needs none of it.
 	go func() { _, _ = loadSchema() }()
@@ -177,7 +177,7 @@ func Read(path string, src []byte, opts Options) (res Result) {
 		for _, r := range roots {
 			c, ok := groups[r.group]
 			if !ok {
-				c = &collection{file: path}
+				c = &collection{file: path, errs: l.errs}
 				groups[r.group] = c
 				order = append(order, r.group)
 			}
@@ -196,6 +196,13 @@ func Read(path string, src []byte, opts Options) (res Result) {
 		}
 	}
 	l.runChecks(ds)
+	if d, ok := l.errs.diagnostic(path); ok {
+		// The loader asked for what the schema lacks: the file is
+		// reported, not built, and the other files are still linted.
+		l.diags = append(l.diags, d)
+		res.Diagnostics = l.diags
+		return res
+	}
 	for _, g := range order {
 		c := groups[g]
 		c.finish()
@@ -247,7 +254,9 @@ func readTree(path string, src []byte) (docs []*node, warns []posError, err erro
 
 // loader carries one file's diagnostics.
 type loader struct {
-	file   string
+	file string
+	// errs collects the schema lookups that failed (msg.go).
+	errs   *lookups
 	target model.Target
 	diags  []model.Diagnostic
 	ext    extNotes
@@ -288,7 +297,12 @@ func (l *loader) report(code model.Code, probs []problem) {
 // decode reads one root, validates it and everything inside its Anys, and
 // notes the extensions it could not read.
 func (l *loader) decode(r root) proto.Message {
-	m, probs, unknown := decodeRoot(r.n, messageType(r.mt), r.inDump, r.version)
+	mt, err := findMessageType(r.mt)
+	if err != nil {
+		l.errs.add(err)
+		return nil
+	}
+	m, probs, unknown := decodeRoot(r.n, mt, r.inDump, r.version)
 	if r.state {
 		// Envoy's runtime state in a config dump: read, not judged.
 		return m

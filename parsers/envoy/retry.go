@@ -4,60 +4,19 @@ import (
 	"strings"
 
 	"github.com/proxylint/proxylint/model"
-	"github.com/proxylint/proxylint/releases"
+	"github.com/proxylint/proxylint/parsers/internal/envoyroute"
 )
 
-// retryOnTokens are the retry_on values Envoy knows, with the change that
-// added each one when it is recent (EnvoyRetryOnValues and
-// EnvoyGrpcRetryOnValues in source/common/http/headers.h; router
-// retry_state_impl.cc). Envoy drops any other token without a word.
-var retryOnTokens = map[string]*releases.Change{
-	"5xx":                        nil,
-	"gateway-error":              nil,
-	"connect-failure":            nil,
-	"envoy-ratelimited":          nil,
-	"retriable-4xx":              nil,
-	"refused-stream":             nil,
-	"retriable-status-codes":     nil,
-	"retriable-headers":          nil,
-	"reset":                      nil,
-	"reset-before-request":       releases.ResetBeforeRequest,
-	"http3-post-connect-failure": nil,
-	// gRPC status conditions, accepted in the same field.
-	"cancelled":          nil,
-	"deadline-exceeded":  nil,
-	"internal":           nil,
-	"resource-exhausted": nil,
-	"unavailable":        nil,
-}
-
 // KnownRetryOn reports whether Envoy release t understands retry_on token
-// tok.
-func KnownRetryOn(tok string, t model.Target) bool {
-	added, ok := retryOnTokens[tok]
-	if !ok {
-		return false
-	}
-	return added == nil || added.In(t)
-}
+// tok (the table is envoyroute's, which computes what the tokens do).
+func KnownRetryOn(tok string, t model.Target) bool { return envoyroute.KnownRetryOn(tok, t) }
 
 // retryOnSince is the release that added token tok, zero when every
 // release knows it (or none does).
-func retryOnSince(tok string) model.Version {
-	if added := retryOnTokens[tok]; added != nil {
-		return added.Since(model.Envoy)
-	}
-	return model.Version{}
-}
+func retryOnSince(tok string) model.Version { return envoyroute.RetryOnSince(tok) }
 
 // RetryOnTokens lists the tokens Envoy knows, for suggestions.
-func RetryOnTokens() []string {
-	out := make([]string, 0, len(retryOnTokens))
-	for k := range retryOnTokens {
-		out = append(out, k)
-	}
-	return out
-}
+func RetryOnTokens() []string { return envoyroute.RetryOnTokens() }
 
 // retryToken is one comma-separated token of a retry_on value and where
 // it starts.

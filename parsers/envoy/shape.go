@@ -412,7 +412,13 @@ func (c *classifier) resource(n *node, group string) bool {
 		if score == 0 {
 			continue
 		}
-		md := messageDescriptor(cd.mt)
+		mt, err := findMessageType(cd.mt)
+		if err != nil {
+			// Not in the schema (TestCandidatesAreInTheSchema):
+			// nothing is read as it.
+			continue
+		}
+		md := mt.Descriptor()
 		for _, k := range n.kids {
 			if fieldByName(md, k.key.value) != nil {
 				score++
@@ -480,7 +486,9 @@ type res struct {
 // collection is everything the roots of one proxy hold, by type.
 type collection struct {
 	// file is the file the roots are read from.
-	file      string
+	file string
+	// errs collects the schema lookups that failed in its messages.
+	errs      *lookups
 	listeners []res
 	clusters  []res
 	routes    []res // RouteConfiguration
@@ -505,7 +513,7 @@ type collection struct {
 // add files a decoded message; dumped marks a bootstrap read from a
 // config dump.
 func (c *collection) add(pm proto.Message, n *node, dumped bool) {
-	m := wrap(pm.ProtoReflect())
+	m := wrap(pm.ProtoReflect(), c.errs)
 	switch m.name() {
 	case nameAny:
 		if inner, ok := payload(m); ok {

@@ -9,7 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/proxylint/proxylint/model"
-	"github.com/proxylint/proxylint/parsers/envoy"
+	"github.com/proxylint/proxylint/parsers/internal/envoyroute"
 	"github.com/proxylint/proxylint/releases"
 )
 
@@ -342,13 +342,13 @@ func contourReleases(t model.Target) string {
 }
 
 // envoyRouteBehaviour: what an Envoy route built by a control plane other
-// than Istio does with its settings (the same as istioBehaviour, with no
+// than Istio does with its settings (the same as envoyroute.Istio, with no
 // default retry policy of the control plane's own).
 func envoyRouteBehaviour(r *model.Route) {
 	pool := r.Pool
-	istioBehaviour(r, false)
+	envoyroute.Istio(r, false)
 	r.Pool = pool
-	if !envoy.PerTryInEffect(r.Envoy) {
+	if !envoyroute.PerTryInEffect(r.Envoy) {
 		r.AttemptTimeout = r.Envoy.Timeout
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/parsers/internal/envoyroute"
 	"github.com/proxylint/proxylint/releases"
 )
 
@@ -265,7 +266,7 @@ func (o *object) specOrNil() *yaml.Node {
 	return o.Spec
 }
 
-// egBehaviour: an Envoy route's, as istioBehaviour computes it; status
+// egBehaviour: an Envoy route's, as envoyroute.Istio computes it; status
 // codes in Retry.On are the retriable status codes.
 func egBehaviour(r *model.Route) {
 	if !r.Retry.On.Valid() {
@@ -275,7 +276,7 @@ func egBehaviour(r *model.Route) {
 		r.MaxAttempts = model.Setting[int]{Value: 1}
 		return
 	}
-	istioBehaviour(r, false)
+	envoyroute.Istio(r, false)
 }
 
 // selects reports whether a targetSelector's matchLabels and

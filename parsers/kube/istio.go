@@ -9,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/proxylint/proxylint/model"
+	"github.com/proxylint/proxylint/parsers/internal/envoyroute"
 	"github.com/proxylint/proxylint/releases"
 )
 
@@ -181,7 +182,7 @@ func (l *loader) forward(r *model.Route, m *mesh, d dest) {
 	if !r.Stream.Valid() && grpcPort(m.svcs, d.host, d.port) {
 		r.Stream = model.Set(true, "ports.appProtocol", "service", d.o.pos(d.node))
 	}
-	istioBehaviour(r, l.default503())
+	envoyroute.Istio(r, l.default503())
 }
 
 // httpRoute reads one entry of a VirtualService's http list.

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/proxylint/proxylint/chain"
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
 	"github.com/proxylint/proxylint/rules"
@@ -131,6 +130,5 @@ func TestPublicManifests(t *testing.T) {
 func lintOne(path string, targets []model.Target) (findings []rules.Finding, panicked any) {
 	defer func() { panicked = recover() }()
 	m := load.Load([]string{path}, load.Options{Targets: targets})
-	chain.AnalyzeModel(m, nil, 0)
 	return rules.Run(m, &rules.Options{}), nil
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/proxylint/proxylint/chain"
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
 	"github.com/proxylint/proxylint/rules"
@@ -80,9 +79,8 @@ func lintDeployment(t *testing.T, paths []string, opts load.Options) []string {
 	m := load.Load(paths, opts)
 	backend, err := model.BackendHop("5s", "--backend", model.Pos{})
 	require.NoError(t, err)
-	chain.AnalyzeModel(m, &model.Chain{Hops: []*model.Hop{backend}}, 0)
 	var out []string
-	for _, f := range rules.Run(m, &rules.Options{}) {
+	for _, f := range rules.Run(m, &rules.Options{Hops: []*model.Hop{backend}}) {
 		out = append(out, f.Rule+" "+filepath.Base(f.Pos.File)+" "+f.Message)
 	}
 	sort.Strings(out)

@@ -165,7 +165,10 @@ func analyze(u unit, snap snapshot) *analysis {
 		a.cfgErr = err
 		return a
 	}
-	opts := lint.Options{Load: cfg.LoadOptions(), Rules: cfg.RuleOptions(), Chain: cfg.DeclaredChain()}
+	opts := lint.Options{Load: cfg.LoadOptions(), Rules: cfg.RuleOptions()}
+	if declared := cfg.DeclaredChain(); declared != nil {
+		opts.Rules.Hops = declared.Hops
+	}
 	opts.Load.Overlay = snap.overlay()
 	main := newRun(lint.Run(u.paths, opts))
 	a.runs = append(a.runs, main)
