@@ -13,10 +13,14 @@ import (
 // allow_legacy_syntax; json/internal/parser.cc, ParseField: HasParsed
 // with allow_repeated_non_oneof): a message is parsed into the one
 // already there, a repeated field's items are added to it, and a
-// scalar's last value stands. A oneof's field written twice, which the
-// reader refuses, is not told apart here: the tree knows no schema.
+// scalar's last value stands. A null written again is passed over, as the
+// reader does before it records a field as seen (parser.cc:1243-1253 at
+// e712d276). A oneof's field written twice, which the reader refuses, is
+// told apart where the schema is known (oneofWrittenAgain).
 func mergeAgain(first, v *node) *node {
 	switch {
+	case isJSONNull(v):
+		return first
 	case first.kind == kMap && v.kind == kMap:
 		m := *first
 		m.kids = append([]kid(nil), first.kids...)
@@ -222,6 +226,9 @@ func (p *jsonParser) object(depth int) (*node, error) {
 			p.dups = append(p.dups, posError{line: int(k.line), col: int(k.col), msg: fmt.Sprintf("duplicate key %q (first at line %d): Envoy's JSON reader takes the field again, merging an object into the first, adding a list's items to it, and keeping the last value of anything else", s, prev.line)})
 			for j := range n.kids {
 				if n.kids[j].key == prev {
+					if n.kids[j].again == 0 && !isJSONNull(n.kids[j].val) && !isJSONNull(v) {
+						n.kids[j].again = int32(len(p.dups))
+					}
 					n.kids[j].val = mergeAgain(n.kids[j].val, v)
 				}
 			}

@@ -73,6 +73,10 @@ type kid struct {
 	key     *node
 	val     *node
 	dropped bool
+	// again, in JSON, is 1 + the index of the duplicate-key warning of a
+	// key written again in the same object with a value that is not null
+	// (see oneofWrittenAgain); 0 for a key written once.
+	again int32
 }
 
 // drop leaves entry i out of the JSON from now on.
