@@ -50,7 +50,7 @@ func mergeAgain(first, v *node) *node {
 // reader reports a broken JSON file at the wrong line; this reader reports
 // it where a JSON reader would.
 func parseJSON(src []byte) (*node, []posError, error) {
-	p := &jsonParser{src: src}
+	p := &jsonParser{src: src, text: sourceText(src)}
 	if len(src) >= 3 && src[0] == 0xEF && src[1] == 0xBB && src[2] == 0xBF {
 		p.off = 3
 	}
@@ -68,7 +68,9 @@ func parseJSON(src []byte) (*node, []posError, error) {
 
 type jsonParser struct {
 	src []byte
-	off int
+	// text is src as a string: a string without escapes is a substring.
+	text string
+	off  int
 	// dups are the keys written twice in an object, which Envoy reads.
 	dups []posError
 	// at is the position of offset at.off: positions are counted on from
@@ -292,7 +294,7 @@ func (p *jsonParser) str() (string, error) {
 			p.off++
 			raw := p.src[start:p.off]
 			if !escaped && utf8.Valid(raw) {
-				return string(raw[1 : len(raw)-1]), nil
+				return p.text[start+1 : p.off-1], nil
 			}
 			var s string
 			if err := json.Unmarshal(raw, &s); err != nil {
