@@ -49,6 +49,9 @@ type builder struct {
 	// sideBySide is the number of listeners from which they are built by
 	// forks.
 	sideBySide int
+	// ownListeners: the listeners are read by nothing once built
+	// (collection.ownListeners).
+	ownListeners bool
 }
 
 // routeLink is a route that forwards to an upstream of the file.
@@ -100,6 +103,8 @@ func buildSideBySide(file string, target model.Target, c *collection, from int) 
 		cla:        map[string]res{},
 		conn:       map[*model.Listener]connManager{},
 		sideBySide: from,
+
+		ownListeners: c.ownListeners,
 	}
 	for _, r := range c.routes {
 		if _, dup := b.routes[r.msg.str("name")]; !dup {
@@ -339,8 +344,9 @@ func (b *builder) listener(l msg, n *node) {
 // order (TestListenersBuiltSideBySideAsInOrder).
 func (b *builder) listeners(ls []res) {
 	if len(ls) < b.sideBySide {
-		for _, l := range ls {
+		for i, l := range ls {
 			b.in(l.file).listener(l.msg, l.n)
+			b.letGo(ls, i)
 		}
 		return
 	}
@@ -354,6 +360,7 @@ func (b *builder) listeners(ls []res) {
 		f.built, f.links = new([]*model.Listener), new([]routeLink)
 		f.listener(ls[i].msg, ls[i].n)
 		forks[i] = &f
+		b.letGo(ls, i)
 	})
 	for _, f := range forks {
 		for _, ln := range *f.built {
@@ -364,6 +371,17 @@ func (b *builder) listeners(ls []res) {
 			l.u.Routes = append(l.u.Routes, l.rt)
 		}
 	}
+}
+
+// letGo drops listener i once it is built, when nothing else of the load
+// reads it (collection.ownListeners): its messages, those its Anys hold,
+// and its part of the tree.
+func (b *builder) letGo(ls []res, i int) {
+	if !b.ownListeners {
+		return
+	}
+	forgetAnys(ls[i].msg.m)
+	ls[i] = res{}
 }
 
 // hcm fills a listener from an HttpConnectionManager read from node n;
