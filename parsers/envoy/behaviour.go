@@ -51,7 +51,10 @@ func Reexecution(c string) (model.Reexecution, bool) {
 	return x, ok
 }
 
-func behaviour(r *model.Route) {
+// behaviour works out what Envoy does on route r; pools holds each
+// upstream's connection pool, one shared by the routes to it, as the
+// nginx loader shares them.
+func behaviour(r *model.Route, pools map[*model.Upstream]*model.Pool) {
 	e := r.Envoy
 	r.Budget = e.Timeout
 	r.BudgetCutsAttempts = true
@@ -61,7 +64,9 @@ func behaviour(r *model.Route) {
 	}
 	if r.Forward != nil && r.Forward.Upstream != nil {
 		u := r.Forward.Upstream
-		r.Pool = &model.Pool{Upstream: u, Idle: u.PoolIdle, Lifetime: u.PoolLifetime}
+		if r.Pool = pools[u]; r.Pool == nil {
+			r.Pool = &model.Pool{Upstream: u, Idle: u.PoolIdle, Lifetime: u.PoolLifetime}
+		}
 	}
 	on := r.Retry.On
 	r.MaxAttempts = model.Setting[int]{Value: 1, Name: on.Name, Pos: on.Pos, Level: on.Level, Default: on.Default}

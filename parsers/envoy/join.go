@@ -145,18 +145,19 @@ func buildDeployment(parts []*Part, names []partNames, group, uses []int, ambigu
 			})
 		}
 	}()
-	c := &collection{file: first.file, ownListeners: true}
+	c := &collection{file: first.file, own: true}
 	var joined []string
 	seen := map[string]bool{first.file: true}
 	for _, i := range group {
 		p := parts[i]
 		c.listeners = append(c.listeners, p.c.listeners...)
-		if uses[i] == 1 {
-			p.c.listeners = nil // c holds them now, and builds them once
-		} else if len(p.c.listeners) > 0 {
-			c.ownListeners = false
-		}
 		c.clusters = append(c.clusters, p.c.clusters...)
+		if uses[i] == 1 {
+			// c holds them now, and builds them once.
+			p.c.listeners, p.c.clusters = nil, nil
+		} else if len(p.c.listeners)+len(p.c.clusters) > 0 {
+			c.own = false
+		}
 		c.routes = append(c.routes, p.c.routes...)
 		c.endpoints = append(c.endpoints, p.c.endpoints...)
 		c.hcms = append(c.hcms, p.c.hcms...)

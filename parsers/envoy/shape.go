@@ -500,9 +500,9 @@ type collection struct {
 	whole, cds bool
 	// dump marks roots read from an admin config dump.
 	dump bool
-	// ownListeners marks listeners that only this build reads: each is
-	// let go once its part of the model is built (builder.letGo).
-	ownListeners bool
+	// own marks listeners and clusters that only this build reads: each
+	// is let go once its part of the model is built (builder.letGo).
+	own bool
 }
 
 // add files a decoded message; dumped marks a bootstrap read from a
