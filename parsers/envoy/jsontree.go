@@ -190,6 +190,10 @@ func hasWord(b []byte, w string) bool {
 	return !letter && (c < '0' || c > '9') && c != '_'
 }
 
+// manyKeys is the number of keys from which an object's keys are looked
+// up in a map rather than one by one.
+const manyKeys = 16
+
 func (p *jsonParser) object(depth int) (*node, error) {
 	n := p.newNode(kMap)
 	p.off++ // {
@@ -198,7 +202,9 @@ func (p *jsonParser) object(depth int) (*node, error) {
 		p.off++
 		return n, nil
 	}
-	seen := map[string]*node{}
+	// The keys seen: the kids themselves while they are few, a map once
+	// they are many (an object of a million keys).
+	var seen map[string]*node
 	for {
 		p.skip()
 		if p.off >= len(p.src) || p.src[p.off] != '"' {
@@ -210,10 +216,26 @@ func (p *jsonParser) object(depth int) (*node, error) {
 			return nil, err
 		}
 		k.value, k.tag, k.quoted = s, tagStr, true
-		prev, dup := seen[s]
-		if !dup {
-			seen[s] = k
+		var prev *node
+		if seen == nil && len(n.kids) >= manyKeys {
+			seen = make(map[string]*node, 2*len(n.kids))
+			for _, kd := range n.kids {
+				seen[kd.key.value] = kd.key
+			}
 		}
+		if seen != nil {
+			if prev = seen[s]; prev == nil {
+				seen[s] = k
+			}
+		} else {
+			for _, kd := range n.kids {
+				if kd.key.value == s {
+					prev = kd.key
+					break
+				}
+			}
+		}
+		dup := prev != nil
 		p.skip()
 		if p.off >= len(p.src) || p.src[p.off] != ':' {
 			return nil, p.errorf("unexpected %s: expected ':' after the key", p.what())

@@ -1,6 +1,7 @@
 package envoy
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -75,4 +76,27 @@ func parseIntBase0(s string) (int64, bool) {
 		return 0, false
 	}
 	return v, true
+}
+
+// An object of many keys looks its keys up in a map: a key written again
+// is found as among few keys, before and after the map is made.
+func TestDuplicateKeyAmongManyKeys(t *testing.T) {
+	for _, again := range []int{2, manyKeys + 3} {
+		var b strings.Builder
+		b.WriteString("{")
+		for i := range manyKeys + 5 {
+			fmt.Fprintf(&b, "%q: %d,\n", fmt.Sprintf("k%02d", i), i)
+		}
+		fmt.Fprintf(&b, "%q: 99}", fmt.Sprintf("k%02d", again))
+		n, dups, err := parseJSON([]byte(b.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(dups) != 1 || dups[0].line != manyKeys+6 || !strings.Contains(dups[0].msg, fmt.Sprintf(`duplicate key "k%02d" (first at line %d)`, again, again+1)) {
+			t.Errorf("key %d written again: %+v", again, dups)
+		}
+		if len(n.kids) != manyKeys+5 || n.get(fmt.Sprintf("k%02d", again)).value != "99" {
+			t.Errorf("key %d written again: %d keys, value %q", again, len(n.kids), n.get(fmt.Sprintf("k%02d", again)).value)
+		}
+	}
 }
