@@ -31,8 +31,9 @@ func (t compactType) Descriptor() protoreflect.MessageDescriptor { return t.md }
 
 // compactField is one field that is set.
 type compactField struct {
-	fd protoreflect.FieldDescriptor
-	v  protoreflect.Value
+	num protoreflect.FieldNumber
+	fd  protoreflect.FieldDescriptor
+	v   protoreflect.Value
 }
 
 // compactMessage is a message of descriptor md. frozen marks the empty,
@@ -64,7 +65,7 @@ func (m *compactMessage) SetUnknown(raw protoreflect.RawFields) {
 }
 
 func (m *compactMessage) check(fd protoreflect.FieldDescriptor) {
-	if fd.ContainingMessage().FullName() != m.md.FullName() {
+	if cm := fd.ContainingMessage(); cm != m.md && cm.FullName() != m.md.FullName() {
 		panic(fmt.Sprintf("%s: field %s of another message", m.md.FullName(), fd.FullName()))
 	}
 }
@@ -72,7 +73,7 @@ func (m *compactMessage) check(fd protoreflect.FieldDescriptor) {
 func (m *compactMessage) find(fd protoreflect.FieldDescriptor) int {
 	n := fd.Number()
 	for i := range m.fields {
-		if m.fields[i].fd.Number() == n {
+		if m.fields[i].num == n {
 			return i
 		}
 	}
@@ -153,7 +154,7 @@ func (m *compactMessage) Set(fd protoreflect.FieldDescriptor, v protoreflect.Val
 		m.fields[i].v = v
 		return
 	}
-	m.fields = append(m.fields, compactField{fd, v})
+	m.fields = append(m.fields, compactField{fd.Number(), fd, v})
 }
 
 // zeroScalar reports whether v is the zero value of scalar field fd.
@@ -206,7 +207,7 @@ func (m *compactMessage) Mutable(fd protoreflect.FieldDescriptor) protoreflect.V
 			}
 		}
 	}
-	m.fields = append(m.fields, compactField{fd, v})
+	m.fields = append(m.fields, compactField{fd.Number(), fd, v})
 	return v
 }
 
