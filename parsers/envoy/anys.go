@@ -24,6 +24,11 @@ func unpack(a protoreflect.Message) (protoreflect.Message, error) {
 	if unpacked.m != nil {
 		if r, ok := unpacked.m[a]; ok {
 			unpacked.Unlock()
+			if r.released {
+				// The builder let it go (forgetAnys): reading it again
+				// is a mistake in the loader, reported as such.
+				panic("an Any read again after the model was built from it")
+			}
 			return r.m, r.err
 		}
 	}
@@ -31,7 +36,7 @@ func unpack(a protoreflect.Message) (protoreflect.Message, error) {
 	m, err := unmarshalAny(a)
 	unpacked.Lock()
 	if unpacked.m != nil {
-		unpacked.m[a] = unpackResult{m, err}
+		unpacked.m[a] = unpackResult{m: m, err: err}
 	}
 	unpacked.Unlock()
 	return m, err
@@ -40,6 +45,59 @@ func unpack(a protoreflect.Message) (protoreflect.Message, error) {
 type unpackResult struct {
 	m   protoreflect.Message
 	err error
+	// released marks an Any whose message was let go (forgetAnys).
+	released bool
+}
+
+// forgetAnys lets go of the messages the Anys inside m hold, once nothing
+// of the load will read them again: the listeners of a bootstrap, once
+// their part of the model is built, so that a large configuration's
+// messages are not all held while the whole model is built. An Any whose
+// payload the load held has no bytes to be read from again, so reading
+// one after this panics rather than reading it as empty.
+func forgetAnys(m protoreflect.Message) {
+	if m == nil || !m.IsValid() {
+		return
+	}
+	if m.Descriptor().FullName() == nameAny {
+		unpacked.Lock()
+		r, ok := unpacked.m[m]
+		unpacked.Unlock()
+		if !ok || r.released {
+			return
+		}
+		if r.m != nil {
+			forgetAnys(r.m)
+		}
+		unpacked.Lock()
+		if unpacked.m != nil {
+			unpacked.m[m] = unpackResult{released: true}
+		}
+		unpacked.Unlock()
+		return
+	}
+	if rawJSON(m.Descriptor()) {
+		return
+	}
+	for _, fd := range anyFields(m.Descriptor()) {
+		if !m.Has(fd) {
+			continue
+		}
+		v := m.Get(fd)
+		switch {
+		case fd.IsList():
+			for i := 0; i < v.List().Len(); i++ {
+				forgetAnys(v.List().Get(i).Message())
+			}
+		case fd.IsMap():
+			v.Map().Range(func(_ protoreflect.MapKey, e protoreflect.Value) bool {
+				forgetAnys(e.Message())
+				return true
+			})
+		default:
+			forgetAnys(v.Message())
+		}
+	}
 }
 
 // unmarshalAny decodes the message of an Any, by the type its URL names.

@@ -13,8 +13,16 @@ import (
 // can run it again, the pool it reuses) is computed in package envoyroute,
 // which the Kubernetes loader shares for the routes control planes write.
 
-func behaviour(r *model.Route) {
+// behaviour works out what Envoy does on route r; pools holds each
+// upstream's connection pool, one shared by the routes to it, as the
+// nginx loader shares them.
+func behaviour(r *model.Route, pools map[*model.Upstream]*model.Pool) {
 	envoyroute.Written(r, r.Listener.Proxy.Target)
+	if r.Forward != nil && r.Forward.Upstream != nil {
+		if p := pools[r.Forward.Upstream]; p != nil {
+			r.Pool = p
+		}
+	}
 }
 
 // stream: a route that carries long-lived streams. A route whose own

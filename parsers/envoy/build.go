@@ -37,8 +37,11 @@ type builder struct {
 	file     string
 	proxy    *model.Proxy
 	clusters map[string]*model.Upstream
-	routes   map[string]res
-	cla      map[string]res
+	// pools are the connection pools of the clusters, one for all the
+	// routes to each; read only once the clusters are built.
+	pools  map[*model.Upstream]*model.Pool
+	routes map[string]res
+	cla    map[string]res
 	// conn is what each listener's connection manager gives its routes.
 	conn map[*model.Listener]connManager
 	// In a fork (listeners): the listeners it built, and the routes to
@@ -49,6 +52,9 @@ type builder struct {
 	// sideBySide is the number of listeners from which they are built by
 	// forks.
 	sideBySide int
+	// own: the listeners and clusters are read by nothing once built
+	// (collection.own).
+	own bool
 }
 
 // routeLink is a route that forwards to an upstream of the file.
@@ -100,6 +106,8 @@ func buildSideBySide(file string, target model.Target, c *collection, from int) 
 		cla:        map[string]res{},
 		conn:       map[*model.Listener]connManager{},
 		sideBySide: from,
+
+		own: c.own,
 	}
 	for _, r := range c.routes {
 		if _, dup := b.routes[r.msg.str("name")]; !dup {
@@ -111,12 +119,17 @@ func buildSideBySide(file string, target model.Target, c *collection, from int) 
 			b.cla[e.msg.str("cluster_name")] = e
 		}
 	}
-	for _, cl := range c.clusters {
+	for i, cl := range c.clusters {
 		u := b.in(cl.file).upstream(cl.msg, cl.n)
 		p.Upstreams = append(p.Upstreams, u)
 		if _, dup := b.clusters[u.Name]; !dup {
 			b.clusters[u.Name] = u
 		}
+		b.letGo(c.clusters, i)
+	}
+	b.pools = make(map[*model.Upstream]*model.Pool, len(b.clusters))
+	for _, u := range b.clusters {
+		b.pools[u] = &model.Pool{Upstream: u, Idle: u.PoolIdle, Lifetime: u.PoolLifetime}
 	}
 	b.listeners(c.listeners)
 	// A connection manager on its own (a fragment of a listener).
@@ -339,8 +352,9 @@ func (b *builder) listener(l msg, n *node) {
 // order (TestListenersBuiltSideBySideAsInOrder).
 func (b *builder) listeners(ls []res) {
 	if len(ls) < b.sideBySide {
-		for _, l := range ls {
+		for i, l := range ls {
 			b.in(l.file).listener(l.msg, l.n)
+			b.letGo(ls, i)
 		}
 		return
 	}
@@ -354,6 +368,7 @@ func (b *builder) listeners(ls []res) {
 		f.built, f.links = new([]*model.Listener), new([]routeLink)
 		f.listener(ls[i].msg, ls[i].n)
 		forks[i] = &f
+		b.letGo(ls, i)
 	})
 	for _, f := range forks {
 		for _, ln := range *f.built {
@@ -364,6 +379,17 @@ func (b *builder) listeners(ls []res) {
 			l.u.Routes = append(l.u.Routes, l.rt)
 		}
 	}
+}
+
+// letGo drops resource i (a listener or a cluster) once it is built, when
+// nothing else of the load reads it (collection.own): its messages, those
+// its Anys hold, and its part of the tree.
+func (b *builder) letGo(ls []res, i int) {
+	if !b.own {
+		return
+	}
+	forgetAnys(ls[i].msg.m)
+	ls[i] = res{}
 }
 
 // hcm fills a listener from an HttpConnectionManager read from node n;
@@ -469,7 +495,7 @@ func (b *builder) route(ln *model.Listener, vh msg, vhNode *node, r msg, n *node
 		rt.Retry = b.retry(vh.sub("retry_policy"), vhNode, "virtual_host", e)
 	}
 	rt.Stream = stream(b, r, n, e.Timeout)
-	behaviour(rt)
+	behaviour(rt, b.pools)
 	ln.Routes = append(ln.Routes, rt)
 }
 

@@ -14,10 +14,12 @@ import (
 // quoted, so nothing is found there.
 func comments(file string, src []byte) []model.Comment {
 	var out []model.Comment
-	lines := strings.Split(string(src), "\n")
-	blockIndent := -1 // inside a block scalar: lines indented more than this belong to it
-	var quote byte    // a quoted scalar running across lines
-	for i, line := range lines {
+	rest := sourceText(src) // the lines not yet read
+	blockIndent := -1       // inside a block scalar: lines indented more than this belong to it
+	var quote byte          // a quoted scalar running across lines
+	for i, more := 0, true; more; i++ {
+		var line string
+		line, rest, more = strings.Cut(rest, "\n")
 		line = strings.TrimSuffix(line, "\r")
 		indent := len(line) - len(strings.TrimLeft(line, " "))
 		if blockIndent >= 0 {

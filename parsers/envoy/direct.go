@@ -56,7 +56,7 @@ const directLimit = 2 * maxDepth
 // or reports false when the resource needs the emitter and protojson. It
 // never changes the tree.
 func decodeDirect(n *node, mt protoreflect.MessageType) (proto.Message, bool) {
-	m := mt.New()
+	m := newCompact(mt.Descriptor())
 	if !directMessage(n, m, 0) {
 		return nil, false
 	}
@@ -320,7 +320,7 @@ func directAny(n *node, m protoreflect.Message, depth int) bool {
 		// protojson reads the Any.
 		return directWellKnown(n, m)
 	}
-	em := mt.New()
+	em := newCompact(mt.Descriptor())
 	if !directFields(n, em, mt.Descriptor(), true, depth+1) {
 		return false
 	}

@@ -556,11 +556,32 @@ func yamlCppInt(s string) (int64, bool) {
 	if len(digits) > 1 && digits[0] == '0' && strings.ContainsAny(digits[1:2], "bBoO") {
 		return 0, false
 	}
+	if !intDigits(digits) {
+		return 0, false // what ParseInt would refuse, without its error value
+	}
 	v, err := strconv.ParseInt(s, 0, 64)
 	if err != nil {
 		return 0, false
 	}
 	return v, true
+}
+
+// intDigits reports whether s is decimal digits, or 0x and hexadecimal
+// digits: the only forms left for ParseInt to read once a sign, 0b, 0o
+// and separators are ruled out.
+func intDigits(s string) bool {
+	hex := len(s) > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')
+	if hex {
+		s = s[2:]
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if '0' <= c && c <= '9' || hex && ('a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			continue
+		}
+		return false
+	}
+	return true
 }
 
 // writeString writes s as a JSON string.

@@ -368,3 +368,79 @@ func TestExtensionsAreChecked(t *testing.T) {
 		`18:76 envoy-invalid unknown field "bogus" in envoy.config.core.v3.GrpcService`,
 		`39:127 envoy-invalid choice_count: value must be greater than or equal to 2`)
 }
+
+// A member of a oneof written twice in one JSON object is refused by
+// protobuf's JSON reader even with the legacy syntax Envoy allows
+// (parser.cc, ParseField: RecordAsSeen returns kOneofAlreadySeen): an
+// error at the second key. YAML is turned into a Struct first, which keeps
+// the last value, so the same key in YAML stays a warning; so does a key
+// written again with null, which the reader passes over.
+func TestDuplicateJSONOneofMember(t *testing.T) {
+	const head = `{"static_resources": {"listeners": [{"name": "l", "address": {"socket_address": {"address": "0.0.0.0", "port_value": 80}},
+ "filter_chains": [{"filters": [{"name": "hcm", "typed_config": {
+  "@type": "type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager",
+  "stat_prefix": "x", "http_filters": [{"name": "envoy.filters.http.router", "typed_config": {"@type": "type.googleapis.com/envoy.extensions.filters.http.router.v3.Router"}}],
+  "route_config": {"virtual_hosts": [{"name": "vh", "domains": ["*"], "routes": [
+`
+	const tail = `
+  ]}]}}}]}]}],
+ "clusters": [{"name": "c", "connect_timeout": "1s"}, {"name": "d", "connect_timeout": "1s"}]}}`
+	src := head + `   {"match": {"prefix": "/a"}, "route": {"cluster": "c", "timeout": "1s",
+     "cluster": "d", "timeout": "2s"}},
+   {"match": {"prefix": "/b"}, "route": {"cluster": "c", "cluster": null}}` + tail
+	r := loadString(t, "oneof.json", src)
+	d := getDiag(t, r, 7, 6, CodeInvalid, `duplicate key "cluster" (first at line 6): a field of the oneof cluster_specifier of envoy.config.route.v3.RouteAction, which Envoy's JSON reader refuses to set twice ("'cluster' has already been set (either directly or as part of a oneof)")`)
+	if d.Severity != model.Error {
+		t.Errorf("a oneof member written twice: severity %v, want an error", d.Severity)
+	}
+	for _, w := range []struct{ line, col int }{{7, 22}, {8, 58}} {
+		if d := getDiag(t, r, w.line, w.col, CodeInvalid, "Envoy's JSON reader takes the field again"); d.Severity != model.Warning {
+			t.Errorf("%d:%d: severity %v, want a warning", w.line, w.col, d.Severity)
+		}
+	}
+	var errs []string
+	for _, d := range r.Diagnostics {
+		if d.Severity == model.Error {
+			errs = append(errs, fmt.Sprintf("%d:%d %s", d.Pos.Line, d.Pos.Col, d.Message))
+		}
+	}
+	if len(errs) != 1 {
+		t.Errorf("want one error, got %q", errs)
+	}
+
+	yamlSrc := `static_resources:
+  listeners:
+  - name: l
+    address: {socket_address: {address: 0.0.0.0, port_value: 80}}
+    filter_chains:
+    - filters:
+      - name: hcm
+        typed_config:
+          "@type": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager
+          stat_prefix: x
+          http_filters:
+          - name: envoy.filters.http.router
+            typed_config: {"@type": type.googleapis.com/envoy.extensions.filters.http.router.v3.Router}
+          route_config:
+            virtual_hosts:
+            - name: vh
+              domains: ["*"]
+              routes:
+              - match: {prefix: /a}
+                route:
+                  cluster: c
+                  cluster: d
+  clusters:
+  - {name: c, connect_timeout: 1s}
+  - {name: d, connect_timeout: 1s}
+`
+	r = loadString(t, "oneof.yaml", yamlSrc)
+	if d := getDiag(t, r, 22, 19, CodeInvalid, `duplicate key "cluster" (first at line 21): Envoy reads YAML keeping the last value`); d.Severity != model.Warning {
+		t.Errorf("a oneof member written twice in YAML: severity %v, want a warning", d.Severity)
+	}
+	for _, d := range r.Diagnostics {
+		if d.Severity == model.Error {
+			t.Errorf("YAML: unexpected error %d:%d %s", d.Pos.Line, d.Pos.Col, d.Message)
+		}
+	}
+}

@@ -22,7 +22,7 @@ func parseYAMLFast(src []byte) (doc *node, ok bool) {
 			return nil, false
 		}
 	}
-	p := &fastParser{src: src, text: string(src), lim: newLimits(len(src))}
+	p := &fastParser{src: src, text: sourceText(src), lim: newLimits(len(src))}
 	p.nextLine()
 	if p.eof {
 		return nil, false
@@ -352,7 +352,41 @@ func plainTag(text string) scalarType {
 	if text != "" && !strings.ContainsRune("+-.0123456789yYnNtTfFoO~", rune(text[0])) {
 		return tagStr
 	}
+	if t, ok := digitsTag(text); ok {
+		return t
+	}
 	return scalarTag(&yaml.Node{Kind: yaml.ScalarNode, Value: text})
+}
+
+// digitsTag answers for the plain scalars starting with a digit that
+// configurations are full of, as the YAML reader would, without the
+// conversions it tries and the error values they allocate: a port or a
+// count (decimal digits: an int), a duration (5s, 30m, 1h: no number or
+// timestamp holds s, m or h) and an address (two dots or more and no '-':
+// neither a number nor a timestamp). ok is false for anything else.
+func digitsTag(s string) (t scalarType, ok bool) {
+	if s == "" || s[0] < '0' || s[0] > '9' {
+		return tagNone, false
+	}
+	dots := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case '0' <= c && c <= '9':
+		case c == '.':
+			dots++
+		case c == 's' || c == 'm' || c == 'h':
+			return tagStr, true
+		default:
+			return tagNone, false
+		}
+	}
+	switch {
+	case dots == 0 && (s[0] != '0' || len(s) == 1) && len(s) <= 18:
+		return tagInt, true
+	case dots >= 2:
+		return tagStr, true
+	}
+	return tagNone, false
 }
 
 // plain makes a plain scalar of src[i:e].

@@ -116,8 +116,18 @@ func Join(parts []*Part) (proxies []*model.Proxy, diags []model.Diagnostic) {
 	j := newJoiner(parts, names)
 	j.joinLoose()
 	j.attach()
-	for _, group := range j.deployments() {
-		proxies, diags = buildDeployment(parts, names, group, j.ambiguous, proxies, diags)
+	groups := j.deployments()
+	// A part built into one deployment only gives its listeners to that
+	// build, which lets each go once built; one attached to several
+	// bootstraps is built with each.
+	uses := make([]int, len(parts))
+	for _, group := range groups {
+		for _, i := range group {
+			uses[i]++
+		}
+	}
+	for _, group := range groups {
+		proxies, diags = buildDeployment(parts, names, group, uses, j.ambiguous, proxies, diags)
 	}
 	return proxies, diags
 }
@@ -125,7 +135,7 @@ func Join(parts []*Part) (proxies []*model.Proxy, diags []model.Diagnostic) {
 // buildDeployment builds the parts of one deployment into one proxy and
 // notes what it names and does not hold. No input may crash the run: a
 // failure is reported at the first part's file.
-func buildDeployment(parts []*Part, names []partNames, group []int, ambiguous map[ambiguity][]int, proxies []*model.Proxy, diags []model.Diagnostic) (_ []*model.Proxy, _ []model.Diagnostic) {
+func buildDeployment(parts []*Part, names []partNames, group, uses []int, ambiguous map[ambiguity][]int, proxies []*model.Proxy, diags []model.Diagnostic) (_ []*model.Proxy, _ []model.Diagnostic) {
 	first := parts[group[0]]
 	defer func() {
 		if r := recover(); r != nil {
@@ -135,13 +145,19 @@ func buildDeployment(parts []*Part, names []partNames, group []int, ambiguous ma
 			})
 		}
 	}()
-	c := &collection{file: first.file}
+	c := &collection{file: first.file, own: true}
 	var joined []string
 	seen := map[string]bool{first.file: true}
 	for _, i := range group {
 		p := parts[i]
 		c.listeners = append(c.listeners, p.c.listeners...)
 		c.clusters = append(c.clusters, p.c.clusters...)
+		if uses[i] == 1 {
+			// c holds them now, and builds them once.
+			p.c.listeners, p.c.clusters = nil, nil
+		} else if len(p.c.listeners)+len(p.c.clusters) > 0 {
+			c.own = false
+		}
 		c.routes = append(c.routes, p.c.routes...)
 		c.endpoints = append(c.endpoints, p.c.endpoints...)
 		c.hcms = append(c.hcms, p.c.hcms...)

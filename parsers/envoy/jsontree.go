@@ -13,10 +13,14 @@ import (
 // allow_legacy_syntax; json/internal/parser.cc, ParseField: HasParsed
 // with allow_repeated_non_oneof): a message is parsed into the one
 // already there, a repeated field's items are added to it, and a
-// scalar's last value stands. A oneof's field written twice, which the
-// reader refuses, is not told apart here: the tree knows no schema.
+// scalar's last value stands. A null written again is passed over, as the
+// reader does before it records a field as seen (parser.cc:1243-1253 at
+// e712d276). A oneof's field written twice, which the reader refuses, is
+// told apart where the schema is known (oneofWrittenAgain).
 func mergeAgain(first, v *node) *node {
 	switch {
+	case isJSONNull(v):
+		return first
 	case first.kind == kMap && v.kind == kMap:
 		m := *first
 		m.kids = append([]kid(nil), first.kids...)
@@ -46,7 +50,7 @@ func mergeAgain(first, v *node) *node {
 // reader reports a broken JSON file at the wrong line; this reader reports
 // it where a JSON reader would.
 func parseJSON(src []byte) (*node, []posError, error) {
-	p := &jsonParser{src: src}
+	p := &jsonParser{src: src, text: sourceText(src)}
 	if len(src) >= 3 && src[0] == 0xEF && src[1] == 0xBB && src[2] == 0xBF {
 		p.off = 3
 	}
@@ -64,7 +68,9 @@ func parseJSON(src []byte) (*node, []posError, error) {
 
 type jsonParser struct {
 	src []byte
-	off int
+	// text is src as a string: a string without escapes is a substring.
+	text string
+	off  int
 	// dups are the keys written twice in an object, which Envoy reads.
 	dups []posError
 	// at is the position of offset at.off: positions are counted on from
@@ -184,6 +190,10 @@ func hasWord(b []byte, w string) bool {
 	return !letter && (c < '0' || c > '9') && c != '_'
 }
 
+// manyKeys is the number of keys from which an object's keys are looked
+// up in a map rather than one by one.
+const manyKeys = 16
+
 func (p *jsonParser) object(depth int) (*node, error) {
 	n := p.newNode(kMap)
 	p.off++ // {
@@ -192,7 +202,9 @@ func (p *jsonParser) object(depth int) (*node, error) {
 		p.off++
 		return n, nil
 	}
-	seen := map[string]*node{}
+	// The keys seen: the kids themselves while they are few, a map once
+	// they are many (an object of a million keys).
+	var seen map[string]*node
 	for {
 		p.skip()
 		if p.off >= len(p.src) || p.src[p.off] != '"' {
@@ -204,10 +216,26 @@ func (p *jsonParser) object(depth int) (*node, error) {
 			return nil, err
 		}
 		k.value, k.tag, k.quoted = s, tagStr, true
-		prev, dup := seen[s]
-		if !dup {
-			seen[s] = k
+		var prev *node
+		if seen == nil && len(n.kids) >= manyKeys {
+			seen = make(map[string]*node, 2*len(n.kids))
+			for _, kd := range n.kids {
+				seen[kd.key.value] = kd.key
+			}
 		}
+		if seen != nil {
+			if prev = seen[s]; prev == nil {
+				seen[s] = k
+			}
+		} else {
+			for _, kd := range n.kids {
+				if kd.key.value == s {
+					prev = kd.key
+					break
+				}
+			}
+		}
+		dup := prev != nil
 		p.skip()
 		if p.off >= len(p.src) || p.src[p.off] != ':' {
 			return nil, p.errorf("unexpected %s: expected ':' after the key", p.what())
@@ -222,6 +250,9 @@ func (p *jsonParser) object(depth int) (*node, error) {
 			p.dups = append(p.dups, posError{line: int(k.line), col: int(k.col), msg: fmt.Sprintf("duplicate key %q (first at line %d): Envoy's JSON reader takes the field again, merging an object into the first, adding a list's items to it, and keeping the last value of anything else", s, prev.line)})
 			for j := range n.kids {
 				if n.kids[j].key == prev {
+					if n.kids[j].again == 0 && !isJSONNull(n.kids[j].val) && !isJSONNull(v) {
+						n.kids[j].again = int32(len(p.dups))
+					}
 					n.kids[j].val = mergeAgain(n.kids[j].val, v)
 				}
 			}
@@ -285,7 +316,7 @@ func (p *jsonParser) str() (string, error) {
 			p.off++
 			raw := p.src[start:p.off]
 			if !escaped && utf8.Valid(raw) {
-				return string(raw[1 : len(raw)-1]), nil
+				return p.text[start+1 : p.off-1], nil
 			}
 			var s string
 			if err := json.Unmarshal(raw, &s); err != nil {

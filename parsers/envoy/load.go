@@ -162,11 +162,21 @@ func Read(path string, src []byte, opts Options) (res Result) {
 		return res
 	}
 	res.File.Comments = comments(path, src)
+	warnAt := len(l.diags) // the duplicate-key warnings are l.diags[warnAt:][:len(warns)]
 	for _, w := range warns {
 		l.diags = append(l.diags, model.Diagnostic{
 			Code: CodeInvalid, Severity: model.Warning,
 			Pos: model.Pos{File: l.file, Line: int32(w.line), Col: int32(w.col)}, Message: w.msg,
 		})
+	}
+	refuseOneofAgain := func(a oneofAgain) {
+		d := &l.diags[warnAt+a.dup]
+		if d.Severity == model.Error {
+			return
+		}
+		d.Severity = model.Error
+		d.Message = fmt.Sprintf("duplicate key %q (first at line %d): a field of the oneof %s of %s, which Envoy's JSON reader refuses to set twice (\"'%s' has already been set (either directly or as part of a oneof)\")",
+			a.first.value, a.first.line, a.fd.ContainingOneof().Name(), a.fd.ContainingMessage().FullName(), a.first.value)
 	}
 	groups := map[string]*collection{}
 	var order []string
@@ -180,6 +190,13 @@ func Read(path string, src []byte, opts Options) (res Result) {
 				c = &collection{file: path, errs: l.errs}
 				groups[r.group] = c
 				order = append(order, r.group)
+			}
+			if len(warns) > 0 && !r.state {
+				if mt, err := findMessageType(r.mt); err != nil {
+					l.errs.add(err)
+				} else {
+					oneofWrittenAgain(r.n, mt.Descriptor(), refuseOneofAgain)
+				}
 			}
 			m := l.decode(r)
 			if m == nil {

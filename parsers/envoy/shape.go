@@ -190,7 +190,7 @@ func (c *classifier) snapshot(n *node, group string) bool {
 		}
 		extra := false
 		for _, x := range snapshotExtras {
-			if k.key.value == x || k.key.value == jsonName(x) {
+			if k.key.value == x || isJSONName(k.key.value, x) {
 				extra = true
 			}
 		}
@@ -462,7 +462,7 @@ func onlyKeys(n *node, keys ...string) bool {
 	for _, k := range n.kids {
 		ok := false
 		for _, want := range keys {
-			if k.key.value == want || k.key.value == jsonName(want) {
+			if k.key.value == want || isJSONName(k.key.value, want) {
 				ok = true
 				break
 			}
@@ -508,6 +508,9 @@ type collection struct {
 	whole, cds bool
 	// dump marks roots read from an admin config dump.
 	dump bool
+	// own marks listeners and clusters that only this build reads: each
+	// is let go once its part of the model is built (builder.letGo).
+	own bool
 }
 
 // add files a decoded message; dumped marks a bootstrap read from a

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	yaml "go.yaml.in/yaml/v3"
 
@@ -73,6 +74,10 @@ type kid struct {
 	key     *node
 	val     *node
 	dropped bool
+	// again, in JSON, is 1 + the index of the duplicate-key warning of a
+	// key written again in the same object with a value that is not null
+	// (see oneofWrittenAgain); 0 for a key written once.
+	again int32
 }
 
 // drop leaves entry i out of the JSON from now on.
@@ -95,13 +100,37 @@ func (n *node) field(name string) (key, val *node) {
 	if n == nil || n.kind != kMap {
 		return nil, nil
 	}
-	camel := jsonName(name)
 	for _, k := range n.kids {
-		if !k.dropped && (k.key.value == name || k.key.value == camel) {
+		if !k.dropped && (k.key.value == name || isJSONName(k.key.value, name)) {
 			return k.key, k.val
 		}
 	}
 	return nil, nil
+}
+
+// isJSONName reports whether s is jsonName(name), without building it.
+func isJSONName(s, name string) bool {
+	if len(s) >= len(name) || strings.IndexByte(name, '_') < 0 {
+		return false
+	}
+	j := 0
+	up := false
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c == '_' {
+			up = true
+			continue
+		}
+		if up && 'a' <= c && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		up = false
+		if j >= len(s) || s[j] != c {
+			return false
+		}
+		j++
+	}
+	return j == len(s)
 }
 
 // items lists the entries of a sequence that were not dropped. A single
@@ -568,4 +597,12 @@ func scalarStyle(s yaml.Style) byte {
 		return '>'
 	}
 	return 0
+}
+
+// sourceText is src as a string without copying it: the scalars and
+// comments of the tree are substrings of it, so that a file is held once.
+// A loader never changes a file's bytes once read (File.Source is what
+// was read; breakLoneCR copies before it changes anything).
+func sourceText(src []byte) string {
+	return unsafe.String(unsafe.SliceData(src), len(src))
 }
