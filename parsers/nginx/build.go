@@ -276,9 +276,11 @@ const serversPerBuilder = 32
 func (b *builder) servers(http *scope, servers []*Directive) {
 	build := func(b *builder, i int) {
 		srv := servers[i]
-		b.server(newScope("server", srv, srv.Pos, http, srv.Block))
+		s := newScope("server", srv, srv.Pos, http, srv.Block)
+		b.server(s)
 		if b.release {
 			servers[i] = nil
+			b.facts.forget(s)
 		}
 	}
 	groups := min(2*runtime.GOMAXPROCS(0), len(servers)/serversPerBuilder)

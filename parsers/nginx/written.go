@@ -39,8 +39,11 @@ type facts struct {
 	// unread holds the first argument of every include whose files were
 	// not read (a *.types file aside); complete caches, by block, whether
 	// one lies in it.
-	unread   map[model.Pos]bool
-	complete map[*Directive]bool
+	unread map[model.Pos]bool
+	// complete is keyed by the block directive's position, not the
+	// directive, so that it holds no directive tree (BuildReleasing lets
+	// each server's go once it is built).
+	complete map[model.Pos]bool
 	// fragment is set when the top level of the main file is a block the
 	// file implies: its surroundings, and the routes they hold, are
 	// unknown.
@@ -60,7 +63,8 @@ type facts struct {
 	// levels caches, by scope, its pass-module directives and the
 	// includes that bring them in: the routes of a server share its
 	// scope and the http block's. The http block's is taken before the
-	// builder releases its directives (BuildReleasing).
+	// builder releases its directives (BuildReleasing); a server's is
+	// dropped once the server is built (forget).
 	levels map[*scope]*levelFacts
 }
 
@@ -121,6 +125,14 @@ func (f *facts) viaOf(c *scope, d *Directive) model.Pos {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return lf.via[d]
+}
+
+// forget drops what is cached of level c, a server block that is built:
+// its directives are then held by nothing the builder keeps.
+func (f *facts) forget(c *scope) {
+	f.mu.Lock()
+	delete(f.levels, c)
+	f.mu.Unlock()
 }
 
 // level returns the cached facts of a shared level.
@@ -194,7 +206,7 @@ type overrideKey struct {
 func newFacts(cfg *Config, newDefaults bool) *facts {
 	f := &facts{
 		unread:      map[model.Pos]bool{},
-		complete:    map[*Directive]bool{},
+		complete:    map[model.Pos]bool{},
 		fragment:    cfg.Fragment(),
 		newDefaults: newDefaults,
 		uses:        map[model.Pos]*use{},
@@ -255,14 +267,14 @@ func (f *facts) blockComplete(dir *Directive) bool {
 		return false
 	}
 	f.mu.Lock()
-	c, ok := f.complete[dir]
+	c, ok := f.complete[dir.Pos]
 	f.mu.Unlock()
 	if ok {
 		return c
 	}
 	c = f.read(dir.Block)
 	f.mu.Lock()
-	f.complete[dir] = c
+	f.complete[dir.Pos] = c
 	f.mu.Unlock()
 	return c
 }
