@@ -40,3 +40,30 @@ func TestFactsLetABuiltServerGo(t *testing.T) {
 	runtime.KeepAlive(f)
 	_, _, _, _ = file, srv, locs, loc
 }
+
+// The table moduleDirective reads says of every directive what its
+// declarations say, and knows no directive nginx does not.
+func TestModuleDirectivesAsDeclared(t *testing.T) {
+	n := 0
+	for _, e := range knownDirectiveList {
+		wantM, want := isModuleDirective(e.name)
+		gotM, got := moduleDirective(e.name)
+		if gotM != wantM || got != want {
+			t.Errorf("%s: moduleDirective = %q, %v; the declarations say %q, %v", e.name, gotM, got, wantM, want)
+		}
+		if got {
+			n++
+		}
+	}
+	if n < 100 {
+		t.Errorf("only %d pass-module directives", n)
+	}
+	for _, name := range []string{"proxy_no_such_directive", "proxy_temp_path", "proxy_cache_path", "fastcgi_index", ""} {
+		if m, ok := moduleDirective(name); ok {
+			t.Errorf("%q taken for a directive of the %s module", name, m)
+		}
+	}
+	if m, ok := moduleDirective("proxy_read_timeout"); !ok || m != "proxy" {
+		t.Errorf("proxy_read_timeout: %q, %v", m, ok)
+	}
+}

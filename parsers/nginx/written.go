@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/proxylint/proxylint/model"
 )
@@ -71,6 +72,12 @@ type facts struct {
 // levelFacts is what noteUses reads of a level many routes share.
 type levelFacts struct {
 	pass []*Directive // the pass-module directives of the level, in order
+	// modules holds each one's pass module (passModuleOf); read and
+	// shadowed are set once some route has read it or has a nearer
+	// level replace it where it would be read, so that the thousands of
+	// routes of a level note each only once.
+	modules        []string
+	read, shadowed []atomic.Bool
 	// via is includesOf the level, made when first needed (viaOf).
 	via     map[*Directive]model.Pos
 	viaDone bool
@@ -147,8 +154,10 @@ func (f *facts) level(c *scope) *levelFacts {
 	for _, d := range own(c) {
 		if _, ok := moduleDirective(d.Name); ok {
 			lf.pass = append(lf.pass, d)
+			lf.modules = append(lf.modules, passModuleOf(d.Name))
 		}
 	}
+	lf.read, lf.shadowed = make([]atomic.Bool, len(lf.pass)), make([]atomic.Bool, len(lf.pass))
 	f.mu.Lock()
 	if prev := f.levels[c]; prev != nil {
 		lf = prev
@@ -247,6 +256,25 @@ var notPerRequest = map[string]bool{
 // module: one of nginx's own, allowed in a location (so not
 // *_cache_path), and not a temporary path.
 func moduleDirective(name string) (string, bool) {
+	m, ok := moduleDirectives()[name]
+	return m, ok
+}
+
+// moduleDirectives maps each directive moduleDirective accepts to its
+// module, made on first use from the known directives: every directive of
+// every level a route inherits is asked about.
+var moduleDirectives = sync.OnceValue(func() map[string]string {
+	out := map[string]string{}
+	for _, e := range knownDirectiveList {
+		if m, ok := isModuleDirective(e.name); ok {
+			out[e.name] = m
+		}
+	}
+	return out
+})
+
+// isModuleDirective is moduleDirective worked out from the declarations.
+func isModuleDirective(name string) (string, bool) {
 	m := passModuleOf(name)
 	if m == "" || notPerRequest[name] || strings.HasSuffix(name, "_temp_path") || strings.HasSuffix(name, "_cache_path") {
 		return "", false
@@ -418,10 +446,25 @@ func (f *facts) noteUses(r *model.Route, s *scope, h routeHandler) {
 	seen, names := seenBuf[:0], namesBuf[:0]
 	for c := s; c != nil; c = c.parent {
 		names = names[:0]
-		for _, d := range f.passDirectives(c) {
-			m := passModuleOf(d.Name)
+		// A level many routes share keeps what they noted of it
+		// (levelFacts): a directive read or replaced is noted once.
+		var lf *levelFacts
+		var pass []*Directive
+		if sharedLevel(c) {
+			lf = f.level(c)
+			pass = lf.pass
+		} else {
+			pass = f.passDirectives(c)
+		}
+		for i, d := range pass {
+			var m string
+			if lf != nil {
+				m = lf.modules[i]
+			} else {
+				m = passModuleOf(d.Name)
+			}
 			if slices.Contains(seen, d.Name) {
-				if !h.opaque && h.module == m {
+				if !h.opaque && h.module == m && (lf == nil || !lf.shadowed[i].Swap(true)) {
 					// Replaced by a nearer level where it would be
 					// read: the override is the story (a scalar's is
 					// deliberate; set-header-drops-inherited reports an
@@ -437,6 +480,9 @@ func (f *facts) noteUses(r *model.Route, s *scope, h routeHandler) {
 			}
 			names = append(names, d.Name)
 			read := h.opaque || h.module == m
+			if read && lf != nil && lf.read[i].Swap(true) {
+				continue
+			}
 			f.use(d, c, m, read, h.h)
 		}
 		seen = append(seen, names...)
