@@ -69,4 +69,13 @@ type File struct {
 	Source     []byte
 	Directives []*Directive
 	Comments   []model.Comment
+	// spans is the file's layout, recorded while it was parsed, for its
+	// editor (Editor); nil when the parse stopped at an error.
+	spans *spans
+}
+
+// Editor returns the editor of the file, which edits it from the layout
+// recorded while the file was parsed instead of reading it again.
+func (f *File) Editor() *Editor {
+	return &Editor{path: f.Path, src: f.Source, pre: f.spans}
 }

@@ -75,7 +75,7 @@ func Detect(src []byte) bool {
 // one throughout, not only in its first statement ("set -e" is a shell
 // command and an nginx directive).
 func Parses(src []byte, limit int) bool {
-	_, _, err := parseFile("", blankTemplates(src), parentUnknown, 0, DefaultMaxDepth)
+	_, _, err := parse("", blankTemplates(src), parentUnknown, 0, DefaultMaxDepth, false)
 	if err == nil {
 		return true
 	}
