@@ -203,9 +203,9 @@ func (ch *checker) directives(dirs []*Directive, ctxs context, sc *blockScope) {
 // or "{" that ends it. The position is d's own (or at's) when it is on
 // that line.
 func (ch *checker) report(d *Directive, at model.Pos, msg string) {
-	end := d.End
+	end := d.End()
 	if d.IsBlock() {
-		end = d.BlockPos
+		end = d.BlockPos()
 	}
 	pos := at
 	if !pos.IsValid() {
@@ -304,9 +304,9 @@ func (ch *checker) directive(d *Directive, ctxs context, sc *blockScope) {
 	}
 	// The statement the reader stopped at (it has no terminator): the
 	// reader's error comes before any check of the arguments.
-	term := d.End
-	if d.BlockPos.IsValid() {
-		term = d.BlockPos
+	term := d.End()
+	if d.BlockPos().IsValid() {
+		term = d.BlockPos()
 	}
 	if !term.IsValid() {
 		return

@@ -106,7 +106,7 @@ func (p *parser) block(parent string, open *Directive, depth int) ([]*Directive,
 		switch st.kind {
 		case stmtEOF:
 			if open != nil {
-				return dirs, 0, p.lx.errorf(st.term, "unexpected end of file, expecting \"}\" to close %q opened at line %d", open.Name, open.BlockPos.Line)
+				return dirs, 0, p.lx.errorf(st.term, "unexpected end of file, expecting \"}\" to close %q opened at line %d", open.Name, open.BlockPos().Line)
 			}
 			return dirs, st.term, nil
 		case stmtBlockEnd:
@@ -141,14 +141,14 @@ func (p *parser) block(parent string, open *Directive, depth int) ([]*Directive,
 			if p.spans != nil {
 				p.noteSpan(p.spans.statement(st))
 			}
-			d.End = p.lx.pos(st.term)
+			d.setEnd(p.lx.pos(st.term))
 			if d.Name == "include" {
 				p.includes = append(p.includes, pendingInclude{d: d, parent: parent, depth: depth})
 			}
 			continue
 		}
 
-		d.BlockPos = p.lx.pos(st.term)
+		d.blockAt = at(p.lx.pos(st.term))
 		if isLuaBlock(d.Name) {
 			body, end, err := p.lx.readLuaBlock(st.term)
 			if err != nil {
@@ -158,7 +158,7 @@ func (p *parser) block(parent string, open *Directive, depth int) ([]*Directive,
 				p.noteSpan(p.spans.lua(st, end))
 			}
 			d.Lua = &body
-			d.End = p.lx.pos(end)
+			d.setEnd(p.lx.pos(end))
 			continue
 		}
 		if depth+1 > p.maxDepth {
@@ -172,7 +172,7 @@ func (p *parser) block(parent string, open *Directive, depth int) ([]*Directive,
 		if err != nil {
 			return dirs, 0, err
 		}
-		d.End = p.lx.pos(end)
+		d.setEnd(p.lx.pos(end))
 	}
 }
 
