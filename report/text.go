@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -17,18 +18,20 @@ import (
 // or off on its own, so no global colour state is touched.
 type palette struct {
 	err, warn, note, pos, rule, caret, fix, dim *color.Color
+	enabled                                     bool
 }
 
 func newPalette(enabled bool) palette {
 	p := palette{
-		err:   color.New(color.FgRed, color.Bold),
-		warn:  color.New(color.FgYellow, color.Bold),
-		note:  color.New(color.FgCyan, color.Bold),
-		pos:   color.New(color.Bold),
-		rule:  color.New(color.Faint),
-		caret: color.New(color.FgGreen, color.Bold),
-		fix:   color.New(color.FgGreen),
-		dim:   color.New(color.Faint),
+		err:     color.New(color.FgRed, color.Bold),
+		warn:    color.New(color.FgYellow, color.Bold),
+		note:    color.New(color.FgCyan, color.Bold),
+		pos:     color.New(color.Bold),
+		rule:    color.New(color.Faint),
+		caret:   color.New(color.FgGreen, color.Bold),
+		fix:     color.New(color.FgGreen),
+		dim:     color.New(color.Faint),
+		enabled: enabled,
 	}
 	for _, c := range []*color.Color{p.err, p.warn, p.note, p.pos, p.rule, p.caret, p.fix, p.dim} {
 		if enabled {
@@ -38,6 +41,19 @@ func newPalette(enabled bool) palette {
 		}
 	}
 	return p
+}
+
+// print writes the concatenation of parts in colour c, when the report
+// is in colour, and as it is otherwise: without a colour each part goes
+// straight to the writer.
+func (p palette) print(w *bufio.Writer, c *color.Color, parts ...string) {
+	if !p.enabled {
+		for _, s := range parts {
+			w.WriteString(s)
+		}
+		return
+	}
+	w.WriteString(c.Sprint(strings.Join(parts, "")))
 }
 
 func (p palette) severity(s model.Severity) *color.Color {
@@ -66,33 +82,54 @@ func Text(w io.Writer, in *Input, useColor bool) error {
 		// Everything that comes from the files read is escaped, so
 		// that a file cannot forge a line, a terminal sequence or a
 		// workflow command.
-		fmt.Fprintf(bw, "%s %s %s %s\n",
-			p.pos.Sprint(Escape(in.posText(f.Pos))+":"),
-			p.severity(f.Severity).Sprint(f.Severity.String()+":"),
-			Escape(f.Message),
-			p.rule.Sprint("["+Escape(f.Rule)+"]"))
+		p.print(bw, p.pos, Escape(in.posText(f.Pos)), ":")
+		bw.WriteByte(' ')
+		p.print(bw, p.severity(f.Severity), f.Severity.String(), ":")
+		bw.WriteByte(' ')
+		bw.WriteString(Escape(f.Message))
+		bw.WriteByte(' ')
+		p.print(bw, p.rule, "[", Escape(f.Rule), "]")
+		bw.WriteByte('\n')
 		in.quote(bw, p, f.Pos)
 		for _, r := range f.Related {
+			bw.WriteString("    ")
+			p.print(bw, p.dim, "note:")
+			bw.WriteByte(' ')
 			if r.Pos.IsValid() {
-				fmt.Fprintf(bw, "    %s %s %s\n", p.dim.Sprint("note:"), p.pos.Sprint(Escape(in.posText(r.Pos))+":"), Escape(r.Message))
-			} else {
-				fmt.Fprintf(bw, "    %s %s\n", p.dim.Sprint("note:"), Escape(r.Message))
+				p.print(bw, p.pos, Escape(in.posText(r.Pos)), ":")
+				bw.WriteByte(' ')
 			}
+			bw.WriteString(Escape(r.Message))
+			bw.WriteByte('\n')
 		}
 		if f.Fix.Message != "" {
-			fmt.Fprintf(bw, "    %s %s\n", p.fix.Sprint(fixLabel(f.Fix)+":"), Escape(f.Fix.Message))
+			bw.WriteString("    ")
+			p.print(bw, p.fix, fixLabel(f.Fix), ":")
+			bw.WriteByte(' ')
+			bw.WriteString(Escape(f.Fix.Message))
+			bw.WriteByte('\n')
 		}
 		for _, e := range f.Fix.Edits {
 			before, after, ok := in.fixedLines(e)
 			if !ok {
 				continue
 			}
-			fmt.Fprintf(bw, "      %s\n", p.dim.Sprint(Escape(in.posText(in.filePos(e)))))
+			bw.WriteString("      ")
+			p.print(bw, p.dim, Escape(in.posText(in.filePos(e))))
+			bw.WriteByte('\n')
 			for _, l := range before {
-				fmt.Fprintf(bw, "      %s %s\n", p.dim.Sprint("-"), Escape(l))
+				bw.WriteString("      ")
+				p.print(bw, p.dim, "-")
+				bw.WriteByte(' ')
+				bw.WriteString(Escape(l))
+				bw.WriteByte('\n')
 			}
 			for _, l := range after {
-				fmt.Fprintf(bw, "      %s %s\n", p.fix.Sprint("+"), Escape(l))
+				bw.WriteString("      ")
+				p.print(bw, p.fix, "+")
+				bw.WriteByte(' ')
+				bw.WriteString(Escape(l))
+				bw.WriteByte('\n')
 			}
 		}
 	}
@@ -130,7 +167,7 @@ func (in *Input) posText(p model.Pos) string {
 const maxQuote = 200
 
 // quote prints the source line of pos with a caret under its column.
-func (in *Input) quote(w io.Writer, p palette, pos model.Pos) {
+func (in *Input) quote(w *bufio.Writer, p palette, pos model.Pos) {
 	line, ok := in.Line(pos.File, int(pos.Line))
 	if !ok || pos.Col < 1 {
 		return
@@ -141,14 +178,41 @@ func (in *Input) quote(w io.Writer, p palette, pos model.Pos) {
 		return
 	}
 	// Tabs become four blanks and control characters escapes; the caret
-	// goes under the same character of the line so written.
-	line, col := escape(line, "    ", int(pos.Col)-1)
-	if utf8.RuneCountInString(line) > maxQuote {
-		return
+	// goes under the same character of the line so written. A line with
+	// nothing to escape (a tab is escaped) is written as it is.
+	col := int(pos.Col) - 1
+	if needsEscape(line) {
+		line, col = escape(line, "    ", col)
+		if utf8.RuneCountInString(line) > maxQuote {
+			return
+		}
 	}
-	num := fmt.Sprintf("%d", pos.Line)
-	fmt.Fprintf(w, "  %s %s %s\n", p.dim.Sprint(num), p.dim.Sprint("|"), line)
-	fmt.Fprintf(w, "  %s %s %s%s\n", strings.Repeat(" ", len(num)), p.dim.Sprint("|"), strings.Repeat(" ", col), p.caret.Sprint("^"))
+	var num [12]byte
+	n := strconv.AppendInt(num[:0], int64(pos.Line), 10)
+	w.WriteString("  ")
+	p.print(w, p.dim, string(n))
+	w.WriteByte(' ')
+	p.print(w, p.dim, "|")
+	w.WriteByte(' ')
+	w.WriteString(line)
+	w.WriteString("\n  ")
+	writeBlanks(w, len(n))
+	w.WriteByte(' ')
+	p.print(w, p.dim, "|")
+	w.WriteByte(' ')
+	writeBlanks(w, col)
+	p.print(w, p.caret, "^")
+	w.WriteByte('\n')
+}
+
+// writeBlanks writes n blanks.
+func writeBlanks(w *bufio.Writer, n int) {
+	const blanks = "                                                                "
+	for n > len(blanks) {
+		w.WriteString(blanks)
+		n -= len(blanks)
+	}
+	w.WriteString(blanks[:max(n, 0)])
 }
 
 func summary(c Counts, known, skipped int) string {

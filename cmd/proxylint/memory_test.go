@@ -59,3 +59,14 @@ func TestGCPolicyFloorThenGrowth(t *testing.T) {
 	assert.Equal(t, heapGrowth, gcPercent(), "a heap above the floor")
 	runtime.KeepAlive(big)
 }
+
+// Above bigHeap the heap grows by bigHeapGrowth percent between
+// collections, below it by heapGrowth, and never to less than the floor.
+func TestGCPercentForLiveHeap(t *testing.T) {
+	assert.Equal(t, 100*(floorHeap-(8<<20))/(8<<20), gcPercentFor(8<<20), "8 MB: the next collection at the floor")
+	assert.Equal(t, heapGrowth, gcPercentFor(floorHeap), "at the floor")
+	assert.Equal(t, heapGrowth, gcPercentFor(bigHeap-1), "just below bigHeap")
+	assert.Equal(t, bigHeapGrowth, gcPercentFor(bigHeap), "at bigHeap")
+	assert.Equal(t, bigHeapGrowth, gcPercentFor(2<<30), "2 GB")
+	assert.Positive(t, gcPercentFor(0), "nothing in use")
+}

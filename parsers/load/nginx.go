@@ -51,7 +51,7 @@ func nginxResult(cfg *nginx.Config, opts Options, disk func(real string) bool) R
 		}
 	}
 	for i, f := range cfg.Files {
-		mf := &model.File{Path: f.Path, Source: f.Source, Comments: f.Comments, Editor: nginx.NewEditor(f.Path, f.Source)}
+		mf := &model.File{Path: f.Path, Source: f.Source, Comments: f.Comments, Editor: f.Editor()}
 		if f.Real != "" && disk(f.Real) {
 			mf.Real = f.Real
 		}

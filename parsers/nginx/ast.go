@@ -17,10 +17,10 @@ type Directive struct {
 
 	// Block is non-nil for block directives, even when the block is empty.
 	Block []*Directive
-	// BlockPos is the "{" of a block; End is the closing "}" of a block
-	// or the ";" that ends a simple directive.
-	BlockPos model.Pos
-	End      model.Pos
+	// blockAt is the "{" of a block (BlockPos); endAt the closing "}" of
+	// a block or the ";" that ends a simple directive (End). Both are in
+	// the directive's file, which Pos names once for all three.
+	blockAt, endAt lineCol
 
 	// Lua holds the body of a *_by_lua_block directive, which nginx hands to
 	// the Lua module unparsed; LuaPos says where the body starts.
@@ -31,10 +31,33 @@ type Directive struct {
 	Included []*File
 }
 
+// lineCol is a position in the file of the directive that holds it; the
+// zero value is no position.
+type lineCol struct{ line, col int32 }
+
+func at(p model.Pos) lineCol { return lineCol{p.Line, p.Col} }
+
+// in is the position in file, or the zero Pos.
+func (lc lineCol) in(file string) model.Pos {
+	if lc.line == 0 {
+		return model.Pos{}
+	}
+	return model.Pos{File: file, Line: lc.line, Col: lc.col}
+}
+
+// BlockPos is the "{" of a block, or the zero Pos for a simple directive.
+func (d *Directive) BlockPos() model.Pos { return d.blockAt.in(d.Pos.File) }
+
+// End is the closing "}" of a block or the ";" that ends a simple
+// directive.
+func (d *Directive) End() model.Pos { return d.endAt.in(d.Pos.File) }
+
+func (d *Directive) setEnd(p model.Pos) { d.endAt = at(p) }
+
 // LuaPos is where the body of a *_by_lua_block directive starts: just
 // after its "{", which is one character wide.
 func (d *Directive) LuaPos() model.Pos {
-	p := d.BlockPos
+	p := d.BlockPos()
 	p.Col++
 	return p
 }
@@ -69,4 +92,13 @@ type File struct {
 	Source     []byte
 	Directives []*Directive
 	Comments   []model.Comment
+	// spans is the file's layout, recorded while it was parsed, for its
+	// editor (Editor); nil when the parse stopped at an error.
+	spans *spans
+}
+
+// Editor returns the editor of the file, which edits it from the layout
+// recorded while the file was parsed instead of reading it again.
+func (f *File) Editor() *Editor {
+	return &Editor{path: f.Path, src: f.Source, pre: f.spans}
 }

@@ -161,7 +161,7 @@ func TestLoadLargeValidConfig(t *testing.T) {
 		t.Errorf("read %d servers, want %d", servers, want)
 	}
 	last := http.Block[len(http.Block)-1]
-	if int(last.End.Line) != bytes.Count(big, []byte("\n"))-1 {
-		t.Errorf("last server ends on line %d, want %d", last.End.Line, bytes.Count(big, []byte("\n"))-1)
+	if int(last.End().Line) != bytes.Count(big, []byte("\n"))-1 {
+		t.Errorf("last server ends on line %d, want %d", last.End().Line, bytes.Count(big, []byte("\n"))-1)
 	}
 }

@@ -276,9 +276,11 @@ const serversPerBuilder = 32
 func (b *builder) servers(http *scope, servers []*Directive) {
 	build := func(b *builder, i int) {
 		srv := servers[i]
-		b.server(newScope("server", srv, srv.Pos, http, srv.Block))
+		s := newScope("server", srv, srv.Pos, http, srv.Block)
+		b.server(s)
 		if b.release {
 			servers[i] = nil
+			b.facts.forget(s)
 		}
 	}
 	groups := min(2*runtime.GOMAXPROCS(0), len(servers)/serversPerBuilder)
@@ -446,7 +448,7 @@ func (b *builder) route(l *model.Listener, s *scope, parent *model.Route) {
 	r := b.newRoute()
 	*r = model.Route{Listener: l, Parent: parent, Kind: s.kind, Pos: s.at}
 	if s.dir != nil {
-		r.End = s.dir.End
+		r.End = s.dir.End()
 		r.Name = s.kind + " " + strings.Join(s.dir.ArgValues(), " ")
 		if s.kind == "location" {
 			r.Match = locationMatch(s.dir.ArgValues())
@@ -1100,11 +1102,11 @@ func (b *builder) annotations(s *scope) []model.Annotation {
 	if s.dir == nil {
 		return nil
 	}
-	start, end := s.dir.Pos, s.dir.End
+	start, end := s.dir.Pos, s.dir.End()
 	var nested [][2]int32
 	for _, loc := range s.children("location") {
 		if loc.Pos.File == start.File {
-			nested = append(nested, [2]int32{loc.Pos.Line, loc.End.Line})
+			nested = append(nested, [2]int32{loc.Pos.Line, loc.End().Line})
 		}
 	}
 	var out []model.Annotation

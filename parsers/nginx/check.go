@@ -93,6 +93,9 @@ type checker struct {
 	// Scratch lists of declarations, reused from directive to directive
 	// (a child block is checked once they are no longer needed).
 	bufActive, bufHere, bufFit []directiveEntry
+	// enums holds the values words found for each list of an enum or
+	// bit mask's values, read once a run rather than once a directive.
+	enums map[string][]string
 }
 
 // Check reports, as nginx-syntax errors, the directives nginx -t refuses
@@ -200,9 +203,9 @@ func (ch *checker) directives(dirs []*Directive, ctxs context, sc *blockScope) {
 // or "{" that ends it. The position is d's own (or at's) when it is on
 // that line.
 func (ch *checker) report(d *Directive, at model.Pos, msg string) {
-	end := d.End
+	end := d.End()
 	if d.IsBlock() {
-		end = d.BlockPos
+		end = d.BlockPos()
 	}
 	pos := at
 	if !pos.IsValid() {
@@ -301,9 +304,9 @@ func (ch *checker) directive(d *Directive, ctxs context, sc *blockScope) {
 	}
 	// The statement the reader stopped at (it has no terminator): the
 	// reader's error comes before any check of the arguments.
-	term := d.End
-	if d.BlockPos.IsValid() {
-		term = d.BlockPos
+	term := d.End()
+	if d.BlockPos().IsValid() {
+		term = d.BlockPos()
 	}
 	if !term.IsValid() {
 		return
@@ -508,6 +511,19 @@ func (ch *checker) value(d *Directive, e directiveEntry, ctxs context, sc *block
 
 // words are the values of an enum or bit mask in the target release.
 func (ch *checker) words(e directiveEntry) []string {
+	if out, ok := ch.enums[e.spec.words]; ok {
+		return out
+	}
+	out := ch.releaseWords(e)
+	if ch.enums == nil {
+		ch.enums = map[string][]string{}
+	}
+	ch.enums[e.spec.words] = out
+	return out
+}
+
+// releaseWords is words, read from the declaration.
+func (ch *checker) releaseWords(e directiveEntry) []string {
 	var out []string
 	for _, w := range strings.Fields(e.spec.words) {
 		name, since, ok := strings.Cut(w, "@")

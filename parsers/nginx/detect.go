@@ -75,7 +75,7 @@ func Detect(src []byte) bool {
 // one throughout, not only in its first statement ("set -e" is a shell
 // command and an nginx directive).
 func Parses(src []byte, limit int) bool {
-	_, _, err := parseFile("", blankTemplates(src), parentUnknown, 0, DefaultMaxDepth)
+	_, _, err := parse("", blankTemplates(src), parentUnknown, 0, DefaultMaxDepth, false)
 	if err == nil {
 		return true
 	}
@@ -195,7 +195,7 @@ func templateIn(f *File) (model.Pos, string, bool) {
 func luaBodies(dirs []*Directive, out [][2]model.Pos) [][2]model.Pos {
 	for _, d := range dirs {
 		if d.Lua != nil {
-			out = append(out, [2]model.Pos{d.LuaPos(), d.End})
+			out = append(out, [2]model.Pos{d.LuaPos(), d.End()})
 		}
 		out = luaBodies(d.Block, out)
 	}

@@ -23,6 +23,8 @@ type Editor struct {
 	path string
 	src  []byte
 
+	// pre is the layout the parser recorded, if any (File.Editor).
+	pre  *spans
 	once sync.Once
 	sp   *spans
 	err  error
@@ -41,7 +43,11 @@ func (e *Editor) Path() string { return e.path }
 
 func (e *Editor) spans() (*spans, error) {
 	e.once.Do(func() {
-		e.sp, e.err = buildSpans(e.path, e.src)
+		if e.pre != nil {
+			e.sp, e.pre = e.pre, nil
+		} else {
+			e.sp, e.err = buildSpans(e.path, e.src)
+		}
 		if e.err == nil {
 			e.nl, e.unit = newlineOf(e.src), indentUnitOf(e.sp)
 		}

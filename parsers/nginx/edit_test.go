@@ -708,7 +708,7 @@ func TestEditorCorpusReadsBack(t *testing.T) {
 					continue
 				}
 				sd := s.dirs[i]
-				if end := model.Offset(d.End); int(sd.end) != end+1 {
+				if end := model.Offset(d.End()); int(sd.end) != end+1 {
 					t.Errorf("%s: %s at %s ends at %d, the tree says %d", path, d.Name, d.Pos, sd.end, end+1)
 				}
 				for j, a := range d.Args {

@@ -350,7 +350,7 @@ func (l *loader) include(p pendingInclude) {
 	d := p.d
 	if len(d.Args) != 1 {
 		// At the ";", as nginx reports it.
-		l.fatal(CodeSyntax, d.End, fmt.Sprintf("invalid number of arguments in \"include\" directive (%d, want 1)", len(d.Args)))
+		l.fatal(CodeSyntax, d.End(), fmt.Sprintf("invalid number of arguments in \"include\" directive (%d, want 1)", len(d.Args)))
 		l.cfg.Syntax = true
 		return
 	}

@@ -361,7 +361,7 @@ func withTempPaths(src []byte, cfg *Config) []byte {
 			add.WriteString(" " + p + "_temp_path tmp/" + p + ";")
 		}
 	}
-	at := offsetOf(src, http.BlockPos) + 1
+	at := offsetOf(src, http.BlockPos()) + 1
 	return slices.Concat(src[:at], []byte(add.String()), src[at:])
 }
 
@@ -532,7 +532,7 @@ func stoppedAt(cfg *Config, d nginxtest.Diagnostic) *Directive {
 	}
 	var found *Directive
 	for _, x := range flattenAll(cfg.Main.Directives) {
-		ends := int(x.End.Line) == d.Line || x.IsBlock() && int(x.BlockPos.Line) == d.Line
+		ends := int(x.End().Line) == d.Line || x.IsBlock() && int(x.BlockPos().Line) == d.Line
 		if ends && (name == "" || x.Name == name) {
 			found = x
 		}
@@ -590,7 +590,7 @@ func blankForeseen(src []byte, cfg *Config) []byte {
 // blank replaces the text of directive d (from its name to its ";" or "}")
 // by spaces, keeping line breaks, so that every other position stays.
 func blank(src []byte, d *Directive) []byte {
-	from, to := offsetOf(src, d.Pos), offsetOf(src, d.End)
+	from, to := offsetOf(src, d.Pos), offsetOf(src, d.End())
 	if from < 0 || to < from {
 		return nil
 	}
@@ -606,7 +606,7 @@ func blank(src []byte, d *Directive) []byte {
 // blankIn is blank in place, with src's line starts (lineStarts) at hand;
 // it reports whether d's text was found.
 func blankIn(src []byte, starts []int, d *Directive) bool {
-	from, to := offsetAt(src, starts, d.Pos), offsetAt(src, starts, d.End)
+	from, to := offsetAt(src, starts, d.Pos), offsetAt(src, starts, d.End())
 	if from < 0 || to < from {
 		return false
 	}
@@ -986,7 +986,7 @@ func mutations(src []byte, cfg *Config) []struct {
 			if len(picks) == maxMutated {
 				return
 			}
-			if len(d.Args) == 1 && d.End.Line == d.Pos.Line && argQuote(src, d.Args[0]) == 0 && !seen[d.Name] {
+			if len(d.Args) == 1 && d.End().Line == d.Pos.Line && argQuote(src, d.Args[0]) == 0 && !seen[d.Name] {
 				for _, e := range declarations(d.Name) {
 					if e.spec.kind != kindOther && e.spec.module == "" && e.spec.until == 0 && !seen[d.Name] {
 						picks = append(picks, d)

@@ -29,6 +29,18 @@ type parser struct {
 	// more directives the file may hold (its ";" and "{" count).
 	slab   []Directive
 	expect int
+	// spans records the file's layout for its editor while it is read
+	// (File.Editor); nil once something went wrong, and the editor then
+	// reads the file again if it is asked to edit it.
+	spans *spanBuilder
+}
+
+// noteSpan drops the layout being recorded when it could not take a
+// statement.
+func (p *parser) noteSpan(err error) {
+	if err != nil {
+		p.spans = nil
+	}
 }
 
 func (p *parser) newDirective() *Directive {
@@ -56,11 +68,27 @@ func ParseFile(path string, src []byte) (*File, error) {
 // parseFile parses src, which must not change afterwards: the directives'
 // strings share its memory.
 func parseFile(path string, src []byte, parent string, depth, maxDepth int) (*File, []pendingInclude, *Error) {
+	return parse(path, src, parent, depth, maxDepth, true)
+}
+
+// parse is parseFile; layout says whether to record the file's layout for
+// its editor (File.Editor).
+func parse(path string, src []byte, parent string, depth, maxDepth int, layout bool) (*File, []pendingInclude, *Error) {
 	p := &parser{lx: newLexer(path, src), maxDepth: maxDepth, expect: bytes.Count(src, []byte{';'}) + bytes.Count(src, []byte{'{'})}
+	if layout {
+		if sb, err := newSpanBuilder(path, src); err == nil {
+			p.spans = sb
+		}
+	}
 	f := &File{Path: path, Source: src}
 	dirs, _, err := p.block(parent, nil, depth)
 	f.Directives = dirs
 	f.Comments = p.lx.comments
+	if err == nil && p.spans != nil {
+		if sp, err := p.spans.finish(); err == nil {
+			f.spans = sp
+		}
+	}
 	return f, p.includes, err
 }
 
@@ -78,12 +106,15 @@ func (p *parser) block(parent string, open *Directive, depth int) ([]*Directive,
 		switch st.kind {
 		case stmtEOF:
 			if open != nil {
-				return dirs, 0, p.lx.errorf(st.term, "unexpected end of file, expecting \"}\" to close %q opened at line %d", open.Name, open.BlockPos.Line)
+				return dirs, 0, p.lx.errorf(st.term, "unexpected end of file, expecting \"}\" to close %q opened at line %d", open.Name, open.BlockPos().Line)
 			}
 			return dirs, st.term, nil
 		case stmtBlockEnd:
 			if open == nil {
 				return dirs, 0, p.lx.errorf(st.term, "unexpected \"}\": no block is open here")
+			}
+			if p.spans != nil {
+				p.noteSpan(p.spans.blockEnd(st.term))
 			}
 			return dirs, st.term, nil
 		}
@@ -107,32 +138,41 @@ func (p *parser) block(parent string, open *Directive, depth int) ([]*Directive,
 			}
 		}
 		if !isBlock {
-			d.End = p.lx.pos(st.term)
+			if p.spans != nil {
+				p.noteSpan(p.spans.statement(st))
+			}
+			d.setEnd(p.lx.pos(st.term))
 			if d.Name == "include" {
 				p.includes = append(p.includes, pendingInclude{d: d, parent: parent, depth: depth})
 			}
 			continue
 		}
 
-		d.BlockPos = p.lx.pos(st.term)
+		d.blockAt = at(p.lx.pos(st.term))
 		if isLuaBlock(d.Name) {
 			body, end, err := p.lx.readLuaBlock(st.term)
 			if err != nil {
 				return dirs, 0, err
 			}
+			if p.spans != nil {
+				p.noteSpan(p.spans.lua(st, end))
+			}
 			d.Lua = &body
-			d.End = p.lx.pos(end)
+			d.setEnd(p.lx.pos(end))
 			continue
 		}
 		if depth+1 > p.maxDepth {
 			return dirs, 0, &Error{Pos: d.Pos, Msg: fmt.Sprintf("blocks and includes nested deeper than %d levels", p.maxDepth)}
+		}
+		if p.spans != nil {
+			p.noteSpan(p.spans.statement(st))
 		}
 		children, end, err := p.block(d.Name, d, depth+1)
 		d.Block = children
 		if err != nil {
 			return dirs, 0, err
 		}
-		d.End = p.lx.pos(end)
+		d.setEnd(p.lx.pos(end))
 	}
 }
 

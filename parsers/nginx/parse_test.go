@@ -109,12 +109,12 @@ func TestParseBlockPositions(t *testing.T) {
 	}
 	http, listen, lua := f.Directives[0], f.Directives[0].Block[0], f.Directives[1]
 	for _, c := range []struct{ what, got, want string }{
-		{"http {", posString(http.BlockPos), "1:6"},
-		{"http }", posString(http.End), "3:1"},
-		{"listen ;", posString(listen.End), "2:13"},
-		{"lua {", posString(lua.BlockPos), "4:22"},
+		{"http {", posString(http.BlockPos()), "1:6"},
+		{"http }", posString(http.End()), "3:1"},
+		{"listen ;", posString(listen.End()), "2:13"},
+		{"lua {", posString(lua.BlockPos()), "4:22"},
 		{"lua body", posString(lua.LuaPos()), "4:23"},
-		{"lua }", posString(lua.End), "5:4"},
+		{"lua }", posString(lua.End()), "5:4"},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s at %s, want %s", c.what, c.got, c.want)

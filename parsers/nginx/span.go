@@ -12,11 +12,11 @@ import (
 
 // spans is the byte layout of one file as nginx's reader splits it: every
 // directive from its name to the ";" or "}" that ends it, the "{" of its
-// block and the block that holds it. The editor builds it from the file's
-// source the first time it is asked to edit the file, with the same lexer
-// the loader reads the file with, so that it places words exactly where
-// the model's positions say they are; the parse tree and the model keep no
-// offsets of their own. It keeps 20 bytes a directive, 8 a word (name or
+// block and the block that holds it. The parser records it as it reads a
+// file (File.Editor), and an editor without it builds it from the file's
+// source the first time it is asked to edit the file, with the same lexer,
+// so that it places words exactly where the model's positions say they
+// are; the parse tree and the model keep no offsets of their own. It keeps 20 bytes a directive, 8 a word (name or
 // argument, with its quotes) and 4 a line, for as long as the editor is
 // kept.
 type spans struct {
@@ -55,10 +55,57 @@ type wordSpan struct{ start, end uint32 }
 
 // buildSpans reads src as the loader does.
 func buildSpans(path string, src []byte) (*spans, error) {
+	sb, err := newSpanBuilder(path, src)
+	if err != nil {
+		return nil, err
+	}
+	lx := newLexer(path, src)
+	for {
+		st, err := lx.next()
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case st.kind == stmtEOF:
+			return sb.finish()
+		case st.kind == stmtBlockEnd:
+			if err := sb.blockEnd(st.term); err != nil {
+				return nil, err
+			}
+			continue
+		case st.kind == stmtBlockStart && isLuaBlock(st.args[0].Value):
+			_, end, err := lx.readLuaBlock(st.term)
+			if err != nil {
+				return nil, err
+			}
+			if err := sb.lua(st, end); err != nil {
+				return nil, err
+			}
+		default:
+			if err := sb.statement(st); err != nil {
+				return nil, err
+			}
+		}
+		// The words are not kept: the lexer may write the next
+		// statement's over them rather than allocate more.
+		lx.words = lx.words[:0]
+	}
+}
+
+// spanBuilder makes the spans of a file from its statements as the lexer
+// yields them: buildSpans lexes the file again for them, the parser hands
+// them over as it reads it (parseFile), so that a file the loader read
+// need not be lexed twice to be edited.
+type spanBuilder struct {
+	s     *spans
+	stack []int32
+	cur   offsetCursor
+}
+
+func newSpanBuilder(path string, src []byte) (*spanBuilder, error) {
 	if len(src) >= int(noBlock) {
 		return nil, fmt.Errorf("%s: the file is too large to edit", path)
 	}
-	lx := newLexer(path, src)
 	// Every directive ends in ";" or "{": that bounds how many there are
 	// (comments aside).
 	s := &spans{path: path, src: src, ascii: true, lines: make([]uint32, 1, 1+bytes.Count(src, []byte{'\n'})),
@@ -73,63 +120,77 @@ func buildSpans(path string, src []byte) (*spans, error) {
 			s.ascii = false
 		}
 	}
-	var stack []int32
-	cur := offsetCursor{src: src, line: 1, col: 1}
-	for {
-		st, err := lx.next()
-		if err != nil {
-			return nil, err
-		}
-		switch st.kind {
-		case stmtEOF:
-			if len(stack) > 0 {
-				return nil, fmt.Errorf("%s: a block is not closed", path)
-			}
-			if cap(s.words) > len(s.words)+len(s.words)/4 {
-				s.words = append(make([]wordSpan, 0, len(s.words)), s.words...)
-			}
-			return s, nil
-		case stmtBlockEnd:
-			if len(stack) == 0 {
-				return nil, fmt.Errorf("%s: unexpected \"}\"", path)
-			}
-			d := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			s.dirs[d].end = uint32(st.term) + 1
-			continue
-		}
-		d := int32(len(s.dirs))
-		ds := dirSpan{parent: -1, open: noBlock, first: int32(len(s.words))}
-		for _, a := range st.args {
-			off := cur.offset(a.Pos.Line, a.Pos.Col)
-			if off < 0 {
-				return nil, fmt.Errorf("%s: cannot place the word at %s", path, a.Pos)
-			}
-			s.words = append(s.words, wordSpan{start: uint32(off), end: uint32(off) + uint32(a.Len)})
-		}
-		ds.start = s.words[ds.first].start
-		if len(stack) > 0 {
-			ds.parent = stack[len(stack)-1]
-		}
-		switch {
-		case st.kind == stmtSimple:
-			ds.end = uint32(st.term) + 1
-		case isLuaBlock(st.args[0].Value):
-			_, end, err := lx.readLuaBlock(st.term)
-			if err != nil {
-				return nil, err
-			}
-			ds.open, ds.end = uint32(st.term), uint32(end)+1
-			s.lua = append(s.lua, d)
-		default:
-			ds.open = uint32(st.term)
-			stack = append(stack, d)
-		}
-		s.dirs = append(s.dirs, ds)
-		// The words are not kept: the lexer may write the next
-		// statement's over them rather than allocate more.
-		lx.words = lx.words[:0]
+	return &spanBuilder{s: s, cur: offsetCursor{src: src, line: 1, col: 1}}, nil
+}
+
+// finish returns the spans once the lexer reached the end of the file.
+func (b *spanBuilder) finish() (*spans, error) {
+	s := b.s
+	if len(b.stack) > 0 {
+		return nil, fmt.Errorf("%s: a block is not closed", s.path)
 	}
+	if cap(s.words) > len(s.words)+len(s.words)/4 {
+		s.words = append(make([]wordSpan, 0, len(s.words)), s.words...)
+	}
+	return s, nil
+}
+
+// blockEnd notes the "}" at term.
+func (b *spanBuilder) blockEnd(term int) error {
+	if len(b.stack) == 0 {
+		return fmt.Errorf("%s: unexpected \"}\"", b.s.path)
+	}
+	d := b.stack[len(b.stack)-1]
+	b.stack = b.stack[:len(b.stack)-1]
+	b.s.dirs[d].end = uint32(term) + 1
+	return nil
+}
+
+// statement notes a directive that ends in ";" or opens a block.
+func (b *spanBuilder) statement(st statement) error {
+	ds, err := b.words(st)
+	if err != nil {
+		return err
+	}
+	if st.kind == stmtSimple {
+		ds.end = uint32(st.term) + 1
+	} else {
+		ds.open = uint32(st.term)
+		b.stack = append(b.stack, int32(len(b.s.dirs)))
+	}
+	b.s.dirs = append(b.s.dirs, ds)
+	return nil
+}
+
+// lua notes a *_by_lua_block directive whose body ends at the "}" at end.
+func (b *spanBuilder) lua(st statement, end int) error {
+	ds, err := b.words(st)
+	if err != nil {
+		return err
+	}
+	ds.open, ds.end = uint32(st.term), uint32(end)+1
+	b.s.lua = append(b.s.lua, int32(len(b.s.dirs)))
+	b.s.dirs = append(b.s.dirs, ds)
+	return nil
+}
+
+// words notes the words of a directive and returns its span, its end
+// and block not yet set.
+func (b *spanBuilder) words(st statement) (dirSpan, error) {
+	s := b.s
+	ds := dirSpan{parent: -1, open: noBlock, first: int32(len(s.words))}
+	for _, a := range st.args {
+		off := b.cur.offset(a.Pos.Line, a.Pos.Col)
+		if off < 0 {
+			return ds, fmt.Errorf("%s: cannot place the word at %s", s.path, a.Pos)
+		}
+		s.words = append(s.words, wordSpan{start: uint32(off), end: uint32(off) + uint32(a.Len)})
+	}
+	ds.start = s.words[ds.first].start
+	if len(b.stack) > 0 {
+		ds.parent = b.stack[len(b.stack)-1]
+	}
+	return ds, nil
 }
 
 // isLua reports whether d is a *_by_lua_block directive.

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/proxylint/proxylint/model"
 )
@@ -39,8 +40,11 @@ type facts struct {
 	// unread holds the first argument of every include whose files were
 	// not read (a *.types file aside); complete caches, by block, whether
 	// one lies in it.
-	unread   map[model.Pos]bool
-	complete map[*Directive]bool
+	unread map[model.Pos]bool
+	// complete is keyed by the block directive's position, not the
+	// directive, so that it holds no directive tree (BuildReleasing lets
+	// each server's go once it is built).
+	complete map[model.Pos]bool
 	// fragment is set when the top level of the main file is a block the
 	// file implies: its surroundings, and the routes they hold, are
 	// unknown.
@@ -60,13 +64,20 @@ type facts struct {
 	// levels caches, by scope, its pass-module directives and the
 	// includes that bring them in: the routes of a server share its
 	// scope and the http block's. The http block's is taken before the
-	// builder releases its directives (BuildReleasing).
+	// builder releases its directives (BuildReleasing); a server's is
+	// dropped once the server is built (forget).
 	levels map[*scope]*levelFacts
 }
 
 // levelFacts is what noteUses reads of a level many routes share.
 type levelFacts struct {
 	pass []*Directive // the pass-module directives of the level, in order
+	// modules holds each one's pass module (passModuleOf); read and
+	// shadowed are set once some route has read it or has a nearer
+	// level replace it where it would be read, so that the thousands of
+	// routes of a level note each only once.
+	modules        []string
+	read, shadowed []atomic.Bool
 	// via is includesOf the level, made when first needed (viaOf).
 	via     map[*Directive]model.Pos
 	viaDone bool
@@ -123,6 +134,14 @@ func (f *facts) viaOf(c *scope, d *Directive) model.Pos {
 	return lf.via[d]
 }
 
+// forget drops what is cached of level c, a server block that is built:
+// its directives are then held by nothing the builder keeps.
+func (f *facts) forget(c *scope) {
+	f.mu.Lock()
+	delete(f.levels, c)
+	f.mu.Unlock()
+}
+
 // level returns the cached facts of a shared level.
 func (f *facts) level(c *scope) *levelFacts {
 	f.mu.Lock()
@@ -135,8 +154,10 @@ func (f *facts) level(c *scope) *levelFacts {
 	for _, d := range own(c) {
 		if _, ok := moduleDirective(d.Name); ok {
 			lf.pass = append(lf.pass, d)
+			lf.modules = append(lf.modules, passModuleOf(d.Name))
 		}
 	}
+	lf.read, lf.shadowed = make([]atomic.Bool, len(lf.pass)), make([]atomic.Bool, len(lf.pass))
 	f.mu.Lock()
 	if prev := f.levels[c]; prev != nil {
 		lf = prev
@@ -194,7 +215,7 @@ type overrideKey struct {
 func newFacts(cfg *Config, newDefaults bool) *facts {
 	f := &facts{
 		unread:      map[model.Pos]bool{},
-		complete:    map[*Directive]bool{},
+		complete:    map[model.Pos]bool{},
 		fragment:    cfg.Fragment(),
 		newDefaults: newDefaults,
 		uses:        map[model.Pos]*use{},
@@ -235,6 +256,25 @@ var notPerRequest = map[string]bool{
 // module: one of nginx's own, allowed in a location (so not
 // *_cache_path), and not a temporary path.
 func moduleDirective(name string) (string, bool) {
+	m, ok := moduleDirectives()[name]
+	return m, ok
+}
+
+// moduleDirectives maps each directive moduleDirective accepts to its
+// module, made on first use from the known directives: every directive of
+// every level a route inherits is asked about.
+var moduleDirectives = sync.OnceValue(func() map[string]string {
+	out := map[string]string{}
+	for _, e := range knownDirectiveList {
+		if m, ok := isModuleDirective(e.name); ok {
+			out[e.name] = m
+		}
+	}
+	return out
+})
+
+// isModuleDirective is moduleDirective worked out from the declarations.
+func isModuleDirective(name string) (string, bool) {
 	m := passModuleOf(name)
 	if m == "" || notPerRequest[name] || strings.HasSuffix(name, "_temp_path") || strings.HasSuffix(name, "_cache_path") {
 		return "", false
@@ -255,14 +295,14 @@ func (f *facts) blockComplete(dir *Directive) bool {
 		return false
 	}
 	f.mu.Lock()
-	c, ok := f.complete[dir]
+	c, ok := f.complete[dir.Pos]
 	f.mu.Unlock()
 	if ok {
 		return c
 	}
 	c = f.read(dir.Block)
 	f.mu.Lock()
-	f.complete[dir] = c
+	f.complete[dir.Pos] = c
 	f.mu.Unlock()
 	return c
 }
@@ -406,10 +446,25 @@ func (f *facts) noteUses(r *model.Route, s *scope, h routeHandler) {
 	seen, names := seenBuf[:0], namesBuf[:0]
 	for c := s; c != nil; c = c.parent {
 		names = names[:0]
-		for _, d := range f.passDirectives(c) {
-			m := passModuleOf(d.Name)
+		// A level many routes share keeps what they noted of it
+		// (levelFacts): a directive read or replaced is noted once.
+		var lf *levelFacts
+		var pass []*Directive
+		if sharedLevel(c) {
+			lf = f.level(c)
+			pass = lf.pass
+		} else {
+			pass = f.passDirectives(c)
+		}
+		for i, d := range pass {
+			var m string
+			if lf != nil {
+				m = lf.modules[i]
+			} else {
+				m = passModuleOf(d.Name)
+			}
 			if slices.Contains(seen, d.Name) {
-				if !h.opaque && h.module == m {
+				if !h.opaque && h.module == m && (lf == nil || !lf.shadowed[i].Swap(true)) {
 					// Replaced by a nearer level where it would be
 					// read: the override is the story (a scalar's is
 					// deliberate; set-header-drops-inherited reports an
@@ -425,6 +480,9 @@ func (f *facts) noteUses(r *model.Route, s *scope, h routeHandler) {
 			}
 			names = append(names, d.Name)
 			read := h.opaque || h.module == m
+			if read && lf != nil && lf.read[i].Swap(true) {
+				continue
+			}
 			f.use(d, c, m, read, h.h)
 		}
 		seen = append(seen, names...)
