@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/proxylint/proxylint/bench/gen"
-	"github.com/proxylint/proxylint/chain"
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/parsers/load"
 	"github.com/proxylint/proxylint/rules"
@@ -25,7 +24,6 @@ func TestTextAllocationsPerFinding(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := load.Load([]string{main}, load.Options{Targets: []model.Target{{Product: model.Nginx}}})
-	chain.AnalyzeModel(m, nil, 0)
 	findings := rules.Run(m, &rules.Options{})
 	if len(findings) < 500 {
 		t.Fatalf("only %d findings: the tree is not the one meant", len(findings))
