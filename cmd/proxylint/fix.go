@@ -196,7 +196,7 @@ func writeFix(fx fileFix) error {
 	if err != nil {
 		return errors.New("changed since it was read; not written")
 	}
-	if _, links, ok := fileIdentity(fi); ok && links > 1 {
+	if links, ok := linkCount(fi); ok && links > 1 {
 		return rewriteInPlace(fx)
 	}
 	uid, gid := ownerOf(fi)
@@ -234,7 +234,7 @@ func rewriteInPlace(fx fileFix) (err error) {
 	}
 	if err := write(fx.fixed); err != nil {
 		if rerr := write(fx.old); rerr != nil {
-			return fmt.Errorf("%w; and restoring what was read failed too: %v", err, rerr)
+			return fmt.Errorf("%w; and restoring what was read failed too: %w", err, rerr)
 		}
 		return err
 	}

@@ -252,7 +252,7 @@ func TestSARIFMultitool(t *testing.T) {
 	cases := validatedCases(t)
 	var docs []namedSARIF
 	for _, sc := range cases {
-		docs = append(docs, namedSARIF{sc.name, sc.sarif})
+		docs = append(docs, namedSARIF(sc))
 	}
 	files, origin := mergeRuns(t, dir, docs)
 	// A control with a known defect proves that the tool read the files

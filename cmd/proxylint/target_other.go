@@ -30,5 +30,5 @@ func writeInPlace(path string, write func(io.Writer) error) (err error) {
 // ownerOf: ownership is not kept on systems without Unix owners.
 func ownerOf(os.FileInfo) (uid, gid int) { return -1, -1 }
 
-// fileIdentity: inodes are not known on systems without them.
-func fileIdentity(os.FileInfo) (id [2]uint64, links uint64, ok bool) { return id, 0, false }
+// linkCount: the names of a file are not counted here.
+func linkCount(os.FileInfo) (links uint64, ok bool) { return 0, false }

@@ -78,12 +78,12 @@ func ownerOf(fi os.FileInfo) (uid, gid int) {
 	return -1, -1
 }
 
-// fileIdentity is the device and inode of the file fi describes, and how
-// many names (hard links) it has; ok is false where they are unknown.
-func fileIdentity(fi os.FileInfo) (id [2]uint64, links uint64, ok bool) {
+// linkCount is how many names (hard links) the file fi describes has;
+// ok is false where it is unknown.
+func linkCount(fi os.FileInfo) (links uint64, ok bool) {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
-		return id, 0, false
+		return 0, false
 	}
-	return [2]uint64{uint64(st.Dev), uint64(st.Ino)}, uint64(st.Nlink), true
+	return uint64(st.Nlink), true //nolint:unconvert // a uint32 on some platforms
 }
