@@ -166,8 +166,8 @@ func attemptsOf(r *model.Route) attempts {
 	if u := r.Forward.Upstream; u == nil || !allUnix(u) {
 		a.connect = min(r.ConnectTimeout.Value, osConnectLimit)
 	}
-	if r.Nginx != nil {
-		a.one = addDur(a.connect, r.Nginx.SendTimeout.Value, r.AttemptTimeout.Value)
+	if send, ok := sendTimeout(r); ok {
+		a.one = addDur(a.connect, send.Value, r.AttemptTimeout.Value)
 	}
 	return a
 }

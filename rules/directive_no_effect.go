@@ -202,8 +202,8 @@ func routeDuration(r *model.Route, name string) (model.Setting[time.Duration], b
 			return s, true
 		}
 	}
-	if r.Nginx != nil && r.Nginx.SendTimeout.Name == name {
-		return r.Nginx.SendTimeout, true
+	if send, ok := sendTimeout(r); ok && send.Name == name {
+		return send, true
 	}
 	return model.Setting[time.Duration]{}, false
 }

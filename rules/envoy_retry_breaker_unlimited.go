@@ -78,9 +78,9 @@ func checkEnvoyRetryBreakerUnlimited(pass *Pass) {
 func retryText(r *model.Route) string {
 	n := r.MaxAttempts.Value - 1
 	name := r.MaxAttempts.Name
-	if r.Envoy != nil && r.Envoy.NumRetries.Valid() {
-		name = r.Envoy.NumRetries.Name
-		if r.Envoy.NumRetries.Default {
+	if n, ok := numRetries(r); ok && n.Valid() {
+		name = n.Name
+		if n.Default {
 			name += ", default"
 		}
 	}
@@ -100,7 +100,8 @@ func explicitRetries(hs []breakerHit) bool {
 // explicitRetry reports whether the route's retries are written in the
 // input, not a platform's default policy.
 func explicitRetry(r *model.Route) bool {
-	return r.Retry.On.Explicit() || r.Envoy != nil && r.Envoy.NumRetries.Explicit()
+	n, ok := numRetries(r)
+	return r.Retry.On.Explicit() || ok && n.Explicit()
 }
 
 // exampleRoute is the route the message names: the first whose retries

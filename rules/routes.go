@@ -2,6 +2,7 @@ package rules
 
 import (
 	"iter"
+	"time"
 
 	"github.com/proxylint/proxylint/model"
 )
@@ -48,4 +49,33 @@ func otherRoutes(p *model.Proxy) iter.Seq[*model.Route] {
 			}
 		}
 	}
+}
+
+// The facts below are read from a route's part for one language where a
+// check that concerns every route needs one of them; a route of another
+// language has none (ok false).
+
+// sendTimeout is how long nginx waits while sending a request to the
+// upstream (proxy_send_timeout and its kin).
+func sendTimeout(r *model.Route) (s model.Setting[time.Duration], ok bool) {
+	if r.Nginx == nil {
+		return s, false
+	}
+	return r.Nginx.SendTimeout, true
+}
+
+// connectionHeader is the Connection header nginx sends upstream.
+func connectionHeader(r *model.Route) (s model.Setting[string], ok bool) {
+	if r.Nginx == nil {
+		return s, false
+	}
+	return r.Nginx.ConnectionHeader, true
+}
+
+// numRetries is an Envoy route's retry_policy.num_retries.
+func numRetries(r *model.Route) (s model.Setting[int], ok bool) {
+	if r.Envoy == nil {
+		return s, false
+	}
+	return r.Envoy.NumRetries, true
 }

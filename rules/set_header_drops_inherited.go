@@ -225,10 +225,10 @@ func containsText(list []string, s string) bool {
 // sends nginx's default "Connection: close" (before 1.29.7).
 func defeatedPool(o *model.Override) string {
 	for _, r := range o.Routes {
-		if r.Forward == nil || r.Forward.Upstream == nil || r.Forward.Upstream.PoolSize.Value <= 0 || r.Nginx == nil {
+		if r.Forward == nil || r.Forward.Upstream == nil || r.Forward.Upstream.PoolSize.Value <= 0 {
 			continue
 		}
-		if c := r.Nginx.ConnectionHeader; c.Default && strings.EqualFold(c.Value, "close") {
+		if c, ok := connectionHeader(r); ok && c.Default && strings.EqualFold(c.Value, "close") {
 			return fmt.Sprintf("nginx sends its default Connection: close %s, so connections to %s are not reused", c.Note, upstreamName(r.Forward.Upstream))
 		}
 	}
