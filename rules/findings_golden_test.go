@@ -131,8 +131,10 @@ func goldenLine(root, prefix string, f rules.Finding) string {
 	// A file the loader found itself (an includer, say) may be named by
 	// its absolute path, so both are made absolute before the root is cut
 	// off: the golden then holds no path of the machine that wrote it.
-	absRoot, errRoot := filepath.Abs(root)
-	absFile, errFile := filepath.Abs(pos.File)
+	// Links are resolved too: a corpus reached through a link has its
+	// includers named by their real paths.
+	absRoot, errRoot := realOrAbs(root)
+	absFile, errFile := realOrAbs(pos.File)
 	if rel, err := filepath.Rel(absRoot, absFile); err == nil && errRoot == nil && errFile == nil && pos.File != "" && !strings.HasPrefix(rel, "..") {
 		pos.File = prefix + filepath.ToSlash(rel)
 	}
@@ -141,6 +143,18 @@ func goldenLine(root, prefix string, f rules.Finding) string {
 		line += fmt.Sprintf(" | fix (%s): %s", f.Fix.Applicability, f.Fix.Message)
 	}
 	return strings.ReplaceAll(line, "\n", " ") + "\n"
+}
+
+// realOrAbs is p made absolute, with its links resolved where it exists.
+func realOrAbs(p string) (string, error) {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real, nil
+	}
+	return abs, nil
 }
 
 // forEachFixture calls fn with the files of each fixture: a file of
