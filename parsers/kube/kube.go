@@ -181,9 +181,6 @@ type Manifest struct {
 	syntax bool
 	// used counts the resources Link read into a proxy.
 	used int
-	// helmLabel is the first label of a resource that says Helm wrote
-	// it ("helm.sh/chart: shop-1.2.0"), for model.File.Generated.
-	helmLabel string
 }
 
 // File is the manifest's file, with its source and comments.
@@ -262,7 +259,7 @@ func Parse(path string, src []byte) *Manifest {
 	m := &Manifest{path: path, src: src, dropped: map[string]int{},
 		file: &model.File{Path: path, Source: src, Comments: envoy.Comments(path, src), Editor: NewEditor(path, src)}}
 	err := m.documents(src)
-	m.file.Generated = generatedBy(src, m.helmLabel)
+	m.file.Generated = generatedBy(src)
 	if err != nil {
 		line, msg := errorLine(err)
 		m.objs, m.kinds, m.dropped, m.syntax = nil, nil, map[string]int{}, true
@@ -621,9 +618,6 @@ func (m *Manifest) collect(n *yaml.Node, seen map[*yaml.Node]bool) {
 		}
 	}
 	md := get(n, "metadata")
-	if m.helmLabel == "" {
-		m.helmLabel = helmLabel(get(md, "labels"))
-	}
 	o.Name = scalar(get(md, "name"))
 	o.Namespace = scalar(get(md, "namespace"))
 	o.Spec = get(n, "spec")

@@ -47,7 +47,10 @@ func Header(src []byte) string {
 // install --dry-run, get manifest): "---\n# Source: %s\n%s\n" with the
 // template's path in the chart (pkg/action/action.go, renderResources).
 // Only a comment on the first line of the file or on the line after a
-// "---" counts.
+// "---" counts, and only a path in a chart: under its templates/ (a
+// subchart's are under charts/SUB/templates/) or its crds/; a comment
+// naming a URL or another file ("# Source: docs/upstream/x.yaml") is
+// someone's note.
 func HelmSources(src []byte) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -66,7 +69,8 @@ func HelmSources(src []byte) []string {
 			continue
 		}
 		p, ok := bytes.CutPrefix(line, []byte("# Source: "))
-		if !ok || len(p) == 0 || len(p) > 300 || !bytes.ContainsRune(p, '/') || bytes.ContainsAny(p, " \t") {
+		if !ok || len(p) == 0 || len(p) > 300 || bytes.ContainsAny(p, " \t") || bytes.Contains(p, []byte("://")) ||
+			!bytes.Contains(p, []byte("/templates/")) && !bytes.Contains(p, []byte("/crds/")) {
 			continue
 		}
 		if s := string(p); !seen[s] {
