@@ -541,8 +541,14 @@ func retryOnFix(pass *Pass, r *model.Route) Fix {
 		return Fix{}
 	}
 	v := model.String(strings.Join(safeRetryOn, ","))
-	if field == "triggers" || strings.HasPrefix(on.Name, "retryPolicy.") {
-		v = model.List(model.String(safeRetryOn[0]), model.String(safeRetryOn[1]))
+	list := model.List(model.String(safeRetryOn[0]), model.String(safeRetryOn[1]))
+	switch {
+	case field == "triggers" || strings.HasPrefix(on.Name, "retryPolicy."):
+		v = list
+	case on.Name == "retry.retryOn":
+		// Envoy Gateway's retryOn is an object of triggers and status
+		// codes (api/v1alpha1/retry_types.go), never a string.
+		v = model.Map(model.F("triggers", list))
 	}
 	x := newFixer(pass)
 	if on.Explicit() {
@@ -556,7 +562,11 @@ func retryOnFix(pass *Pass, r *model.Route) Fix {
 			x.take(ed.InsertField(n.KeyPos, model.AtEnd, field, v))
 		}
 	}
-	return UnsafeFix("set "+on.Name+" to "+strings.Join(safeRetryOn, ", ")+": Envoy then retries only what never reached the upstream (add reset-before-request where the release's validation accepts it)", x.result())
+	name := on.Name
+	if name == "retry.retryOn" {
+		name += ".triggers"
+	}
+	return UnsafeFix("set "+name+" to "+strings.Join(safeRetryOn, ", ")+": Envoy then retries only what never reached the upstream (add reset-before-request where the release's validation accepts it)", x.result())
 }
 
 // safeRetryOn are Envoy's retry conditions that fire only when the
