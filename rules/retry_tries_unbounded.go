@@ -308,6 +308,13 @@ func retryBoundFix[T any](pass *Pass, r *model.Route, a attempts, s model.Settin
 // author, as a field added beside it would be read in its place or
 // written twice.
 func nextUpstreamBoundFix[T any](pass *Pass, r *model.Route, a attempts, s model.Setting[T], addsTries bool) Fix {
+	if s.Level == "configmap" {
+		// A ConfigMap key bounds every Ingress of the controller, and the
+		// bound is worked out from one route's timeouts: a value taken
+		// from a 10s Ingress would cut the retries of a 300s one, and two
+		// routes would write the key twice. The advice stays.
+		return Fix{}
+	}
 	tries, budget := r.Nginx.Tries, r.Budget
 	var timeout time.Duration
 	if budget.Value == 0 {
