@@ -488,6 +488,12 @@ type Methods struct {
 	// Why says in words why only these methods pass, where no setting
 	// names them (a GRPCRoute carries gRPC calls, which are POSTs).
 	Why string
+	// AlsoSource and AlsoPos name a second setting that lets the same
+	// methods pass (ingress-nginx's ConfigMap retry-non-idempotent "true"
+	// beside an annotation that names non_idempotent itself): with one
+	// removed, the other still does.
+	AlsoSource string
+	AlsoPos    Pos
 }
 
 // Allows reports whether method m can pass.

@@ -149,6 +149,12 @@ func nginxReplaysWrites(pass *Pass, r *model.Route) (Finding, bool) {
 		f.Fix = Advice(fmt.Sprintf("set %s to \"false\" (nginx then retries a %s only when it was never sent), "+
 			"or make the backend deduplicate with an idempotency key", why.Source, carried[0]))
 	}
+	for _, x := range r.Reexecutes {
+		if m := x.Methods; m.AlsoSource != "" && m.AlsoPos.IsValid() {
+			f.Related = append(f.Related, Related{Pos: m.AlsoPos, Message: m.AlsoSource + " \"true\" adds non_idempotent to " + on.Name + " too: removed there alone, it comes back"})
+			break
+		}
+	}
 	return f, true
 }
 
@@ -490,7 +496,7 @@ func nonIdempotentFix(pass *Pass, r *model.Route) Fix {
 	x := newFixer(pass)
 	if why, ok := nonIdempotentElsewhere(r); ok {
 		x.setValue(why.Pos, model.String("false"))
-		return UnsafeFix("set "+why.Source+" to \"false\": nginx then retries a POST, PATCH or LOCK only when it was never sent", x.result())
+		return UnsafeFix("set "+why.Source+" to \"false\" (for every Ingress of the controller): nginx then retries a POST, PATCH or LOCK only when it was never sent", x.result())
 	}
 	if f := x.sources.file(on.Pos.File); f != nil && f.Editor != nil {
 		if _, tree := f.Tree(); tree {
@@ -501,7 +507,16 @@ func nonIdempotentFix(pass *Pass, r *model.Route) Fix {
 			x.removeArg(x.nginxStatement(on.Pos, on.Name), "non_idempotent")
 		}
 	}
-	return UnsafeFix("remove non_idempotent from "+on.Name+": nginx then retries a POST, PATCH or LOCK only when it was never sent", x.result())
+	what := "remove non_idempotent from " + on.Name
+	for _, re := range r.Reexecutes {
+		if m := re.Methods; m.AlsoSource != "" && m.AlsoPos.IsValid() {
+			// The ConfigMap adds the word back: both change.
+			x.setValue(m.AlsoPos, model.String("false"))
+			what += " and set " + m.AlsoSource + " to \"false\" (for every Ingress of the controller)"
+			break
+		}
+	}
+	return UnsafeFix(what+": nginx then retries a POST, PATCH or LOCK only when it was never sent", x.result())
 }
 
 // removeArg deletes the argument of s whose value is v, with the blanks

@@ -441,11 +441,18 @@ func (l *loader) ingressPath(p *model.Proxy, ln *model.Listener, ing *object, ho
 	r.Forward = &model.Forward{Module: module, Name: "backend.service", Pos: ing.pos(svc), URL: svcName + ":" + port,
 		Target: model.Address{Host: upName}, CanPool: true, Upstream: u}
 	ingressBehaviour(r)
-	if niAdded {
+	switch {
+	case niAdded:
 		// What lets a write through is the ConfigMap's key, not the
 		// setting of the conditions: a fix changes it there.
 		for i := range r.Reexecutes {
 			r.Reexecutes[i].Methods.Source, r.Reexecutes[i].Methods.Pos = ni.Name, ni.Pos
+		}
+	case ni.Value == "true" && ni.Explicit():
+		// The conditions name non_idempotent, and the ConfigMap would
+		// add it again were it removed from them (buildNextUpstream).
+		for i := range r.Reexecutes {
+			r.Reexecutes[i].Methods.AlsoSource, r.Reexecutes[i].Methods.AlsoPos = ni.Name, ni.Pos
 		}
 	}
 	return r
