@@ -268,11 +268,21 @@ func retriesWritten(r *model.Route) string {
 // configuration can say so.
 func safeRetryFix(rt model.Retry) string {
 	on := rt.On
+	// reset-before-request is in newer releases' validation only (Istio
+	// 1.24, Contour's enum and Envoy Gateway's later): an older one
+	// refuses the resource that names it.
+	const newer = "; reset-before-request too where the release accepts it"
 	if on.Default {
-		return "give the route a retry policy of its own that retries only what never reached the upstream " +
-			"(connect-failure, refused-stream, reset-before-request), or none"
+		return "give the route a retry policy that retries only what never reached the upstream " +
+			"(connect-failure, refused-stream" + newer + "), or none"
 	}
-	fix := "retry only what never reached the upstream (" + on.Name + ": connect-failure,refused-stream,reset-before-request)"
+	value := "connect-failure,refused-stream"
+	if strings.HasPrefix(on.Name, "retryPolicy.") && rt.MethodFilter == "" || strings.HasSuffix(on.Name, ".triggers") {
+		// A list in Contour's HTTPProxy and Envoy Gateway's triggers;
+		// Envoy's own retryPolicy.retryOn (camelCase) is a string.
+		value = "[connect-failure, refused-stream]"
+	}
+	fix := "retry only what never reached the upstream (" + on.Name + ": " + value + newer + ")"
 	if rt.MethodFilter != "" {
 		fix += ", or limit retries to safe methods with " + rt.MethodFilter + ": [{name: \":method\", string_match: {safe_regex: {regex: \"GET|HEAD|OPTIONS\"}}}]"
 	}
