@@ -287,12 +287,18 @@ func retryBoundFix[T any](pass *Pass, r *model.Route, a attempts, s model.Settin
 	}
 	x := newFixer(pass)
 	x.insertAfter(x.nginxStatement(s.Pos, s.Name), lines...)
+	return boundFix(pass, x, what, s.Name, s.Pos, addsTries)
+}
+
+// boundFix is the fix that adds the bounds what next to the setting
+// name at pos: unsafe when it adds tries (fewer attempts than before),
+// advice in a generated file (inSource says where it is written).
+func boundFix(pass *Pass, x *fixer, what []string, name string, pos model.Pos, addsTries bool) Fix {
 	if len(what) == 0 {
 		return Fix{}
 	}
-	msg := "add " + strings.Join(what, " and ") + " next to " + s.Name
-	if generatedBy(pass, s.Pos) != "" {
-		// Said in the resource's terms; inSource says where.
+	msg := "add " + strings.Join(what, " and ") + " next to " + name
+	if generatedBy(pass, pos) != "" {
 		return Advice(msg)
 	}
 	if addsTries {
@@ -330,17 +336,5 @@ func nextUpstreamBoundFix[T any](pass *Pass, r *model.Route, a attempts, s model
 	// Annotations and ConfigMap data are strings; a VirtualServer's
 	// fields are typed.
 	stringy := strings.Contains(s.Name, "/") || s.Level == "configmap"
-	what := x.nextUpstreamFields(s.Pos, stringy, addsTries, timeout)
-	if len(what) == 0 {
-		return Fix{}
-	}
-	msg := "add " + strings.Join(what, " and ") + " next to " + s.Name
-	if generatedBy(pass, s.Pos) != "" {
-		// Said in the resource's terms; inSource says where.
-		return Advice(msg)
-	}
-	if addsTries {
-		return UnsafeFix(msg, x.result())
-	}
-	return SafeFix(msg, x.result())
+	return boundFix(pass, x, x.nextUpstreamFields(s.Pos, stringy, addsTries, timeout), s.Name, s.Pos, addsTries)
 }
