@@ -516,6 +516,19 @@ func afterLine(src []byte, off int) int {
 	return e
 }
 
+// allPlaced reports whether n and everything in it have known places.
+func allPlaced(n *node) bool {
+	if !n.placed {
+		return false
+	}
+	for _, en := range n.entries {
+		if en.key != nil && !en.key.placed || !allPlaced(en.val) {
+			return false
+		}
+	}
+	return true
+}
+
 // insertIn writes a field (key non-empty) or an item as entry i of
 // collection c.
 func (e *Editor) insertIn(c *node, i int, key string, v model.Value) ([]model.Edit, error) {
@@ -526,6 +539,12 @@ func (e *Editor) insertIn(c *node, i int, key string, v model.Value) ([]model.Ed
 		if !en.val.placed || en.key != nil && !en.key.placed {
 			return nil, errUnplaced
 		}
+	}
+	// What goes after entry i-1 goes after its last line, which only a
+	// value placed all the way down tells (a tag or an anchor deep in it
+	// leaves its end unknown).
+	if i > 0 && i <= len(c.entries) && !allPlaced(c.entries[i-1].val) {
+		return nil, errUnplaced
 	}
 	if err := checkValue(v); err != nil {
 		return nil, err

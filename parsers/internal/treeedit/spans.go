@@ -60,6 +60,8 @@ type spans struct {
 	// json is set when the file is JSON: its first character opens an
 	// object or an array.
 	json bool
+	// tagged is set when a node is written with a YAML tag.
+	tagged bool
 }
 
 var errUnplaced = errors.New("written with an anchor, an alias, a tag or over several lines, which the editor does not edit")
@@ -89,6 +91,9 @@ func readSpans(path string, src []byte) (*spans, error) {
 		b := &builder{s: s, lines: lines}
 		n := b.convert(doc.Content[0], nil, false)
 		s.docs = append(s.docs, n)
+	}
+	if s.tagged {
+		return nil, fmt.Errorf("%s: a value is written with a YAML tag (\"!...\"), which moves where the reader places it: the file is not edited", path)
 	}
 	sort.SliceStable(s.byPos, func(i, j int) bool {
 		a, b := s.byPos[i], s.byPos[j]
@@ -131,6 +136,12 @@ func (b *builder) offset(line, col int) int {
 func (b *builder) convert(y *yaml.Node, parent *node, flow bool) *node {
 	n := &node{line: int32(y.Line), col: int32(y.Column), parent: parent, text: y.Value, placed: true}
 	n.start = b.offset(y.Line, y.Column)
+	if n.start >= 0 && n.start < len(b.s.src) && b.s.src[n.start] == '!' {
+		// A node written with a tag (even the lone "!", which the reader
+		// does not mark as tagged) is placed at its tag, and the nodes
+		// around it lose their columns: the file is not edited.
+		b.s.tagged = true
+	}
 	if n.start < 0 || y.Anchor != "" || y.Style&yaml.TaggedStyle != 0 || y.Kind == yaml.AliasNode {
 		n.placed = false
 		n.start = max(n.start, 0)
