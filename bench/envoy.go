@@ -20,9 +20,7 @@ type envoyFlags struct {
 	scales                 []int
 	routes, clustersPerLis int
 	rounds                 int
-	keep                   bool
-	proxylint              string
-	rev                    string
+	buildFlags
 }
 
 func parseEnvoyFlags(args []string, log io.Writer) (*envoyFlags, error) {
@@ -33,9 +31,7 @@ func parseEnvoyFlags(args []string, log io.Writer) (*envoyFlags, error) {
 	fs.IntVar(&f.routes, "routes", 40, "routes per listener")
 	fs.IntVar(&f.clustersPerLis, "clusters", 10, "clusters per listener")
 	fs.IntVar(&f.rounds, "rounds", 5, "measured rounds")
-	fs.BoolVar(&f.keep, "keep", false, "keep the temporary directory with the binary and the bootstraps")
-	fs.StringVar(&f.proxylint, "proxylint", "", "time this proxylint binary instead of building one")
-	fs.StringVar(&f.rev, "rev", "", "build proxylint from this commit (e.g. HEAD) instead of the working tree")
+	f.register(fs, "the bootstraps")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}

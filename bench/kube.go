@@ -25,11 +25,9 @@ type kubeRun struct {
 }
 
 type kubeFlags struct {
-	objects   int
-	rounds    int
-	keep      bool
-	proxylint string
-	rev       string
+	objects int
+	rounds  int
+	buildFlags
 }
 
 func parseKubeFlags(args []string, log io.Writer) (*kubeFlags, error) {
@@ -38,9 +36,7 @@ func parseKubeFlags(args []string, log io.Writer) (*kubeFlags, error) {
 	fs.SetOutput(log)
 	fs.IntVar(&f.objects, "objects", 10000, "Kubernetes objects in the manifests")
 	fs.IntVar(&f.rounds, "rounds", 5, "measured rounds")
-	fs.BoolVar(&f.keep, "keep", false, "keep the temporary directory with the binary and the manifests")
-	fs.StringVar(&f.proxylint, "proxylint", "", "time this proxylint binary instead of building one")
-	fs.StringVar(&f.rev, "rev", "", "build proxylint from this commit (e.g. HEAD) instead of the working tree")
+	f.register(fs, "the manifests")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}

@@ -209,6 +209,22 @@ func loadAverage() string {
 // workspace finds the module's root, makes the temporary directory a run
 // works in (kept with -keep) and the proxylint binary it times: the one
 // given, or one built into the directory from the working tree or from
+// buildFlags choose the proxylint a command times (built from the working
+// tree, from a commit, or given) and whether its scratch directory is kept.
+type buildFlags struct {
+	keep      bool
+	proxylint string
+	rev       string
+}
+
+// register adds -keep, -proxylint and -rev to fs; kept names what the
+// scratch directory holds besides the binary.
+func (b *buildFlags) register(fs *flag.FlagSet, kept string) {
+	fs.BoolVar(&b.keep, "keep", false, "keep the temporary directory with the binary and "+kept)
+	fs.StringVar(&b.proxylint, "proxylint", "", "time this proxylint binary instead of building one")
+	fs.StringVar(&b.rev, "rev", "", "build proxylint from this commit (e.g. HEAD) instead of the working tree")
+}
+
 // rev. cleanup removes the directory unless it is kept.
 func workspace(prefix string, keep bool, proxylint, rev string, log io.Writer) (root, tmp, bin string, cleanup func(), err error) {
 	root, err = moduleRoot()

@@ -73,10 +73,8 @@ type nginxFlags struct {
 	oneRounds  int
 	tools      map[string]bool
 	gen        string
-	keep       bool
-	proxylint  string
-	rev        string
 	toolRounds map[string]int
+	buildFlags
 }
 
 func parseNginxFlags(args []string, log io.Writer) (*nginxFlags, error) {
@@ -90,9 +88,7 @@ func parseNginxFlags(args []string, log io.Writer) (*nginxFlags, error) {
 	fs.IntVar(&f.oneRounds, "one-file-rounds", 21, "measured rounds on the one-file nginx.conf (0 skips it)")
 	tools := fs.String("tools", "proxylint,nginx,gixy,nginx-linter", "tools to run, comma-separated")
 	fs.StringVar(&f.gen, "gen", "", "gen_nginx.py (default $GEN_NGINX, else ../shared/bench/gen_nginx.py from the repository root; without it the trees come from bench/gen)")
-	fs.BoolVar(&f.keep, "keep", false, "keep the temporary directory with the binary and the configurations")
-	fs.StringVar(&f.proxylint, "proxylint", "", "time this proxylint binary instead of building one")
-	fs.StringVar(&f.rev, "rev", "", "build proxylint from this commit (e.g. HEAD) instead of the working tree")
+	f.register(fs, "the configurations")
 	toolRounds := fs.String("tool-rounds", "", "measured rounds of named tools on the generated trees, e.g. \"gixy=2,nginx-linter=3\"")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
