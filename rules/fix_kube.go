@@ -153,23 +153,6 @@ func yamlScalar(v model.Value) string {
 	return v.Text
 }
 
-// inSource is the fix of a finding whose setting is in a file written by
-// hand, or, when the file of pos is generated (a manifest Helm rendered,
-// a file whose header says it is generated), advice that names where the
-// change belongs instead: an edit of the generated file is lost the next
-// time it is written.
-func inSource(pass *Pass, pos model.Pos, fix Fix, advice string) Fix {
-	gen := generatedBy(pass, pos)
-	if gen == "" {
-		return fix.Or(advice)
-	}
-	msg := fix.Message
-	if msg == "" {
-		msg = advice
-	}
-	return generatedFix(gen, pos, msg, "")
-}
-
 // generatedFix is the advice for a finding in a generated file that is
 // not a config dump: the change, and where it is to be written.
 // also, when set, says where the proxy's configuration is written in
@@ -189,7 +172,9 @@ func generatedFix(gen string, pos model.Pos, change, also string) Fix {
 // inGenerated is the fix of a finding as reported: the advice of a
 // finding in a generated file that is not a config dump (whose rules say
 // where its policy is written themselves) names where the change belongs,
-// whichever rule reported it.
+// whichever rule reported it. A fix never edits a generated file (the
+// fixer refuses it), so a rule gives its fix's words as advice there
+// (Fix.Or) and this says where to write them.
 func inGenerated(pass *Pass, f Finding) Fix {
 	if f.Fix.Message == "" || len(f.Fix.Edits) > 0 || pass.sources == nil {
 		return f.Fix

@@ -42,7 +42,7 @@ func checkRetryTimeoutWrite(pass *Pass) {
 				if p.Product.Kubernetes() {
 					// Written in a resource: edited there, or, in a
 					// generated manifest, where the resource is written.
-					f.Fix = inSource(pass, f.Pos, retryOnFix(pass, r), f.Fix.Message)
+					f.Fix = retryOnFix(pass, r).Or(f.Fix.Message)
 				} else if gen := generatedBy(pass, f.Pos); gen != "" {
 					f.Fix = writtenElsewhere(gen, f.Pos, f.Fix.Message, retriesWritten(r))
 				}
@@ -55,7 +55,7 @@ func checkRetryTimeoutWrite(pass *Pass) {
 				continue
 			}
 			if f, ok := nginxReplaysWrites(pass, r); ok {
-				f.Fix = inSource(pass, f.Pos, nonIdempotentFix(pass, r), f.Fix.Message)
+				f.Fix = nonIdempotentFix(pass, r).Or(f.Fix.Message)
 				pass.Report(f)
 			} else if f, ok := writeRetriedAfterSend(pass, r); ok {
 				pass.Report(f)
@@ -69,7 +69,7 @@ func checkRetryTimeoutWrite(pass *Pass) {
 			}
 			if carried, conds, _ := carriedReplays(r, envoyCarriedWrites); len(carried) > 0 {
 				f := replaysWritesOnStatus(r, carried, conds)
-				f.Fix = inSource(pass, f.Pos, writeMethodsFix(pass, r, carried), f.Fix.Message)
+				f.Fix = writeMethodsFix(pass, r, carried).Or(f.Fix.Message)
 				pass.Report(f)
 			}
 		}

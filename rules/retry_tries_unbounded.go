@@ -44,17 +44,17 @@ func checkRetryTriesUnbounded(pass *Pass) {
 			a := pass.attempts(r)
 			if f, ok := triesWithoutTimeout(r, a, n, exact); ok {
 				if seen.first(f) {
-					f.Fix = inSource(pass, f.Pos, retryBoundFix(pass, r, a, r.Nginx.Tries, "timeout"), f.Fix.Message)
+					f.Fix = retryBoundFix(pass, r, a, r.Nginx.Tries, "timeout").Or(f.Fix.Message)
 					pass.Report(f)
 				}
 			} else if f, ok := timeoutWithoutTries(r, a, n, exact); ok {
 				if seen.first(f) {
-					f.Fix = inSource(pass, f.Pos, retryBoundFix(pass, r, a, r.Budget, "tries"), f.Fix.Message)
+					f.Fix = retryBoundFix(pass, r, a, r.Budget, "tries").Or(f.Fix.Message)
 					pass.Report(f)
 				}
 			} else if f, ok := implicitRetries(r, a, n, exact); ok {
 				if seen.first(f) {
-					f.Fix = inSource(pass, f.Pos, retryBoundFix(pass, r, a, r.Retry.On, "tries", "timeout"), f.Fix.Message)
+					f.Fix = retryBoundFix(pass, r, a, r.Retry.On, "tries", "timeout").Or(f.Fix.Message)
 					pass.Report(f)
 				}
 			}
@@ -291,8 +291,10 @@ func retryBoundFix[T any](pass *Pass, r *model.Route, a attempts, s model.Settin
 }
 
 // boundFix is the fix that adds the bounds what next to the setting
-// name at pos: unsafe when it adds tries (fewer attempts than before),
-// advice in a generated file (inSource says where it is written).
+// name at pos: unsafe when it adds tries (fewer attempts than before). A
+// generated file gets no edit (the fixer refuses it), so the same words
+// are advice there, which the engine tells where to write
+// (inGenerated).
 func boundFix(pass *Pass, x *fixer, what []string, name string, pos model.Pos, addsTries bool) Fix {
 	if len(what) == 0 {
 		return Fix{}
