@@ -52,12 +52,7 @@ func blindLog(r *model.Route, context string) (Finding, bool) {
 		if l.Off || (!l.Format.Builtin && l.Format.Text == "") {
 			continue
 		}
-		var missing []string
-		for _, v := range timingVariables {
-			if !hasVariable(l.Format.Text, v) {
-				missing = append(missing, "$"+v)
-			}
-		}
+		missing := missingTiming(l.Format.Text)
 		if len(missing) == 0 {
 			continue
 		}
@@ -172,6 +167,18 @@ func isVarChar(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
+// missingTiming lists, as "$name", the timing variables a log format
+// does not write.
+func missingTiming(format string) []string {
+	var missing []string
+	for _, v := range timingVariables {
+		if !hasVariable(format, v) {
+			missing = append(missing, "$"+v)
+		}
+	}
+	return missing
+}
+
 // blindness says what a log without the missing variables cannot tell,
 // from the variables actually missing.
 func blindness(missing []string) string {
@@ -218,12 +225,7 @@ func logFormatFix(pass *Pass, p *model.Proxy, r *model.Route) Fix {
 		if l.Off || (!l.Format.Builtin && l.Format.Text == "") {
 			continue
 		}
-		var missing []string
-		for _, v := range timingVariables {
-			if !hasVariable(l.Format.Text, v) {
-				missing = append(missing, "$"+v)
-			}
-		}
+		missing := missingTiming(l.Format.Text)
 		if len(missing) == 0 {
 			continue
 		}
