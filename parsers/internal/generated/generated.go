@@ -20,13 +20,8 @@ import (
 // comments.
 func Header(src []byte) string {
 	for len(src) > 0 {
-		line := src
-		if i := bytes.IndexByte(src, '\n'); i >= 0 {
-			line, src = src[:i], src[i+1:]
-		} else {
-			src = nil
-		}
-		line = bytes.TrimSuffix(line, []byte("\r"))
+		var line []byte
+		line, src = nextLine(src)
 		t := bytes.TrimSpace(line)
 		switch {
 		case len(t) == 0 || bytes.Equal(t, []byte("---")):
@@ -56,13 +51,8 @@ func HelmSources(src []byte) []string {
 	seen := map[string]bool{}
 	first := true
 	for len(src) > 0 {
-		line := src
-		if i := bytes.IndexByte(src, '\n'); i >= 0 {
-			line, src = src[:i], src[i+1:]
-		} else {
-			src = nil
-		}
-		line = bytes.TrimSuffix(line, []byte("\r"))
+		var line []byte
+		line, src = nextLine(src)
 		after := first
 		first = bytes.Equal(line, []byte("---"))
 		if !after {
@@ -93,4 +83,10 @@ func Helm(sources []string) string {
 		return "a manifest Helm rendered from the chart's templates " + sources[0] + " and " + sources[1]
 	}
 	return fmt.Sprintf("a manifest Helm rendered from the chart's templates %s, %s and %d more", sources[0], sources[1], len(sources)-2)
+}
+
+// nextLine splits the first line off src, without its line ending.
+func nextLine(src []byte) (line, rest []byte) {
+	line, rest, _ = bytes.Cut(src, []byte("\n"))
+	return bytes.TrimSuffix(line, []byte("\r")), rest
 }
