@@ -106,7 +106,9 @@ func start(t *testing.T, root string, caps protocol.ClientCapabilities) *session
 			edits: make(chan *protocol.ApplyWorkspaceEditParams, 10),
 			shown: make(chan *protocol.ShowDocumentParams, 10),
 		}}
-	go func() { s.exit <- Serve(ctx, srvSide, Options{Log: log, Delay: 20 * time.Millisecond}) }()
+	go func() {
+		s.exit <- Serve(ctx, srvSide, Options{Log: log, Delay: 20 * time.Millisecond, Poll: 20 * time.Millisecond})
+	}()
 	s.conn = jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(clientSide), jsonrpc2.WithCodec(codec{}))
 	s.conn.Go(ctx, protocol.ClientHandler(s.client, jsonrpc2.MethodNotFoundHandler))
 	s.server = protocol.ServerDispatcher(s.conn)

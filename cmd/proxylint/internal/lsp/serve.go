@@ -28,6 +28,9 @@ type Options struct {
 	// Delay is how long the server waits after a change for the next one
 	// before it lints (default 150ms); opening and saving lint at once.
 	Delay time.Duration
+	// Poll is how often the server looks whether the files its last lint
+	// read from the disk changed (default 1s).
+	Poll time.Duration
 }
 
 // Serve runs a language server over rwc (standard input and output for
@@ -40,6 +43,9 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) int {
 	}
 	if opts.Delay <= 0 {
 		opts.Delay = 150 * time.Millisecond
+	}
+	if opts.Poll <= 0 {
+		opts.Poll = pollInterval
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

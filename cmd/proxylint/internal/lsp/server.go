@@ -39,6 +39,9 @@ type server struct {
 	// do again until something changes.
 	units    map[string]unit
 	unitsGen uint64
+	// watched holds the stamps of the files and directories the last
+	// lint read from the disk (watch.go).
+	watched map[string]stamp
 
 	// lintMu runs one analysis at a time.
 	lintMu   sync.Mutex
@@ -318,12 +321,18 @@ func (s *server) changed(delay time.Duration) {
 // ends.
 func (s *server) lintLoop(ctx context.Context) {
 	defer close(s.stopped)
+	poll := time.NewTicker(s.opts.Poll)
+	defer poll.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-s.kick:
 			s.lintOpen(ctx)
+		case <-poll.C:
+			if s.diskChanged() {
+				s.changed(0)
+			}
 		}
 	}
 }
@@ -394,12 +403,16 @@ func (s *server) lintOpen(ctx context.Context) {
 			s.logf("linting failed: %v", r)
 		}
 	}()
+	before := s.watchedNow()
 	snap := s.snapshot()
+	var analyses []*analysis
+	defer func() { s.watch(snap, analyses, before) }()
 	for _, d := range snap.docs {
 		if ctx.Err() != nil {
 			return
 		}
 		a := s.analysisOf(snap, d)
+		analyses = append(analyses, a)
 		diags := a.diagnostics(d, snap.enc)
 		if err := s.client.PublishDiagnostics(ctx, &protocol.PublishDiagnosticsParams{
 			URI: d.uri, Version: protocol.NewOptional(d.version), Diagnostics: diags,

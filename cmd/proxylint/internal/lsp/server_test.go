@@ -2,8 +2,11 @@ package lsp
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -108,6 +111,54 @@ func TestDiagnosticsFollowTheBuffers(t *testing.T) {
 	assert.Equal(t, []string{"log-format-blind 1:0", "upstream-no-keepalive 3:4 -> conf.d/app.conf:3"}, summary(s.diagnostics("nginx.conf", 1)))
 
 	assert.Equal(t, 0, s.shutdown(), "exit after shutdown")
+}
+
+// A file the editor has not open, changed on the disk without a word to
+// the server (a fix written across two files, a checkout), is read again:
+// the open document's diagnostics follow it, and follow it back.
+func TestDiagnosticsFollowTheDisk(t *testing.T) {
+	root := nginxWorkspace(t)
+	s := start(t, root, protocol.ClientCapabilities{})
+	s.open("nginx.conf", "nginx")
+	assert.Equal(t, []string{"log-format-blind 1:0", "upstream-no-keepalive 3:4 -> conf.d/app.conf:3"}, summary(s.diagnostics("nginx.conf", 1)))
+
+	frag := filepath.Join(root, "conf.d", "app.conf")
+	// As an editor writes with a backup: the old file renamed away, the
+	// new one written in its place.
+	require.NoError(t, os.Rename(frag, frag+"~"))
+	require.NoError(t, os.WriteFile(frag, []byte("# moved\n# down\n"+appConf), 0o644))
+	assert.Equal(t, []string{"log-format-blind 1:0", "upstream-no-keepalive 3:4 -> conf.d/app.conf:5"}, summary(s.nextDiagnostics("nginx.conf", func(d []protocol.Diagnostic) bool {
+		return len(d) == 2 && d[1].RelatedInformation[0].Location.Range.Start.Line == 5
+	})))
+
+	// The fragment gone: nginx.conf proxies nowhere, and has nothing
+	// left to report.
+	require.NoError(t, os.Remove(frag))
+	assert.Empty(t, s.nextDiagnostics("nginx.conf", func(d []protocol.Diagnostic) bool { return len(d) < 2 }))
+	assert.Equal(t, 0, s.shutdown())
+}
+
+// nextDiagnostics waits for diagnostics of a document that done accepts,
+// and returns them.
+func (s *session) nextDiagnostics(name string, done func([]protocol.Diagnostic) bool) []protocol.Diagnostic {
+	s.t.Helper()
+	want := s.uri(name)
+	deadline := time.After(20 * time.Second)
+	for {
+		select {
+		case p := <-s.client.diags:
+			s.latest[p.URI] = p
+			if p.URI == want && done(p.Diagnostics) {
+				return p.Diagnostics
+			}
+		case <-deadline:
+			var last []protocol.Diagnostic
+			if p := s.latest[want]; p != nil {
+				last = p.Diagnostics
+			}
+			s.t.Fatalf("the diagnostics of %s did not change as expected; the last: %v", name, summary(last))
+		}
+	}
 }
 
 // diagnosticsOf waits for the next diagnostics of a document whatever

@@ -78,7 +78,10 @@ local function main()
 
   out.fix = act(4, 'Add "keepalive 16;"')
   vim.cmd('silent wall')
-  assert(vim.wait(20000, function() return not has(main_buf, 'upstream-no-keepalive') end, 50), 'the fix left the finding')
+  -- Writing the two files may be seen half done (the fragment renamed to
+  -- its backup, not yet written again): the server lints again when the
+  -- disk settles, so the script waits for the state after the fix.
+  assert(vim.wait(20000, function() return has(main_buf, 'log-format-blind') and not has(main_buf, 'upstream-no-keepalive') end, 50), 'the fix left the finding')
   out.main_fixed = diagnostics(main_buf)
   step('fix')
 
