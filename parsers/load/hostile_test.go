@@ -44,6 +44,16 @@ func fatals(m *model.Model) []string {
 	return out
 }
 
+// loadLimit is how long a load may take before a test calls it blocked:
+// far beyond what any input of the tests needs, ten times that under the
+// race detector.
+func loadLimit() time.Duration {
+	if raceDetector {
+		return 200 * time.Second
+	}
+	return 20 * time.Second
+}
+
 // loadSoon loads paths and fails the test instead of hanging forever when
 // the loader blocks (on a FIFO, say).
 func loadSoon(t *testing.T, paths []string, opts Options) *model.Model {
@@ -53,7 +63,7 @@ func loadSoon(t *testing.T, paths []string, opts Options) *model.Model {
 	select {
 	case m := <-done:
 		return m
-	case <-time.After(20 * time.Second):
+	case <-time.After(loadLimit()):
 		t.Fatalf("loading %v blocked", paths)
 		return nil
 	}
