@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/proxylint/proxylint/chain"
+	"github.com/proxylint/proxylint/internal/racedetect"
 	"github.com/proxylint/proxylint/model"
 )
 
@@ -48,7 +49,7 @@ func fatals(m *model.Model) []string {
 // far beyond what any input of the tests needs, ten times that under the
 // race detector.
 func loadLimit() time.Duration {
-	if raceDetector {
+	if racedetect.Enabled {
 		return 200 * time.Second
 	}
 	return 20 * time.Second

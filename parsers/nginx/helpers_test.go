@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proxylint/proxylint/internal/racedetect"
 	"github.com/proxylint/proxylint/model"
 )
 
@@ -120,7 +121,7 @@ const watchdog = time.Minute
 
 // timeLimit scales a time limit for the race detector.
 func timeLimit(d time.Duration) time.Duration {
-	if raceDetector {
+	if racedetect.Enabled {
 		return 10 * d
 	}
 	return d
