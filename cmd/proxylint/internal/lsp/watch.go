@@ -1,8 +1,10 @@
 package lsp
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 )
 
@@ -75,7 +77,9 @@ func watchedPaths(snap snapshot, analyses []*analysis) []string {
 			add(realOrAbs(a.unit.config))
 		}
 		for _, r := range a.runs {
-			for real := range r.files {
+			// In order, so that the same files are left out past
+			// maxWatched at every lint.
+			for _, real := range slices.Sorted(maps.Keys(r.files)) {
 				add(filepath.Dir(real))
 				if !open[real] {
 					add(real)
