@@ -4,9 +4,12 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -20,16 +23,24 @@ import (
 // translates the output: the line discipline is put in raw mode.
 func openTerminal(t *testing.T) (*os.File, func() string) {
 	t.Helper()
-	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminal on this machine: %v", err)
-	}
-	t.Cleanup(func() { _ = ptmx.Close() })
+	tty, _, read := openTerminalAt(t)
+	return tty, read
+}
+
+// openTerminalAt is openTerminal that also returns the path of the
+// terminal side. As root the pair comes from a devpts instance of the
+// test's own, mounted in its temporary directory, so that the machine's
+// /dev is never used; a user who may not mount gets one from /dev/ptmx,
+// which such a user cannot change.
+func openTerminalAt(t *testing.T) (*os.File, string, func() string) {
+	t.Helper()
+	ptmx, pts := privateTerminals(t)
 	fd := int(ptmx.Fd())
 	require.NoError(t, unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0), "unlock")
 	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN)
 	require.NoError(t, err)
-	tty, err := os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|unix.O_NOCTTY, 0)
+	ttyPath := filepath.Join(pts, strconv.Itoa(n))
+	tty, err := os.OpenFile(ttyPath, os.O_RDWR|unix.O_NOCTTY, 0)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = tty.Close() })
 	termios, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
@@ -52,7 +63,36 @@ func openTerminal(t *testing.T) (*os.File, func() string) {
 		<-done
 		return got.String()
 	}
-	return tty, read
+	return tty, ttyPath, read
+}
+
+// privateTerminals opens the master multiplexer of a new devpts instance
+// mounted in the test's temporary directory and returns it with the
+// directory its terminals appear in; it is unmounted when the test ends.
+// Where mounting is not permitted (not root), it opens /dev/ptmx.
+func privateTerminals(t *testing.T) (*os.File, string) {
+	t.Helper()
+	pts := filepath.Join(t.TempDir(), "pts")
+	require.NoError(t, os.Mkdir(pts, 0o700))
+	err := unix.Mount("devpts", pts, "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0600,mode=0600")
+	if err != nil {
+		if os.Geteuid() == 0 && !errors.Is(err, syscall.EPERM) {
+			require.NoError(t, err, "mount a devpts instance at %s", pts)
+		}
+		ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+		if err != nil {
+			t.Skipf("no pseudo-terminal on this machine: %v", err)
+		}
+		t.Cleanup(func() { _ = ptmx.Close() })
+		return ptmx, "/dev/pts"
+	}
+	ptmx, err := os.OpenFile(filepath.Join(pts, "ptmx"), os.O_RDWR|unix.O_NOCTTY, 0)
+	require.NoError(t, err)
+	// Cleanups run last-registered first: the files close before the
+	// instance goes.
+	t.Cleanup(func() { require.NoError(t, unix.Unmount(pts, unix.MNT_DETACH)) })
+	t.Cleanup(func() { _ = ptmx.Close() })
+	return ptmx, pts
 }
 
 // runOnTerminal runs proxylint in dir with its standard output on a

@@ -110,6 +110,30 @@ func TestReportsIntoDevicesAreWrittenInPlace(t *testing.T) {
 	assert.Empty(t, left, "no temporary file is left behind")
 }
 
+// A report named to a terminal is written to it in place: the terminal
+// (of a devpts instance in the test's own directory, see openTerminalAt)
+// shows the report, and its node is not replaced by a file.
+func TestReportIntoTerminal(t *testing.T) {
+	dir := dirWithGitMarker(t)
+	writeFile(t, dir, "nginx.conf", literalProxyPass)
+	_, path, read := openTerminalAt(t)
+	var before unix.Stat_t
+	require.NoError(t, unix.Stat(path, &before))
+	t.Chdir(dir)
+	code, out, errOut := runCLIBounded(t, "--no-config", "--output", path, "nginx.conf")
+	assert.Equal(t, exitFindings, code, errOut)
+	assert.Empty(t, out)
+	assert.Empty(t, errOut)
+	var after unix.Stat_t
+	require.NoError(t, unix.Stat(path, &after))
+	assert.Equal(t, uint32(unix.S_IFCHR), after.Mode&unix.S_IFMT, "%s is still a terminal", path)
+	assert.Equal(t, before.Rdev, after.Rdev, "%s is the same terminal", path)
+	assert.Equal(t, before.Ino, after.Ino, "%s was not replaced", path)
+	got := read()
+	assert.Contains(t, got, "nginx.conf:6:13: warning:")
+	assert.NotContains(t, got, ansiEscape, "a report written to a named file is not coloured")
+}
+
 // fifoReader opens a FIFO for reading without waiting for a writer and
 // collects what is written to it until stop is called.
 func fifoReader(t *testing.T, path string) (stop func() string) {
