@@ -61,6 +61,10 @@ type Fix struct {
 	Message       string
 	Edits         []Edit
 	Applicability Applicability
+	// placed: the advice already says where its change is written (the
+	// generator of a generated file, the configuration a config dump
+	// reports), so the engine does not say it again (inGenerated).
+	placed bool
 }
 
 // Advice is a fix to read and carry out: no edits.

@@ -165,8 +165,10 @@ func generatedFix(gen string, pos model.Pos, change, also string) Fix {
 	if also != "" {
 		where += " (" + also + ")"
 	}
-	return Advice(fmt.Sprintf("%s is %s, so an edit there is lost the next time it is written. Make the change %s: %s",
+	f := Advice(fmt.Sprintf("%s is %s, so an edit there is lost the next time it is written. Make the change %s: %s",
 		filepath.Base(pos.File), gen, where, change))
+	f.placed = true
+	return f
 }
 
 // inGenerated is the fix of a finding as reported: the advice of a
@@ -174,13 +176,14 @@ func generatedFix(gen string, pos model.Pos, change, also string) Fix {
 // where its policy is written themselves) names where the change belongs,
 // whichever rule reported it. A fix never edits a generated file (the
 // fixer refuses it), so a rule gives its fix's words as advice there
-// (Fix.Or) and this says where to write them.
+// (Fix.Or) and this says where to write them, unless the rule already
+// has (Fix.placed).
 func inGenerated(pass *Pass, f Finding) Fix {
 	if f.Fix.Message == "" || len(f.Fix.Edits) > 0 || pass.sources == nil {
 		return f.Fix
 	}
 	gen := generatedBy(pass, f.Pos)
-	if gen == "" || strings.Contains(gen, "config dump") || strings.HasPrefix(f.Fix.Message, filepath.Base(f.Pos.File)+" is ") {
+	if gen == "" || strings.Contains(gen, "config dump") || f.Fix.placed {
 		return f.Fix
 	}
 	return generatedFix(gen, f.Pos, f.Fix.Message, "")

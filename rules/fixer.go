@@ -256,6 +256,8 @@ func writtenElsewhere(gen string, pos model.Pos, change, where string) Fix {
 		// Written by a generator, not reported by Envoy.
 		return generatedFix(gen, pos, change, where)
 	}
-	return Advice(fmt.Sprintf("%s is %s, a report of what Envoy was given, so an edit there changes nothing that runs: %s where the configuration is written, %s",
+	f := Advice(fmt.Sprintf("%s is %s, a report of what Envoy was given, so an edit there changes nothing that runs: %s where the configuration is written, %s",
 		filepath.Base(pos.File), gen, change, where))
+	f.placed = true
+	return f
 }
