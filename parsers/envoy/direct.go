@@ -162,6 +162,12 @@ func directFields(n *node, m protoreflect.Message, md protoreflect.MessageDescri
 				}
 				seenOneof[i/64] |= 1 << (i % 64)
 			}
+			if isOpaque(fd.Message()) {
+				if ov, ok := opaqueField(v, fd.Message()); ok {
+					m.Set(fd, ov)
+					continue
+				}
+			}
 			if fd.Message() != nil {
 				sub := m.NewField(fd)
 				if !directMessage(v, sub.Message(), depth+1) {
@@ -184,6 +190,12 @@ func directFields(n *node, m protoreflect.Message, md protoreflect.MessageDescri
 func directElem(n *node, fd protoreflect.FieldDescriptor, l protoreflect.List, depth int) bool {
 	if isJSONNull(n) {
 		return false
+	}
+	if isOpaque(fd.Message()) {
+		if ov, ok := opaqueField(n, fd.Message()); ok {
+			l.Append(ov)
+			return true
+		}
 	}
 	if fd.Message() != nil {
 		el := l.NewElement()
@@ -260,6 +272,12 @@ func directMap(n *node, fd protoreflect.FieldDescriptor, mp protoreflect.Map, de
 		mk := protoreflect.ValueOfString(k.key.value).MapKey()
 		if mp.Has(mk) {
 			return false
+		}
+		if isOpaque(vfd.Message()) {
+			if ov, ok := opaqueField(k.val, vfd.Message()); ok {
+				mp.Set(mk, ov)
+				continue
+			}
 		}
 		if vfd.Message() != nil {
 			v := mp.NewValue()
