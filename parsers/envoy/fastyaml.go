@@ -37,9 +37,14 @@ func parseYAMLFast(src []byte) (doc *node, ok bool) {
 // fastParser walks the source line by line. The current line is
 // src[ls:le], its content starting at column ind (0-based).
 type fastParser struct {
-	src    []byte
-	text   string // src as one string, which the scalars' values share
-	slab   []node // nodes are allocated from here, many at a time
+	src  []byte
+	text string // src as one string, which the scalars' values share
+	slab []node // nodes are allocated from here, many at a time
+	// The entries of the collections being read are gathered on kstack
+	// and, once a collection ends, copied to a slice of kslab, from which
+	// the collections' entries are allocated many at a time.
+	kstack []kid
+	kslab  []kid
 	lim    *limits
 	ls, le int // current line: start and end (at '\n' or len)
 	lineNo int // 1-based number of the current line
@@ -104,6 +109,32 @@ func (p *fastParser) newNode(k kind, col, depth int) *node {
 	return n
 }
 
+// kidsFrom takes the entries gathered on the stack from start on as the
+// entries of a collection that ends (a sequence's are never nil, as the
+// general reader's are not).
+func (p *fastParser) kidsFrom(start int, seq bool) []kid {
+	n := len(p.kstack) - start
+	var out []kid
+	switch {
+	case n == 0:
+		if seq {
+			out = []kid{}
+		}
+	case n > 64:
+		out = make([]kid, n)
+	default:
+		if len(p.kslab) < n {
+			p.kslab = make([]kid, 512)
+		}
+		out = p.kslab[:n:n]
+		p.kslab = p.kslab[n:]
+	}
+	copy(out, p.kstack[start:])
+	clear(p.kstack[start:])
+	p.kstack = p.kstack[:start]
+	return out
+}
+
 // block reads the block collection whose first line is the current line,
 // at indentation ind.
 func (p *fastParser) block(ind, depth int) *node {
@@ -117,7 +148,8 @@ func (p *fastParser) block(ind, depth int) *node {
 // sequence reads "- item" lines at indentation ind.
 func (p *fastParser) sequence(ind, depth int) *node {
 	n := p.newNode(kSeq, ind, depth)
-	n.kids = make([]kid, 0, 4)
+	start := len(p.kstack)
+	defer func() { n.kids = p.kidsFrom(start, true) }()
 	for !p.fail && !p.eof && p.ind == ind {
 		c := p.ls + ind
 		if p.src[c] != '-' || (c+1 != p.le && p.src[c+1] != ' ') {
@@ -146,7 +178,7 @@ func (p *fastParser) sequence(ind, depth int) *node {
 			v = p.inlineValue(i, depth+1)
 			p.nextLine()
 		}
-		n.kids = append(n.kids, kid{val: v})
+		p.kstack = append(p.kstack, kid{val: v})
 	}
 	if !p.fail && !p.eof && p.ind > ind {
 		p.fail = true
@@ -188,6 +220,8 @@ func (p *fastParser) isKeyLine(i int) bool {
 // starts at column first of the current line (after "- " in a sequence).
 func (p *fastParser) mapping(ind, first, depth int) *node {
 	n := p.newNode(kMap, first, depth)
+	start := len(p.kstack)
+	defer func() { n.kids = p.kidsFrom(start, false) }()
 	i := p.ls + first
 	for !p.fail && !p.eof {
 		if i < 0 {
@@ -200,7 +234,7 @@ func (p *fastParser) mapping(ind, first, depth int) *node {
 		if p.fail {
 			return n
 		}
-		for _, e := range n.kids {
+		for _, e := range p.kstack[start:] {
 			if e.key.value == k.value {
 				p.fail = true // the general reader reports it
 				return n
@@ -231,7 +265,7 @@ func (p *fastParser) mapping(ind, first, depth int) *node {
 			v = p.inlineValue(j, depth+1)
 			p.nextLine()
 		}
-		n.kids = append(n.kids, kid{key: k, val: v})
+		p.kstack = append(p.kstack, kid{key: k, val: v})
 		i = -1
 	}
 	if !p.fail && !p.eof && p.ind > ind {
@@ -447,10 +481,10 @@ func (p *fastParser) flow(i, depth int) (n *node, end int) {
 	if open == '{' {
 		closer, k = '}', kMap
 	}
-	n = p.newNode(k, i-p.ls, depth)
-	if k == kSeq {
-		n.kids = make([]kid, 0, 4)
-	}
+	coll := p.newNode(k, i-p.ls, depth)
+	n = coll
+	start := len(p.kstack)
+	defer func() { coll.kids = p.kidsFrom(start, k == kSeq) }()
 	j := p.skipSpaces(i + 1)
 	if j < p.le && p.src[j] == closer {
 		return n, j + 1
@@ -466,7 +500,7 @@ func (p *fastParser) flow(i, depth int) (n *node, end int) {
 				p.fail = true
 				return nil, 0
 			}
-			for _, e := range n.kids {
+			for _, e := range p.kstack[start:] {
 				if e.key.value == kn.value {
 					p.fail = true
 					return nil, 0
@@ -492,7 +526,7 @@ func (p *fastParser) flow(i, depth int) (n *node, end int) {
 		if p.fail {
 			return nil, 0
 		}
-		n.kids = append(n.kids, kid{key: kn, val: v})
+		p.kstack = append(p.kstack, kid{key: kn, val: v})
 		j = p.skipSpaces(j)
 		if j >= p.le {
 			p.fail = true
