@@ -41,8 +41,8 @@ type fastParser struct {
 	text string // src as one string, which the scalars' values share
 	slab []node // nodes are allocated from here, many at a time
 	// The entries of the collections being read are gathered on kstack
-	// and, once a collection ends, copied to a slice of kslab, from which
-	// the collections' entries are allocated many at a time.
+	// and, once a collection ends, copied to a slice of their own; those
+	// of a collection of scalars are cut from kslab, many at a time.
 	kstack []kid
 	kslab  []kid
 	lim    *limits
@@ -112,6 +112,14 @@ func (p *fastParser) newNode(k kind, col, depth int) *node {
 // kidsFrom takes the entries gathered on the stack from start on as the
 // entries of a collection that ends (a sequence's are never nil, as the
 // general reader's are not).
+//
+// Only a collection of scalars takes its entries from the shared block. A
+// block lives while any of its entries is reachable, and so does every
+// node those entries point to: entries of scalars point only to the nodes
+// read just before them, while those of an enclosing collection, which
+// ends after all it holds, would keep a resource's whole tree (and,
+// through the node blocks it shares with its neighbours, theirs) alive
+// after the builder let go of it.
 func (p *fastParser) kidsFrom(start int, seq bool) []kid {
 	n := len(p.kstack) - start
 	var out []kid
@@ -120,7 +128,7 @@ func (p *fastParser) kidsFrom(start int, seq bool) []kid {
 		if seq {
 			out = []kid{}
 		}
-	case n > 64:
+	case n > 64 || !leaves(p.kstack[start:]):
 		out = make([]kid, n)
 	default:
 		if len(p.kslab) < n {
@@ -133,6 +141,16 @@ func (p *fastParser) kidsFrom(start int, seq bool) []kid {
 	clear(p.kstack[start:])
 	p.kstack = p.kstack[:start]
 	return out
+}
+
+// leaves reports whether the entries' values are all scalars.
+func leaves(kids []kid) bool {
+	for i := range kids {
+		if v := kids[i].val; v == nil || v.kind != kScalar {
+			return false
+		}
+	}
+	return true
 }
 
 // block reads the block collection whose first line is the current line,
