@@ -56,12 +56,21 @@ func newCompact(md protoreflect.MessageDescriptor) *compactMessage {
 // allocations).
 func newCompactFor(md protoreflect.MessageDescriptor, n *node) *compactMessage {
 	k := 0
-	switch n.kind {
-	case kMap:
+	switch name := md.FullName(); {
+	case name == nameAny:
+		k = 1 // its type; the payload is held apart while a load runs
+	case name == "google.protobuf.Duration" || name == "google.protobuf.Timestamp":
+		k = 2
+	case rawJSON(md):
+		k = 1 // a wrapper's value, a Struct's map
+	case n.kind == kMap:
 		k = len(n.kids) - int(n.drops)
-	case kScalar:
-		k = 2 // a Duration's seconds and nanos, a wrapper's value
 	}
+	return newCompactSized(md, k)
+}
+
+// newCompactSized is a new message with room for k fields.
+func newCompactSized(md protoreflect.MessageDescriptor, k int) *compactMessage {
 	switch {
 	case k <= 0:
 		return &compactMessage{md: md}

@@ -341,7 +341,7 @@ func directAny(n *node, m protoreflect.Message, depth int) bool {
 		// protojson reads the Any.
 		return directWellKnown(n, m)
 	}
-	em := newCompactFor(mt.Descriptor(), n)
+	em := newCompactSized(mt.Descriptor(), entries-1) // its fields, without "@type"
 	if !directFields(n, em, mt.Descriptor(), true, depth+1) {
 		return false
 	}
