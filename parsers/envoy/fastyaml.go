@@ -407,6 +407,18 @@ func plainTag(text string) scalarType {
 	if t, ok := digitsTag(text); ok {
 		return t
 	}
+	if text != "" && strings.IndexByte("yYnNtTfFoO~", text[0]) >= 0 {
+		// The YAML reader looks these up in its table of words and
+		// takes anything else for a string (keys such as name, type,
+		// timeout and filters), after boxing the string it returns.
+		switch text {
+		case "true", "True", "TRUE", "false", "False", "FALSE":
+			return tagBool
+		case "~", "null", "Null", "NULL":
+			return tagNull
+		}
+		return tagStr
+	}
 	return scalarTag(&yaml.Node{Kind: yaml.ScalarNode, Value: text})
 }
 
