@@ -73,6 +73,9 @@ type jsonParser struct {
 	off  int
 	// dups are the keys written twice in an object, which Envoy reads.
 	dups []posError
+	// slab holds the nodes to come, allocated many at a time, as the
+	// fast YAML reader's are.
+	slab []node
 	// at is the position of offset at.off: positions are counted on from
 	// the last one asked for, so a document costs one pass however many
 	// nodes it has (a minified file is one long line).
@@ -136,7 +139,13 @@ func (p *jsonParser) skip() {
 
 func (p *jsonParser) newNode(k kind) *node {
 	line, col := p.pos()
-	return &node{kind: k, line: int32(line), col: int32(col), json: true}
+	if len(p.slab) == 0 {
+		p.slab = make([]node, 256)
+	}
+	n := &p.slab[0]
+	p.slab = p.slab[1:]
+	n.kind, n.line, n.col, n.json = k, int32(line), int32(col), true
+	return n
 }
 
 func (p *jsonParser) value(depth int) (*node, error) {
