@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"google.golang.org/protobuf/proto"
-
 	"github.com/proxylint/proxylint/internal/workers"
 	"github.com/proxylint/proxylint/model"
 )
@@ -589,18 +587,18 @@ func (b *builder) retry(rp msg, owner *node, level string, e *model.EnvoyRoute) 
 	return r
 }
 
-// policyIdentity is a retry policy's deterministic encoding: equal for
+// policyIdentity is a retry policy's identity (messageIdentity): equal for
 // equal policies. (The messages inside its Anys, held apart while a load
 // runs, count by their type.)
 func policyIdentity(rp msg) string {
 	if !rp.ok() {
 		return ""
 	}
-	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(rp.m.Interface())
-	if err != nil {
+	id, ok := messageIdentity(rp.m)
+	if !ok {
 		return ""
 	}
-	return string(b)
+	return id
 }
 
 // Envoy's retry back-off: RetryStateImpl's constructor

@@ -56,7 +56,7 @@ const directLimit = 2 * maxDepth
 // or reports false when the resource needs the emitter and protojson. It
 // never changes the tree.
 func decodeDirect(n *node, mt protoreflect.MessageType) (proto.Message, bool) {
-	m := newCompact(mt.Descriptor())
+	m := newCompactFor(mt.Descriptor(), n)
 	if !directMessage(n, m, 0) {
 		return nil, false
 	}
@@ -133,6 +133,9 @@ func directFields(n *node, m protoreflect.Message, md protoreflect.MessageDescri
 				return false
 			}
 			l := m.Mutable(fd).List()
+			if cl, ok := l.(*compactList); ok && cl.vals == nil && v.kind == kSeq {
+				cl.vals = make([]protoreflect.Value, 0, len(v.kids)-int(v.drops))
+			}
 			if v.kind != kSeq {
 				if !directElem(v, fd, l, depth) {
 					return false
@@ -162,8 +165,14 @@ func directFields(n *node, m protoreflect.Message, md protoreflect.MessageDescri
 				}
 				seenOneof[i/64] |= 1 << (i % 64)
 			}
+			if isOpaque(fd.Message()) {
+				if ov, ok := opaqueField(v, fd.Message()); ok {
+					m.Set(fd, ov)
+					continue
+				}
+			}
 			if fd.Message() != nil {
-				sub := m.NewField(fd)
+				sub := protoreflect.ValueOfMessage(newCompactFor(fd.Message(), v))
 				if !directMessage(v, sub.Message(), depth+1) {
 					return false
 				}
@@ -185,8 +194,14 @@ func directElem(n *node, fd protoreflect.FieldDescriptor, l protoreflect.List, d
 	if isJSONNull(n) {
 		return false
 	}
+	if isOpaque(fd.Message()) {
+		if ov, ok := opaqueField(n, fd.Message()); ok {
+			l.Append(ov)
+			return true
+		}
+	}
 	if fd.Message() != nil {
-		el := l.NewElement()
+		el := protoreflect.ValueOfMessage(newCompactFor(fd.Message(), n))
 		if !directMessage(n, el.Message(), depth+1) {
 			return false
 		}
@@ -225,7 +240,7 @@ func directElems(n *node, fd protoreflect.FieldDescriptor, l protoreflect.List, 
 	}
 	elems := make([]protoreflect.Value, len(items))
 	for i := range elems {
-		elems[i] = l.NewElement()
+		elems[i] = protoreflect.ValueOfMessage(newCompactFor(fd.Message(), items[i]))
 	}
 	var failed atomic.Bool
 	workers.Each(len(items), runtime.GOMAXPROCS(0), func(i int) {
@@ -261,8 +276,14 @@ func directMap(n *node, fd protoreflect.FieldDescriptor, mp protoreflect.Map, de
 		if mp.Has(mk) {
 			return false
 		}
+		if isOpaque(vfd.Message()) {
+			if ov, ok := opaqueField(k.val, vfd.Message()); ok {
+				mp.Set(mk, ov)
+				continue
+			}
+		}
 		if vfd.Message() != nil {
-			v := mp.NewValue()
+			v := protoreflect.ValueOfMessage(newCompactFor(vfd.Message(), k.val))
 			if !directMessage(k.val, v.Message(), depth+1) {
 				return false
 			}
@@ -320,7 +341,7 @@ func directAny(n *node, m protoreflect.Message, depth int) bool {
 		// protojson reads the Any.
 		return directWellKnown(n, m)
 	}
-	em := newCompact(mt.Descriptor())
+	em := newCompactSized(mt.Descriptor(), entries-1) // its fields, without "@type"
 	if !directFields(n, em, mt.Descriptor(), true, depth+1) {
 		return false
 	}

@@ -37,9 +37,14 @@ func parseYAMLFast(src []byte) (doc *node, ok bool) {
 // fastParser walks the source line by line. The current line is
 // src[ls:le], its content starting at column ind (0-based).
 type fastParser struct {
-	src    []byte
-	text   string // src as one string, which the scalars' values share
-	slab   []node // nodes are allocated from here, many at a time
+	src  []byte
+	text string // src as one string, which the scalars' values share
+	slab []node // nodes are allocated from here, many at a time
+	// The entries of the collections being read are gathered on kstack
+	// and, once a collection ends, copied to a slice of their own; those
+	// of a collection of scalars are cut from kslab, many at a time.
+	kstack []kid
+	kslab  []kid
 	lim    *limits
 	ls, le int // current line: start and end (at '\n' or len)
 	lineNo int // 1-based number of the current line
@@ -104,6 +109,50 @@ func (p *fastParser) newNode(k kind, col, depth int) *node {
 	return n
 }
 
+// kidsFrom takes the entries gathered on the stack from start on as the
+// entries of a collection that ends (a sequence's are never nil, as the
+// general reader's are not).
+//
+// Only a collection of scalars takes its entries from the shared block. A
+// block lives while any of its entries is reachable, and so does every
+// node those entries point to: entries of scalars point only to the nodes
+// read just before them, while those of an enclosing collection, which
+// ends after all it holds, would keep a resource's whole tree (and,
+// through the node blocks it shares with its neighbours, theirs) alive
+// after the builder let go of it.
+func (p *fastParser) kidsFrom(start int, seq bool) []kid {
+	n := len(p.kstack) - start
+	var out []kid
+	switch {
+	case n == 0:
+		if seq {
+			out = []kid{}
+		}
+	case n > 64 || !leaves(p.kstack[start:]):
+		out = make([]kid, n)
+	default:
+		if len(p.kslab) < n {
+			p.kslab = make([]kid, 512)
+		}
+		out = p.kslab[:n:n]
+		p.kslab = p.kslab[n:]
+	}
+	copy(out, p.kstack[start:])
+	clear(p.kstack[start:])
+	p.kstack = p.kstack[:start]
+	return out
+}
+
+// leaves reports whether the entries' values are all scalars.
+func leaves(kids []kid) bool {
+	for i := range kids {
+		if v := kids[i].val; v == nil || v.kind != kScalar {
+			return false
+		}
+	}
+	return true
+}
+
 // block reads the block collection whose first line is the current line,
 // at indentation ind.
 func (p *fastParser) block(ind, depth int) *node {
@@ -117,7 +166,8 @@ func (p *fastParser) block(ind, depth int) *node {
 // sequence reads "- item" lines at indentation ind.
 func (p *fastParser) sequence(ind, depth int) *node {
 	n := p.newNode(kSeq, ind, depth)
-	n.kids = make([]kid, 0, 4)
+	start := len(p.kstack)
+	defer func() { n.kids = p.kidsFrom(start, true) }()
 	for !p.fail && !p.eof && p.ind == ind {
 		c := p.ls + ind
 		if p.src[c] != '-' || (c+1 != p.le && p.src[c+1] != ' ') {
@@ -146,7 +196,7 @@ func (p *fastParser) sequence(ind, depth int) *node {
 			v = p.inlineValue(i, depth+1)
 			p.nextLine()
 		}
-		n.kids = append(n.kids, kid{val: v})
+		p.kstack = append(p.kstack, kid{val: v})
 	}
 	if !p.fail && !p.eof && p.ind > ind {
 		p.fail = true
@@ -188,6 +238,8 @@ func (p *fastParser) isKeyLine(i int) bool {
 // starts at column first of the current line (after "- " in a sequence).
 func (p *fastParser) mapping(ind, first, depth int) *node {
 	n := p.newNode(kMap, first, depth)
+	start := len(p.kstack)
+	defer func() { n.kids = p.kidsFrom(start, false) }()
 	i := p.ls + first
 	for !p.fail && !p.eof {
 		if i < 0 {
@@ -200,7 +252,7 @@ func (p *fastParser) mapping(ind, first, depth int) *node {
 		if p.fail {
 			return n
 		}
-		for _, e := range n.kids {
+		for _, e := range p.kstack[start:] {
 			if e.key.value == k.value {
 				p.fail = true // the general reader reports it
 				return n
@@ -231,7 +283,7 @@ func (p *fastParser) mapping(ind, first, depth int) *node {
 			v = p.inlineValue(j, depth+1)
 			p.nextLine()
 		}
-		n.kids = append(n.kids, kid{key: k, val: v})
+		p.kstack = append(p.kstack, kid{key: k, val: v})
 		i = -1
 	}
 	if !p.fail && !p.eof && p.ind > ind {
@@ -355,6 +407,18 @@ func plainTag(text string) scalarType {
 	if t, ok := digitsTag(text); ok {
 		return t
 	}
+	if text != "" && strings.IndexByte("yYnNtTfFoO~", text[0]) >= 0 {
+		// The YAML reader looks these up in its table of words and
+		// takes anything else for a string (keys such as name, type,
+		// timeout and filters), after boxing the string it returns.
+		switch text {
+		case "true", "True", "TRUE", "false", "False", "FALSE":
+			return tagBool
+		case "~", "null", "Null", "NULL":
+			return tagNull
+		}
+		return tagStr
+	}
 	return scalarTag(&yaml.Node{Kind: yaml.ScalarNode, Value: text})
 }
 
@@ -447,10 +511,10 @@ func (p *fastParser) flow(i, depth int) (n *node, end int) {
 	if open == '{' {
 		closer, k = '}', kMap
 	}
-	n = p.newNode(k, i-p.ls, depth)
-	if k == kSeq {
-		n.kids = make([]kid, 0, 4)
-	}
+	coll := p.newNode(k, i-p.ls, depth)
+	n = coll
+	start := len(p.kstack)
+	defer func() { coll.kids = p.kidsFrom(start, k == kSeq) }()
 	j := p.skipSpaces(i + 1)
 	if j < p.le && p.src[j] == closer {
 		return n, j + 1
@@ -466,7 +530,7 @@ func (p *fastParser) flow(i, depth int) (n *node, end int) {
 				p.fail = true
 				return nil, 0
 			}
-			for _, e := range n.kids {
+			for _, e := range p.kstack[start:] {
 				if e.key.value == kn.value {
 					p.fail = true
 					return nil, 0
@@ -492,7 +556,7 @@ func (p *fastParser) flow(i, depth int) (n *node, end int) {
 		if p.fail {
 			return nil, 0
 		}
-		n.kids = append(n.kids, kid{key: kn, val: v})
+		p.kstack = append(p.kstack, kid{key: kn, val: v})
 		j = p.skipSpaces(j)
 		if j >= p.le {
 			p.fail = true

@@ -201,7 +201,8 @@ func TestPlainTagMatchesTheResolver(t *testing.T) {
 			texts = append(texts, string(rune(c))+rest)
 		}
 	}
-	texts = append(texts, "", "~", "<<", "0x1F", "-.inf", "+1", "2001-12-14", "1_000", ".5", "Yes", "NULL", "on")
+	texts = append(texts, "", "~", "<<", "0x1F", "-.inf", "+1", "2001-12-14", "1_000", ".5", "Yes", "NULL", "on",
+		"True", "TRUE", "tRUE", "False", "FALSE", "falsE", "Null", "nULL", "~~", "~x", "name", "type", "timeout", "o", "y", "N", "t", "F", "O")
 	for _, s := range texts {
 		if got, want := plainTag(s), scalarTag(&yaml.Node{Kind: yaml.ScalarNode, Value: s}); got != want {
 			t.Errorf("%q: plainTag %d, the resolver %d", s, got, want)

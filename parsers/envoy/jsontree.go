@@ -3,6 +3,7 @@ package envoy
 import (
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"unicode/utf8"
 )
 
@@ -73,6 +74,9 @@ type jsonParser struct {
 	off  int
 	// dups are the keys written twice in an object, which Envoy reads.
 	dups []posError
+	// slab holds the nodes to come, allocated many at a time, as the
+	// fast YAML reader's are.
+	slab []node
 	// at is the position of offset at.off: positions are counted on from
 	// the last one asked for, so a document costs one pass however many
 	// nodes it has (a minified file is one long line).
@@ -136,7 +140,13 @@ func (p *jsonParser) skip() {
 
 func (p *jsonParser) newNode(k kind) *node {
 	line, col := p.pos()
-	return &node{kind: k, line: int32(line), col: int32(col), json: true}
+	if len(p.slab) == 0 {
+		p.slab = make([]node, 256)
+	}
+	n := &p.slab[0]
+	p.slab = p.slab[1:]
+	n.kind, n.line, n.col, n.json = k, int32(line), int32(col), true
+	return n
 }
 
 func (p *jsonParser) value(depth int) (*node, error) {
@@ -203,8 +213,12 @@ func (p *jsonParser) object(depth int) (*node, error) {
 		return n, nil
 	}
 	// The keys seen: the kids themselves while they are few, a map once
-	// they are many (an object of a million keys).
-	var seen map[string]*node
+	// they are many (an object of a million keys). The map is keyed by
+	// the keys' hashes, a third smaller than by the strings; it holds the
+	// first key of each hash, and a key whose hash another holds is
+	// looked for among the kids.
+	var seen map[uint64]*node
+	var seed maphash.Seed
 	for {
 		p.skip()
 		if p.off >= len(p.src) || p.src[p.off] != '"' {
@@ -218,14 +232,28 @@ func (p *jsonParser) object(depth int) (*node, error) {
 		k.value, k.tag, k.quoted = s, tagStr, true
 		var prev *node
 		if seen == nil && len(n.kids) >= manyKeys {
-			seen = make(map[string]*node, 2*len(n.kids))
+			seed = maphash.MakeSeed()
+			seen = make(map[uint64]*node, 2*len(n.kids))
 			for _, kd := range n.kids {
-				seen[kd.key.value] = kd.key
+				if h := maphash.String(seed, kd.key.value); seen[h] == nil {
+					seen[h] = kd.key
+				}
 			}
 		}
 		if seen != nil {
-			if prev = seen[s]; prev == nil {
-				seen[s] = k
+			h := maphash.String(seed, s)
+			switch first := seen[h]; {
+			case first == nil:
+				seen[h] = k
+			case first.value == s:
+				prev = first
+			default:
+				for _, kd := range n.kids {
+					if kd.key.value == s {
+						prev = kd.key
+						break
+					}
+				}
 			}
 		} else {
 			for _, kd := range n.kids {

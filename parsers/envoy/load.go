@@ -116,6 +116,10 @@ const GeneratedDump = "an Envoy admin config dump"
 // the deployment. path names it in positions.
 func Read(path string, src []byte, opts Options) (res Result) {
 	src = breakLoneCR(src)
+	keptSrc, keptDocs, keptWarns, parsed := takeDetected(path, src)
+	if parsed {
+		src = keptSrc
+	}
 	res.File = &model.File{Path: path, Source: src, Editor: NewEditor(path, src), Generated: generated.Header(src)}
 	// The Anys decoded are kept until the parts are built (Join).
 	h := &hold{release: rememberUnpacked()}
@@ -147,7 +151,10 @@ func Read(path string, src []byte, opts Options) (res Result) {
 	// The first Envoy file of a run builds the schema while its YAML is
 	// read, which needs none of it.
 	go func() { _, _ = loadSchema() }()
-	docs, warns, err := readTree(path, src)
+	docs, warns, err := keptDocs, keptWarns, error(nil)
+	if !parsed {
+		docs, warns, err = readTree(path, src)
+	}
 	if _, serr := loadSchema(); serr != nil {
 		res.Diagnostics = append(res.Diagnostics, model.Diagnostic{
 			Code: CodeSyntax, Severity: model.Error, Pos: model.Pos{File: path, Line: 1, Col: 1}, Fatal: true,
