@@ -256,30 +256,26 @@ var notPerRequest = map[string]bool{
 // module: one of nginx's own, allowed in a location (so not
 // *_cache_path), and not a temporary path.
 func moduleDirective(name string) (string, bool) {
-	m, ok := moduleDirectives()[name]
-	return m, ok
-}
-
-// moduleDirectives maps each directive moduleDirective accepts to its
-// module, made on first use from the known directives: every directive of
-// every level a route inherits is asked about.
-var moduleDirectives = sync.OnceValue(func() map[string]string {
-	out := map[string]string{}
-	for _, e := range knownDirectiveList {
-		if m, ok := isModuleDirective(e.name); ok {
-			out[e.name] = m
-		}
+	s, ok := findDirective(name)
+	if !ok || s.pass == 0 {
+		return "", false
 	}
-	return out
-})
+	return passModules[s.pass-1], true
+}
 
 // isModuleDirective is moduleDirective worked out from the declarations.
 func isModuleDirective(name string) (string, bool) {
+	return moduleOfDeclarations(name, declarations(name))
+}
+
+// moduleOfDeclarations is isModuleDirective for the declarations decls
+// of name.
+func moduleOfDeclarations(name string, decls []directiveEntry) (string, bool) {
 	m := passModuleOf(name)
 	if m == "" || notPerRequest[name] || strings.HasSuffix(name, "_temp_path") || strings.HasSuffix(name, "_cache_path") {
 		return "", false
 	}
-	for _, e := range declarations(name) {
+	for _, e := range decls {
 		if e.spec.module == "" && e.spec.contexts&ctxHTTPLocation != 0 {
 			return m, true
 		}
