@@ -279,12 +279,12 @@ func lineState(src []byte, off int) (comment, quoted bool) {
 // when there is none.
 func envTemplate(dirs []*Directive) (*Directive, int, bool) {
 	for _, d := range dirs {
-		if envPlaceholder().MatchString(d.Name) {
+		if hasEnvPlaceholder(d.Name) {
 			return d, -1, true
 		}
 		if literalValues(d.Name) {
 			for i, a := range d.Args {
-				if envPlaceholder().MatchString(a.Value) {
+				if hasEnvPlaceholder(a.Value) {
 					return d, i, true
 				}
 			}
@@ -312,11 +312,11 @@ func envsubstTemplate(path string, dirs []*Directive) (*Directive, int, bool) {
 	var find func(dirs []*Directive) (*Directive, int, bool)
 	find = func(dirs []*Directive) (*Directive, int, bool) {
 		for _, d := range dirs {
-			if envPlaceholder().MatchString(d.Name) {
+			if hasEnvPlaceholder(d.Name) {
 				return d, -1, true
 			}
 			for i, a := range d.Args {
-				if envPlaceholder().MatchString(a.Value) {
+				if hasEnvPlaceholder(a.Value) {
 					return d, i, true
 				}
 			}
@@ -330,6 +330,12 @@ func envsubstTemplate(path string, dirs []*Directive) (*Directive, int, bool) {
 }
 
 var envPlaceholder = lazyre.New(`\$\{?[A-Z][A-Z0-9_]*\}?`)
+
+// hasEnvPlaceholder reports whether s holds an environment variable
+// placeholder; a word without "$" (most of them) skips the expression.
+func hasEnvPlaceholder(s string) bool {
+	return strings.IndexByte(s, '$') >= 0 && envPlaceholder().MatchString(s)
+}
 
 // literalValues reports whether nginx reads a directive's arguments as
 // literal numbers, sizes, times or addresses, never expanding variables.

@@ -349,7 +349,9 @@ func (f *facts) handlerOf(r *model.Route, s *scope) routeHandler {
 	for loc != nil && loc.kind == "if" {
 		loc = loc.parent
 	}
-	if loc == nil || !f.blockComplete(loc.dir) || !f.blockComplete(s.dir) || opaqueBlock(s) || opaqueBlock(loc) {
+	// Most routes are a location's own (loc is s): each block is asked
+	// about once.
+	if loc == nil || !f.blockComplete(loc.dir) || opaqueBlock(loc) || loc != s && (!f.blockComplete(s.dir) || opaqueBlock(s)) {
 		return routeHandler{opaque: true}
 	}
 	if ret := certainReturn(loc); ret != nil {
