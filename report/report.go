@@ -116,11 +116,16 @@ func (in *Input) lineStarts(path string, src string) []int {
 	if starts, ok := in.lines[path]; ok {
 		return starts
 	}
-	starts := []int{0}
-	for i := 0; i < len(src); i++ {
-		if src[i] == '\n' && i+1 < len(src) {
-			starts = append(starts, i+1)
+	// Each line's end found by strings.IndexByte, which looks at many
+	// bytes at a time, rather than byte by byte.
+	starts := make([]int, 1, 1+strings.Count(src, "\n"))
+	for i := 0; ; {
+		j := strings.IndexByte(src[i:], '\n')
+		if j < 0 || i+j+1 >= len(src) {
+			break
 		}
+		i += j + 1
+		starts = append(starts, i)
 	}
 	in.lines[path] = starts
 	return starts
