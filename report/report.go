@@ -4,13 +4,12 @@
 package report
 
 import (
-	"encoding"
 	"encoding/hex"
 	"fmt"
-	"hash/fnv"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/rules"
@@ -79,9 +78,14 @@ func (in *Input) source(path string) (string, bool) {
 			if f.Source == nil {
 				continue
 			}
-			// A file included many times is one source, converted once.
-			if src, ok := in.sources[f.Path]; !ok || len(src) != len(f.Source) || src != string(f.Source) {
-				in.sources[f.Path] = string(f.Source)
+			// A file included many times is one source. The string
+			// shares the file's bytes rather than copying them (the
+			// whole configuration, 3.9 MB on a 2000-server tree): a
+			// loaded file's Source is never written, and the parsed
+			// tree's strings share the same bytes already.
+			src := unsafe.String(unsafe.SliceData(f.Source), len(f.Source))
+			if prev, ok := in.sources[f.Path]; !ok || prev != src {
+				in.sources[f.Path] = src
 			}
 		}
 	}
@@ -228,9 +232,10 @@ func (in *Input) compute() []string {
 	}
 	type keyed struct {
 		key   string
-		state []byte
+		state fnv128a
 	}
 	keys := map[lineKey]keyed{}
+	var sum [32]byte
 	for i, f := range in.Findings {
 		lk := lineKey{f.Rule, f.Pos.File, int(f.Pos.Line)}
 		k, ok := keys[lk]
@@ -239,17 +244,15 @@ func (in *Input) compute() []string {
 			k.key = f.Rule + "\x00" + in.RelPath(f.Pos.File) + "\x00" + text
 			// FNV-1a (128 bits): stable across runs and platforms,
 			// and identity, not secrecy, is what a fingerprint needs.
-			h := fnv.New128a()
-			_, _ = h.Write([]byte(k.key))
-			k.state, _ = h.(encoding.BinaryMarshaler).MarshalBinary()
+			k.state = newFNV128a().writeString(k.key)
 			keys[lk] = k
 		}
 		n := seen[k.key]
 		seen[k.key] = n + 1
-		h := fnv.New128a()
-		_ = h.(encoding.BinaryUnmarshaler).UnmarshalBinary(k.state)
-		_, _ = h.Write([]byte("\x00" + strconv.Itoa(n)))
-		out[i] = hex.EncodeToString(h.Sum(nil))
+		var num [24]byte
+		h := k.state.writeString("\x00").write(strconv.AppendInt(num[:0], int64(n), 10))
+		hex.Encode(sum[:], h.sum(num[:0]))
+		out[i] = string(sum[:])
 	}
 	return out
 }
