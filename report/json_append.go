@@ -6,14 +6,14 @@ import (
 	"unicode/utf8"
 )
 
-// appendFinding appends f as the indenter at prefix writes it (what
+// appendFinding appends f as the indenter at prefix (spaces) writes it (what
 // json.Encoder with two-space indentation writes for a finding of the
 // findings list), without reflection or a second pass over the bytes:
 // the findings are nearly all of a report, and marshalling each one took
 // half of the JSON writer's time. TestAppendFindingAsMarshal holds the two
 // equal.
 func appendFinding(dst []byte, f *jsonFinding, prefix string) []byte {
-	o := jsonObject{dst: dst, indent: prefix + indentUnit}
+	o := jsonObject{dst: dst, indent: len(prefix) + len(indentUnit)}
 	o.dst = append(o.dst, '{')
 	o.str("rule", f.Rule)
 	o.str("severity", f.Severity)
@@ -63,7 +63,7 @@ func appendFinding(dst []byte, f *jsonFinding, prefix string) []byte {
 	o.str("fingerprint", f.Fingerprint)
 	if s := f.Suppressed; s != nil {
 		o.key("suppressed")
-		e := jsonObject{dst: append(o.dst, '{'), indent: o.indent + indentUnit}
+		e := jsonObject{dst: append(o.dst, '{'), indent: o.indent + len(indentUnit)}
 		e.str("file", s.File)
 		e.bytes("file_base64", s.FileBase64)
 		e.int("line", s.Line)
@@ -74,11 +74,23 @@ func appendFinding(dst []byte, f *jsonFinding, prefix string) []byte {
 }
 
 // jsonObject appends the members of an indented object whose "{" is
-// written: each on its own line at indent.
+// written: each on its own line, indent spaces in.
 type jsonObject struct {
 	dst    []byte
-	indent string
+	indent int
 	n      int // members so far
+}
+
+// jsonSpaces is where indents are cut from; an indent deeper than it
+// (never written: findings nest three levels) is built.
+const jsonSpaces = "                                "
+
+func appendSpaces(dst []byte, n int) []byte {
+	for n > len(jsonSpaces) {
+		dst = append(dst, jsonSpaces...)
+		n -= len(jsonSpaces)
+	}
+	return append(dst, jsonSpaces[:n]...)
 }
 
 func (o *jsonObject) key(name string) {
@@ -87,7 +99,7 @@ func (o *jsonObject) key(name string) {
 	}
 	o.n++
 	o.dst = append(o.dst, '\n')
-	o.dst = append(o.dst, o.indent...)
+	o.dst = appendSpaces(o.dst, o.indent)
 	o.dst = append(o.dst, '"')
 	o.dst = append(o.dst, name...)
 	o.dst = append(o.dst, `": `...)
@@ -131,17 +143,17 @@ func (o *jsonObject) element(i int) jsonObject {
 	if i > 0 {
 		o.dst = append(o.dst, ',')
 	}
-	in := o.indent + indentUnit
+	in := o.indent + len(indentUnit)
 	o.dst = append(o.dst, '\n')
-	o.dst = append(o.dst, in...)
+	o.dst = appendSpaces(o.dst, in)
 	o.dst = append(o.dst, '{')
-	return jsonObject{dst: o.dst, indent: in + indentUnit}
+	return jsonObject{dst: o.dst, indent: in + len(indentUnit)}
 }
 
 // endList closes a list of at least one element.
 func (o *jsonObject) endList() {
 	o.dst = append(o.dst, '\n')
-	o.dst = append(o.dst, o.indent...)
+	o.dst = appendSpaces(o.dst, o.indent)
 	o.dst = append(o.dst, ']')
 }
 
@@ -149,12 +161,21 @@ func (o *jsonObject) endList() {
 func (o *jsonObject) end() []byte {
 	if o.n > 0 {
 		o.dst = append(o.dst, '\n')
-		o.dst = append(o.dst, o.indent[:len(o.indent)-len(indentUnit)]...)
+		o.dst = appendSpaces(o.dst, o.indent-len(indentUnit))
 	}
 	return append(o.dst, '}')
 }
 
 const hexDigits = "0123456789abcdef"
+
+// jsonPlain marks the bytes a JSON string holds as they are: printable
+// ASCII but '"', '\\' and the HTML characters.
+var jsonPlain = func() (t [utf8.RuneSelf]bool) {
+	for c := byte(0x20); c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
 
 // appendJSONString appends s quoted as encoding/json quotes a string by
 // default: '"' and '\\' escaped, control characters as \n, \r, \t, \b,
@@ -167,7 +188,7 @@ func appendJSONString(dst []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if jsonPlain[c] {
 				i++
 				continue
 			}
