@@ -235,13 +235,22 @@ func newFacts(cfg *Config, newDefaults bool) *facts {
 // passModuleOf is the pass module a directive of nginx's own belongs to by
 // its name ("proxy" for proxy_read_timeout), or "".
 func passModuleOf(name string) string {
-	for _, m := range passModules {
-		if strings.HasPrefix(name, m+"_") {
-			return m
+	for i, p := range passModulePrefixes {
+		if strings.HasPrefix(name, p) {
+			return passModules[i]
 		}
 	}
 	return ""
 }
+
+// passModulePrefixes are the passModules followed by "_", made once.
+var passModulePrefixes = func() []string {
+	out := make([]string, len(passModules))
+	for i, m := range passModules {
+		out[i] = m + "_"
+	}
+	return out
+}()
 
 // notPerRequest are directives of the pass modules that no handler reads
 // per request but that still act (a temporary or cache directory nginx
@@ -598,9 +607,13 @@ var arrayDirectives = []struct{ name, module string }{
 // (only when it has none of its own, the default), "off" (never) or
 // "merge" (after its own).
 func inheritDirective(name string) string {
+	// Constants, not name + "_inherit": every route asks for each list
+	// at each of its levels.
 	switch name {
-	case "add_header", "add_trailer":
-		return name + "_inherit"
+	case "add_header":
+		return "add_header_inherit"
+	case "add_trailer":
+		return "add_trailer_inherit"
 	}
 	return ""
 }
