@@ -192,11 +192,27 @@ const (
 // Unknown directives (third-party modules) may do either; so may the
 // entries of blocks nginx does not know.
 func blockShape(name, parent string) (mustBlock, mustNot bool) {
+	return childShape(name, parent, shapesChildren(parent))
+}
+
+// shapesChildren reports whether nginx looks the directives of a block
+// named parent up, so that their table says whether each takes a block:
+// the parser asks once per block, not once per directive in it.
+func shapesChildren(parent string) bool {
 	if parent != parentMain && parent != parentUnknown {
 		ps, ok := lookupDirective(parent)
 		if !ok || ps.blockIn == 0 || handlerBlocks[parent] {
-			return false, false
+			return false
 		}
+	}
+	return true
+}
+
+// childShape is blockShape for a parent of which shapesChildren said
+// shaped.
+func childShape(name, parent string, shaped bool) (mustBlock, mustNot bool) {
+	if !shaped {
+		return false, false
 	}
 	spec, ok := lookupDirective(name)
 	if !ok {
