@@ -282,11 +282,14 @@ func envTemplate(dirs []*Directive) (*Directive, int, bool) {
 		if hasEnvPlaceholder(d.Name) {
 			return d, -1, true
 		}
-		if literalValues(d.Name) {
-			for i, a := range d.Args {
-				if hasEnvPlaceholder(a.Value) {
+		// The name is asked about only for an argument with a
+		// placeholder, which few have.
+		for i, a := range d.Args {
+			if hasEnvPlaceholder(a.Value) {
+				if literalValues(d.Name) {
 					return d, i, true
 				}
+				break
 			}
 		}
 		if t, i, ok := envTemplate(d.Block); ok {
