@@ -104,7 +104,8 @@ func needsEscape(s string) bool {
 	if strings.HasPrefix(strings.TrimLeft(s, " "), "::") || strings.Contains(s, "##[") {
 		return true
 	}
-	for i := 0; i < len(s); {
+	i := plainASCII(s)
+	for i < len(s) {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c < 0x20 || c == 0x7f {
@@ -120,6 +121,30 @@ func needsEscape(s string) bool {
 		i += size
 	}
 	return false
+}
+
+// plainASCII returns how many of the leading bytes of s, in whole words
+// of eight, are printable ASCII (0x20 to 0x7e), which Escape keeps as
+// they are: every file name and quoted line of a report is looked at,
+// eight bytes at a time here, and what is left byte by byte.
+func plainASCII(s string) int {
+	const (
+		ones = 0x0101010101010101
+		high = 0x8080808080808080
+	)
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		del := w ^ 0x7f*ones
+		// A byte of 0x80 or more; one below 0x20; one that is 0x7f
+		// (zero in del). Each test is exact for a word whose bytes are
+		// all below 0x80, which the first makes sure of.
+		if w&high != 0 || (w-0x20*ones)&^w&high != 0 || (del-ones)&^del&high != 0 {
+			break
+		}
+	}
+	return i
 }
 
 func hex2(c byte) string {

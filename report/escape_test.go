@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode"
@@ -136,4 +137,43 @@ func TestGitHubHostileInput(t *testing.T) {
 		assert.False(t, c < 0x20 || c == 0x7f || c == 0x202e, "no control or format character: %q", lines[0])
 	}
 	assert.Equal(t, "1 warning", lines[1])
+}
+
+// needsEscape with its word-at-a-time start answers as a scan of every
+// byte does.
+func TestNeedsEscapeAsByteScan(t *testing.T) {
+	scan := func(s string) bool {
+		if strings.HasPrefix(strings.TrimLeft(s, " "), "::") || strings.Contains(s, "##[") {
+			return true
+		}
+		for i := 0; i < len(s); {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r < utf8.RuneSelf && (r < 0x20 || r == 0x7f) || r == utf8.RuneError && size <= 1 || r >= utf8.RuneSelf && unsafeRune(r) {
+				return true
+			}
+			i += size
+		}
+		return false
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	cases := []string{"", "plain/path/nginx.conf", "0123456789abcdefghij", "tab\there", "del\x7fx", "\x1f1234567", "1234567\x1f", "12345678\x00", "é12345678", "12345678é", "1234567\u2028", "~~~~~~~~ ~~~~~~~~"}
+	for range 3000 {
+		b := make([]byte, rng.IntN(40))
+		for i := range b {
+			switch rng.IntN(10) {
+			case 0:
+				b[i] = byte(rng.IntN(256))
+			case 1:
+				b[i] = "\x00\x1f\x20\x7e\x7f\x80\xff"[rng.IntN(7)]
+			default:
+				b[i] = byte(0x20 + rng.IntN(0x5f))
+			}
+		}
+		cases = append(cases, string(b))
+	}
+	for _, s := range cases {
+		if got, want := needsEscape(s), scan(s); got != want {
+			t.Fatalf("needsEscape(%q) = %v, a byte scan says %v", s, got, want)
+		}
+	}
 }

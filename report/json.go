@@ -173,7 +173,7 @@ func writeJSONDoc(w io.Writer, doc *jsonDoc) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	put := func(s string) { _, _ = bw.WriteString(s) }
 	putb := func(b []byte) { _, _ = bw.Write(b) }
-	top, item := newIndenter("  "), newIndenter("    ")
+	top := newIndenter("  ")
 	field := func(name string, v any, last bool) error {
 		b, err := top.indent(v)
 		if err != nil {
@@ -206,11 +206,9 @@ func writeJSONDoc(w io.Writer, doc *jsonDoc) error {
 		put(`  "findings": [],` + "\n")
 	} else {
 		put(`  "findings": [` + "\n")
+		var b []byte
 		for i := range doc.Findings {
-			b, err := item.indent(&doc.Findings[i])
-			if err != nil {
-				return err
-			}
+			b = appendFinding(b[:0], &doc.Findings[i], "    ")
 			put("    ")
 			putb(b)
 			if i < len(doc.Findings)-1 {

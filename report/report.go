@@ -4,13 +4,12 @@
 package report
 
 import (
-	"encoding"
 	"encoding/hex"
 	"fmt"
-	"hash/fnv"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/proxylint/proxylint/model"
 	"github.com/proxylint/proxylint/rules"
@@ -79,9 +78,14 @@ func (in *Input) source(path string) (string, bool) {
 			if f.Source == nil {
 				continue
 			}
-			// A file included many times is one source, converted once.
-			if src, ok := in.sources[f.Path]; !ok || len(src) != len(f.Source) || src != string(f.Source) {
-				in.sources[f.Path] = string(f.Source)
+			// A file included many times is one source. The string
+			// shares the file's bytes rather than copying them (the
+			// whole configuration, 3.9 MB on a 2000-server tree): a
+			// loaded file's Source is never written, and the parsed
+			// tree's strings share the same bytes already.
+			src := unsafe.String(unsafe.SliceData(f.Source), len(f.Source))
+			if prev, ok := in.sources[f.Path]; !ok || prev != src {
+				in.sources[f.Path] = src
 			}
 		}
 	}
@@ -116,11 +120,16 @@ func (in *Input) lineStarts(path string, src string) []int {
 	if starts, ok := in.lines[path]; ok {
 		return starts
 	}
-	starts := []int{0}
-	for i := 0; i < len(src); i++ {
-		if src[i] == '\n' && i+1 < len(src) {
-			starts = append(starts, i+1)
+	// Each line's end found by strings.IndexByte, which looks at many
+	// bytes at a time, rather than byte by byte.
+	starts := make([]int, 1, 1+strings.Count(src, "\n"))
+	for i := 0; ; {
+		j := strings.IndexByte(src[i:], '\n')
+		if j < 0 || i+j+1 >= len(src) {
+			break
 		}
+		i += j + 1
+		starts = append(starts, i)
 	}
 	in.lines[path] = starts
 	return starts
@@ -223,9 +232,10 @@ func (in *Input) compute() []string {
 	}
 	type keyed struct {
 		key   string
-		state []byte
+		state fnv128a
 	}
 	keys := map[lineKey]keyed{}
+	var sum [32]byte
 	for i, f := range in.Findings {
 		lk := lineKey{f.Rule, f.Pos.File, int(f.Pos.Line)}
 		k, ok := keys[lk]
@@ -234,17 +244,15 @@ func (in *Input) compute() []string {
 			k.key = f.Rule + "\x00" + in.RelPath(f.Pos.File) + "\x00" + text
 			// FNV-1a (128 bits): stable across runs and platforms,
 			// and identity, not secrecy, is what a fingerprint needs.
-			h := fnv.New128a()
-			_, _ = h.Write([]byte(k.key))
-			k.state, _ = h.(encoding.BinaryMarshaler).MarshalBinary()
+			k.state = newFNV128a().writeString(k.key)
 			keys[lk] = k
 		}
 		n := seen[k.key]
 		seen[k.key] = n + 1
-		h := fnv.New128a()
-		_ = h.(encoding.BinaryUnmarshaler).UnmarshalBinary(k.state)
-		_, _ = h.Write([]byte("\x00" + strconv.Itoa(n)))
-		out[i] = hex.EncodeToString(h.Sum(nil))
+		var num [24]byte
+		h := k.state.writeString("\x00").write(strconv.AppendInt(num[:0], int64(n), 10))
+		hex.Encode(sum[:], h.sum(num[:0]))
+		out[i] = string(sum[:])
 	}
 	return out
 }

@@ -131,10 +131,27 @@ func clipFinding(f *Finding) {
 	}
 }
 
+// longRun reports whether s holds a run of more than maxEcho bytes
+// without white space. It looks at windows of maxEcho+1 bytes from their
+// ends, so that a message whose words are short (nearly all) is passed
+// over a window at a time rather than byte by byte: clip was 1% of a
+// 200-server run's CPU samples.
+func longRun(s string) bool {
+	// No run of more than maxEcho bytes starts before i.
+	for i := 0; len(s)-i > maxEcho; {
+		j := strings.LastIndexAny(s[i:i+maxEcho+1], " \n\t")
+		if j < 0 {
+			return true
+		}
+		i += j + 1
+	}
+	return false
+}
+
 // clip shortens each run of s without white space that is longer than
 // maxEcho bytes to its start and end around a count of what was left out.
 func clip(s string) string {
-	if len(s) <= maxEcho {
+	if len(s) <= maxEcho || !longRun(s) {
 		return s
 	}
 	var b strings.Builder

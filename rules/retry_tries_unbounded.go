@@ -42,18 +42,24 @@ func checkRetryTriesUnbounded(pass *Pass) {
 				continue
 			}
 			a := pass.attempts(r)
+			// The finding's position and message come first: a route
+			// whose finding another route reported already needs no
+			// related places and no fix.
 			if f, ok := triesWithoutTimeout(r, a, n, exact); ok {
 				if seen.first(f) {
+					triesWithoutTimeoutDetails(&f, r, a)
 					f.Fix = retryBoundFix(pass, r, a, r.Nginx.Tries, "timeout").Or(f.Fix.Message)
 					pass.Report(f)
 				}
 			} else if f, ok := timeoutWithoutTries(r, a, n, exact); ok {
 				if seen.first(f) {
+					timeoutWithoutTriesDetails(&f, r)
 					f.Fix = retryBoundFix(pass, r, a, r.Budget, "tries").Or(f.Fix.Message)
 					pass.Report(f)
 				}
 			} else if f, ok := implicitRetries(r, a, n, exact); ok {
 				if seen.first(f) {
+					implicitRetriesDetails(&f, r, a)
 					f.Fix = retryBoundFix(pass, r, a, r.Retry.On, "tries", "timeout").Or(f.Fix.Message)
 					pass.Report(f)
 				}
@@ -177,10 +183,15 @@ func triesWithoutTimeout(r *model.Route, a attempts, n int, exact bool) (Finding
 		Pos: tries.Pos,
 		Message: fmt.Sprintf("%s bounds retries by count but not by time (%s): a request whose servers time out can take up to %s.",
 			bound, settingText(budget, "0"), worstCase(r, a, attempts)),
-		Related: routeRelated(r, tries.Pos),
-		Fix: Advice(fmt.Sprintf("add %s_next_upstream_timeout (e.g. %s) so that retries stop when the client has given up anyway",
-			r.Forward.Module, dur(min(a.one, 2*r.AttemptTimeout.Value)))),
 	}, true
+}
+
+// triesWithoutTimeoutDetails adds the related places and the advice to
+// a finding of triesWithoutTimeout that is reported.
+func triesWithoutTimeoutDetails(f *Finding, r *model.Route, a attempts) {
+	f.Related = routeRelated(r, r.Nginx.Tries.Pos)
+	f.Fix = Advice(fmt.Sprintf("add %s_next_upstream_timeout (e.g. %s) so that retries stop when the client has given up anyway",
+		r.Forward.Module, dur(min(a.one, 2*r.AttemptTimeout.Value))))
 }
 
 // timeoutWithoutTries: a time budget but no count. The budget is checked
@@ -201,9 +212,14 @@ func timeoutWithoutTries(r *model.Route, a attempts, n int, exact bool) (Finding
 			"and the budget is checked only when an attempt fails, so an attempt started just before %s still runs up to %s (%s + %s send + %s read): up to %s in all.",
 			durText(budget), serversText(r.Forward.Upstream, n, exact), dur(budget.Value), dur(a.one),
 			connectText(r), dur(r.Nginx.SendTimeout.Value), dur(r.AttemptTimeout.Value), dur(worst)),
-		Related: routeRelated(r, budget.Pos),
-		Fix:     Advice(fmt.Sprintf("add %s_next_upstream_tries (e.g. 2) next to %s", r.Forward.Module, budget.Name)),
 	}, true
+}
+
+// timeoutWithoutTriesDetails adds the related places and the advice to
+// a finding of timeoutWithoutTries that is reported.
+func timeoutWithoutTriesDetails(f *Finding, r *model.Route) {
+	f.Related = routeRelated(r, r.Budget.Pos)
+	f.Fix = Advice(fmt.Sprintf("add %s_next_upstream_tries (e.g. 2) next to %s", r.Forward.Module, r.Budget.Name))
 }
 
 // implicitRetries: several servers, a next_upstream that retries on
@@ -223,10 +239,15 @@ func implicitRetries(r *model.Route, a attempts, n int, exact bool) (Finding, bo
 		Pos: pos,
 		Message: fmt.Sprintf("%s has %s and %s retries a %s on the next one, with neither %s_next_upstream_tries nor %s_next_upstream_timeout: a request whose servers time out can take up to %s.",
 			upstreamName(r.Forward.Upstream), countServers(r.Forward.Upstream, n, exact), settingText(on, strings.Join(on.Value, " ")), timedOut(r), r.Forward.Module, r.Forward.Module, worstCase(r, a, n)),
-		Related: implicitRelated(r, pos),
-		Fix: Advice(fmt.Sprintf("bound the retries: %s_next_upstream_tries 2; and %s_next_upstream_timeout %s;",
-			r.Forward.Module, r.Forward.Module, dur(min(a.one, 2*r.AttemptTimeout.Value)))),
 	}, true
+}
+
+// implicitRetriesDetails adds the related places and the advice to a
+// finding of implicitRetries that is reported.
+func implicitRetriesDetails(f *Finding, r *model.Route, a attempts) {
+	f.Related = implicitRelated(r, f.Pos)
+	f.Fix = Advice(fmt.Sprintf("bound the retries: %s_next_upstream_tries 2; and %s_next_upstream_timeout %s;",
+		r.Forward.Module, r.Forward.Module, dur(min(a.one, 2*r.AttemptTimeout.Value))))
 }
 
 // timedOut names what a timeout passes on: any timed-out request, or,

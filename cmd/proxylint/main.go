@@ -9,12 +9,18 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 
 	"github.com/proxylint/proxylint/internal/suggest"
 )
 
 func main() {
+	if !memProfileAsked(os.Args[1:]) {
+		// No heap profile is written: the runtime need not sample
+		// allocations (each sample unwinds the allocating stack).
+		runtime.MemProfileRate = 0
+	}
 	gcPolicy(os.Getenv)
 	os.Exit(runIO(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv))
 }

@@ -7,9 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
+	"github.com/proxylint/proxylint/internal/lazyre"
 	"github.com/proxylint/proxylint/internal/suggest"
 	"github.com/proxylint/proxylint/parsers/load"
 	"github.com/proxylint/proxylint/report"
@@ -166,13 +166,15 @@ func flagError(fs *flag.FlagSet, err error) error {
 
 // flagName matches a flag as the flag package's messages name it: after
 // "defined: ", "argument: ", "for " or "for flag ", with one dash.
-var flagName = regexp.MustCompile(`(defined: |argument: |for (?:flag )?)-([^\s:]+)`)
+// It is compiled when a message first needs it, not at every start.
+var flagName = lazyre.New(`(defined: |argument: |for (?:flag )?)-([^\s:]+)`)
 
 // dashes writes the flags a message of the flag package names with two
 // dashes, as they are documented, those of one letter with one.
 func dashes(msg string) string {
-	return flagName.ReplaceAllStringFunc(msg, func(m string) string {
-		sub := flagName.FindStringSubmatch(m)
+	re := flagName()
+	return re.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := re.FindStringSubmatch(m)
 		name := strings.TrimLeft(sub[2], "-")
 		if len([]rune(name)) == 1 {
 			return sub[1] + "-" + name

@@ -142,3 +142,23 @@ func TestHelpNamesTheProfiles(t *testing.T) {
 	assert.Contains(t, usageText, "--cpuprofile FILE")
 	assert.Contains(t, usageText, "--memprofile FILE")
 }
+
+func TestMemProfileAsked(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want bool
+	}{
+		{nil, false},
+		{[]string{"--no-config", "nginx.conf"}, false},
+		{[]string{"--memprofile", "m.out", "nginx.conf"}, true},
+		{[]string{"-memprofile", "m.out"}, true},
+		{[]string{"--memprofile=m.out"}, true},
+		{[]string{"chain", "-memprofile=m.out"}, true},
+		{[]string{"--cpuprofile", "memprofile.out"}, false},
+		{[]string{"--memprofiles"}, false},
+	} {
+		if got := memProfileAsked(c.args); got != c.want {
+			t.Errorf("memProfileAsked(%q) = %v, want %v", c.args, got, c.want)
+		}
+	}
+}

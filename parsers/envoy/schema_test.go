@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"go/parser"
 	"go/token"
 	"path/filepath"
@@ -27,6 +28,97 @@ import (
 	_ "github.com/proxylint/proxylint/parsers/envoy/internal/envoyapi"
 	"github.com/proxylint/proxylint/parsers/envoy/internal/pgv"
 )
+
+// decodeSchema reads a compressed FileDescriptorSet. The extensions of
+// the options (validate.rules, udpa.annotations.*) are decoded with the
+// given resolver; those it does not know stay unknown fields. Decoded with
+// the global registry, the options hold typed values for the extensions
+// the program links: proto.GetExtension(opts, validate.E_Rules) reads them
+// as from the generated descriptors. Decoded with the schema as resolver,
+// they are dynamic messages, which must not be read with a generated
+// extension type: proto.GetExtension panics on the mismatch.
+func decodeSchema(data []byte, extensions protoregistry.ExtensionTypeResolver) (*descriptorpb.FileDescriptorSet, error) {
+	raw, err := gunzipSchema(data)
+	if err != nil {
+		return nil, err
+	}
+	set := &descriptorpb.FileDescriptorSet{}
+	if err := (proto.UnmarshalOptions{Resolver: extensions}).Unmarshal(raw, set); err != nil {
+		return nil, fmt.Errorf("envoy schema: %w", err)
+	}
+	return set, nil
+}
+
+// TestSchemaBuiltAsByProtodesc builds the embedded files through
+// protodesc, as the schema was built before it used protobuf's builder of
+// descriptors, and compares every file, message, field and option.
+func TestSchemaBuiltAsByProtodesc(t *testing.T) {
+	set, err := decodeSchema(schemaData, new(protoregistry.Types))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := protodesc.NewFiles(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mustSchema(t)
+	if got, want := s.files.NumFiles(), want.NumFiles(); got != want {
+		t.Fatalf("%d files, protodesc builds %d", got, want)
+	}
+	n := 0
+	want.RangeFiles(func(wf protoreflect.FileDescriptor) bool {
+		gf, err := s.files.FindFileByPath(wf.Path())
+		if err != nil {
+			t.Errorf("%s: %v", wf.Path(), err)
+			return true
+		}
+		if g, w := protodesc.ToFileDescriptorProto(gf), protodesc.ToFileDescriptorProto(wf); !proto.Equal(g, w) {
+			t.Errorf("%s differs from protodesc's build:\n%v\n%v", wf.Path(), g, w)
+		}
+		if g, w := gf.Imports().Len(), wf.Imports().Len(); g != w {
+			t.Errorf("%s: %d imports, protodesc has %d", wf.Path(), g, w)
+		}
+		for i := 0; i < gf.Imports().Len(); i++ {
+			if imp := gf.Imports().Get(i); imp.IsPlaceholder() {
+				t.Errorf("%s: import %s is a placeholder", wf.Path(), imp.Path())
+			}
+		}
+		n++
+		return true
+	})
+	// Every message and its fields resolve to the same types, and the
+	// options keep their extensions as unknown bytes alike.
+	for _, f := range set.File {
+		for _, m := range f.MessageType {
+			name := protoreflect.FullName(f.GetPackage()).Append(protoreflect.Name(m.GetName()))
+			gd, gerr := s.files.FindDescriptorByName(name)
+			wd, werr := want.FindDescriptorByName(name)
+			if gerr != nil || werr != nil {
+				t.Fatalf("%s: %v, %v", name, gerr, werr)
+			}
+			gm, wm := gd.(protoreflect.MessageDescriptor), wd.(protoreflect.MessageDescriptor)
+			for i := 0; i < wm.Fields().Len(); i++ {
+				gfd, wfd := gm.Fields().Get(i), wm.Fields().Get(i)
+				if gfd.FullName() != wfd.FullName() || gfd.Kind() != wfd.Kind() || gfd.Cardinality() != wfd.Cardinality() ||
+					gfd.JSONName() != wfd.JSONName() || gfd.HasPresence() != wfd.HasPresence() || gfd.IsPacked() != wfd.IsPacked() {
+					t.Errorf("%s differs from protodesc's build", wfd.FullName())
+				}
+				if (wfd.Message() == nil) != (gfd.Message() == nil) || wfd.Message() != nil && (wfd.Message().FullName() != gfd.Message().FullName() || gfd.Message().IsPlaceholder()) {
+					t.Errorf("%s: message type differs from protodesc's build", wfd.FullName())
+				}
+				if (wfd.Enum() == nil) != (gfd.Enum() == nil) || wfd.Enum() != nil && (wfd.Enum().FullName() != gfd.Enum().FullName() || gfd.Enum().IsPlaceholder()) {
+					t.Errorf("%s: enum type differs from protodesc's build", wfd.FullName())
+				}
+				if g, w := gfd.Options().(*descriptorpb.FieldOptions), wfd.Options().(*descriptorpb.FieldOptions); !proto.Equal(g, w) || !bytes.Equal(g.ProtoReflect().GetUnknown(), w.ProtoReflect().GetUnknown()) {
+					t.Errorf("%s: options differ from protodesc's build", wfd.FullName())
+				}
+			}
+		}
+	}
+	if n < 100 {
+		t.Errorf("only %d files compared", n)
+	}
+}
 
 func mustSchema(t testing.TB) *schema {
 	t.Helper()

@@ -600,6 +600,13 @@ func readHead(path string, n int) []byte {
 		return nil
 	}
 	defer func() { _ = f.Close() }()
+	// A file smaller than n needs a buffer of its size only (and one byte
+	// more, to see that it ends there): most files are a few KB, and a
+	// 64 KB buffer is 16 pages to clear. A size of 0 may be a file that
+	// does not say its size (/proc), read as before.
+	if st, err := f.Stat(); err == nil && st.Size() > 0 && st.Size() < int64(n) {
+		n = int(st.Size()) + 1
+	}
 	buf := make([]byte, n)
 	k, _ := io.ReadFull(f, buf)
 	return buf[:k]

@@ -549,13 +549,23 @@ func next[T any](batch *[]T) *T {
 
 // passDirective returns the *_pass directive set at this level itself.
 func passDirective(s *scope) *Directive {
-	for _, m := range passModules {
-		if d := s.last(m + "_pass"); d != nil {
+	for _, name := range passDirectiveNames {
+		if d := s.last(name); d != nil {
 			return d
 		}
 	}
 	return nil
 }
+
+// passDirectiveNames are the *_pass directives of passModules, in order,
+// named once rather than at every route.
+var passDirectiveNames = func() []string {
+	out := make([]string, len(passModules))
+	for i, m := range passModules {
+		out[i] = m + "_pass"
+	}
+	return out
+}()
 
 func (b *builder) resolvePass(r *model.Route, s *scope, parent *model.Route) {
 	d := passDirective(s)

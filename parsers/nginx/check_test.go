@@ -431,3 +431,20 @@ func TestCheckNotesWhatItCannotJudge(t *testing.T) {
 		})
 	}
 }
+
+// A block notes each name once, before and after it holds more names than
+// its list keeps.
+func TestBlockScopeSawBefore(t *testing.T) {
+	sc := &blockScope{}
+	for round := range 2 {
+		for i := range 3 * smallSeen {
+			name := fmt.Sprintf("d%d", i)
+			if got := sc.sawBefore(name); got != (round == 1) {
+				t.Fatalf("round %d, %s: sawBefore = %v", round, name, got)
+			}
+			if round == 0 && !sc.sawBefore(name) {
+				t.Fatalf("%s noted but not seen again", name)
+			}
+		}
+	}
+}

@@ -279,14 +279,17 @@ func lineState(src []byte, off int) (comment, quoted bool) {
 // when there is none.
 func envTemplate(dirs []*Directive) (*Directive, int, bool) {
 	for _, d := range dirs {
-		if envPlaceholder().MatchString(d.Name) {
+		if hasEnvPlaceholder(d.Name) {
 			return d, -1, true
 		}
-		if literalValues(d.Name) {
-			for i, a := range d.Args {
-				if envPlaceholder().MatchString(a.Value) {
+		// The name is asked about only for an argument with a
+		// placeholder, which few have.
+		for i, a := range d.Args {
+			if hasEnvPlaceholder(a.Value) {
+				if literalValues(d.Name) {
 					return d, i, true
 				}
+				break
 			}
 		}
 		if t, i, ok := envTemplate(d.Block); ok {
@@ -312,11 +315,11 @@ func envsubstTemplate(path string, dirs []*Directive) (*Directive, int, bool) {
 	var find func(dirs []*Directive) (*Directive, int, bool)
 	find = func(dirs []*Directive) (*Directive, int, bool) {
 		for _, d := range dirs {
-			if envPlaceholder().MatchString(d.Name) {
+			if hasEnvPlaceholder(d.Name) {
 				return d, -1, true
 			}
 			for i, a := range d.Args {
-				if envPlaceholder().MatchString(a.Value) {
+				if hasEnvPlaceholder(a.Value) {
 					return d, i, true
 				}
 			}
@@ -330,6 +333,12 @@ func envsubstTemplate(path string, dirs []*Directive) (*Directive, int, bool) {
 }
 
 var envPlaceholder = lazyre.New(`\$\{?[A-Z][A-Z0-9_]*\}?`)
+
+// hasEnvPlaceholder reports whether s holds an environment variable
+// placeholder; a word without "$" (most of them) skips the expression.
+func hasEnvPlaceholder(s string) bool {
+	return strings.IndexByte(s, '$') >= 0 && envPlaceholder().MatchString(s)
+}
 
 // literalValues reports whether nginx reads a directive's arguments as
 // literal numbers, sizes, times or addresses, never expanding variables.

@@ -2,13 +2,13 @@ package nginx
 
 import (
 	"fmt"
-	"sync"
 )
 
 // The table is generated from nginx's git repository (every release from
 // 1.0.0 on) and the repositories of the third-party modules people run:
 //
 //go:generate sh -c "go run ./internal/gendirectives -nginx $NGINX_GIT -from 1.0.0 -module lua=$LUA_GIT -module stream-lua=$STREAM_LUA_GIT -module njs=$NJS_GIT -module headers-more=$HEADERS_MORE_GIT -module brotli=$BROTLI_GIT -module geoip2=$GEOIP2_GIT -module vts=$VTS_GIT -module passenger=$PASSENGER_GIT -module nchan=$NCHAN_GIT -module naxsi=$NAXSI_GIT -module modsecurity=$MODSECURITY_GIT -module rtmp=$RTMP_GIT -module echo=$ECHO_GIT -module vod=$VOD_GIT -module secure-token=$SECURE_TOKEN_GIT -o directives_gen.go"
+//go:generate go test -run TestDirectiveIndexGenerated -update-index .
 
 // context is a bit set of the configuration contexts nginx allows a
 // directive in (NGX_MAIN_CONF, NGX_HTTP_LOC_CONF, ...).
@@ -106,29 +106,75 @@ type directiveEntry struct {
 
 // declarations returns every declaration of directive name.
 func declarations(name string) []directiveEntry {
-	r, ok := declarationIndex()[name]
+	s, ok := findDirective(name)
 	if !ok {
 		return knownDirectiveList[:0:0]
 	}
-	return knownDirectiveList[r[0]:r[1]:r[1]]
+	return knownDirectiveList[s.lo:s.hi:s.hi]
 }
 
-// declarationIndex maps each directive name to the range of
-// knownDirectiveList (sorted by name) that declares it, built on first
-// use: every directive of every file is looked up.
-var declarationIndex = sync.OnceValue(func() map[string][2]int32 {
-	list := knownDirectiveList[:]
-	index := make(map[string][2]int32, len(list))
-	for i := 0; i < len(list); {
-		j := i
-		for j < len(list) && list[j].name == list[i].name {
-			j++
+// directiveSlot is a slot of directiveIndex: the range of
+// knownDirectiveList (sorted by name) that declares one directive, and
+// the pass module moduleDirective gives it.
+type directiveSlot struct {
+	// lo and hi bound the range; hi is 0 in an empty slot.
+	lo, hi uint16
+	// pass is 1 + the index in passModules of the module moduleDirective
+	// names for the directive, 0 for none.
+	pass uint8
+}
+
+// directiveIndex (directive_index_gen.go) is an open-addressing hash table
+// of the directives knownDirectiveList declares: a directive's slot is the
+// first one from directiveHash(name) on, wrapping around, that is empty or
+// declares it. It is an array of constants written by
+// TestDirectiveIndexGenerated (go test -run TestDirectiveIndexGenerated
+// -update-index), so that no run builds it: every directive of every file
+// is looked up, and building a map of them cost a 10-server tree 7% of
+// its CPU time.
+const directiveIndexSize = len(directiveIndex)
+
+// directiveHash mixes the length of name with its first and last eight
+// bytes (all of a shorter one): two loads and two multiplications, where
+// a hash over every byte took a byte-long step for each. The directives
+// that share both ends and a length take neighbouring slots.
+func directiveHash(name string) uint32 {
+	n := len(name)
+	var a, b uint64
+	if n >= 8 {
+		a, b = load64(name), load64(name[n-8:])
+	} else {
+		for i := 0; i < n; i++ {
+			a |= uint64(name[i]) << (8 * i)
 		}
-		index[list[i].name] = [2]int32{int32(i), int32(j)}
-		i = j
+		b = a
 	}
-	return index
-})
+	h := a*0x9e3779b97f4a7c15 ^ b*0xc2b2ae3d27d4eb4f ^ uint64(n)
+	h ^= h >> 32
+	h *= 0xff51afd7ed558ccd
+	return uint32(h >> 32)
+}
+
+// load64 is the first eight bytes of s, little-endian.
+func load64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// findDirective returns the slot of directive name in directiveIndex.
+func findDirective(name string) (directiveSlot, bool) {
+	const mask = uint32(directiveIndexSize - 1)
+	for i := directiveHash(name) & mask; ; i = (i + 1) & mask {
+		s := directiveIndex[i]
+		if s.hi == 0 {
+			return directiveSlot{}, false
+		}
+		if knownDirectiveList[s.lo].name == name {
+			return s, true
+		}
+	}
+}
 
 // lookupDirective finds where directive name is allowed and where it takes
 // a block, over all its declarations.
@@ -164,11 +210,27 @@ const (
 // Unknown directives (third-party modules) may do either; so may the
 // entries of blocks nginx does not know.
 func blockShape(name, parent string) (mustBlock, mustNot bool) {
+	return childShape(name, parent, shapesChildren(parent))
+}
+
+// shapesChildren reports whether nginx looks the directives of a block
+// named parent up, so that their table says whether each takes a block:
+// the parser asks once per block, not once per directive in it.
+func shapesChildren(parent string) bool {
 	if parent != parentMain && parent != parentUnknown {
 		ps, ok := lookupDirective(parent)
 		if !ok || ps.blockIn == 0 || handlerBlocks[parent] {
-			return false, false
+			return false
 		}
+	}
+	return true
+}
+
+// childShape is blockShape for a parent of which shapesChildren said
+// shaped.
+func childShape(name, parent string, shaped bool) (mustBlock, mustNot bool) {
+	if !shaped {
+		return false, false
 	}
 	spec, ok := lookupDirective(name)
 	if !ok {

@@ -97,6 +97,7 @@ func parse(path string, src []byte, parent string, depth, maxDepth int, layout b
 // that "}".
 func (p *parser) block(parent string, open *Directive, depth int) ([]*Directive, int, *Error) {
 	handler := handlerBlocks[parent]
+	shaped := shapesChildren(parent)
 	dirs := []*Directive{}
 	for {
 		st, err := p.lx.next()
@@ -129,7 +130,7 @@ func (p *parser) block(parent string, open *Directive, depth int) ([]*Directive,
 		if !handler {
 			// nginx reports these where it stops reading: at the "{" or
 			// ";" that ends the directive.
-			mustBlock, mustNot := blockShape(d.Name, parent)
+			mustBlock, mustNot := childShape(d.Name, parent, shaped)
 			if mustNot && isBlock {
 				return dirs, 0, p.shapeError(d, st.term, "is not terminated by \";\": it takes no block")
 			}

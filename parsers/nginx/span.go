@@ -112,15 +112,36 @@ func newSpanBuilder(path string, src []byte) (*spanBuilder, error) {
 		dirs: make([]dirSpan, 0, bytes.Count(src, []byte{';'})+bytes.Count(src, []byte{'{'}))}
 	// About two and a half words a directive in real configurations.
 	s.words = make([]wordSpan, 0, cap(s.dirs)*5/2)
-	for i, c := range src {
-		switch {
-		case c == '\n':
-			s.lines = append(s.lines, uint32(i+1))
-		case c >= utf8.RuneSelf:
-			s.ascii = false
+	// Newlines found with IndexByte and the ASCII test eight bytes at a
+	// time: looking at each byte for both was 1% of a 200-server run.
+	for i := 0; ; {
+		j := bytes.IndexByte(src[i:], '\n')
+		if j < 0 {
+			break
+		}
+		i += j + 1
+		s.lines = append(s.lines, uint32(i))
+	}
+	s.ascii = isASCII(src)
+	return &spanBuilder{s: s, cur: offsetCursor{src: src, line: 1, col: 1}}, nil
+}
+
+// isASCII reports whether every byte of b is below utf8.RuneSelf.
+func isASCII(b []byte) bool {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		w := uint64(b[i]) | uint64(b[i+1])<<8 | uint64(b[i+2])<<16 | uint64(b[i+3])<<24 |
+			uint64(b[i+4])<<32 | uint64(b[i+5])<<40 | uint64(b[i+6])<<48 | uint64(b[i+7])<<56
+		if w&0x8080808080808080 != 0 {
+			return false
 		}
 	}
-	return &spanBuilder{s: s, cur: offsetCursor{src: src, line: 1, col: 1}}, nil
+	for ; i < len(b); i++ {
+		if b[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // finish returns the spans once the lexer reached the end of the file.

@@ -1,6 +1,7 @@
 package nginx
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -99,5 +100,32 @@ func TestFileEditorUsesTheParsedLayout(t *testing.T) {
 	}
 	if !reflect.DeepEqual(parsed.sp, read.sp) || parsed.nl != read.nl || parsed.unit != read.unit {
 		t.Error("the two editors see the file differently")
+	}
+}
+
+// isASCII answers as a look at every byte does.
+func TestIsASCIIAsByteScan(t *testing.T) {
+	scan := func(b []byte) bool {
+		for _, c := range b {
+			if c >= 0x80 {
+				return false
+			}
+		}
+		return true
+	}
+	for n := range 20 {
+		b := bytes.Repeat([]byte{'a'}, n)
+		if !isASCII(b) {
+			t.Fatalf("%q", b)
+		}
+		for i := range n {
+			for _, c := range []byte{0x7f, 0x80, 0xff} {
+				c2 := bytes.Clone(b)
+				c2[i] = c
+				if got, want := isASCII(c2), scan(c2); got != want {
+					t.Fatalf("isASCII(%q) = %v, want %v", c2, got, want)
+				}
+			}
+		}
 	}
 }

@@ -130,12 +130,16 @@ func parseAddress(s string, defPort int) (model.Address, error) {
 		a.Unix = rest
 		return a, nil
 	}
-	if n, err := strconv.Atoi(s); err == nil {
-		if n <= 0 || n > 65535 {
-			return a, fmt.Errorf("invalid port %q", s)
+	// Only a signed run of digits can be a number: a host is not given to
+	// Atoi, whose error for it is an allocation.
+	if signedDigits(s) {
+		if n, err := strconv.Atoi(s); err == nil {
+			if n <= 0 || n > 65535 {
+				return a, fmt.Errorf("invalid port %q", s)
+			}
+			a.Port = n
+			return a, nil
 		}
-		a.Port = n
-		return a, nil
 	}
 	host, port := s, ""
 	if strings.HasPrefix(s, "[") {
@@ -163,6 +167,23 @@ func parseAddress(s string, defPort int) (model.Address, error) {
 		a.Port = n
 	}
 	return a, nil
+}
+
+// signedDigits reports whether s is what strconv.Atoi can read: an
+// optional sign and at least one decimal digit.
+func signedDigits(s string) bool {
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		s = s[1:]
+	}
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // isLiteralHost reports whether h is an IP literal (one peer once resolved).

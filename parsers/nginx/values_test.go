@@ -2,11 +2,13 @@ package nginx
 
 import (
 	gocontext "context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -105,6 +107,18 @@ func TestParseTimeMatchesNginx(t *testing.T) {
 		}
 		if !nginxOK && !strings.Contains(string(out), "invalid value") {
 			t.Errorf("%q: nginx -t: %s", c.in, out)
+		}
+	}
+}
+
+// signedDigits is true exactly where strconv.Atoi reads a number or fails
+// only on its range.
+func TestSignedDigitsAsAtoi(t *testing.T) {
+	for _, s := range []string{"", "+", "-", "0", "8080", "+80", "-1", "99999999999999999999999", "1_000", "0x10", " 1", "1 ", "a1", "1a", "127.0.0.1", "[::1]:80", "unix:/x", "١٢"} {
+		_, err := strconv.Atoi(s)
+		reads := err == nil || errors.Is(err, strconv.ErrRange)
+		if got := signedDigits(s); got != reads {
+			t.Errorf("signedDigits(%q) = %v; Atoi: %v", s, got, err)
 		}
 	}
 }

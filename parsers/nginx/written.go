@@ -235,13 +235,22 @@ func newFacts(cfg *Config, newDefaults bool) *facts {
 // passModuleOf is the pass module a directive of nginx's own belongs to by
 // its name ("proxy" for proxy_read_timeout), or "".
 func passModuleOf(name string) string {
-	for _, m := range passModules {
-		if strings.HasPrefix(name, m+"_") {
-			return m
+	for i, p := range passModulePrefixes {
+		if strings.HasPrefix(name, p) {
+			return passModules[i]
 		}
 	}
 	return ""
 }
+
+// passModulePrefixes are the passModules followed by "_", made once.
+var passModulePrefixes = func() []string {
+	out := make([]string, len(passModules))
+	for i, m := range passModules {
+		out[i] = m + "_"
+	}
+	return out
+}()
 
 // notPerRequest are directives of the pass modules that no handler reads
 // per request but that still act (a temporary or cache directory nginx
@@ -256,30 +265,26 @@ var notPerRequest = map[string]bool{
 // module: one of nginx's own, allowed in a location (so not
 // *_cache_path), and not a temporary path.
 func moduleDirective(name string) (string, bool) {
-	m, ok := moduleDirectives()[name]
-	return m, ok
-}
-
-// moduleDirectives maps each directive moduleDirective accepts to its
-// module, made on first use from the known directives: every directive of
-// every level a route inherits is asked about.
-var moduleDirectives = sync.OnceValue(func() map[string]string {
-	out := map[string]string{}
-	for _, e := range knownDirectiveList {
-		if m, ok := isModuleDirective(e.name); ok {
-			out[e.name] = m
-		}
+	s, ok := findDirective(name)
+	if !ok || s.pass == 0 {
+		return "", false
 	}
-	return out
-})
+	return passModules[s.pass-1], true
+}
 
 // isModuleDirective is moduleDirective worked out from the declarations.
 func isModuleDirective(name string) (string, bool) {
+	return moduleOfDeclarations(name, declarations(name))
+}
+
+// moduleOfDeclarations is isModuleDirective for the declarations decls
+// of name.
+func moduleOfDeclarations(name string, decls []directiveEntry) (string, bool) {
 	m := passModuleOf(name)
 	if m == "" || notPerRequest[name] || strings.HasSuffix(name, "_temp_path") || strings.HasSuffix(name, "_cache_path") {
 		return "", false
 	}
-	for _, e := range declarations(name) {
+	for _, e := range decls {
 		if e.spec.module == "" && e.spec.contexts&ctxHTTPLocation != 0 {
 			return m, true
 		}
@@ -353,7 +358,9 @@ func (f *facts) handlerOf(r *model.Route, s *scope) routeHandler {
 	for loc != nil && loc.kind == "if" {
 		loc = loc.parent
 	}
-	if loc == nil || !f.blockComplete(loc.dir) || !f.blockComplete(s.dir) || opaqueBlock(s) || opaqueBlock(loc) {
+	// Most routes are a location's own (loc is s): each block is asked
+	// about once.
+	if loc == nil || !f.blockComplete(loc.dir) || opaqueBlock(loc) || loc != s && (!f.blockComplete(s.dir) || opaqueBlock(s)) {
 		return routeHandler{opaque: true}
 	}
 	if ret := certainReturn(loc); ret != nil {
@@ -600,9 +607,13 @@ var arrayDirectives = []struct{ name, module string }{
 // (only when it has none of its own, the default), "off" (never) or
 // "merge" (after its own).
 func inheritDirective(name string) string {
+	// Constants, not name + "_inherit": every route asks for each list
+	// at each of its levels.
 	switch name {
-	case "add_header", "add_trailer":
-		return name + "_inherit"
+	case "add_header":
+		return "add_header_inherit"
+	case "add_trailer":
+		return "add_trailer_inherit"
 	}
 	return ""
 }
