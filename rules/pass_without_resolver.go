@@ -31,7 +31,7 @@ func checkPassWithoutResolver(pass *Pass) {
 			}
 			host := f.Unresolvable.Value
 			on := ""
-			if n := f.Unresolvable.Note; n != "" {
+			if n := f.Unresolvable.Note(); n != "" {
 				on = " " + n
 			}
 			msg := fmt.Sprintf("%s %s names the host %s, which nginx looks up when a request comes, and no resolver directive applies here%s: "+

@@ -580,8 +580,8 @@ func (b *builder) retry(rp msg, owner *node, level string, e *model.EnvoyRoute) 
 	}
 	e.NumRetries = b.uintSetting(rp, n, "num_retries", level, defaultNumRetries, block)
 	e.PerTryTimeout = b.durSetting(rp, n, "per_try_timeout", level, 0, block)
-	e.NumRetries.Name = qualify(name, e.NumRetries.Name)
-	e.PerTryTimeout.Name = qualify(name, e.PerTryTimeout.Name)
+	e.NumRetries = e.NumRetries.WithName(qualify(name, e.NumRetries.Name()))
+	e.PerTryTimeout = e.PerTryTimeout.WithName(qualify(name, e.PerTryTimeout.Name()))
 	e.RetriableMethods = b.retriableMethods(rp.list("retriable_request_headers"), n.get("retriable_request_headers"))
 	r.MethodFilter = name + ".retriable_request_headers"
 	e.BackOffBase, e.BackOffMax = b.backOff(rp, n, name, level, block)
@@ -619,7 +619,7 @@ func (b *builder) backOff(rp msg, n *node, name, level string, block *node) (bas
 	prefix := name + "." + fieldName(key, "retry_back_off")
 	base = b.durSetting(bo, boNode, "base_interval", level, defaultBackOffBase, at)
 	maxi = b.durSetting(bo, boNode, "max_interval", level, 10*base.Value, at)
-	base.Name, maxi.Name = qualify(prefix, base.Name), qualify(prefix, maxi.Name)
+	base, maxi = base.WithName(qualify(prefix, base.Name())), maxi.WithName(qualify(prefix, maxi.Name()))
 	return base, maxi
 }
 

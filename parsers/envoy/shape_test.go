@@ -303,7 +303,7 @@ routes:
 	r = loadString(t, "vh.yaml", vh)
 	wantClean(t, r)
 	rt := onlyProxy(t, r).Routes()
-	if len(rt) != 1 || len(rt[0].Retry.Unknown) != 1 || rt[0].Retry.On.Level != "virtual_host" {
+	if len(rt) != 1 || len(rt[0].Retry.Unknown) != 1 || rt[0].Retry.On.Level() != "virtual_host" {
 		t.Fatalf("routes %+v", rt)
 	}
 }

@@ -142,7 +142,7 @@ func (l *loader) gatewayPolicy(r *model.Route, o *object, rule *yaml.Node, grpc 
 			e.NumRetries = model.Set(v, "retry.attempts", "route", o.pos(an))
 		} else {
 			e.NumRetries = model.Default(2, "retry.attempts", o.pos(retryKey))
-			e.NumRetries.Note = noteGatewayAttempts
+			e.NumRetries = e.NumRetries.WithNote(noteGatewayAttempts)
 		}
 		toks := strings.Split(gatewayRetryOn, ",")
 		codesKey, codes := getKV(retry, "codes")
@@ -165,7 +165,7 @@ func (l *loader) gatewayPolicy(r *model.Route, o *object, rule *yaml.Node, grpc 
 	}
 	if !e.Timeout.Valid() {
 		e.Timeout = model.Default(time.Duration(0), "timeouts.request", r.Pos)
-		e.Timeout.Note = noteTimeout
+		e.Timeout = e.Timeout.WithNote(noteTimeout)
 	}
 	if n := get(timeouts, "backendRequest"); n != nil {
 		if d, ok := l.dur(o, n, "timeouts.backendRequest"); ok && d != 0 {

@@ -139,7 +139,7 @@ func (s vsScope) seconds(f vsField) model.Setting[time.Duration] {
 		v, name, level, pos, dflt = f.value, f.field, "default", s.block, true
 		d, _ = parseNginxTime(v)
 	}
-	return vsSetting(f, model.Setting[time.Duration]{Value: d, Name: name, Level: level, Pos: pos, Default: dflt})
+	return vsSetting(f, model.NewSetting(d, name, level, pos, dflt, ""))
 }
 
 func (s vsScope) count(f vsField) model.Setting[int] {
@@ -150,17 +150,17 @@ func (s vsScope) count(f vsField) model.Setting[int] {
 		n, _ = strconv.Atoi(f.value)
 		name, level, pos, dflt = f.field, "default", s.block, true
 	}
-	return vsSetting(f, model.Setting[int]{Value: n, Name: name, Level: level, Pos: pos, Default: dflt})
+	return vsSetting(f, model.NewSetting(n, name, level, pos, dflt, ""))
 }
 
 func (s vsScope) text(f vsField) model.Setting[string] {
 	v, name, level, pos, dflt := s.lookup(f)
-	return vsSetting(f, model.Setting[string]{Value: v, Name: name, Level: level, Pos: pos, Default: dflt})
+	return vsSetting(f, model.NewSetting(v, name, level, pos, dflt, ""))
 }
 
 func vsSetting[T any](f vsField, s model.Setting[T]) model.Setting[T] {
-	if s.Default {
-		s.Note = f.note
+	if s.Default() {
+		s = s.WithNote(f.note)
 	}
 	return s
 }
@@ -485,10 +485,9 @@ func (l *loader) vsAction(p *model.Proxy, r *model.Route, owner vsOwner, n *yaml
 	r.ConnectTimeout = s.seconds(vsConnect)
 	r.AttemptTimeout = s.seconds(vsRead)
 	nr.SendTimeout = s.seconds(vsSend)
-	nr.HTTPVersion = model.Setting[string]{Value: "1.1", Name: "proxy_http_version", Level: "default", Pos: r.Pos, Default: true,
-		Note: "NGINX Ingress Controller writes proxy_http_version 1.1 in every location of a VirtualServer (internal/configs/version2/nginx.virtualserver.tmpl)"}
+	nr.HTTPVersion = model.NewSetting("1.1", "proxy_http_version", "default", r.Pos, true, "NGINX Ingress Controller writes proxy_http_version 1.1 in every location of a VirtualServer (internal/configs/version2/nginx.virtualserver.tmpl)")
 	on := s.text(vsNext)
-	r.Retry.On = model.Setting[[]string]{Value: strings.Fields(on.Value), Name: on.Name, Level: on.Level, Pos: on.Pos, Default: on.Default, Note: on.Note}
+	r.Retry.On = model.NewSetting(strings.Fields(on.Value), on.Name(), on.Level(), on.Pos(), on.Default(), on.Note())
 	r.Budget = s.seconds(vsNextTimeout)
 	nr.Tries = s.count(vsNextTries)
 	s.seconds(vsFailTimeout) // checked only: failed servers are not modelled
@@ -518,8 +517,8 @@ func (l *loader) vsAction(p *model.Proxy, r *model.Route, owner vsOwner, n *yaml
 		u = &model.Upstream{Proxy: p, Kind: "upstream", Name: prefix + "_" + upName, Pos: o.pos(up),
 			Servers: l.endpointServers(srv, clusterIP), ClosedUnderRequest: "retry"}
 		u.PoolSize = s.count(vsKeepalive)
-		u.PoolIdle = model.Setting[time.Duration]{Value: nginxKeepaliveTimeout, Name: "keepalive_timeout", Level: "default", Pos: o.pos(up), Default: true, Note: "nginx's default: the controller's template writes no keepalive_timeout"}
-		u.PoolLifetime = model.Setting[time.Duration]{Value: nginxKeepaliveTime, Name: "keepalive_time", Level: "default", Pos: o.pos(up), Default: true, Note: "nginx's default: the controller's template writes no keepalive_time"}
+		u.PoolIdle = model.NewSetting(nginxKeepaliveTimeout, "keepalive_timeout", "default", o.pos(up), true, "nginx's default: the controller's template writes no keepalive_timeout")
+		u.PoolLifetime = model.NewSetting(nginxKeepaliveTime, "keepalive_time", "default", o.pos(up), true, "nginx's default: the controller's template writes no keepalive_time")
 		ups[key] = u
 		p.Upstreams = append(p.Upstreams, u)
 	}

@@ -388,9 +388,9 @@ func (b *builder) upstream(s *scope, name string) *model.Upstream {
 	} else {
 		u.PoolSize = model.Default(0, "keepalive", s.at)
 		since := releases.UpstreamKeepalive.Since(model.Nginx)
-		u.PoolSize.Note = "on " + b.target.Releases(since) + ": nginx pools upstream blocks by default only since " + since.String() + "."
+		u.PoolSize = u.PoolSize.WithNote("on " + b.target.Releases(since) + ": nginx pools upstream blocks by default only since " + since.String() + ".")
 		if b.target.Product == model.Angie {
-			u.PoolSize.Note = "on " + b.target.String() + ": Angie did not adopt nginx " + since.String() + "'s default pool."
+			u.PoolSize = u.PoolSize.WithNote("on " + b.target.String() + ": Angie did not adopt nginx " + since.String() + "'s default pool.")
 		}
 	}
 	// The pool's own keepalive_timeout and keepalive_time: those at http
@@ -603,7 +603,7 @@ func (b *builder) resolvePass(r *model.Route, s *scope, parent *model.Route) {
 				// read, a resolver may be there.
 				if !b.proxy.Partial && b.certain(s, module, p.URL, passHost(rest)) {
 					p.Unresolvable = model.Default(host, "resolver", d.Pos)
-					p.Unresolvable.Note = b.resolverConfNote()
+					p.Unresolvable = p.Unresolvable.WithNote(b.resolverConfNote())
 				}
 				return
 			}
@@ -613,7 +613,7 @@ func (b *builder) resolvePass(r *model.Route, s *scope, parent *model.Route) {
 			// literal host up when a request comes, as a computed one
 			// (rules/proof, TestLiteralHostWithVariablesIsLookedUpPerRequest).
 			p.Unresolvable = model.Default(host, "resolver", d.Pos)
-			p.Unresolvable.Note = b.resolverConfNote()
+			p.Unresolvable = p.Unresolvable.WithNote(b.resolverConfNote())
 			return
 		}
 	}
@@ -829,7 +829,7 @@ func (b *builder) httpVersion(s *scope) model.Setting[string] {
 		return model.Default("1.1", "proxy_http_version", s.at)
 	}
 	d := model.Default("1.0", "proxy_http_version", s.at)
-	d.Note = b.oldDefaultsNote()
+	d = d.WithNote(b.oldDefaultsNote())
 	return d
 }
 
@@ -844,7 +844,7 @@ func (b *builder) connectionHeader(s *scope) model.Setting[string] {
 		return model.Default("", "proxy_set_header", s.at)
 	}
 	d := model.Default("close", "proxy_set_header", s.at)
-	d.Note = b.oldDefaultsNote()
+	d = d.WithNote(b.oldDefaultsNote())
 	return d
 }
 

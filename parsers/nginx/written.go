@@ -364,7 +364,7 @@ func (f *facts) handlerOf(r *model.Route, s *scope) routeHandler {
 	}
 	h := model.Handler{Kind: model.HandlerNone, Pos: r.Pos, Route: r.Name}
 	if fb := r.Nginx.NamedFallback; fb.Valid() {
-		h.Fallback, h.FallbackPos = fb.Value, fb.Pos
+		h.Fallback, h.FallbackPos = fb.Value, fb.Pos()
 	}
 	return routeHandler{h: h}
 }
