@@ -861,8 +861,10 @@ type EnvoyRoute struct {
 	NumRetries    Setting[int]
 	PerTryTimeout Setting[time.Duration]
 	// RetriableMethods is what retry_policy.retriable_request_headers
-	// narrow retries to.
-	RetriableMethods Methods
+	// narrow retries to; nil when they do not narrow them (every method
+	// is retried), as on most routes, which then hold no Methods of
+	// their own.
+	RetriableMethods *Methods
 	// BackOffBase and BackOffMax are retry_policy.retry_back_off's
 	// intervals: the wait before the k-th retry is random below
 	// min(base × 2^k, max); 25 ms and ten times the base by default.

@@ -682,18 +682,18 @@ func (b *builder) methods(headers []msg, n *node) model.Methods {
 // for GET and HEAD; docs/semantics.md §0b). So a matcher on another header
 // lets every method through (the request need only carry that header),
 // and :method matchers add up.
-func (b *builder) retriableMethods(headers []msg, n *node) model.Methods {
+func (b *builder) retriableMethods(headers []msg, n *node) *model.Methods {
 	if len(headers) == 0 {
-		return model.Methods{Any: true}
+		return nil
 	}
 	allowed := map[string]bool{}
 	for _, h := range headers {
 		if h.str("name") != ":method" {
-			return model.Methods{Any: true}
+			return nil
 		}
 		match, known := headerMatcher(h)
 		if !known {
-			return model.Methods{Any: true}
+			return nil
 		}
 		for _, m := range standardMethods {
 			if match(m) {
@@ -708,9 +708,9 @@ func (b *builder) retriableMethods(headers []msg, n *node) model.Methods {
 		}
 	}
 	if len(out.Allowed) == len(standardMethods) {
-		return model.Methods{Any: true}
+		return nil
 	}
-	return out
+	return &out
 }
 
 // headerMatcher turns a header matcher into a test of one value; known is

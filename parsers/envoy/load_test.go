@@ -126,7 +126,7 @@ func TestBootstrapModel(t *testing.T) {
 	if orders.Retry.On.Level() != "route" || orders.Envoy.NumRetries.Name() != "retry_policy.num_retries" {
 		t.Errorf("retry level %q name %q", orders.Retry.On.Level(), orders.Envoy.NumRetries.Name())
 	}
-	if !orders.Methods.Any || !orders.Envoy.RetriableMethods.Any {
+	if !orders.Methods.Any || orders.Envoy.RetriableMethods != nil {
 		t.Errorf("orders methods %+v retriable %+v", orders.Methods, orders.Envoy.RetriableMethods)
 	}
 	if orders.Forward == nil || orders.Forward.Module != "envoy" || orders.Forward.URL != "orders" || orders.Forward.Pos.Line != 106 || orders.Forward.Upstream == nil {
@@ -160,7 +160,7 @@ func TestBootstrapModel(t *testing.T) {
 	}
 	site := routes[5]
 	at(t, "site num_retries (default)", site.Envoy.NumRetries, 1, 160, 19, true)
-	if site.Envoy.RetriableMethods.Any || strings.Join(site.Envoy.RetriableMethods.Allowed, " ") != "GET" {
+	if site.Envoy.RetriableMethods == nil || site.Envoy.RetriableMethods.Any || strings.Join(site.Envoy.RetriableMethods.Allowed, " ") != "GET" {
 		t.Errorf("site retriable methods %+v", site.Envoy.RetriableMethods)
 	}
 

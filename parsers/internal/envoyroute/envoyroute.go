@@ -160,9 +160,9 @@ func Written(r *model.Route, target model.Target) {
 	if r.MaxAttempts.Value <= 1 {
 		return
 	}
-	methods := e.RetriableMethods
-	if !methods.Any && len(methods.Allowed) == 0 && methods.Source == "" {
-		methods = model.Methods{Any: true}
+	methods := model.Methods{Any: true}
+	if e.RetriableMethods != nil {
+		methods = *e.RetriableMethods
 	}
 	for _, c := range on.Value {
 		x, ok := reexecuting[c]
