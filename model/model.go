@@ -584,22 +584,79 @@ type Match struct {
 // Methods is the set of HTTP methods that can reach the upstream through a
 // route. Any means not narrowed; otherwise Allowed lists them (upper case)
 // and Pos points at what narrowed them (limit_except, a :method matcher).
+//
+// What narrowed them is held apart (most routes pass every method and
+// name no source), so that a Methods is 64 bytes instead of 152: read it
+// through Pos, Source, Why, AlsoSource and AlsoPos, and set it through
+// NarrowedBy, Because and AlsoBy, which leave the Methods they are called
+// on as it was.
 type Methods struct {
 	Any     bool
 	Allowed []string
 	// Except lists the methods that do not pass when Any is set.
 	Except []string
-	Pos    Pos
-	Source string
-	// Why says in words why only these methods pass, where no setting
-	// names them (a GRPCRoute carries gRPC calls, which are POSTs).
-	Why string
-	// AlsoSource and AlsoPos name a second setting that lets the same
-	// methods pass (ingress-nginx's ConfigMap retry-non-idempotent "true"
-	// beside an annotation that names non_idempotent itself): with one
-	// removed, the other still does.
-	AlsoSource string
-	AlsoPos    Pos
+	origin *methodsOrigin
+}
+
+// methodsOrigin is what narrowed a Methods.
+type methodsOrigin struct {
+	pos        Pos
+	source     string
+	why        string
+	alsoSource string
+	alsoPos    Pos
+}
+
+func (m Methods) originOrZero() methodsOrigin {
+	if m.origin == nil {
+		return methodsOrigin{}
+	}
+	return *m.origin
+}
+
+// Pos points at what narrowed the methods (limit_except, a :method
+// matcher).
+func (m Methods) Pos() Pos { return m.originOrZero().pos }
+
+// Source names what narrowed the methods.
+func (m Methods) Source() string { return m.originOrZero().source }
+
+// Why says in words why only these methods pass, where no setting names
+// them (a GRPCRoute carries gRPC calls, which are POSTs).
+func (m Methods) Why() string { return m.originOrZero().why }
+
+// AlsoSource and AlsoPos name a second setting that lets the same methods
+// pass (ingress-nginx's ConfigMap retry-non-idempotent "true" beside an
+// annotation that names non_idempotent itself): with one removed, the
+// other still does.
+func (m Methods) AlsoSource() string { return m.originOrZero().alsoSource }
+
+// AlsoPos is where AlsoSource is set.
+func (m Methods) AlsoPos() Pos { return m.originOrZero().alsoPos }
+
+// NarrowedBy returns the methods, narrowed by source at pos.
+func (m Methods) NarrowedBy(source string, pos Pos) Methods {
+	o := m.originOrZero()
+	o.source, o.pos = source, pos
+	m.origin = &o
+	return m
+}
+
+// Because returns the methods with why saying why only they pass.
+func (m Methods) Because(why string) Methods {
+	o := m.originOrZero()
+	o.why = why
+	m.origin = &o
+	return m
+}
+
+// AlsoBy returns the methods with a second setting, source at pos, that
+// lets them pass.
+func (m Methods) AlsoBy(source string, pos Pos) Methods {
+	o := m.originOrZero()
+	o.alsoSource, o.alsoPos = source, pos
+	m.origin = &o
+	return m
 }
 
 // Allows reports whether method m can pass.

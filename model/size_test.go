@@ -19,6 +19,15 @@ func TestSettingSizes(t *testing.T) {
 		{"Setting[bool]", unsafe.Sizeof(Setting[bool]{}), 24},
 		{"Setting[string]", unsafe.Sizeof(Setting[string]{}), 32},
 		{"Setting[[]string]", unsafe.Sizeof(Setting[[]string]{}), 40},
+		// What narrowed a Methods is held apart: most routes pass every
+		// method.
+		{"Methods", unsafe.Sizeof(Methods{}), 64},
+		// A route's Envoy knobs hold no Methods of their own unless its
+		// retries are narrowed.
+		{"EnvoyRoute", unsafe.Sizeof(EnvoyRoute{}), 168},
+		// A route is one of the heap's size classes (576 bytes) instead of
+		// the 704 it took with settings of 88 bytes and whole Methods.
+		{"Route", unsafe.Sizeof(Route{}), 576},
 	} {
 		if c.size > c.want {
 			t.Errorf("%s is %d bytes, want at most %d", c.name, c.size, c.want)

@@ -145,13 +145,13 @@ func nginxReplaysWrites(pass *Pass, r *model.Route) (Finding, bool) {
 	if why, ok := nonIdempotentElsewhere(r); ok {
 		// Another setting adds non_idempotent (ingress-nginx's ConfigMap
 		// retry-non-idempotent): it is what to change.
-		f.Related = append(f.Related, Related{Pos: why.Pos, Message: why.Source + " \"true\" adds non_idempotent to " + on.Name()})
+		f.Related = append(f.Related, Related{Pos: why.Pos(), Message: why.Source() + " \"true\" adds non_idempotent to " + on.Name()})
 		f.Fix = Advice(fmt.Sprintf("set %s to \"false\" (nginx then retries a %s only when it was never sent), "+
-			"or make the backend deduplicate with an idempotency key", why.Source, carried[0]))
+			"or make the backend deduplicate with an idempotency key", why.Source(), carried[0]))
 	}
 	for _, x := range r.Reexecutes {
-		if m := x.Methods; m.AlsoSource != "" && m.AlsoPos.IsValid() {
-			f.Related = append(f.Related, Related{Pos: m.AlsoPos, Message: m.AlsoSource + " \"true\" adds non_idempotent to " + on.Name() + " too: removed there alone, it comes back"})
+		if m := x.Methods; m.AlsoSource() != "" && m.AlsoPos().IsValid() {
+			f.Related = append(f.Related, Related{Pos: m.AlsoPos(), Message: m.AlsoSource() + " \"true\" adds non_idempotent to " + on.Name() + " too: removed there alone, it comes back"})
 			break
 		}
 	}
@@ -162,7 +162,7 @@ func nginxReplaysWrites(pass *Pass, r *model.Route) (Finding, bool) {
 // send writes again when it is not the setting of its retry conditions.
 func nonIdempotentElsewhere(r *model.Route) (model.Methods, bool) {
 	for _, x := range r.Reexecutes {
-		if m := x.Methods; m.Allows("POST") && m.Source != "" && m.Source != r.Retry.On.Name() && m.Pos.IsValid() {
+		if m := x.Methods; m.Allows("POST") && m.Source() != "" && m.Source() != r.Retry.On.Name() && m.Pos().IsValid() {
 			return m, true
 		}
 	}
@@ -195,8 +195,8 @@ func envoyReplaysWrites(r *model.Route) (Finding, bool) {
 	}
 	why := "the route has no :method matcher, so it carries every method"
 	switch {
-	case r.Methods.Why != "":
-		why = r.Methods.Why
+	case r.Methods.Why() != "":
+		why = r.Methods.Why()
 	case !r.Methods.Any:
 		why = "its :method matcher lets " + quoteList(carried) + " through"
 	}
@@ -225,20 +225,20 @@ func replaysWritesOnStatus(r *model.Route, carried, conds []string) Finding {
 		}
 	}
 	msg := fmt.Sprintf("%s retries %s when the backend answers %s, which it may send after it ran the request", on.Name(), quoteList(carried), quoteList(conds))
-	if why.Why != "" {
-		msg += ": " + why.Why
+	if why.Why() != "" {
+		msg += ": " + why.Why()
 	}
 	msg += fmt.Sprintf(", so a %s is sent again (a second order, a second charge).", carried[0])
 	related := []Related{{Pos: r.Pos, Message: routeName(r) + ": " + carriedWhy(r, carried)}}
-	if why.Pos.IsValid() && why.Pos != on.Pos() {
-		related = append(related, Related{Pos: why.Pos, Message: why.Source + " is set here"})
+	if why.Pos().IsValid() && why.Pos() != on.Pos() {
+		related = append(related, Related{Pos: why.Pos(), Message: why.Source() + " is set here"})
 	}
 	if ma := r.MaxAttempts; ma.Pos().IsValid() && ma.Pos() != on.Pos() {
 		related = append(related, Related{Pos: ma.Pos(), Message: settingText(ma, fmt.Sprint(ma.Value))})
 	}
 	fix := "retry only requests that are safe to repeat"
-	if why.Source != "" && why.Source != on.Name() {
-		fix = "remove " + why.Source + ", so that a " + carried[0] + " is retried only when it never reached the backend"
+	if why.Source() != "" && why.Source() != on.Name() {
+		fix = "remove " + why.Source() + ", so that a " + carried[0] + " is retried only when it never reached the backend"
 	}
 	return Finding{Pos: on.Pos(), Message: msg, Related: related, Fix: Advice(fix + ", or make the backend deduplicate with an idempotency key")}
 }
@@ -246,10 +246,10 @@ func replaysWritesOnStatus(r *model.Route, carried, conds []string) Finding {
 // carriedWhy says why a route carries the writes named.
 func carriedWhy(r *model.Route, carried []string) string {
 	switch {
-	case r.Methods.Why != "":
-		return r.Methods.Why
+	case r.Methods.Why() != "":
+		return r.Methods.Why()
 	case !r.Methods.Any:
-		return "it lets " + quoteList(carried) + " through (" + r.Methods.Source + ")"
+		return "it lets " + quoteList(carried) + " through (" + r.Methods.Source() + ")"
 	}
 	return "it matches every method"
 }
@@ -424,11 +424,11 @@ func writeReasonOf(r *model.Route, writePaths []*regexp.Regexp) string {
 		case len(writes) == 0:
 			return ""
 		case len(writes) == len(ms.Allowed):
-			return "allows only " + quoteList(ms.Allowed) + " (" + ms.Source + ")"
+			return "allows only " + quoteList(ms.Allowed) + " (" + ms.Source() + ")"
 		}
-		return "allows " + quoteList(writes) + " (" + ms.Source + ")"
+		return "allows " + quoteList(writes) + " (" + ms.Source() + ")"
 	}
-	if ms := r.Methods; ms.Source != "" {
+	if ms := r.Methods; ms.Source() != "" {
 		writes := false
 		for _, m := range []string{"POST", "PUT", "PATCH", "DELETE"} {
 			writes = writes || ms.Allows(m)
@@ -457,7 +457,7 @@ func writeReasonOf(r *model.Route, writePaths []*regexp.Regexp) string {
 // dynamic request of the site, its PUTs and DELETEs among them, reaches
 // the application through it.
 func catchAll(r *model.Route) string {
-	if r.Match.Kind != model.MatchNamed || !r.Methods.Any || r.Methods.Source != "" || r.Listener == nil {
+	if r.Match.Kind != model.MatchNamed || !r.Methods.Any || r.Methods.Source() != "" || r.Listener == nil {
 		return ""
 	}
 	for _, l := range r.Listener.Routes {
@@ -505,8 +505,8 @@ func nonIdempotentFix(pass *Pass, r *model.Route) Fix {
 	}
 	x := newFixer(pass)
 	if why, ok := nonIdempotentElsewhere(r); ok {
-		x.setValue(why.Pos, model.String("false"))
-		return UnsafeFix("set "+why.Source+" to \"false\" (for every Ingress of the controller): nginx then retries a POST, PATCH or LOCK only when it was never sent", x.result())
+		x.setValue(why.Pos(), model.String("false"))
+		return UnsafeFix("set "+why.Source()+" to \"false\" (for every Ingress of the controller): nginx then retries a POST, PATCH or LOCK only when it was never sent", x.result())
 	}
 	if f := x.sources.file(on.Pos().File); f != nil && f.Editor != nil {
 		if _, tree := f.Tree(); tree {
@@ -519,10 +519,10 @@ func nonIdempotentFix(pass *Pass, r *model.Route) Fix {
 	}
 	what := "remove non_idempotent from " + on.Name()
 	for _, re := range r.Reexecutes {
-		if m := re.Methods; m.AlsoSource != "" && m.AlsoPos.IsValid() {
+		if m := re.Methods; m.AlsoSource() != "" && m.AlsoPos().IsValid() {
 			// The ConfigMap adds the word back: both change.
-			x.setValue(m.AlsoPos, model.String("false"))
-			what += " and set " + m.AlsoSource + " to \"false\" (for every Ingress of the controller)"
+			x.setValue(m.AlsoPos(), model.String("false"))
+			what += " and set " + m.AlsoSource() + " to \"false\" (for every Ingress of the controller)"
 			break
 		}
 	}
@@ -614,10 +614,10 @@ func writeMethodsFix(pass *Pass, r *model.Route, carried []string) Fix {
 			break
 		}
 	}
-	if why.Source == "" || why.Source == r.Retry.On.Name() || !why.Pos.IsValid() {
+	if why.Source() == "" || why.Source() == r.Retry.On.Name() || !why.Pos().IsValid() {
 		return Fix{}
 	}
 	x := newFixer(pass)
-	x.removeField(why.Pos)
-	return UnsafeFix("remove "+why.Source+": a "+carried[0]+" is then retried only when it never reached the backend", x.result())
+	x.removeField(why.Pos())
+	return UnsafeFix("remove "+why.Source()+": a "+carried[0]+" is then retried only when it never reached the backend", x.result())
 }

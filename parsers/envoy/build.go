@@ -639,13 +639,14 @@ func (b *builder) methods(headers []msg, n *node) model.Methods {
 		allowed[m] = true
 	}
 	narrowed := false
+	var at model.Pos
 	for i, h := range headers {
 		if h.str("name") != ":method" {
 			continue
 		}
 		narrowed = true
-		if !out.Pos.IsValid() {
-			out.Pos = b.pos(n.item(i))
+		if !at.IsValid() {
+			at = b.pos(n.item(i))
 		}
 		match, known := headerMatcher(h)
 		if !known {
@@ -661,7 +662,7 @@ func (b *builder) methods(headers []msg, n *node) model.Methods {
 		return out
 	}
 	out.Any = false
-	out.Source = ":method header matcher"
+	out = out.NarrowedBy(":method header matcher", at)
 	for _, m := range standardMethods {
 		if allowed[m] {
 			out.Allowed = append(out.Allowed, m)
@@ -701,7 +702,7 @@ func (b *builder) retriableMethods(headers []msg, n *node) *model.Methods {
 			}
 		}
 	}
-	out := model.Methods{Pos: b.pos(n.item(0)), Source: "retriable_request_headers"}
+	out := model.Methods{}.NarrowedBy("retriable_request_headers", b.pos(n.item(0)))
 	for _, m := range standardMethods {
 		if allowed[m] {
 			out.Allowed = append(out.Allowed, m)

@@ -135,7 +135,7 @@ func TestBootstrapModel(t *testing.T) {
 	at(t, "orders connect timeout", orders.ConnectTimeout, 500*time.Millisecond, 173, 5, false)
 
 	catalog := routes[1]
-	if catalog.Methods.Any || strings.Join(catalog.Methods.Allowed, " ") != "GET HEAD" || catalog.Methods.Pos.Line != 118 {
+	if catalog.Methods.Any || strings.Join(catalog.Methods.Allowed, " ") != "GET HEAD" || catalog.Methods.Pos().Line != 118 {
 		t.Errorf("catalog methods %+v", catalog.Methods)
 	}
 	at(t, "catalog idle", catalog.Envoy.IdleTimeout, 30*time.Second, 125, 19, false)

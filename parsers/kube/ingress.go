@@ -446,13 +446,13 @@ func (l *loader) ingressPath(p *model.Proxy, ln *model.Listener, ing *object, ho
 		// What lets a write through is the ConfigMap's key, not the
 		// setting of the conditions: a fix changes it there.
 		for i := range r.Reexecutes {
-			r.Reexecutes[i].Methods.Source, r.Reexecutes[i].Methods.Pos = ni.Name(), ni.Pos()
+			r.Reexecutes[i].Methods = r.Reexecutes[i].Methods.NarrowedBy(ni.Name(), ni.Pos())
 		}
 	case ni.Value == "true" && ni.Explicit():
 		// The conditions name non_idempotent, and the ConfigMap would
 		// add it again were it removed from them (buildNextUpstream).
 		for i := range r.Reexecutes {
-			r.Reexecutes[i].Methods.AlsoSource, r.Reexecutes[i].Methods.AlsoPos = ni.Name(), ni.Pos()
+			r.Reexecutes[i].Methods = r.Reexecutes[i].Methods.AlsoBy(ni.Name(), ni.Pos())
 		}
 	}
 	return r

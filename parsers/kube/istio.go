@@ -249,7 +249,7 @@ func matches(o *object, h *yaml.Node) (model.Match, model.Methods) {
 		}
 	}
 	if narrowed {
-		methods = model.Methods{Allowed: allowed, Pos: o.pos(pos), Source: "match.method"}
+		methods = model.Methods{Allowed: allowed}.NarrowedBy("match.method", o.pos(pos))
 	}
 	return match, methods
 }

@@ -65,7 +65,7 @@ func TestMesh(t *testing.T) {
 	if r.Match != (model.Match{Kind: model.MatchExact, Path: "/reviews", CaseSensitive: true}) {
 		t.Errorf("match %+v", r.Match)
 	}
-	if r.Methods.Any || !reflect.DeepEqual(r.Methods.Allowed, []string{"POST", "PUT", "PATCH"}) || r.Methods.Pos != at(19, 7) {
+	if r.Methods.Any || !reflect.DeepEqual(r.Methods.Allowed, []string{"POST", "PUT", "PATCH"}) || r.Methods.Pos() != at(19, 7) {
 		t.Errorf("methods %+v", r.Methods)
 	}
 	check(t, "budget", r.Budget, 5*time.Second, "timeout", at(24, 14), false)

@@ -339,7 +339,7 @@ func nginxRetries(on []string) bool {
 // the methods they send again: all but POST, PATCH and LOCK unless
 // non_idempotent is among them (ngx_http_upstream.c).
 func nginxReexecutions(on model.Setting[[]string]) []model.Reexecution {
-	methods := model.Methods{Any: true, Except: ingressNonIdempotent, Pos: on.Pos(), Source: on.Name()}
+	methods := model.Methods{Any: true, Except: ingressNonIdempotent}.NarrowedBy(on.Name(), on.Pos())
 	if contains(on.Value, "non_idempotent") {
 		methods.Except = nil
 	}

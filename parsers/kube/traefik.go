@@ -206,7 +206,7 @@ func traefikMatch(o *object, n *yaml.Node) (model.Match, model.Methods) {
 		allowed = both
 	}
 	if allowed != nil {
-		methods = model.Methods{Allowed: allowed, Pos: o.pos(n), Source: "match Method"}
+		methods = model.Methods{Allowed: allowed}.NarrowedBy("match Method", o.pos(n))
 	}
 	return match, methods
 }
@@ -406,11 +406,9 @@ func (l *loader) traefikRetry(r *model.Route, m *object, rel model.Target) {
 		// the backend: nothing it ran is sent again.
 		return
 	}
-	methods := model.Methods{Any: true, Except: ingressNonIdempotent, Pos: onPos, Source: name,
-		Why: "Traefik retries POST, PATCH and LOCK on a status only with retryNonIdempotentMethod"}
+	methods := model.Methods{Any: true, Except: ingressNonIdempotent}.NarrowedBy(name, onPos).Because("Traefik retries POST, PATCH and LOCK on a status only with retryNonIdempotentMethod")
 	if nonIdem {
-		methods = model.Methods{Any: true, Pos: m.pos(nonIdemNode), Source: "retry.retryNonIdempotentMethod",
-			Why: "retry.retryNonIdempotentMethod true makes Traefik retry POST, PATCH and LOCK on a status too"}
+		methods = model.Methods{Any: true}.NarrowedBy("retry.retryNonIdempotentMethod", m.pos(nonIdemNode)).Because("retry.retryNonIdempotentMethod true makes Traefik retry POST, PATCH and LOCK on a status too")
 	}
 	for _, c := range codes {
 		r.Reexecutes = append(r.Reexecutes, model.Reexecution{Condition: c, Response: true, Methods: methods, Setting: r.Retry.On})

@@ -413,8 +413,7 @@ func (l *loader) vsRoute(p *model.Proxy, ln *model.Listener, owner vsOwner, rt *
 		// The route's own action takes what no match takes: a request of
 		// a method a match names alone goes to that match.
 		methods.Except = except
-		methods.Pos = o.pos(ms[0])
-		methods.Source = "matches"
+		methods = methods.NarrowedBy("matches", o.pos(ms[0]))
 	}
 	r := &model.Route{Listener: ln, Kind: "location", Name: name, Pos: o.pos(rt), Match: match, Methods: methods, Nginx: &model.NginxRoute{}}
 	ln.Routes = append(ln.Routes, r)
@@ -435,7 +434,7 @@ func vsMethods(o *object, m *yaml.Node) (model.Methods, []string) {
 		if v == "" || strings.HasPrefix(v, "!") || strings.ContainsAny(v, "~*") {
 			return model.Methods{Any: true}, nil
 		}
-		methods := model.Methods{Allowed: []string{v}, Pos: o.pos(get(c, "value")), Source: "conditions $request_method"}
+		methods := model.Methods{Allowed: []string{v}}.NarrowedBy("conditions $request_method", o.pos(get(c, "value")))
 		if len(conds) == 1 {
 			return methods, []string{v}
 		}

@@ -157,7 +157,7 @@ func retries(r *model.Route) bool {
 // the rest a response the server sent (ngx_http_upstream.c,
 // ngx_http_upstream_next and ngx_http_upstream_test_next).
 func reexecutions(r *model.Route) []model.Reexecution {
-	methods := model.Methods{Any: true, Except: nonIdempotent, Pos: r.Retry.On.Pos(), Source: r.Retry.On.Name()}
+	methods := model.Methods{Any: true, Except: nonIdempotent}.NarrowedBy(r.Retry.On.Name(), r.Retry.On.Pos())
 	if r.Retry.Has("non_idempotent") {
 		methods.Except = nil
 	}
@@ -278,7 +278,7 @@ func answers(ifd *Directive) bool {
 
 // narrowMethods keeps the methods pass lets through.
 func narrowMethods(m model.Methods, d *Directive, pass func(string) bool) model.Methods {
-	out := model.Methods{Pos: d.Pos, Source: d.String()}
+	out := model.Methods{}.NarrowedBy(d.String(), d.Pos)
 	if !m.Any {
 		for _, x := range m.Allowed {
 			if pass(x) {

@@ -49,8 +49,8 @@ http {
 	read := route(t, p, "location /read/")
 	assert.False(t, read.Methods.Any)
 	assert.Equal(t, []string{"GET"}, read.Methods.Allowed)
-	assert.Equal(t, "if ($request_method != GET)", read.Methods.Source)
-	assert.Equal(t, 8, int(read.Methods.Pos.Line))
+	assert.Equal(t, "if ($request_method != GET)", read.Methods.Source())
+	assert.Equal(t, 8, int(read.Methods.Pos().Line))
 
 	cors := route(t, p, "location /cors/")
 	assert.False(t, cors.Methods.Any, "the server's guard lets only known methods through")

@@ -462,7 +462,7 @@ func (b *builder) route(l *model.Listener, s *scope, parent *model.Route) {
 	if f := r.Forward; f != nil && f.Module == "grpc" && r.Methods.Allows("POST") {
 		// A gRPC call is an HTTP/2 POST, whatever the location lets
 		// through (the gRPC protocol's request format).
-		r.Methods = model.Methods{Allowed: []string{"POST"}, Pos: f.Pos, Source: f.Name, Why: "grpc_pass carries gRPC calls, and every gRPC call is a POST"}
+		r.Methods = model.Methods{Allowed: []string{"POST"}}.NarrowedBy(f.Name, f.Pos).Because("grpc_pass carries gRPC calls, and every gRPC call is a POST")
 	}
 	r.Annotations = b.annotations(s)
 	b.noteRoute(r, s)
@@ -1072,7 +1072,7 @@ func methodsOf(s *scope) model.Methods {
 				list = append(list, m)
 			}
 			sort.Strings(list)
-			return model.Methods{Allowed: list, Pos: le.Pos, Source: "limit_except"}
+			return model.Methods{Allowed: list}.NarrowedBy("limit_except", le.Pos)
 		}
 		if c.kind == "location" {
 			break

@@ -253,7 +253,7 @@ http {
 `)
 	a := route(t, p, "location /a/")
 	assert.Equal(t, []string{"GET", "HEAD"}, a.Methods.Allowed, "GET implies HEAD")
-	assert.Equal(t, "limit_except", a.Methods.Source)
+	assert.Equal(t, "limit_except", a.Methods.Source())
 	v2 := route(t, p, "if ($arg_v2)")
 	assert.Equal(t, a, v2.Parent)
 	assert.Equal(t, "127.0.0.1:2", v2.Forward.Upstream.Name)
