@@ -436,8 +436,25 @@ func (b *builder) server(s *scope) *model.Listener {
 	l.IdleTimeout = b.duration(s, "keepalive_timeout", defaultKeepaliveTimeout)
 	l.MaxConnectionDuration = b.duration(s, "keepalive_time", defaultKeepaliveTime)
 	b.listeners = append(b.listeners, l)
-	for _, loc := range s.children("location") {
+	locs := s.children("location")
+	if b.release {
+		// A server of many locations is most of its tree: from here on
+		// locs alone holds them, and each is let go once its routes are
+		// built. What the server's level says is worked out first, and
+		// its settings stay indexed.
+		b.facts.serverLevel(s)
+		s.index()
+		delete(s.byName, "location")
+		s.dirs = nil
+		if s.dir != nil {
+			s.dir.Block = nil
+		}
+	}
+	for i, loc := range locs {
 		b.route(l, newScope("location", loc, loc.Pos, s, loc.Block), nil)
+		if b.release {
+			locs[i] = nil
+		}
 	}
 	return l
 }
