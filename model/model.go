@@ -713,8 +713,9 @@ type Forward struct {
 	// resolver directive applies), in a configuration read whole: Value is
 	// the host name, Pos the directive, and Note names the releases of the
 	// target it holds for when only some (Angie has a default resolver
-	// since 1.12.0). Such a forward reaches no server.
-	Unresolvable Setting[string]
+	// since 1.12.0). Such a forward reaches no server. Nil for every
+	// other forward (most), which then hold no setting for it.
+	Unresolvable *Setting[string]
 }
 
 // Retry is a route's retry policy as written: the conditions named, and

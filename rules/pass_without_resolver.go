@@ -26,7 +26,7 @@ func checkPassWithoutResolver(pass *Pass) {
 	for _, p := range pass.Model.Proxies {
 		for _, r := range p.Routes() {
 			f := r.Forward
-			if f == nil || !f.Unresolvable.Valid() || f.Inherited || !lookedUpPerRequest[f.Module] {
+			if f == nil || f.Unresolvable == nil || !f.Unresolvable.Valid() || f.Inherited || !lookedUpPerRequest[f.Module] {
 				continue
 			}
 			host := f.Unresolvable.Value

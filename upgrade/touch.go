@@ -165,7 +165,7 @@ func proxyDefault(get func(*model.NginxRoute) model.Setting[string], unset strin
 func resolverConf(s *scene) []touch {
 	var out []touch
 	for _, r := range proxied(s.without) {
-		if u := r.Forward.Unresolvable; u.Valid() {
+		if u := r.Forward.Unresolvable; u != nil && u.Valid() {
 			out = append(out, touch{pos: r.Forward.Pos,
 				what: fmt.Sprintf("%s %s looks %q up when a request comes, and no resolver is set", r.Forward.Name, r.Forward.URL, u.Value)})
 		}

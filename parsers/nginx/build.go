@@ -619,8 +619,8 @@ func (b *builder) resolvePass(r *model.Route, s *scope, parent *model.Route) {
 				// model. Where a part of the configuration was not
 				// read, a resolver may be there.
 				if !b.proxy.Partial && b.certain(s, module, p.URL, passHost(rest)) {
-					p.Unresolvable = model.Default(host, "resolver", d.Pos)
-					p.Unresolvable = p.Unresolvable.WithNote(b.resolverConfNote())
+					u := model.Default(host, "resolver", d.Pos).WithNote(b.resolverConfNote())
+					p.Unresolvable = &u
 				}
 				return
 			}
@@ -629,8 +629,8 @@ func (b *builder) resolvePass(r *model.Route, s *scope, parent *model.Route) {
 			// script: nginx makes no upstream for it and looks its
 			// literal host up when a request comes, as a computed one
 			// (rules/proof, TestLiteralHostWithVariablesIsLookedUpPerRequest).
-			p.Unresolvable = model.Default(host, "resolver", d.Pos)
-			p.Unresolvable = p.Unresolvable.WithNote(b.resolverConfNote())
+			u := model.Default(host, "resolver", d.Pos).WithNote(b.resolverConfNote())
+			p.Unresolvable = &u
 			return
 		}
 	}
