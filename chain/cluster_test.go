@@ -32,7 +32,7 @@ func describe(t *testing.T, files map[string]string) []string {
 		for _, s := range p.Steps {
 			n := strings.ReplaceAll(s.Name, filepath.ToSlash(dir)+"/", "")
 			if s.PoolIdle.Valid() && s.Kind == model.HopService {
-				n += " (pool " + s.PoolIdle.Value.String() + " " + s.PoolIdle.Name + ")"
+				n += " (pool " + s.PoolIdle.Value.String() + " " + s.PoolIdle.Name() + ")"
 			}
 			if s.Note != "" {
 				n += " (" + s.Note + ")"

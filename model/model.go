@@ -6,46 +6,152 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unique"
 )
 
 // Setting is one effective value of a proxy setting: the value, the place
 // that set it, and whether it is the proxy's built-in default. A default
-// points at the enclosing block and carries Default = true.
+// points at the enclosing block and reports Default() = true.
 //
 // The zero Setting means "not applicable here" (for example Envoy's route
 // timeout on an nginx route); Valid tells the two apart.
+//
+// A route holds some twenty settings and a large configuration millions:
+// what settings share (the name, level, default flag, note and file) is
+// held once, as an interned settingAbout, and a setting keeps only its
+// value, its line and column, and a handle to that part (24 bytes for a
+// duration instead of 88). Settings compare equal, with ==, when their
+// values, places and descriptions are.
 type Setting[T any] struct {
-	Value T
-	// Pos is the directive or field that set the value; for a default, the
-	// block that inherits it.
-	Pos Pos
-	// Name is the directive or field as written, e.g. "proxy_read_timeout"
-	// or "retry_policy.num_retries".
-	Name string
-	// Level says where the value was set: "http", "server", "location",
+	Value     T
+	line, col int32
+	about     unique.Handle[settingAbout]
+}
+
+// settingAbout is what settings of one directive or field in one file have
+// in common.
+type settingAbout struct {
+	// name is the directive or field as written, e.g.
+	// "proxy_read_timeout" or "retry_policy.num_retries".
+	name string
+	// level says where the value was set: "http", "server", "location",
 	// "if", "limit_except", "upstream" for nginx; "listener", "hcm",
-	// "virtual_host", "route", "cluster" for Envoy; "default" for defaults.
-	Level   string
-	Default bool
-	// Note explains a default that depends on the target release, e.g.
+	// "virtual_host", "route", "cluster" for Envoy; "default" for
+	// defaults.
+	level     string
+	isDefault bool
+	// note explains a default that depends on the target release, e.g.
 	// "nginx pools upstream blocks by default only since 1.29.7."
-	Note string
+	note string
+	// file is the file of the setting's position.
+	file string
+}
+
+func (s Setting[T]) desc() settingAbout {
+	if s.about == (unique.Handle[settingAbout]{}) {
+		return settingAbout{}
+	}
+	return s.about.Value()
+}
+
+func (s Setting[T]) with(a settingAbout) Setting[T] {
+	s.about = intern(a)
+	return s
+}
+
+// intern returns the handle of a; the zero handle for the zero
+// description, so that a setting without one equals the zero Setting of
+// the same value.
+func intern(a settingAbout) unique.Handle[settingAbout] {
+	if a == (settingAbout{}) {
+		return unique.Handle[settingAbout]{}
+	}
+	return unique.Make(a)
+}
+
+// NewSetting builds a setting from all its parts: the value, the directive
+// or field as written, the level it was set at, the place that set it,
+// whether it is the proxy's default, and the note explaining a default.
+func NewSetting[T any](v T, name, level string, pos Pos, isDefault bool, note string) Setting[T] {
+	return Setting[T]{
+		Value: v, line: pos.Line, col: pos.Col,
+		about: intern(settingAbout{name: name, level: level, isDefault: isDefault, note: note, file: pos.File}),
+	}
+}
+
+// Name is the directive or field as written, e.g. "proxy_read_timeout" or
+// "retry_policy.num_retries"; empty for the zero Setting.
+func (s Setting[T]) Name() string { return s.desc().name }
+
+// Level says where the value was set: "http", "server", "location", "if",
+// "limit_except", "upstream" for nginx; "listener", "hcm", "virtual_host",
+// "route", "cluster" for Envoy; "default" for defaults.
+func (s Setting[T]) Level() string { return s.desc().level }
+
+// Default reports whether the value is the proxy's built-in default.
+func (s Setting[T]) Default() bool { return s.desc().isDefault }
+
+// Note explains a default that depends on the target release, e.g. "nginx
+// pools upstream blocks by default only since 1.29.7."
+func (s Setting[T]) Note() string { return s.desc().note }
+
+// Pos is the directive or field that set the value; for a default, the
+// block that inherits it.
+func (s Setting[T]) Pos() Pos { return Pos{File: s.desc().file, Line: s.line, Col: s.col} }
+
+// WithName returns the setting named name.
+func (s Setting[T]) WithName(name string) Setting[T] {
+	a := s.desc()
+	a.name = name
+	return s.with(a)
+}
+
+// WithLevel returns the setting set at level.
+func (s Setting[T]) WithLevel(level string) Setting[T] {
+	a := s.desc()
+	a.level = level
+	return s.with(a)
+}
+
+// WithDefault returns the setting marked as the proxy's default or not.
+func (s Setting[T]) WithDefault(isDefault bool) Setting[T] {
+	a := s.desc()
+	a.isDefault = isDefault
+	return s.with(a)
+}
+
+// WithNote returns the setting with the note.
+func (s Setting[T]) WithNote(note string) Setting[T] {
+	a := s.desc()
+	a.note = note
+	return s.with(a)
+}
+
+// WithPos returns the setting set at pos.
+func (s Setting[T]) WithPos(pos Pos) Setting[T] {
+	a := s.desc()
+	if a.file != pos.File {
+		a.file = pos.File
+		s = s.with(a)
+	}
+	s.line, s.col = pos.Line, pos.Col
+	return s
 }
 
 // Valid reports whether the setting applies (it has a value, default or not).
-func (s Setting[T]) Valid() bool { return s.Name != "" }
+func (s Setting[T]) Valid() bool { return s.Name() != "" }
 
 // Explicit reports whether the configuration sets the value itself.
-func (s Setting[T]) Explicit() bool { return s.Valid() && !s.Default }
+func (s Setting[T]) Explicit() bool { return s.Valid() && !s.Default() }
 
 // Set builds an explicit setting.
 func Set[T any](v T, name, level string, pos Pos) Setting[T] {
-	return Setting[T]{Value: v, Pos: pos, Name: name, Level: level}
+	return NewSetting(v, name, level, pos, false, "")
 }
 
 // Default builds a default setting that points at the block inheriting it.
 func Default[T any](v T, name string, block Pos) Setting[T] {
-	return Setting[T]{Value: v, Pos: block, Name: name, Level: "default", Default: true}
+	return NewSetting(v, name, "default", block, true, "")
 }
 
 // Model is everything one run loaded: the proxies, the files they were read
@@ -478,22 +584,79 @@ type Match struct {
 // Methods is the set of HTTP methods that can reach the upstream through a
 // route. Any means not narrowed; otherwise Allowed lists them (upper case)
 // and Pos points at what narrowed them (limit_except, a :method matcher).
+//
+// What narrowed them is held apart (most routes pass every method and
+// name no source), so that a Methods is 64 bytes instead of 152: read it
+// through Pos, Source, Why, AlsoSource and AlsoPos, and set it through
+// NarrowedBy, Because and AlsoBy, which leave the Methods they are called
+// on as it was.
 type Methods struct {
 	Any     bool
 	Allowed []string
 	// Except lists the methods that do not pass when Any is set.
 	Except []string
-	Pos    Pos
-	Source string
-	// Why says in words why only these methods pass, where no setting
-	// names them (a GRPCRoute carries gRPC calls, which are POSTs).
-	Why string
-	// AlsoSource and AlsoPos name a second setting that lets the same
-	// methods pass (ingress-nginx's ConfigMap retry-non-idempotent "true"
-	// beside an annotation that names non_idempotent itself): with one
-	// removed, the other still does.
-	AlsoSource string
-	AlsoPos    Pos
+	origin *methodsOrigin
+}
+
+// methodsOrigin is what narrowed a Methods.
+type methodsOrigin struct {
+	pos        Pos
+	source     string
+	why        string
+	alsoSource string
+	alsoPos    Pos
+}
+
+func (m Methods) originOrZero() methodsOrigin {
+	if m.origin == nil {
+		return methodsOrigin{}
+	}
+	return *m.origin
+}
+
+// Pos points at what narrowed the methods (limit_except, a :method
+// matcher).
+func (m Methods) Pos() Pos { return m.originOrZero().pos }
+
+// Source names what narrowed the methods.
+func (m Methods) Source() string { return m.originOrZero().source }
+
+// Why says in words why only these methods pass, where no setting names
+// them (a GRPCRoute carries gRPC calls, which are POSTs).
+func (m Methods) Why() string { return m.originOrZero().why }
+
+// AlsoSource and AlsoPos name a second setting that lets the same methods
+// pass (ingress-nginx's ConfigMap retry-non-idempotent "true" beside an
+// annotation that names non_idempotent itself): with one removed, the
+// other still does.
+func (m Methods) AlsoSource() string { return m.originOrZero().alsoSource }
+
+// AlsoPos is where AlsoSource is set.
+func (m Methods) AlsoPos() Pos { return m.originOrZero().alsoPos }
+
+// NarrowedBy returns the methods, narrowed by source at pos.
+func (m Methods) NarrowedBy(source string, pos Pos) Methods {
+	o := m.originOrZero()
+	o.source, o.pos = source, pos
+	m.origin = &o
+	return m
+}
+
+// Because returns the methods with why saying why only they pass.
+func (m Methods) Because(why string) Methods {
+	o := m.originOrZero()
+	o.why = why
+	m.origin = &o
+	return m
+}
+
+// AlsoBy returns the methods with a second setting, source at pos, that
+// lets them pass.
+func (m Methods) AlsoBy(source string, pos Pos) Methods {
+	o := m.originOrZero()
+	o.alsoSource, o.alsoPos = source, pos
+	m.origin = &o
+	return m
 }
 
 // Allows reports whether method m can pass.
@@ -550,8 +713,9 @@ type Forward struct {
 	// resolver directive applies), in a configuration read whole: Value is
 	// the host name, Pos the directive, and Note names the releases of the
 	// target it holds for when only some (Angie has a default resolver
-	// since 1.12.0). Such a forward reaches no server.
-	Unresolvable Setting[string]
+	// since 1.12.0). Such a forward reaches no server. Nil for every
+	// other forward (most), which then hold no setting for it.
+	Unresolvable *Setting[string]
 }
 
 // Retry is a route's retry policy as written: the conditions named, and
@@ -755,8 +919,10 @@ type EnvoyRoute struct {
 	NumRetries    Setting[int]
 	PerTryTimeout Setting[time.Duration]
 	// RetriableMethods is what retry_policy.retriable_request_headers
-	// narrow retries to.
-	RetriableMethods Methods
+	// narrow retries to; nil when they do not narrow them (every method
+	// is retried), as on most routes, which then hold no Methods of
+	// their own.
+	RetriableMethods *Methods
 	// BackOffBase and BackOffMax are retry_policy.retry_back_off's
 	// intervals: the wait before the k-th retry is random below
 	// min(base × 2^k, max); 25 ms and ten times the base by default.

@@ -120,7 +120,7 @@ func ClientHop(timeout time.Duration, name string, pos Pos) *Hop {
 	return &Hop{
 		Kind:           HopClient,
 		Name:           "client",
-		RequestTimeout: Setting[time.Duration]{Value: timeout, Pos: pos, Name: name, Level: "chain"},
+		RequestTimeout: Set(timeout, name, "chain", pos),
 	}
 }
 
@@ -130,7 +130,7 @@ func BalancerHop(spec, name string, pos Pos) (*Hop, error) {
 	for _, p := range balancerPresets {
 		if p.name == spec {
 			set := func(d time.Duration) Setting[time.Duration] {
-				return Setting[time.Duration]{Value: d, Pos: pos, Name: name + " " + spec, Level: "chain"}
+				return Set(d, name+" "+spec, "chain", pos)
 			}
 			return &Hop{
 				Kind: HopBalancer, Name: p.name, Preset: p.name,
@@ -144,7 +144,7 @@ func BalancerHop(spec, name string, pos Pos) (*Hop, error) {
 	}
 	return &Hop{
 		Kind: HopBalancer, Name: "the hop in front",
-		RequestTimeout: Setting[time.Duration]{Value: d, Pos: pos, Name: name + " " + spec, Level: "chain"},
+		RequestTimeout: Set(d, name+" "+spec, "chain", pos),
 	}, nil
 }
 
@@ -166,12 +166,12 @@ func BackendHop(spec, name string, pos Pos) (*Hop, error) {
 	if p, ok := backendPreset(spec); ok {
 		h := &Hop{Kind: HopBackend, Name: p.name, Preset: p.name}
 		set := func(d time.Duration) Setting[time.Duration] {
-			return Setting[time.Duration]{Value: d, Pos: pos, Name: name + " " + spec, Level: "chain"}
+			return Set(d, name+" "+spec, "chain", pos)
 		}
 		if p.idle > 0 {
 			h.IdleTimeout = set(p.idle)
 		}
-		h.CancelsOnDisconnect = Setting[bool]{Value: p.cancels, Pos: pos, Name: name + " " + spec, Level: "chain"}
+		h.CancelsOnDisconnect = Set(p.cancels, name+" "+spec, "chain", pos)
 		return h, nil
 	}
 	d, err := ParseDuration(spec)
@@ -180,6 +180,6 @@ func BackendHop(spec, name string, pos Pos) (*Hop, error) {
 	}
 	return &Hop{
 		Kind: HopBackend, Name: "the backend",
-		IdleTimeout: Setting[time.Duration]{Value: d, Pos: pos, Name: name + " " + spec, Level: "chain"},
+		IdleTimeout: Set(d, name+" "+spec, "chain", pos),
 	}, nil
 }

@@ -38,8 +38,8 @@ func declaredName(h *model.Hop, s model.Setting[time.Duration]) string {
 	if h.Kind == model.HopClient {
 		who = "the client"
 	}
-	if s.Name != "" {
-		who += " (" + s.Name + ")"
+	if s.Name() != "" {
+		who += " (" + s.Name() + ")"
 	}
 	return who
 }

@@ -21,16 +21,16 @@ func checkClientAbortIgnoredBroadly(pass *Pass) {
 	for _, p := range pass.Model.Proxies {
 		for _, r := range p.Routes() {
 			ica := r.IgnoreClientAbort
-			if r.Forward == nil || !ica.Explicit() || !ica.Value || (ica.Level != "http" && ica.Level != "server") {
+			if r.Forward == nil || !ica.Explicit() || !ica.Value || (ica.Level() != "http" && ica.Level() != "server") {
 				continue
 			}
 			pass.Report(Finding{
-				Pos: ica.Pos,
+				Pos: ica.Pos(),
 				Message: fmt.Sprintf("%s on at %s level applies to every location below it: when a client goes away, nginx keeps the request running, "+
 					"logs the status the backend returns (200) instead of 499, and the backend finishes work nobody will read.",
-					ica.Name, ica.Level),
+					ica.Name(), ica.Level()),
 				Related: []Related{{Pos: r.Pos, Message: "inherited by " + routeName(r)}},
-				Fix:     Advice(fmt.Sprintf("set %s on only in the locations whose work must finish even without a client (uploads, webhooks), and remove it here", ica.Name)),
+				Fix:     Advice(fmt.Sprintf("set %s on only in the locations whose work must finish even without a client (uploads, webhooks), and remove it here", ica.Name())),
 			})
 		}
 	}

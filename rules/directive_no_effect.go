@@ -43,14 +43,14 @@ func noEffectFinding(pass *Pass, p *model.Proxy, g *model.NoEffect) Finding {
 	if len(names) > 1 {
 		verb = "have"
 	}
-	f := Finding{Pos: first.Pos}
+	f := Finding{Pos: first.Pos()}
 	f.Message = fmt.Sprintf("%s %s %s no effect: %s.", quoteList(shortList(names, 4)), where, verb, insteadText(p, g))
 	for _, d := range g.Directives[1:] {
-		f.Related = append(f.Related, Related{Pos: d.Pos, Message: d.Name + ", not read either"})
+		f.Related = append(f.Related, Related{Pos: d.Pos(), Message: d.Name() + ", not read either"})
 	}
 	for _, d := range g.Directives {
 		if d.Include.IsValid() {
-			f.Related = append(f.Related, Related{Pos: d.Include, Message: "the include that brings " + d.Name + " in"})
+			f.Related = append(f.Related, Related{Pos: d.Include, Message: "the include that brings " + d.Name() + " in"})
 			break
 		}
 	}
@@ -72,9 +72,9 @@ func noEffectFinding(pass *Pass, p *model.Proxy, g *model.NoEffect) Finding {
 // directiveText is a directive with its arguments, for messages.
 func directiveText(d model.Unread) string {
 	if d.Value == "" {
-		return d.Name
+		return d.Name()
 	}
-	return d.Name + " " + d.Value
+	return d.Name() + " " + d.Value
 }
 
 // shortList keeps the first n items and counts the rest.
@@ -142,7 +142,7 @@ func counterpartValues(p *model.Proxy, g *model.NoEffect, h model.Handler) strin
 		}
 		if s, ok := routeDuration(r, d.Counterpart); ok {
 			v := dur(s.Value)
-			if s.Default {
+			if s.Default() {
 				v += " (default)"
 			}
 			out = append(out, fmt.Sprintf("%s is %s there instead of %s", d.Counterpart, v, d.Value))
@@ -165,7 +165,7 @@ func fallbackValues(p *model.Proxy, g *model.NoEffect, h model.Handler) string {
 	}
 	var out []string
 	for _, d := range g.Directives {
-		if s, ok := routeDuration(r, d.Name); ok {
+		if s, ok := routeDuration(r, d.Name()); ok {
 			out = append(out, settingText(s, dur(s.Value)))
 		}
 	}
@@ -198,11 +198,11 @@ func routeOfPass(p *model.Proxy, pos model.Pos) *model.Route {
 // carries it.
 func routeDuration(r *model.Route, name string) (model.Setting[time.Duration], bool) {
 	for _, s := range []model.Setting[time.Duration]{r.ConnectTimeout, r.AttemptTimeout, r.Budget} {
-		if s.Name == name {
+		if s.Name() == name {
 			return s, true
 		}
 	}
-	if send, ok := sendTimeout(r); ok && send.Name == name {
+	if send, ok := sendTimeout(r); ok && send.Name() == name {
 		return send, true
 	}
 	return model.Setting[time.Duration]{}, false
@@ -248,12 +248,12 @@ func noEffectFix(pass *Pass, g *model.NoEffect) Fix {
 	x := newFixer(pass)
 	var renamed, removed []string
 	for _, d := range g.Directives {
-		if d.Include.IsValid() || d.Pos.File != g.Block.File {
+		if d.Include.IsValid() || d.Pos().File != g.Block.File {
 			// Written in another file, maybe shared: not edited.
 			x.fail()
 			break
 		}
-		s := x.nginxStatement(d.Pos, d.Name)
+		s := x.nginxStatement(d.Pos(), d.Name())
 		switch {
 		case d.Counterpart != "" && d.Carries && !d.CounterpartSet:
 			if s != nil {
@@ -262,7 +262,7 @@ func noEffectFix(pass *Pass, g *model.NoEffect) Fix {
 			renamed = append(renamed, d.Counterpart+" "+d.Value)
 		default:
 			x.removeStatement(s)
-			removed = append(removed, d.Name)
+			removed = append(removed, d.Name())
 		}
 	}
 	var desc []string
@@ -275,7 +275,7 @@ func noEffectFix(pass *Pass, g *model.NoEffect) Fix {
 	advice := strings.Join(desc, "; ")
 	for _, d := range g.Directives {
 		if d.Counterpart != "" && !d.Carries {
-			advice += fmt.Sprintf(" (%s over HTTP/2: grpc_pass keeps connections alive by itself, with keepalive in the upstream block)", d.Name)
+			advice += fmt.Sprintf(" (%s over HTTP/2: grpc_pass keeps connections alive by itself, with keepalive in the upstream block)", d.Name())
 			break
 		}
 	}

@@ -50,7 +50,7 @@ func h1UnsafeDrain(p *model.Proxy, l *model.Listener) (Finding, bool) {
 	drain, delayed := l.DrainTimeout, l.DelayedCloseTimeout
 	closed := addDur(limit.Value, drain.Value, delayed.Value)
 	speaks := "serves HTTP/1 (codec_type " + codec.Value + ")"
-	if codec.Value == "AUTO" && codec.Default {
+	if codec.Value == "AUTO" && codec.Default() {
 		speaks = "serves HTTP/1 (codec_type AUTO, the default, takes HTTP/1 and HTTP/2)"
 	}
 	msg := fmt.Sprintf("%s on a listener that %s closes connections under idle keep-alive clients: "+
@@ -62,14 +62,14 @@ func h1UnsafeDrain(p *model.Proxy, l *model.Listener) (Finding, bool) {
 		msg += " delayed_close_timeout 0 makes it worse: Envoy closes the socket as soon as its last write is flushed, " +
 			"without waiting for the client to see the close, so bytes already on the wire are answered with a reset."
 	}
-	related := relatedSetting(drain, limit.Pos, "the drain lasts "+durText(drain))
-	related = append(related, relatedSetting(delayed, limit.Pos, "then the close waits "+durText(delayed))...)
+	related := relatedSetting(drain, limit.Pos(), "the drain lasts "+durText(drain))
+	related = append(related, relatedSetting(delayed, limit.Pos(), "then the close waits "+durText(delayed))...)
 	if codec.Explicit() {
-		related = append(related, Related{Pos: codec.Pos, Message: settingText(codec, codec.Value) + " serves HTTP/1"})
+		related = append(related, Related{Pos: codec.Pos(), Message: settingText(codec, codec.Value) + " serves HTTP/1"})
 	}
 	if safe := l.H1SafeMaxConnectionDuration; safe.Explicit() {
 		// Written, and off: the fix turns it on there.
-		related = append(related, Related{Pos: safe.Pos, Message: safe.Name + " false is set here"})
+		related = append(related, Related{Pos: safe.Pos(), Message: safe.Name() + " false is set here"})
 	}
 	fix := "set http1_safe_max_connection_duration: true next to max_connection_duration: Envoy then waits for the next " +
 		"request, answers it with \"Connection: close\" and closes the connection once that response is sent"
@@ -78,7 +78,7 @@ func h1UnsafeDrain(p *model.Proxy, l *model.Listener) (Finding, bool) {
 			"upgrade and set it to true, or remove max_connection_duration", p.Target)
 	}
 	return Finding{
-		Pos:     limit.Pos,
+		Pos:     limit.Pos(),
 		Message: msg,
 		Related: related,
 		Fix:     Advice(fix),
@@ -107,23 +107,23 @@ func h1SafeDrainFix(pass *Pass, p *model.Proxy, l *model.Listener) Fix {
 	}
 	x := newFixer(pass)
 	safe := l.H1SafeMaxConnectionDuration
-	ed := x.tree(safe.Pos)
+	ed := x.tree(safe.Pos())
 	if ed == nil {
 		return Fix{}
 	}
 	// The field is named as the file names its fields.
-	name := ed.Name(safe.Pos, "http1_safe_max_connection_duration")
+	name := ed.Name(safe.Pos(), "http1_safe_max_connection_duration")
 	msg := "set " + name + ": true on the HttpConnectionManager: Envoy then closes an HTTP/1 connection only after answering a request on it with \"Connection: close\""
 	if safe.Explicit() {
-		x.take(ed.SetValue(safe.Pos, model.Bool(true)))
+		x.take(ed.SetValue(safe.Pos(), model.Bool(true)))
 		return SafeFix(msg, x.result())
 	}
 	// The options that hold the limit must be this manager's.
-	opts, ok := ed.Lookup(safe.Pos, "common_http_protocol_options")
+	opts, ok := ed.Lookup(safe.Pos(), "common_http_protocol_options")
 	if !ok {
 		return Fix{}
 	}
-	if limit, ok := ed.Lookup(opts.Pos, "max_connection_duration"); !ok || limit.KeyPos != l.MaxConnectionDuration.Pos {
+	if limit, ok := ed.Lookup(opts.Pos, "max_connection_duration"); !ok || limit.KeyPos != l.MaxConnectionDuration.Pos() {
 		return Fix{}
 	}
 	x.take(ed.InsertField(opts.KeyPos, model.Before, "http1_safe_max_connection_duration", model.Bool(true)))

@@ -77,10 +77,10 @@ func checkEnvoyRetryBreakerUnlimited(pass *Pass) {
 // times (retry_policy.num_retries) on 5xx,reset".
 func retryText(r *model.Route) string {
 	n := r.MaxAttempts.Value - 1
-	name := r.MaxAttempts.Name
+	name := r.MaxAttempts.Name()
 	if n, ok := numRetries(r); ok && n.Valid() {
-		name = n.Name
-		if n.Default {
+		name = n.Name()
+		if n.Default() {
 			name += ", default"
 		}
 	}
@@ -130,10 +130,10 @@ func breakerFinding(h breakerHit) Finding {
 		more = fmt.Sprintf(" (and %d more routes)", len(h.routes)-1)
 	}
 	f := Finding{
-		Pos: rl.MaxRetries.Pos,
+		Pos: rl.MaxRetries.Pos(),
 		Message: fmt.Sprintf("%s lets %d retries run at once (%s), no fewer than the %d requests it lets run at once (%s), while %s%s: %s.",
-			upstreamName(h.u), rl.MaxRetries.Value, rl.MaxRetries.Name, rl.MaxRequests.Value, settingName(rl.MaxRequests), retryText(r), more, breakerWhy),
-		Related: []Related{{Pos: r.Retry.On.Pos, Message: "the retry policy of " + routeName(r)}},
+			upstreamName(h.u), rl.MaxRetries.Value, rl.MaxRetries.Name(), rl.MaxRequests.Value, settingName(rl.MaxRequests), retryText(r), more, breakerWhy),
+		Related: []Related{{Pos: r.Retry.On.Pos(), Message: "the retry policy of " + routeName(r)}},
 		Fix: Advice(fmt.Sprintf("bound the retries to %s: a max_retries the backend can absorb (Envoy's default is %d), or a retry_budget (budget_percent 20, min_retry_concurrency 3), which scales with the requests in flight and replaces max_retries",
 			upstreamName(h.u), envoyMaxRetries)),
 	}
@@ -144,10 +144,10 @@ func breakerFinding(h breakerHit) Finding {
 }
 
 func settingName[T any](s model.Setting[T]) string {
-	if s.Default {
-		return s.Name + ", default"
+	if s.Default() {
+		return s.Name() + ", default"
 	}
-	return s.Name
+	return s.Name()
 }
 
 func generatorFinding(g string, hs []breakerHit) Finding {
@@ -155,7 +155,7 @@ func generatorFinding(g string, hs []breakerHit) Finding {
 	rl := first.u.RetryLimit
 	pos := rl.GeneratorPos
 	if !pos.IsValid() {
-		pos = rl.MaxRetries.Pos
+		pos = rl.MaxRetries.Pos()
 	}
 	routes := 0
 	for _, h := range hs {
@@ -175,7 +175,7 @@ func generatorFinding(g string, hs []breakerHit) Finding {
 		Message: fmt.Sprintf("%s gives every cluster it makes a circuit breaker of %d retries in flight (%s), and %d %s %s to %s of them (%s): %s. "+
 			"%s chose this on purpose: its source says Envoy's default of 3 \"has shown to be insufficient during periods of pod churn (e.g. rolling updates)\", when the breaker opens before the control plane delivers the new endpoints and clients get 503s; "+
 			"the price is that nothing bounds retries when a backend is overloaded.",
-			g, rl.MaxRetries.Value, rl.MaxRetries.Name, routes, routesWord(routes), retry, clusters, retryText(r), breakerWhy, g),
+			g, rl.MaxRetries.Value, rl.MaxRetries.Name(), routes, routesWord(routes), retry, clusters, retryText(r), breakerWhy, g),
 		Fix: Advice("set connectionPool.http.maxRetries (above 0: istiod ignores 0) in the DestinationRules of these hosts, or, on Istio 1.27 and newer, trafficPolicy.retryBudget (percent 20, minRetryConcurrency 3); " +
 			"or keep Istio's trade-off and make sure the backends shed load early (outlierDetection, a concurrency limit)"),
 	}
@@ -186,10 +186,10 @@ func generatorFinding(g string, hs []breakerHit) Finding {
 		if len(f.Related) == 10 {
 			break
 		}
-		if h.u.RetryLimit.MaxRetries.Pos == pos {
+		if h.u.RetryLimit.MaxRetries.Pos() == pos {
 			continue
 		}
-		f.Related = append(f.Related, Related{Pos: h.u.RetryLimit.MaxRetries.Pos, Message: fmt.Sprintf("%s, %d retries in flight", upstreamName(h.u), h.u.RetryLimit.MaxRetries.Value)})
+		f.Related = append(f.Related, Related{Pos: h.u.RetryLimit.MaxRetries.Pos(), Message: fmt.Sprintf("%s, %d retries in flight", upstreamName(h.u), h.u.RetryLimit.MaxRetries.Value)})
 	}
 	if len(hs) > 10 {
 		f.Message += fmt.Sprintf(" (%d clusters in all; the first 10 are listed.)", len(hs))

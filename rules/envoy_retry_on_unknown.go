@@ -34,7 +34,7 @@ func checkEnvoyRetryOnUnknown(pass *Pass) {
 // target does not know (the tokens and the releases that added them live
 // in parsers/envoy).
 func retryOnUnknown(p *model.Proxy, u model.UnknownCondition) Finding {
-	f := Finding{Pos: u.Pos}
+	f := Finding{Pos: u.Pos()}
 	if !u.Since.IsZero() {
 		// Known, but newer than the release the configuration targets.
 		f.Message = fmt.Sprintf("retry_on token %q exists only since Envoy %s, and this configuration targets %s: "+

@@ -24,11 +24,11 @@ var GatewayPolicyDropsTimeout = &Rule{
 func checkGatewayPolicyDropsTimeout(pass *Pass) {
 	for _, p := range pass.Model.Proxies {
 		for _, d := range p.Dropped {
-			if d.Replaced || !strings.HasPrefix(d.Name, "timeouts.") {
+			if d.Replaced || !strings.HasPrefix(d.Name(), "timeouts.") {
 				continue
 			}
 			pass.Report(Finding{
-				Pos:     d.Pos,
+				Pos:     d.Pos(),
 				Message: d.Value + ".",
 				Related: relatedDrop(d),
 				Fix:     Advice("upgrade Envoy Gateway to 1.1.3 or later, where the route's timeouts survive a policy attached to it"),
@@ -39,7 +39,7 @@ func checkGatewayPolicyDropsTimeout(pass *Pass) {
 
 // relatedDrop points at the other place a drop involves.
 func relatedDrop(d model.Drop) []Related {
-	if !d.By.IsValid() || d.By == d.Pos {
+	if !d.By.IsValid() || d.By == d.Pos() {
 		return nil
 	}
 	return []Related{{Pos: d.By, Message: d.ByText}}

@@ -28,12 +28,12 @@ func checkGatewayPolicyReplaces(pass *Pass) {
 			if !d.Replaced {
 				continue
 			}
-			fix := "add mergeType: StrategicMerge to the route's policy, so that it is merged onto the Gateway's, or repeat " + d.Name + " in it"
+			fix := "add mergeType: StrategicMerge to the route's policy, so that it is merged onto the Gateway's, or repeat " + d.Name() + " in it"
 			if !releases.GatewayMergeType.In(p.Target) {
-				fix = "repeat " + d.Name + " in the route's policy (or upgrade Envoy Gateway to 1.4.0 or later and add mergeType: StrategicMerge to it)"
+				fix = "repeat " + d.Name() + " in the route's policy (or upgrade Envoy Gateway to 1.4.0 or later and add mergeType: StrategicMerge to it)"
 			}
 			pass.Report(Finding{
-				Pos:     d.Pos,
+				Pos:     d.Pos(),
 				Message: d.Value + ".",
 				Related: relatedDrop(d),
 				Fix:     Advice(fix),

@@ -62,18 +62,18 @@ func poolRace(r *model.Route, idle model.Setting[time.Duration], u *model.Upstre
 	if !serverIdle.Valid() || serverIdle.Value <= 0 || idle.Value < serverIdle.Value {
 		return Finding{}, false
 	}
-	if idle.Value == serverIdle.Value && idle.Default && serverIdle.Default {
+	if idle.Value == serverIdle.Value && idle.Default() && serverIdle.Default() {
 		// Two Envoys left at their defaults (1h on both sides): the
 		// timers run together and the window is one round trip.
 		return Finding{}, false
 	}
-	pos := idle.Pos
+	pos := idle.Pos()
 	f := Finding{
 		Pos: pos,
 		Message: fmt.Sprintf("%s keeps idle connections for %s (%s), but %s closes them after %s: a request sent on a pooled connection just as the other side closes it fails (%s), and a POST is not retried.",
 			upstreamName(u), dur(idle.Value), settingText(idle, dur(idle.Value)), next, dur(serverIdle.Value), u.ClosedUnderRequest),
 		Related: append(relatedSetting(serverIdle, pos, "closes idle connections after "+dur(serverIdle.Value)), Related{Pos: r.Forward.Pos, Message: "used by " + routeName(r)}),
-		Fix:     Advice(fmt.Sprintf("keep the pool's idle timeout below the next hop's: %s %s (or raise the next hop's idle timeout)", idle.Name, dur(shorter(serverIdle.Value)))),
+		Fix:     Advice(fmt.Sprintf("keep the pool's idle timeout below the next hop's: %s %s (or raise the next hop's idle timeout)", idle.Name(), dur(shorter(serverIdle.Value)))),
 	}
 	return f, true
 }
@@ -87,10 +87,10 @@ func frontPoolRace(l *model.Listener, front *model.Hop) (Finding, bool) {
 		return Finding{}, false
 	}
 	return Finding{
-		Pos: idle.Pos,
+		Pos: idle.Pos(),
 		Message: fmt.Sprintf("%s is not above the %s that %s keeps idle connections to this proxy: the proxy closes connections the load balancer still considers open, and requests it sends on them fail with 502.",
 			durText(idle), dur(pool.Value), declaredName(front, pool)),
-		Related: relatedSetting(pool, idle.Pos, "declared here"),
-		Fix:     Advice(fmt.Sprintf("%s %s (above the load balancer's %s)", idle.Name, dur(pool.Value+20*time.Second), dur(pool.Value))),
+		Related: relatedSetting(pool, idle.Pos(), "declared here"),
+		Fix:     Advice(fmt.Sprintf("%s %s (above the load balancer's %s)", idle.Name(), dur(pool.Value+20*time.Second), dur(pool.Value))),
 	}, true
 }

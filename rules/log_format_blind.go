@@ -58,7 +58,7 @@ func blindLog(r *model.Route, context string) (Finding, bool) {
 		}
 		what := fmt.Sprintf("access_log %s (format %q)", l.Path, l.Format.Name)
 		msg := ""
-		if logs.Default {
+		if logs.Default() {
 			// The default path is chosen when nginx is built
 			// (--http-log-path): logs/access.log from source,
 			// /var/log/nginx/access.log in distributions.
@@ -97,7 +97,7 @@ func snippetLogs(pass *Pass, p *model.Proxy) {
 	}
 	for _, sn := range p.Snippets {
 		for _, r := range p.Routes() {
-			if r.Forward == nil || r.Forward.Pos.File != sn.File || r.AccessLogs.Pos.File == sn.File {
+			if r.Forward == nil || r.Forward.Pos.File != sn.File || r.AccessLogs.Pos().File == sn.File {
 				continue
 			}
 			f := Finding{
@@ -109,7 +109,7 @@ func snippetLogs(pass *Pass, p *model.Proxy) {
 			case sn.Context == "location":
 				f.Message = fmt.Sprintf("This snippet sets no access_log, so what it proxies is logged by each location that includes it: %s, which was found, is one, and the configuration of the others was not found; "+
 					"if one logs as %s, the log has no %s: %s.", routeName(r), stockLogs, quoteList(missing), blindness(missing))
-			case r.AccessLogs.Default:
+			case r.AccessLogs.Default():
 				// Neither this file nor the fragment found that
 				// includes it sets one: the includer's includer does.
 				f.Message = fmt.Sprintf("This file sets no access_log, nor does %s, which includes it, and no configuration found includes that: included by %s, what it proxies is logged without %s: %s.",
@@ -229,7 +229,7 @@ func logFormatFix(pass *Pass, p *model.Proxy, r *model.Route) Fix {
 		if len(missing) == 0 {
 			continue
 		}
-		if r.AccessLogs.Default {
+		if r.AccessLogs.Default() {
 			return Advice("decide where the access log goes and log it with a format that has $request_time, $upstream_response_time and $upstream_status")
 		}
 		if l.Format.Builtin {

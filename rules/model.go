@@ -59,10 +59,10 @@ func mulDur(n int, d time.Duration) time.Duration {
 // setting describes where a value comes from, for messages: "proxy_read_timeout
 // 60s (default)" or "proxy_read_timeout 30s".
 func settingText[T any](s model.Setting[T], value string) string {
-	if s.Default {
-		return s.Name + " " + value + " (default)"
+	if s.Default() {
+		return s.Name() + " " + value + " (default)"
 	}
-	return s.Name + " " + value
+	return s.Name() + " " + value
 }
 
 // upstreamName names an upstream for messages: `upstream "api"`,
@@ -90,10 +90,10 @@ func routeName(r *model.Route) string {
 
 // related points at a setting when it is written somewhere else than pos.
 func relatedSetting[T any](s model.Setting[T], pos model.Pos, msg string) []Related {
-	if !s.Pos.IsValid() || s.Pos == pos {
+	if !s.Pos().IsValid() || s.Pos() == pos {
 		return nil
 	}
-	return []Related{{Pos: s.Pos, Message: msg}}
+	return []Related{{Pos: s.Pos(), Message: msg}}
 }
 
 // quoteList joins names as "a, b and c".

@@ -26,12 +26,12 @@ func checkPassWithoutResolver(pass *Pass) {
 	for _, p := range pass.Model.Proxies {
 		for _, r := range p.Routes() {
 			f := r.Forward
-			if f == nil || !f.Unresolvable.Valid() || f.Inherited || !lookedUpPerRequest[f.Module] {
+			if f == nil || f.Unresolvable == nil || !f.Unresolvable.Valid() || f.Inherited || !lookedUpPerRequest[f.Module] {
 				continue
 			}
 			host := f.Unresolvable.Value
 			on := ""
-			if n := f.Unresolvable.Note; n != "" {
+			if n := f.Unresolvable.Note(); n != "" {
 				on = " " + n
 			}
 			msg := fmt.Sprintf("%s %s names the host %s, which nginx looks up when a request comes, and no resolver directive applies here%s: "+

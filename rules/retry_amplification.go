@@ -95,10 +95,10 @@ func amplified(pass *Pass, path []*model.Route, client, backend *model.Hop) (Fin
 	var related []Related
 	for _, i := range retrying[1:] {
 		s := path[i].Retry.On
-		related = append(related, Related{Pos: s.Pos, Message: fmt.Sprintf("%s retries too (%d attempts)", whereRoute(path[i]), tries[i])})
+		related = append(related, Related{Pos: s.Pos(), Message: fmt.Sprintf("%s retries too (%d attempts)", whereRoute(path[i]), tries[i])})
 	}
 	return Finding{
-		Pos:     on.Pos,
+		Pos:     on.Pos(),
 		Message: msg + ".",
 		Related: related,
 		Fix:     Advice("retry at one hop only, the one closest to the backend, and make the others pass failures on (proxy_next_upstream off, or no retry_policy)"),

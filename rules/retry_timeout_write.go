@@ -135,23 +135,23 @@ func nginxReplaysWrites(pass *Pass, r *model.Route) (Finding, bool) {
 	u := r.Forward.Upstream
 	n, exact := pass.peers(u)
 	f := Finding{
-		Pos: on.Pos,
+		Pos: on.Pos(),
 		Message: fmt.Sprintf("%s %s replays %s requests: after %s the request may already have run, and nginx sends it again %s, so one order or payment can be executed twice.",
-			on.Name, strings.Join(on.Value, " "), quoteList(carried), quoteList(conds), sentAgainTo(r, u, n, exact)),
-		Related: routeRelated(r, on.Pos),
+			on.Name(), strings.Join(on.Value, " "), quoteList(carried), quoteList(conds), sentAgainTo(r, u, n, exact)),
+		Related: routeRelated(r, on.Pos()),
 		Fix: Advice(fmt.Sprintf("remove non_idempotent from %s (nginx then retries a %s only when it was never sent), "+
-			"or make the backend deduplicate with an idempotency key", on.Name, carried[0])),
+			"or make the backend deduplicate with an idempotency key", on.Name(), carried[0])),
 	}
 	if why, ok := nonIdempotentElsewhere(r); ok {
 		// Another setting adds non_idempotent (ingress-nginx's ConfigMap
 		// retry-non-idempotent): it is what to change.
-		f.Related = append(f.Related, Related{Pos: why.Pos, Message: why.Source + " \"true\" adds non_idempotent to " + on.Name})
+		f.Related = append(f.Related, Related{Pos: why.Pos(), Message: why.Source() + " \"true\" adds non_idempotent to " + on.Name()})
 		f.Fix = Advice(fmt.Sprintf("set %s to \"false\" (nginx then retries a %s only when it was never sent), "+
-			"or make the backend deduplicate with an idempotency key", why.Source, carried[0]))
+			"or make the backend deduplicate with an idempotency key", why.Source(), carried[0]))
 	}
 	for _, x := range r.Reexecutes {
-		if m := x.Methods; m.AlsoSource != "" && m.AlsoPos.IsValid() {
-			f.Related = append(f.Related, Related{Pos: m.AlsoPos, Message: m.AlsoSource + " \"true\" adds non_idempotent to " + on.Name + " too: removed there alone, it comes back"})
+		if m := x.Methods; m.AlsoSource() != "" && m.AlsoPos().IsValid() {
+			f.Related = append(f.Related, Related{Pos: m.AlsoPos(), Message: m.AlsoSource() + " \"true\" adds non_idempotent to " + on.Name() + " too: removed there alone, it comes back"})
 			break
 		}
 	}
@@ -162,7 +162,7 @@ func nginxReplaysWrites(pass *Pass, r *model.Route) (Finding, bool) {
 // send writes again when it is not the setting of its retry conditions.
 func nonIdempotentElsewhere(r *model.Route) (model.Methods, bool) {
 	for _, x := range r.Reexecutes {
-		if m := x.Methods; m.Allows("POST") && m.Source != "" && m.Source != r.Retry.On.Name && m.Pos.IsValid() {
+		if m := x.Methods; m.Allows("POST") && m.Source() != "" && m.Source() != r.Retry.On.Name() && m.Pos().IsValid() {
 			return m, true
 		}
 	}
@@ -187,25 +187,25 @@ func envoyReplaysWrites(r *model.Route) (Finding, bool) {
 	msg := fmt.Sprintf("%s retries %s after the upstream may already have received it: "+
 		"Envoy checks no idempotency, so a %s %s is sent again (a second order, a second charge).",
 		settingText(on, strings.Join(on.Value, ",")), quoteList(carried), carried[0], what)
-	if on.Default && on.Note != "" {
-		msg += " The policy is " + on.Note + "."
+	if on.Default() && on.Note() != "" {
+		msg += " The policy is " + on.Note() + "."
 	}
 	if len(timeouts) > 0 {
 		msg += " A per-try timeout counts as a reset under " + quoteList(timeouts) + ", so a slow response is replayed too."
 	}
 	why := "the route has no :method matcher, so it carries every method"
 	switch {
-	case r.Methods.Why != "":
-		why = r.Methods.Why
+	case r.Methods.Why() != "":
+		why = r.Methods.Why()
 	case !r.Methods.Any:
 		why = "its :method matcher lets " + quoteList(carried) + " through"
 	}
 	related := []Related{{Pos: r.Pos, Message: routeName(r) + ": " + why}}
-	if ma := r.MaxAttempts; ma.Pos != on.Pos {
-		related = append(related, Related{Pos: ma.Pos, Message: settingText(ma, fmt.Sprint(ma.Value-1))})
+	if ma := r.MaxAttempts; ma.Pos() != on.Pos() {
+		related = append(related, Related{Pos: ma.Pos(), Message: settingText(ma, fmt.Sprint(ma.Value-1))})
 	}
 	return Finding{
-		Pos:     on.Pos,
+		Pos:     on.Pos(),
 		Message: msg,
 		Related: related,
 		Fix:     Advice(safeRetryFix(r.Retry)),
@@ -224,32 +224,32 @@ func replaysWritesOnStatus(r *model.Route, carried, conds []string) Finding {
 			break
 		}
 	}
-	msg := fmt.Sprintf("%s retries %s when the backend answers %s, which it may send after it ran the request", on.Name, quoteList(carried), quoteList(conds))
-	if why.Why != "" {
-		msg += ": " + why.Why
+	msg := fmt.Sprintf("%s retries %s when the backend answers %s, which it may send after it ran the request", on.Name(), quoteList(carried), quoteList(conds))
+	if why.Why() != "" {
+		msg += ": " + why.Why()
 	}
 	msg += fmt.Sprintf(", so a %s is sent again (a second order, a second charge).", carried[0])
 	related := []Related{{Pos: r.Pos, Message: routeName(r) + ": " + carriedWhy(r, carried)}}
-	if why.Pos.IsValid() && why.Pos != on.Pos {
-		related = append(related, Related{Pos: why.Pos, Message: why.Source + " is set here"})
+	if why.Pos().IsValid() && why.Pos() != on.Pos() {
+		related = append(related, Related{Pos: why.Pos(), Message: why.Source() + " is set here"})
 	}
-	if ma := r.MaxAttempts; ma.Pos.IsValid() && ma.Pos != on.Pos {
-		related = append(related, Related{Pos: ma.Pos, Message: settingText(ma, fmt.Sprint(ma.Value))})
+	if ma := r.MaxAttempts; ma.Pos().IsValid() && ma.Pos() != on.Pos() {
+		related = append(related, Related{Pos: ma.Pos(), Message: settingText(ma, fmt.Sprint(ma.Value))})
 	}
 	fix := "retry only requests that are safe to repeat"
-	if why.Source != "" && why.Source != on.Name {
-		fix = "remove " + why.Source + ", so that a " + carried[0] + " is retried only when it never reached the backend"
+	if why.Source() != "" && why.Source() != on.Name() {
+		fix = "remove " + why.Source() + ", so that a " + carried[0] + " is retried only when it never reached the backend"
 	}
-	return Finding{Pos: on.Pos, Message: msg, Related: related, Fix: Advice(fix + ", or make the backend deduplicate with an idempotency key")}
+	return Finding{Pos: on.Pos(), Message: msg, Related: related, Fix: Advice(fix + ", or make the backend deduplicate with an idempotency key")}
 }
 
 // carriedWhy says why a route carries the writes named.
 func carriedWhy(r *model.Route, carried []string) string {
 	switch {
-	case r.Methods.Why != "":
-		return r.Methods.Why
+	case r.Methods.Why() != "":
+		return r.Methods.Why()
 	case !r.Methods.Any:
-		return "it lets " + quoteList(carried) + " through (" + r.Methods.Source + ")"
+		return "it lets " + quoteList(carried) + " through (" + r.Methods.Source() + ")"
 	}
 	return "it matches every method"
 }
@@ -272,17 +272,17 @@ func safeRetryFix(rt model.Retry) string {
 	// 1.24, Contour's enum and Envoy Gateway's later): an older one
 	// refuses the resource that names it.
 	const newer = "; reset-before-request too where the release accepts it"
-	if on.Default {
+	if on.Default() {
 		return "give the route a retry policy that retries only what never reached the upstream " +
 			"(connect-failure, refused-stream" + newer + "), or none"
 	}
 	value := "connect-failure,refused-stream"
-	if strings.HasPrefix(on.Name, "retryPolicy.") && rt.MethodFilter == "" || strings.HasSuffix(on.Name, ".triggers") {
+	if strings.HasPrefix(on.Name(), "retryPolicy.") && rt.MethodFilter == "" || strings.HasSuffix(on.Name(), ".triggers") {
 		// A list in Contour's HTTPProxy and Envoy Gateway's triggers;
 		// Envoy's own retryPolicy.retryOn (camelCase) is a string.
 		value = "[connect-failure, refused-stream]"
 	}
-	fix := "retry only what never reached the upstream (" + on.Name + ": " + value + newer + ")"
+	fix := "retry only what never reached the upstream (" + on.Name() + ": " + value + newer + ")"
 	if rt.MethodFilter != "" {
 		fix += ", or limit retries to safe methods with " + rt.MethodFilter + ": [{name: \":method\", string_match: {safe_regex: {regex: \"GET|HEAD|OPTIONS\"}}}]"
 	}
@@ -319,9 +319,9 @@ func writeRetriedAfterSend(pass *Pass, r *model.Route) (Finding, bool) {
 	var replayed string
 	switch um := r.Nginx.UpstreamMethod; {
 	case um.Valid() && (um.Value == "POST" || um.Value == "PATCH") && canCarryRetried(r, reexec):
-		replayed = fmt.Sprintf("%s %s sends every request upstream as %s, but nginx decides on retries by the client's method, so a GET %s is sent as a second %s", um.Name, um.Value, um.Value, strings.TrimPrefix(after, "that "), um.Value)
+		replayed = fmt.Sprintf("%s %s sends every request upstream as %s, but nginx decides on retries by the client's method, so a GET %s is sent as a second %s", um.Name(), um.Value, um.Value, strings.TrimPrefix(after, "that "), um.Value)
 		if timeout {
-			replayed = fmt.Sprintf("%s %s sends every request upstream as %s, but nginx decides on retries by the client's method, so a GET that timed out is sent as a second %s", um.Name, um.Value, um.Value, um.Value)
+			replayed = fmt.Sprintf("%s %s sends every request upstream as %s, but nginx decides on retries by the client's method, so a GET that timed out is sent as a second %s", um.Name(), um.Value, um.Value, um.Value)
 		}
 	case r.Methods.Any:
 		var ms []string
@@ -351,11 +351,11 @@ func writeRetriedAfterSend(pass *Pass, r *model.Route) (Finding, bool) {
 	n, exact := pass.peers(u)
 	f := Finding{
 		Severity: model.Warning,
-		Pos:      on.Pos,
+		Pos:      on.Pos(),
 		Message: fmt.Sprintf("%s %s, and %s retries %s: %s %s.",
 			routeName(r), why, settingText(on, strings.Join(on.Value, " ")), when, replayed, sentAgainTo(r, u, n, exact)),
-		Related: routeRelated(r, on.Pos),
-		Fix:     Advice(fmt.Sprintf("stop retries in this location (%s off;), or make the backend deduplicate with an idempotency key", on.Name)),
+		Related: routeRelated(r, on.Pos()),
+		Fix:     Advice(fmt.Sprintf("stop retries in this location (%s off;), or make the backend deduplicate with an idempotency key", on.Name())),
 	}
 	return f, true
 }
@@ -408,7 +408,7 @@ func writeReasonOf(r *model.Route, writePaths []*regexp.Regexp) string {
 		}
 	}
 	if um := r.Nginx.UpstreamMethod; um.Valid() && (um.Value == "POST" || um.Value == "PATCH") {
-		return "sends " + um.Value + " upstream (" + um.Name + ")"
+		return "sends " + um.Value + " upstream (" + um.Name() + ")"
 	}
 	// The methods the configuration lets through decide before the path
 	// does: a route that carries only GET and HEAD reads, whatever its
@@ -424,11 +424,11 @@ func writeReasonOf(r *model.Route, writePaths []*regexp.Regexp) string {
 		case len(writes) == 0:
 			return ""
 		case len(writes) == len(ms.Allowed):
-			return "allows only " + quoteList(ms.Allowed) + " (" + ms.Source + ")"
+			return "allows only " + quoteList(ms.Allowed) + " (" + ms.Source() + ")"
 		}
-		return "allows " + quoteList(writes) + " (" + ms.Source + ")"
+		return "allows " + quoteList(writes) + " (" + ms.Source() + ")"
 	}
-	if ms := r.Methods; ms.Source != "" {
+	if ms := r.Methods; ms.Source() != "" {
 		writes := false
 		for _, m := range []string{"POST", "PUT", "PATCH", "DELETE"} {
 			writes = writes || ms.Allows(m)
@@ -457,13 +457,13 @@ func writeReasonOf(r *model.Route, writePaths []*regexp.Regexp) string {
 // dynamic request of the site, its PUTs and DELETEs among them, reaches
 // the application through it.
 func catchAll(r *model.Route) string {
-	if r.Match.Kind != model.MatchNamed || !r.Methods.Any || r.Methods.Source != "" || r.Listener == nil {
+	if r.Match.Kind != model.MatchNamed || !r.Methods.Any || r.Methods.Source() != "" || r.Listener == nil {
 		return ""
 	}
 	for _, l := range r.Listener.Routes {
 		if l.Kind == "location" && l.Match.Kind == model.MatchPrefix && l.Match.Path == "/" && l.Parent == nil &&
 			l.Nginx != nil && l.Nginx.NamedFallback.Value == r.Match.Path {
-			return fmt.Sprintf("takes every request of location / that no file answers (%s), so the application's writes reach it", l.Nginx.NamedFallback.Name+" ... "+r.Match.Path)
+			return fmt.Sprintf("takes every request of location / that no file answers (%s), so the application's writes reach it", l.Nginx.NamedFallback.Name()+" ... "+r.Match.Path)
 		}
 	}
 	return ""
@@ -505,24 +505,24 @@ func nonIdempotentFix(pass *Pass, r *model.Route) Fix {
 	}
 	x := newFixer(pass)
 	if why, ok := nonIdempotentElsewhere(r); ok {
-		x.setValue(why.Pos, model.String("false"))
-		return UnsafeFix("set "+why.Source+" to \"false\" (for every Ingress of the controller): nginx then retries a POST, PATCH or LOCK only when it was never sent", x.result())
+		x.setValue(why.Pos(), model.String("false"))
+		return UnsafeFix("set "+why.Source()+" to \"false\" (for every Ingress of the controller): nginx then retries a POST, PATCH or LOCK only when it was never sent", x.result())
 	}
-	if f := x.sources.file(on.Pos.File); f != nil && f.Editor != nil {
+	if f := x.sources.file(on.Pos().File); f != nil && f.Editor != nil {
 		if _, tree := f.Tree(); tree {
 			// An Ingress annotation, a ConfigMap key or a VirtualServer
 			// upstream's next-upstream: a string of the flags.
-			x.dropWord(on.Pos, "non_idempotent")
+			x.dropWord(on.Pos(), "non_idempotent")
 		} else {
-			x.removeArg(x.nginxStatement(on.Pos, on.Name), "non_idempotent")
+			x.removeArg(x.nginxStatement(on.Pos(), on.Name()), "non_idempotent")
 		}
 	}
-	what := "remove non_idempotent from " + on.Name
+	what := "remove non_idempotent from " + on.Name()
 	for _, re := range r.Reexecutes {
-		if m := re.Methods; m.AlsoSource != "" && m.AlsoPos.IsValid() {
+		if m := re.Methods; m.AlsoSource() != "" && m.AlsoPos().IsValid() {
 			// The ConfigMap adds the word back: both change.
-			x.setValue(m.AlsoPos, model.String("false"))
-			what += " and set " + m.AlsoSource + " to \"false\" (for every Ingress of the controller)"
+			x.setValue(m.AlsoPos(), model.String("false"))
+			what += " and set " + m.AlsoSource() + " to \"false\" (for every Ingress of the controller)"
 			break
 		}
 	}
@@ -557,28 +557,28 @@ func (x *fixer) removeArg(s *statement, v string) {
 // route stops retrying a GET on a 503 too.
 func retryOnFix(pass *Pass, r *model.Route) Fix {
 	on := r.Retry.On
-	i := strings.LastIndexByte(on.Name, '.')
+	i := strings.LastIndexByte(on.Name(), '.')
 	if !on.Valid() || i < 0 {
 		return Fix{}
 	}
-	parent, field := on.Name[:i], on.Name[i+1:]
+	parent, field := on.Name()[:i], on.Name()[i+1:]
 	if field != "retryOn" && field != "triggers" {
 		return Fix{}
 	}
 	v := model.String(strings.Join(safeRetryOn, ","))
 	list := model.List(model.String(safeRetryOn[0]), model.String(safeRetryOn[1]))
 	switch {
-	case field == "triggers" || strings.HasPrefix(on.Name, "retryPolicy."):
+	case field == "triggers" || strings.HasPrefix(on.Name(), "retryPolicy."):
 		v = list
-	case on.Name == "retry.retryOn":
+	case on.Name() == "retry.retryOn":
 		// Envoy Gateway's retryOn is an object of triggers and status
 		// codes (api/v1alpha1/retry_types.go), never a string.
 		v = model.Map(model.F("triggers", list))
 	}
 	x := newFixer(pass)
 	if on.Explicit() {
-		x.setValue(on.Pos, v)
-	} else if ed, n := x.field(on.Pos); ed != nil {
+		x.setValue(on.Pos(), v)
+	} else if ed, n := x.field(on.Pos()); ed != nil {
 		// The default of a policy written without the field: the
 		// policy's own mapping gets it.
 		if n.Key != parent[strings.LastIndexByte(parent, '.')+1:] || n.Kind != model.MapValue {
@@ -587,7 +587,7 @@ func retryOnFix(pass *Pass, r *model.Route) Fix {
 			x.take(ed.InsertField(n.KeyPos, model.AtEnd, field, v))
 		}
 	}
-	name := on.Name
+	name := on.Name()
 	if name == "retry.retryOn" {
 		name += ".triggers"
 	}
@@ -614,10 +614,10 @@ func writeMethodsFix(pass *Pass, r *model.Route, carried []string) Fix {
 			break
 		}
 	}
-	if why.Source == "" || why.Source == r.Retry.On.Name || !why.Pos.IsValid() {
+	if why.Source() == "" || why.Source() == r.Retry.On.Name() || !why.Pos().IsValid() {
 		return Fix{}
 	}
 	x := newFixer(pass)
-	x.removeField(why.Pos)
-	return UnsafeFix("remove "+why.Source+": a "+carried[0]+" is then retried only when it never reached the backend", x.result())
+	x.removeField(why.Pos())
+	return UnsafeFix("remove "+why.Source()+": a "+carried[0]+" is then retried only when it never reached the backend", x.result())
 }

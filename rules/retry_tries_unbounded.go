@@ -91,7 +91,7 @@ func worstCase(r *model.Route, a attempts, tries int) string {
 // include proxylint did not read may set otherwise.
 func assumedDefaults(r *model.Route) string {
 	n := r.Nginx
-	if !r.Listener.Proxy.Partial || !r.ConnectTimeout.Default && !n.SendTimeout.Default && !r.AttemptTimeout.Default {
+	if !r.Listener.Proxy.Partial || !r.ConnectTimeout.Default() && !n.SendTimeout.Default() && !r.AttemptTimeout.Default() {
 		return ""
 	}
 	return " (with the default timeouts, which an include that was not read may set otherwise)"
@@ -172,15 +172,15 @@ func triesWithoutTimeout(r *model.Route, a attempts, n int, exact bool) (Finding
 	if !tries.Explicit() || tries.Value == 1 || budget.Value != 0 {
 		return Finding{}, false
 	}
-	attempts, bound := tries.Value, fmt.Sprintf("%s %d", tries.Name, tries.Value)
+	attempts, bound := tries.Value, fmt.Sprintf("%s %d", tries.Name(), tries.Value)
 	if tries.Value == 0 {
-		attempts, bound = n, fmt.Sprintf("%s 0 (no limit: every server of %s)", tries.Name, serversText(r.Forward.Upstream, n, exact))
+		attempts, bound = n, fmt.Sprintf("%s 0 (no limit: every server of %s)", tries.Name(), serversText(r.Forward.Upstream, n, exact))
 	} else if exact && n < attempts {
 		attempts = n
-		bound = fmt.Sprintf("%s %d (%d attempts at most: %s)", tries.Name, tries.Value, n, serversText(r.Forward.Upstream, n, exact))
+		bound = fmt.Sprintf("%s %d (%d attempts at most: %s)", tries.Name(), tries.Value, n, serversText(r.Forward.Upstream, n, exact))
 	}
 	return Finding{
-		Pos: tries.Pos,
+		Pos: tries.Pos(),
 		Message: fmt.Sprintf("%s bounds retries by count but not by time (%s): a request whose servers time out can take up to %s.",
 			bound, settingText(budget, "0"), worstCase(r, a, attempts)),
 	}, true
@@ -189,7 +189,7 @@ func triesWithoutTimeout(r *model.Route, a attempts, n int, exact bool) (Finding
 // triesWithoutTimeoutDetails adds the related places and the advice to
 // a finding of triesWithoutTimeout that is reported.
 func triesWithoutTimeoutDetails(f *Finding, r *model.Route, a attempts) {
-	f.Related = routeRelated(r, r.Nginx.Tries.Pos)
+	f.Related = routeRelated(r, r.Nginx.Tries.Pos())
 	f.Fix = Advice(fmt.Sprintf("add %s_next_upstream_timeout (e.g. %s) so that retries stop when the client has given up anyway",
 		r.Forward.Module, dur(min(a.one, 2*r.AttemptTimeout.Value))))
 }
@@ -207,7 +207,7 @@ func timeoutWithoutTries(r *model.Route, a attempts, n int, exact bool) (Finding
 		worst = mulDur(n, a.one)
 	}
 	return Finding{
-		Pos: budget.Pos,
+		Pos: budget.Pos(),
 		Message: fmt.Sprintf("%s bounds retries by time but not by count: every server of %s may be tried, "+
 			"and the budget is checked only when an attempt fails, so an attempt started just before %s still runs up to %s (%s + %s send + %s read): up to %s in all.",
 			durText(budget), serversText(r.Forward.Upstream, n, exact), dur(budget.Value), dur(a.one),
@@ -218,8 +218,8 @@ func timeoutWithoutTries(r *model.Route, a attempts, n int, exact bool) (Finding
 // timeoutWithoutTriesDetails adds the related places and the advice to
 // a finding of timeoutWithoutTries that is reported.
 func timeoutWithoutTriesDetails(f *Finding, r *model.Route) {
-	f.Related = routeRelated(r, r.Budget.Pos)
-	f.Fix = Advice(fmt.Sprintf("add %s_next_upstream_tries (e.g. 2) next to %s", r.Forward.Module, r.Budget.Name))
+	f.Related = routeRelated(r, r.Budget.Pos())
+	f.Fix = Advice(fmt.Sprintf("add %s_next_upstream_tries (e.g. 2) next to %s", r.Forward.Module, r.Budget.Name()))
 }
 
 // implicitRetries: several servers, a next_upstream that retries on
@@ -231,8 +231,8 @@ func implicitRetries(r *model.Route, a attempts, n int, exact bool) (Finding, bo
 	}
 	// With nginx's default policy, the upstream's several servers are what
 	// make the retries: point there, once for all its locations.
-	pos := on.Pos
-	if on.Default {
+	pos := on.Pos()
+	if on.Default() {
 		pos = r.Forward.Upstream.Pos
 	}
 	return Finding{
@@ -284,7 +284,7 @@ func retryBoundFix[T any](pass *Pass, r *model.Route, a attempts, s model.Settin
 	if !addsTries && r.Nginx.Tries.Value == 0 {
 		return Fix{}
 	}
-	if f := newFixer(pass).sources.file(s.Pos.File); f != nil {
+	if f := newFixer(pass).sources.file(s.Pos().File); f != nil {
 		if _, tree := f.Tree(); tree {
 			return nextUpstreamBoundFix(pass, r, a, s, addsTries)
 		}
@@ -307,8 +307,8 @@ func retryBoundFix[T any](pass *Pass, r *model.Route, a attempts, s model.Settin
 		}
 	}
 	x := newFixer(pass)
-	x.insertAfter(x.nginxStatement(s.Pos, s.Name), lines...)
-	return boundFix(pass, x, what, s.Name, s.Pos, addsTries)
+	x.insertAfter(x.nginxStatement(s.Pos(), s.Name()), lines...)
+	return boundFix(pass, x, what, s.Name(), s.Pos(), addsTries)
 }
 
 // boundFix is the fix that adds the bounds what next to the setting
@@ -337,7 +337,7 @@ func boundFix(pass *Pass, x *fixer, what []string, name string, pos model.Pos, a
 // author, as a field added beside it would be read in its place or
 // written twice.
 func nextUpstreamBoundFix[T any](pass *Pass, r *model.Route, a attempts, s model.Setting[T], addsTries bool) Fix {
-	if s.Level == "configmap" {
+	if s.Level() == "configmap" {
 		// A ConfigMap key bounds every Ingress of the controller, and the
 		// bound is worked out from one route's timeouts: a value taken
 		// from a 10s Ingress would cut the retries of a 300s one, and two
@@ -358,6 +358,6 @@ func nextUpstreamBoundFix[T any](pass *Pass, r *model.Route, a attempts, s model
 	x := newFixer(pass)
 	// Annotations and ConfigMap data are strings; a VirtualServer's
 	// fields are typed.
-	stringy := strings.Contains(s.Name, "/") || s.Level == "configmap"
-	return boundFix(pass, x, x.nextUpstreamFields(s.Pos, stringy, addsTries, timeout), s.Name, s.Pos, addsTries)
+	stringy := strings.Contains(s.Name(), "/") || s.Level() == "configmap"
+	return boundFix(pass, x, x.nextUpstreamFields(s.Pos(), stringy, addsTries, timeout), s.Name(), s.Pos(), addsTries)
 }

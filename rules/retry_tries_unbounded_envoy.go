@@ -27,7 +27,7 @@ func envoyRetriesWithoutBudget(r *model.Route) (Finding, bool) {
 	if r.Stream.Value {
 		return Finding{}, false
 	}
-	pos := n.Pos
+	pos := n.Pos()
 	related := relatedSetting(total, pos, "timeout 0 disables the route's overall budget")
 	if pt.Value <= 0 {
 		return Finding{
@@ -86,17 +86,17 @@ func envoyBackOff(e *model.EnvoyRoute, retries int) time.Duration {
 // doubling up to 14s".
 func backOffText(e *model.EnvoyRoute) string {
 	base, maxi := e.BackOffBase, e.BackOffMax
-	if base.Default && maxi.Default {
+	if base.Default() && maxi.Default() {
 		return fmt.Sprintf("Envoy's default back-off, %s doubling up to %s", dur(base.Value), dur(maxi.Value))
 	}
-	name := base.Name
-	if !base.Default {
-		name = base.Name[:strings.LastIndexByte(base.Name, '.')]
-	} else if i := strings.LastIndexByte(maxi.Name, '.'); i > 0 {
-		name = maxi.Name[:i]
+	name := base.Name()
+	if !base.Default() {
+		name = base.Name()[:strings.LastIndexByte(base.Name(), '.')]
+	} else if i := strings.LastIndexByte(maxi.Name(), '.'); i > 0 {
+		name = maxi.Name()[:i]
 	}
 	text := func(s model.Setting[time.Duration]) string {
-		if s.Default {
+		if s.Default() {
 			return dur(s.Value) + " (default)"
 		}
 		return dur(s.Value)

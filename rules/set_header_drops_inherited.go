@@ -228,8 +228,8 @@ func defeatedPool(o *model.Override) string {
 		if r.Forward == nil || r.Forward.Upstream == nil || r.Forward.Upstream.PoolSize.Value <= 0 {
 			continue
 		}
-		if c, ok := connectionHeader(r); ok && c.Default && strings.EqualFold(c.Value, "close") {
-			return fmt.Sprintf("nginx sends its default Connection: close %s, so connections to %s are not reused", c.Note, upstreamName(r.Forward.Upstream))
+		if c, ok := connectionHeader(r); ok && c.Default() && strings.EqualFold(c.Value, "close") {
+			return fmt.Sprintf("nginx sends its default Connection: close %s, so connections to %s are not reused", c.Note(), upstreamName(r.Forward.Upstream))
 		}
 	}
 	return ""

@@ -29,14 +29,14 @@ func checkTimeoutBudgetInverted(pass *Pass) {
 	// Declared hops in a configuration file have positions to point at.
 	for i := 0; i+1 < len(hops); i++ {
 		outer, inner := hops[i].RequestTimeout, hops[i+1].RequestTimeout
-		if !outer.Valid() || !inner.Valid() || outer.Value == 0 || inner.Value <= outer.Value || !inner.Pos.IsValid() {
+		if !outer.Valid() || !inner.Valid() || outer.Value == 0 || inner.Value <= outer.Value || !inner.Pos().IsValid() {
 			continue
 		}
 		pass.Report(Finding{
-			Pos: inner.Pos,
+			Pos: inner.Pos(),
 			Message: fmt.Sprintf("%s waits %s, longer than %s in front of it (%s): after %s the request's client has given up, and the hops behind keep working on it for %s more.",
 				hops[i+1].Name, dur(inner.Value), declaredName(hops[i], outer), dur(outer.Value), dur(outer.Value), dur(inner.Value-outer.Value)),
-			Related: relatedSetting(outer, inner.Pos, "declared here"),
+			Related: relatedSetting(outer, inner.Pos(), "declared here"),
 			Fix:     Advice(fmt.Sprintf("make %s give up before %s: below %s", hops[i+1].Name, declaredName(hops[i], outer), dur(outer.Value))),
 		})
 	}
@@ -69,11 +69,11 @@ func outlivesFront(r *model.Route, w model.Setting[time.Duration], front *model.
 	}
 	who := declaredName(front, t)
 	return Finding{
-		Pos: w.Pos,
+		Pos: w.Pos(),
 		Message: fmt.Sprintf("%s in %s waits longer than the hop in front of it: %s gives up after %s, so for %s more this proxy and its backend work on a request whose client has already been answered.",
 			durText(w), routeName(r), who, dur(t.Value), dur(w.Value-t.Value)),
-		Related: relatedSetting(t, w.Pos, "declared here"),
-		Fix:     Advice(fmt.Sprintf("keep each hop's timeout strictly below the one in front of it: %s %s", w.Name, dur(shorter(t.Value)))),
+		Related: relatedSetting(t, w.Pos(), "declared here"),
+		Fix:     Advice(fmt.Sprintf("keep each hop's timeout strictly below the one in front of it: %s %s", w.Name(), dur(shorter(t.Value)))),
 	}, true
 }
 
@@ -86,10 +86,10 @@ func outlivedByInner(r *model.Route, w model.Setting[time.Duration], link *model
 		return Finding{}, false
 	}
 	return Finding{
-		Pos: iw.Pos,
+		Pos: iw.Pos(),
 		Message: fmt.Sprintf("%s in %s waits longer than the hop in front of it: %s gives up after %s (%s), so for %s more this hop and its backend work on a request whose client has already been answered.",
-			durText(iw), routeName(in), whereRoute(r), dur(w.Value), w.Name, dur(iw.Value-w.Value)),
-		Related: []Related{{Pos: w.Pos, Message: "the hop in front: " + durText(w)}},
-		Fix:     Advice(fmt.Sprintf("shorten %s here below %s (e.g. %s), or lengthen the outer one", iw.Name, dur(w.Value), dur(shorter(w.Value)))),
+			durText(iw), routeName(in), whereRoute(r), dur(w.Value), w.Name(), dur(iw.Value-w.Value)),
+		Related: []Related{{Pos: w.Pos(), Message: "the hop in front: " + durText(w)}},
+		Fix:     Advice(fmt.Sprintf("shorten %s here below %s (e.g. %s), or lengthen the outer one", iw.Name(), dur(w.Value), dur(shorter(w.Value)))),
 	}, true
 }

@@ -30,14 +30,14 @@ func checkTimeoutEqualAdjacent(pass *Pass) {
 	// Declared hops in a configuration file have positions to point at.
 	for i := 0; i+1 < len(hops); i++ {
 		outer, inner := hops[i].RequestTimeout, hops[i+1].RequestTimeout
-		if !outer.Valid() || !inner.Valid() || outer.Value == 0 || inner.Value != outer.Value || !inner.Pos.IsValid() {
+		if !outer.Valid() || !inner.Valid() || outer.Value == 0 || inner.Value != outer.Value || !inner.Pos().IsValid() {
 			continue
 		}
 		pass.Report(Finding{
-			Pos: inner.Pos,
+			Pos: inner.Pos(),
 			Message: fmt.Sprintf("%s waits %s, as long as %s in front of it: both give up at the same moment, so which one answers is a race.",
 				hops[i+1].Name, dur(inner.Value), declaredName(hops[i], outer)),
-			Related: relatedSetting(outer, inner.Pos, "declared here"),
+			Related: relatedSetting(outer, inner.Pos(), "declared here"),
 			Fix:     Advice(fmt.Sprintf("make %s give up first: below %s", hops[i+1].Name, dur(outer.Value))),
 		})
 	}
@@ -89,16 +89,16 @@ func equalToInnerLayer(c *model.Chain, r *model.Route, w model.Setting[time.Dura
 		}
 		via := link.Server.Address.String()
 		return Finding{
-			Pos: w.Pos,
+			Pos: w.Pos(),
 			Message: fmt.Sprintf("%s equals the timeout of the layer it proxies to (%s on %s waits %s too): "+
 				"both give up at the same moment, so which one answers is a race: the same request can show as 504 in one layer's log and 499 in the other's.",
 				durText(w), routeName(in), via, dur(iw.Value)),
 			Related: []Related{
-				{Pos: iw.Pos, Message: "the inner layer's " + durText(iw)},
+				{Pos: iw.Pos(), Message: "the inner layer's " + durText(iw)},
 				{Pos: r.Forward.Pos, Message: "proxied to " + via + " here"},
 			},
 			Fix: Advice(fmt.Sprintf("make each inner layer give up first: for example %s %s in the inner %s, so its 504 reaches the client",
-				iw.Name, dur(shorter(iw.Value)), routeName(in))),
+				iw.Name(), dur(shorter(iw.Value)), routeName(in))),
 		}, true
 	}
 	return Finding{}, false
@@ -116,13 +116,13 @@ func equalToFront(r *model.Route, w model.Setting[time.Duration], front *model.H
 		who = "the client"
 	}
 	return Finding{
-		Pos: w.Pos,
+		Pos: w.Pos(),
 		Message: fmt.Sprintf("%s equals the %s that %s (%s) waits for this proxy: both give up at the same moment, "+
 			"so which one answers is a race: the same request can show as 504 on one side and 499 on the other.",
-			durText(w), dur(t.Value), who, t.Name),
-		Related: relatedSetting(t, w.Pos, "declared here"),
+			durText(w), dur(t.Value), who, t.Name()),
+		Related: relatedSetting(t, w.Pos(), "declared here"),
 		Fix: Advice(fmt.Sprintf("keep each hop's timeout strictly below the one in front of it: %s %s behind a %s %s",
-			w.Name, dur(shorter(t.Value)), dur(t.Value), strings.TrimPrefix(who, "the "))),
+			w.Name(), dur(shorter(t.Value)), dur(t.Value), strings.TrimPrefix(who, "the "))),
 	}, true
 }
 
@@ -135,13 +135,13 @@ func retryBudgetEqualsRead(r *model.Route) (Finding, bool) {
 		return Finding{}, false
 	}
 	return Finding{
-		Pos: b.Pos,
+		Pos: b.Pos(),
 		Message: fmt.Sprintf("%s equals %s: an attempt that times out has used the whole retry budget, "+
 			"so the retry on \"timeout\" that %s asks for can never start.",
-			durText(b), durText(a), r.Retry.On.Name),
-		Related: relatedSetting(a, b.Pos, durText(a)),
+			durText(b), durText(a), r.Retry.On.Name()),
+		Related: relatedSetting(a, b.Pos(), durText(a)),
 		Fix: Advice(fmt.Sprintf("give retries room: %s well above %s (e.g. %s), or lower %s",
-			b.Name, a.Name, dur(2*a.Value), a.Name)),
+			b.Name(), a.Name(), dur(2*a.Value), a.Name())),
 	}, true
 }
 
@@ -163,7 +163,7 @@ func innerTimeoutFix(pass *Pass, c *model.Chain, r *model.Route, w model.Setting
 			return Fix{}
 		}
 		x := newFixer(pass)
-		ed, n := x.field(iw.Pos)
+		ed, n := x.field(iw.Pos())
 		if ed == nil || n.Kind != model.StringValue {
 			return Fix{}
 		}
@@ -175,8 +175,8 @@ func innerTimeoutFix(pass *Pass, c *model.Chain, r *model.Route, w model.Setting
 			}
 			text = strconv.Itoa(int(to / time.Second))
 		}
-		x.setValue(iw.Pos, model.String(text))
-		return UnsafeFix(fmt.Sprintf("set %s to %s in the inner %s, so that it gives up first and its 504 reaches the client", iw.Name, text, routeName(in)), x.result())
+		x.setValue(iw.Pos(), model.String(text))
+		return UnsafeFix(fmt.Sprintf("set %s to %s in the inner %s, so that it gives up first and its 504 reaches the client", iw.Name(), text, routeName(in)), x.result())
 	}
 	return Fix{}
 }

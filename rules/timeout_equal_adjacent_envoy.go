@@ -22,11 +22,11 @@ func perTryNotShorter(r *model.Route) (Finding, bool) {
 		relation = "is above"
 	}
 	return Finding{
-		Pos: pt.Pos,
+		Pos: pt.Pos(),
 		Message: fmt.Sprintf("%s %s the route timeout (%s): Envoy silently ignores a per-try timeout that is not shorter "+
 			"than the route timeout, so the first try takes the whole budget and a try that times out is never retried.",
 			durText(pt), relation, durText(total)),
-		Related: relatedSetting(total, pt.Pos, "the route timeout bounds all tries: "+durText(total)),
+		Related: relatedSetting(total, pt.Pos(), "the route timeout bounds all tries: "+durText(total)),
 		Fix: Advice(fmt.Sprintf("make per_try_timeout a fraction of the route timeout (e.g. %s for %d tries within %s), or raise the route timeout",
 			dur((total.Value / time.Duration(envoyTries(r))).Truncate(time.Millisecond)), envoyTries(r), dur(total.Value))),
 	}, true

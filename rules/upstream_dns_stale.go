@@ -234,7 +234,7 @@ func dnsFix(pass *Pass, p *model.Proxy, uses []dnsUse) Fix {
 			x.setArg(s, len(s.Args), "resolve")
 		}
 	}
-	return UnsafeFix("add the resolve parameter to server "+first.s.Raw+": nginx looks the name up again through "+u.Resolver.Name+" "+u.Resolver.Value, x.result()).Or(resolve)
+	return UnsafeFix("add the resolve parameter to server "+first.s.Raw+": nginx looks the name up again through "+u.Resolver.Name()+" "+u.Resolver.Value, x.result()).Or(resolve)
 }
 
 // zoneName is a shared-memory zone name for an upstream's fix.

@@ -97,7 +97,7 @@ func namedUpstream(pass *Pass, p *model.Proxy, u *model.Upstream) {
 	if len(pooling) == 0 {
 		if u.PoolSize.Explicit() && u.PoolSize.Value > 0 {
 			pass.Report(Finding{
-				Pos: u.PoolSize.Pos,
+				Pos: u.PoolSize.Pos(),
 				Message: fmt.Sprintf("keepalive in upstream %q is never used: it is reached only by %s, and uwsgi and scgi never reuse upstream connections.",
 					u.Name, u.Routes[0].Forward.Name),
 				Related: []Related{{Pos: u.Routes[0].Forward.Pos, Message: "reached by " + u.Routes[0].Forward.Name}},
@@ -117,20 +117,20 @@ func namedUpstream(pass *Pass, p *model.Proxy, u *model.Upstream) {
 		advice := fmt.Sprintf("add \"keepalive 16;\" to upstream %q", u.Name)
 		switch {
 		case u.PoolSize.Explicit():
-			f.Pos = u.PoolSize.Pos
+			f.Pos = u.PoolSize.Pos()
 			f.Message = fmt.Sprintf("keepalive 0 disables the connection pool of upstream %q, so every request opens a new connection.", u.Name)
 		case allUnix(u):
 			// As for an address used directly: a unix socket is
 			// cheap to connect to.
 			f.Pos, f.Severity = u.Pos, model.Note
 			f.Message = fmt.Sprintf("upstream %q has no keepalive directive, so every request opens a new unix-socket connection %s Cheaper than TCP, but still not pooled.",
-				u.Name, u.PoolSize.Note)
+				u.Name, u.PoolSize.Note())
 		default:
 			f.Pos = u.Pos
 			f.Message = fmt.Sprintf("upstream %q has no keepalive directive, so every request opens a new connection %s",
-				u.Name, u.PoolSize.Note)
+				u.Name, u.PoolSize.Note())
 		}
-		if v := pooling[0].Nginx.HTTPVersion; v.Default && v.Value == "1.0" {
+		if v := pooling[0].Nginx.HTTPVersion; v.Default() && v.Value == "1.0" {
 			advice += ", with proxy_http_version 1.1 and proxy_set_header Connection \"\" where it is proxied to"
 		}
 		f.Fix = namedUpstreamFix(pass, u, pooling, advice).Or(advice)
@@ -169,7 +169,7 @@ func defeatedEverywhere(pass *Pass, u *model.Upstream, routes []*model.Route) (F
 			}
 			oldDefaults = oldDefaults || !ds[j].everyRelease
 		}
-		if c := r.Nginx.ConnectionHeader; c.Default && c.Value != "" {
+		if c := r.Nginx.ConnectionHeader; c.Default() && c.Value != "" {
 			defaultClose = true
 		}
 		if found == nil {
@@ -218,61 +218,61 @@ func poolDefeats(u *model.Upstream, r *model.Route) []defeat {
 		version := false
 		if v := r.Nginx.HTTPVersion; v.Valid() && v.Value == "1.0" {
 			f := Finding{
-				Pos: v.Pos,
+				Pos: v.Pos(),
 				Message: fmt.Sprintf("%s defeats the keepalive pool of upstream %q: nginx never reuses a connection after an HTTP/1.0 request, so every request opens a new one.",
 					settingText(v, "1.0"), u.Name),
 				Related: related,
 				Fix:     Advice("set proxy_http_version 1.1 and proxy_set_header Connection \"\" in this location (or at server or http level)"),
 			}
-			if v.Default {
+			if v.Default() {
 				f.Message = fmt.Sprintf("proxy_http_version defaults to 1.0 %s, which defeats the keepalive pool of upstream %q: nginx never reuses a connection after an HTTP/1.0 request.",
-					v.Note, u.Name)
+					v.Note(), u.Name)
 			}
 			if c := r.Nginx.ConnectionHeader; c.Explicit() && !strings.EqualFold(c.Value, "close") {
 				// The location sets its Connection header (the
 				// websocket idiom): only the version is to change.
 				f.Fix = Advice("set proxy_http_version 1.1 in this location (or at server or http level)")
 			}
-			out = append(out, defeat{f, !v.Default, "proxy_http_version 1.0 is set, and nginx never reuses a connection after an HTTP/1.0 request"})
+			out = append(out, defeat{f, !v.Default(), "proxy_http_version 1.0 is set, and nginx never reuses a connection after an HTTP/1.0 request"})
 			// Its fix sets Connection "" too: the default
 			// Connection: close is not a defeat of its own then.
 			version = true
 		}
-		if c := r.Nginx.ConnectionHeader; c.Valid() && strings.EqualFold(c.Value, "close") && (!c.Default || !version) {
+		if c := r.Nginx.ConnectionHeader; c.Valid() && strings.EqualFold(c.Value, "close") && (!c.Default() || !version) {
 			f := Finding{
-				Pos: c.Pos,
+				Pos: c.Pos(),
 				Message: fmt.Sprintf("proxy_set_header Connection close defeats the keepalive pool of upstream %q: the backend closes every connection after one request.",
 					u.Name),
 				Related: related,
 				Fix:     Advice("set proxy_set_header Connection \"\" (for websockets, map $http_upgrade to \"upgrade\" or \"\", not \"close\")"),
 			}
-			if c.Default {
+			if c.Default() {
 				f.Message = fmt.Sprintf("nginx sends \"Connection: close\" upstream by default %s, which defeats the keepalive pool of upstream %q: the backend closes every connection after one request.",
-					c.Note, u.Name)
+					c.Note(), u.Name)
 				f.Fix = Advice("add proxy_set_header Connection \"\" (and proxy_http_version 1.1) in this location or at server or http level")
 			}
-			out = append(out, defeat{f, !c.Default, "proxy_set_header Connection close makes the backend close every connection after one request"})
+			out = append(out, defeat{f, !c.Default(), "proxy_set_header Connection close makes the backend close every connection after one request"})
 		}
 		if c, plain := r.Nginx.ConnectionHeader, r.Nginx.ConnectionHeaderPlain; plain.Valid() && strings.EqualFold(plain.Value, "close") {
 			out = append(out, defeat{Finding{
-				Pos: c.Pos,
+				Pos: c.Pos(),
 				Message: fmt.Sprintf("proxy_set_header Connection %s defeats the keepalive pool of upstream %q: %s sends \"Connection: close\" with every request that does not upgrade, so the backend closes the connection after it.",
-					c.Value, u.Name, plain.Name),
-				Related: append(related, Related{Pos: plain.Pos, Message: "the value for requests without Upgrade: close"}),
+					c.Value, u.Name, plain.Name()),
+				Related: append(related, Related{Pos: plain.Pos(), Message: "the value for requests without Upgrade: close"}),
 				Fix:     Advice("map requests without Upgrade to an empty Connection header: map $http_upgrade " + c.Value + " { default upgrade; '' ''; }"),
-			}, true, plain.Name + " sends \"Connection: close\" with every request that does not upgrade, so the backend closes the connection after it"})
+			}, true, plain.Name() + " sends \"Connection: close\" with every request that does not upgrade, so the backend closes the connection after it"})
 		}
 	case "fastcgi":
 		if k := r.Nginx.KeepConn; k.Valid() && !k.Value {
 			f := Finding{
-				Pos: k.Pos,
+				Pos: k.Pos(),
 				Message: fmt.Sprintf("%s: nginx asks the FastCGI server to close the connection after each request, so the keepalive pool of upstream %q is never used.",
 					settingText(k, "off"), u.Name),
 				Related: related,
 				Fix:     Advice("set fastcgi_keep_conn on where the upstream is used"),
 			}
 			cause := "fastcgi_keep_conn off makes nginx ask the FastCGI server to close the connection after each request"
-			if k.Default {
+			if k.Default() {
 				f.Message = fmt.Sprintf("fastcgi_keep_conn is off by default: nginx asks the FastCGI server to close the connection after each request, so the keepalive pool of upstream %q is never used.", u.Name)
 				cause = "fastcgi_keep_conn is off by default, so nginx asks the FastCGI server to close the connection after each request"
 			}
@@ -516,7 +516,7 @@ func namedUpstreamFix(pass *Pass, u *model.Upstream, pooling []*model.Route, msg
 	x := newFixer(pass)
 	c := pass.Chain()
 	if u.PoolSize.Explicit() {
-		s := x.nginxStatement(u.PoolSize.Pos, "keepalive")
+		s := x.nginxStatement(u.PoolSize.Pos(), "keepalive")
 		if s == nil || len(s.Args) != 1 {
 			return Fix{}
 		}
@@ -564,7 +564,7 @@ func (x *fixer) poolRoute(r *model.Route) (keepConn bool) {
 	case "proxy":
 		if r.Nginx.HTTPVersion.Value != "1.1" {
 			if v := r.Nginx.HTTPVersion; v.Explicit() {
-				x.setArg(x.nginxStatement(v.Pos, "proxy_http_version"), 0, "1.1")
+				x.setArg(x.nginxStatement(v.Pos(), "proxy_http_version"), 0, "1.1")
 			} else {
 				lines = append(lines, directive("proxy_http_version", "1.1"))
 			}
@@ -580,7 +580,7 @@ func (x *fixer) poolRoute(r *model.Route) (keepConn bool) {
 		if k := r.Nginx.KeepConn; !k.Value {
 			keepConn = true
 			if k.Explicit() {
-				x.setArg(x.nginxStatement(k.Pos, "fastcgi_keep_conn"), 0, "on")
+				x.setArg(x.nginxStatement(k.Pos(), "fastcgi_keep_conn"), 0, "on")
 			} else {
 				lines = append(lines, directive("fastcgi_keep_conn", "on"))
 			}

@@ -149,7 +149,7 @@ func proxyDefault(get func(*model.NginxRoute) model.Setting[string], unset strin
 	return func(s *scene) []touch {
 		var out []touch
 		for _, r := range proxied(s.without) {
-			if r.Forward.Module != "proxy" || r.Nginx == nil || !get(r.Nginx).Default {
+			if r.Forward.Module != "proxy" || r.Nginx == nil || !get(r.Nginx).Default() {
 				continue
 			}
 			what := r.Name + ": " + unset
@@ -165,7 +165,7 @@ func proxyDefault(get func(*model.NginxRoute) model.Setting[string], unset strin
 func resolverConf(s *scene) []touch {
 	var out []touch
 	for _, r := range proxied(s.without) {
-		if u := r.Forward.Unresolvable; u.Valid() {
+		if u := r.Forward.Unresolvable; u != nil && u.Valid() {
 			out = append(out, touch{pos: r.Forward.Pos,
 				what: fmt.Sprintf("%s %s looks %q up when a request comes, and no resolver is set", r.Forward.Name, r.Forward.URL, u.Value)})
 		}
@@ -192,8 +192,8 @@ func upstreamResolve(s *scene) []touch {
 func istioRetryBudget(s *scene) []touch {
 	var out []touch
 	for _, u := range s.with.Upstreams {
-		if rl := u.RetryLimit; rl != nil && rl.Budget.Valid() && !rl.Budget.Default {
-			out = append(out, touch{pos: rl.Budget.Pos, what: fmt.Sprintf("%s: retryBudget %s", u.Name, rl.Budget.Value)})
+		if rl := u.RetryLimit; rl != nil && rl.Budget.Valid() && !rl.Budget.Default() {
+			out = append(out, touch{pos: rl.Budget.Pos(), what: fmt.Sprintf("%s: retryBudget %s", u.Name, rl.Budget.Value)})
 		}
 	}
 	return out
@@ -220,7 +220,7 @@ func resetBeforeRequest(s *scene) []touch {
 	for _, r := range s.without.Routes() {
 		for _, c := range r.Retry.Unknown {
 			if s.change.Named(c.Value) {
-				out = append(out, touch{pos: c.Pos, what: fmt.Sprintf("%s: %s %s", r.Name, c.Name, c.Value)})
+				out = append(out, touch{pos: c.Pos(), what: fmt.Sprintf("%s: %s %s", r.Name, c.Name(), c.Value)})
 			}
 		}
 	}
@@ -237,8 +237,8 @@ func h1SafeDrain(s *scene) []touch {
 		if c := l.Codec.Value; c == "HTTP2" || c == "HTTP3" {
 			continue
 		}
-		out = append(out, touch{pos: d.Pos,
-			what: fmt.Sprintf("listener %q limits its client connections to %s (%s), HTTP/1 among them", l.Name, durText(d.Value), d.Name)})
+		out = append(out, touch{pos: d.Pos(),
+			what: fmt.Sprintf("listener %q limits its client connections to %s (%s), HTTP/1 among them", l.Name, durText(d.Value), d.Name())})
 	}
 	return out
 }
@@ -279,11 +279,11 @@ func istioDefaultRetry(s *scene) []touch {
 	var out []touch
 	for _, r := range s.without.Routes() {
 		on := r.Retry.On
-		if r.Envoy == nil || !on.Default || r.Envoy.NumRetries.Value <= 0 {
+		if r.Envoy == nil || !on.Default() || r.Envoy.NumRetries.Value <= 0 {
 			continue
 		}
 		what := r.Name + " sets no retries: Istio's default retry policy applies"
-		if strings.HasPrefix(on.Name, "meshConfig.") {
+		if strings.HasPrefix(on.Name(), "meshConfig.") {
 			what = r.Name + ": the mesh's defaultHttpRetryPolicy names no retryOn, so Istio's default conditions apply"
 		} else if r.Envoy.NumRetries.Explicit() {
 			what = r.Name + ": its retries name no retryOn, so Istio's default conditions apply"
@@ -296,8 +296,8 @@ func istioDefaultRetry(s *scene) []touch {
 func istioRouteRetry(s *scene) []touch {
 	var out []touch
 	for _, r := range s.with.Routes() {
-		if on := r.Retry.On; on.Explicit() && s.change.Named(strings.TrimSuffix(on.Name, ".codes")) {
-			out = append(out, touch{pos: on.Pos, what: r.Name + " has a retry stanza"})
+		if on := r.Retry.On; on.Explicit() && s.change.Named(strings.TrimSuffix(on.Name(), ".codes")) {
+			out = append(out, touch{pos: on.Pos(), what: r.Name + " has a retry stanza"})
 		}
 	}
 	return out
@@ -310,13 +310,13 @@ func nginxIncNextUpstream(s *scene) []touch {
 			name string
 			pos  model.Pos
 			ok   bool
-		}{{r.Retry.On.Name, r.Retry.On.Pos, r.Retry.On.Explicit()}, {r.Budget.Name, r.Budget.Pos, r.Budget.Explicit()}}
+		}{{r.Retry.On.Name(), r.Retry.On.Pos(), r.Retry.On.Explicit()}, {r.Budget.Name(), r.Budget.Pos(), r.Budget.Explicit()}}
 		if r.Nginx != nil {
 			settings = append(settings, struct {
 				name string
 				pos  model.Pos
 				ok   bool
-			}{r.Nginx.Tries.Name, r.Nginx.Tries.Pos, r.Nginx.Tries.Explicit()})
+			}{r.Nginx.Tries.Name(), r.Nginx.Tries.Pos(), r.Nginx.Tries.Explicit()})
 		}
 		for _, st := range settings {
 			if st.ok && s.change.Named(st.name) {
@@ -330,8 +330,8 @@ func nginxIncNextUpstream(s *scene) []touch {
 func gatewayClientIdle(s *scene) []touch {
 	var out []touch
 	for _, l := range s.with.Listeners {
-		if d := l.IdleTimeout; d.Explicit() && s.change.Named(d.Name) {
-			out = append(out, touch{pos: d.Pos, what: fmt.Sprintf("%s: %s %s", l.Name, d.Name, durText(d.Value))})
+		if d := l.IdleTimeout; d.Explicit() && s.change.Named(d.Name()) {
+			out = append(out, touch{pos: d.Pos(), what: fmt.Sprintf("%s: %s %s", l.Name, d.Name(), durText(d.Value))})
 		}
 	}
 	return out
@@ -350,15 +350,15 @@ func dropped(replaced bool) matcher {
 		kept := map[model.Pos]bool{}
 		for _, d := range fixed.Dropped {
 			if d.Replaced == replaced {
-				kept[d.Pos] = true
+				kept[d.Pos()] = true
 			}
 		}
 		var out []touch
 		for _, d := range bug.Dropped {
-			if d.Replaced != replaced || kept[d.Pos] {
+			if d.Replaced != replaced || kept[d.Pos()] {
 				continue
 			}
-			t := touch{pos: d.Pos, what: d.Value}
+			t := touch{pos: d.Pos(), what: d.Value}
 			if d.By.IsValid() {
 				t.related = []rules.Related{{Pos: d.By, Message: d.ByText}}
 			}

@@ -157,7 +157,7 @@ func (x *findingsAt) pathFindings(p chain.Path) []rules.Finding {
 }
 
 func stepPositions(s chain.Step) []model.Pos {
-	out := []model.Pos{s.Waits.Pos, s.Retry.Pos, s.Idle.Pos, s.PoolIdle.Pos, s.Lifetime.Pos}
+	out := []model.Pos{s.Waits.Pos(), s.Retry.Pos(), s.Idle.Pos(), s.PoolIdle.Pos(), s.Lifetime.Pos()}
 	if s.Route != nil {
 		out = append(out, s.Route.Pos)
 		if s.Route.Forward != nil {
@@ -215,22 +215,22 @@ func chainText(w io.Writer, in *report.Input, views []chain.Path, useColor bool)
 			shared := map[model.Pos]int{}
 			for _, d := range []model.Setting[time.Duration]{s.Waits, s.Idle, s.PoolIdle, s.Lifetime} {
 				if d.Valid() {
-					shared[d.Pos]++
+					shared[d.Pos()]++
 				}
 			}
 			if s.Retry.Valid() {
-				shared[s.Retry.Pos]++
+				shared[s.Retry.Pos()]++
 			}
 			marked := func(pos model.Pos, isDefault bool) bool {
 				return flagged[pos] && (!isDefault || shared[pos] == 1)
 			}
 			mark := func(d model.Setting[time.Duration]) string {
-				return cell(d, marked(d.Pos, d.Default))
+				return cell(d, marked(d.Pos(), d.Default()))
 			}
 			tries := "-"
 			if s.Kind == model.HopProxy {
 				tries = strconv.Itoa(s.Attempts)
-				if marked(s.Retry.Pos, s.Retry.Default) {
+				if marked(s.Retry.Pos(), s.Retry.Default()) {
 					tries += " !"
 				}
 			}
@@ -275,7 +275,7 @@ func cell(s model.Setting[time.Duration], flagged bool) string {
 		return "-"
 	}
 	v := durString(s.Value)
-	if s.Default {
+	if s.Default() {
 		v = "[" + v + "]"
 	}
 	if flagged {
@@ -346,7 +346,7 @@ func chainJSON(w io.Writer, in *report.Input, views []chain.Path) error {
 		if !s.Valid() {
 			return nil
 		}
-		return &chainSetting{Seconds: s.Value.Seconds(), Setting: s.Name, Default: s.Default, File: in.RelPath(s.Pos.File), Line: int(s.Pos.Line)}
+		return &chainSetting{Seconds: s.Value.Seconds(), Setting: s.Name(), Default: s.Default(), File: in.RelPath(s.Pos().File), Line: int(s.Pos().Line)}
 	}
 	at := indexFindings(in.Findings)
 	for _, v := range views {

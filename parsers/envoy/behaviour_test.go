@@ -83,8 +83,8 @@ func TestStreamRoutes(t *testing.T) {
 		if !ok {
 			t.Fatalf("unexpected route %q", rt.Name)
 		}
-		if rt.Stream.Value != w.want || (w.want && int(rt.Stream.Pos.Line) != w.line) {
-			t.Errorf("%s: Stream %v at line %d, want %v at line %d", rt.Name, rt.Stream.Value, rt.Stream.Pos.Line, w.want, w.line)
+		if rt.Stream.Value != w.want || (w.want && int(rt.Stream.Pos().Line) != w.line) {
+			t.Errorf("%s: Stream %v at line %d, want %v at line %d", rt.Name, rt.Stream.Value, rt.Stream.Pos().Line, w.want, w.line)
 		}
 	}
 }

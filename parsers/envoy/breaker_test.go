@@ -41,10 +41,10 @@ func TestRetryLimit(t *testing.T) {
 	for _, u := range p.Upstreams {
 		got[u.Name] = u.RetryLimit
 	}
-	if rl := got["plain"]; rl.MaxRetries.Value != 3 || !rl.MaxRetries.Default || rl.MaxRequests.Value != 1024 || rl.Budget.Valid() || rl.Generator != "" {
+	if rl := got["plain"]; rl.MaxRetries.Value != 3 || !rl.MaxRetries.Default() || rl.MaxRequests.Value != 1024 || rl.Budget.Valid() || rl.Generator != "" {
 		t.Errorf("plain: %+v", rl)
 	}
-	if rl := got["raised"]; rl.MaxRetries.Value != 100 || rl.MaxRetries.Default || rl.MaxRetries.Pos.Line != 11 || rl.MaxRequests.Value != 50 {
+	if rl := got["raised"]; rl.MaxRetries.Value != 100 || rl.MaxRetries.Default() || rl.MaxRetries.Pos().Line != 11 || rl.MaxRequests.Value != 50 {
 		t.Errorf("raised: %+v, want the first DEFAULT threshold's 100 and 50 (line 11)", rl)
 	}
 	if rl := got["budget"]; rl.Budget.Value != "budget_percent 25, min_retry_concurrency 3 (default)" {

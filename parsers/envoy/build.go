@@ -578,8 +578,8 @@ func (b *builder) retry(rp msg, owner *node, level string, e *model.EnvoyRoute) 
 	}
 	e.NumRetries = b.uintSetting(rp, n, "num_retries", level, defaultNumRetries, block)
 	e.PerTryTimeout = b.durSetting(rp, n, "per_try_timeout", level, 0, block)
-	e.NumRetries.Name = qualify(name, e.NumRetries.Name)
-	e.PerTryTimeout.Name = qualify(name, e.PerTryTimeout.Name)
+	e.NumRetries = e.NumRetries.WithName(qualify(name, e.NumRetries.Name()))
+	e.PerTryTimeout = e.PerTryTimeout.WithName(qualify(name, e.PerTryTimeout.Name()))
 	e.RetriableMethods = b.retriableMethods(rp.list("retriable_request_headers"), n.get("retriable_request_headers"))
 	r.MethodFilter = name + ".retriable_request_headers"
 	e.BackOffBase, e.BackOffMax = b.backOff(rp, n, name, level, block)
@@ -617,7 +617,7 @@ func (b *builder) backOff(rp msg, n *node, name, level string, block *node) (bas
 	prefix := name + "." + fieldName(key, "retry_back_off")
 	base = b.durSetting(bo, boNode, "base_interval", level, defaultBackOffBase, at)
 	maxi = b.durSetting(bo, boNode, "max_interval", level, 10*base.Value, at)
-	base.Name, maxi.Name = qualify(prefix, base.Name), qualify(prefix, maxi.Name)
+	base, maxi = base.WithName(qualify(prefix, base.Name())), maxi.WithName(qualify(prefix, maxi.Name()))
 	return base, maxi
 }
 
@@ -637,13 +637,14 @@ func (b *builder) methods(headers []msg, n *node) model.Methods {
 		allowed[m] = true
 	}
 	narrowed := false
+	var at model.Pos
 	for i, h := range headers {
 		if h.str("name") != ":method" {
 			continue
 		}
 		narrowed = true
-		if !out.Pos.IsValid() {
-			out.Pos = b.pos(n.item(i))
+		if !at.IsValid() {
+			at = b.pos(n.item(i))
 		}
 		match, known := headerMatcher(h)
 		if !known {
@@ -659,7 +660,7 @@ func (b *builder) methods(headers []msg, n *node) model.Methods {
 		return out
 	}
 	out.Any = false
-	out.Source = ":method header matcher"
+	out = out.NarrowedBy(":method header matcher", at)
 	for _, m := range standardMethods {
 		if allowed[m] {
 			out.Allowed = append(out.Allowed, m)
@@ -680,18 +681,18 @@ func (b *builder) methods(headers []msg, n *node) model.Methods {
 // for GET and HEAD; docs/semantics.md §0b). So a matcher on another header
 // lets every method through (the request need only carry that header),
 // and :method matchers add up.
-func (b *builder) retriableMethods(headers []msg, n *node) model.Methods {
+func (b *builder) retriableMethods(headers []msg, n *node) *model.Methods {
 	if len(headers) == 0 {
-		return model.Methods{Any: true}
+		return nil
 	}
 	allowed := map[string]bool{}
 	for _, h := range headers {
 		if h.str("name") != ":method" {
-			return model.Methods{Any: true}
+			return nil
 		}
 		match, known := headerMatcher(h)
 		if !known {
-			return model.Methods{Any: true}
+			return nil
 		}
 		for _, m := range standardMethods {
 			if match(m) {
@@ -699,16 +700,16 @@ func (b *builder) retriableMethods(headers []msg, n *node) model.Methods {
 			}
 		}
 	}
-	out := model.Methods{Pos: b.pos(n.item(0)), Source: "retriable_request_headers"}
+	out := model.Methods{}.NarrowedBy("retriable_request_headers", b.pos(n.item(0)))
 	for _, m := range standardMethods {
 		if allowed[m] {
 			out.Allowed = append(out.Allowed, m)
 		}
 	}
 	if len(out.Allowed) == len(standardMethods) {
-		return model.Methods{Any: true}
+		return nil
 	}
-	return out
+	return &out
 }
 
 // headerMatcher turns a header matcher into a test of one value; known is

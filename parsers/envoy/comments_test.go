@@ -80,7 +80,7 @@ func TestRetryOnTokens(t *testing.T) {
 	if len(p.Listeners) != 1 || p.Listeners[0].Name != `route configuration "r" (its listener is not among the files linted)` || len(p.Listeners[0].Routes) != 2 || p.Listeners[0].Codec.Valid() {
 		t.Fatalf("listeners %+v", p.Listeners)
 	}
-	if u := p.Listeners[0].Routes[1].Retry.Unknown; len(u) != 1 || u[0].Value != "bogus" || u[0].Pos.Col != 56 {
+	if u := p.Listeners[0].Routes[1].Retry.Unknown; len(u) != 1 || u[0].Value != "bogus" || u[0].Pos().Col != 56 {
 		t.Errorf("unknown tokens %+v", u)
 	}
 	tree, _, err := parseYAML([]byte(src))
@@ -141,7 +141,7 @@ func TestRetryOnUnknownInModel(t *testing.T) {
 		t.Fatalf("unknown %+v", rt.Retry.Unknown)
 	}
 	at(t, "unknown token", rt.Retry.Unknown[0].Setting, "gatway-error", 15, 45, false)
-	if rt.Retry.Unknown[0].Level != "virtual_host" {
-		t.Errorf("level %q", rt.Retry.Unknown[0].Level)
+	if rt.Retry.Unknown[0].Level() != "virtual_host" {
+		t.Errorf("level %q", rt.Retry.Unknown[0].Level())
 	}
 }

@@ -46,7 +46,7 @@ func TestNegativeDurations(t *testing.T) {
 	// The refused values are left out: the model has Envoy's defaults.
 	p := onlyProxy(t, r)
 	for _, l := range p.Listeners {
-		if l.IdleTimeout.Value < 0 || !l.IdleTimeout.Default {
+		if l.IdleTimeout.Value < 0 || !l.IdleTimeout.Default() {
 			t.Errorf("listener idle timeout %+v", l.IdleTimeout)
 		}
 	}

@@ -50,11 +50,11 @@ func safeDrainEdits(t *testing.T, res Result) []model.Edit {
 			var e []model.Edit
 			var err error
 			if safe := l.H1SafeMaxConnectionDuration; safe.Explicit() {
-				e, err = ed.SetValue(safe.Pos, model.Bool(true))
-			} else if opts, ok := ed.Lookup(safe.Pos, "common_http_protocol_options"); ok {
+				e, err = ed.SetValue(safe.Pos(), model.Bool(true))
+			} else if opts, ok := ed.Lookup(safe.Pos(), "common_http_protocol_options"); ok {
 				e, err = ed.InsertField(opts.KeyPos, model.Before, "http1_safe_max_connection_duration", model.Bool(true))
 			} else {
-				t.Fatalf("%s: the connection manager at %s has no common_http_protocol_options", l.Name, safe.Pos)
+				t.Fatalf("%s: the connection manager at %s has no common_http_protocol_options", l.Name, safe.Pos())
 			}
 			if err != nil {
 				t.Fatalf("%s: %v", l.Name, err)

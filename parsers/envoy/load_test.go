@@ -69,9 +69,9 @@ func at[T comparable](t *testing.T, what string, s model.Setting[T], value T, li
 		t.Errorf("%s: not set", what)
 		return
 	}
-	if s.Value != value || int(s.Pos.Line) != line || int(s.Pos.Col) != col || s.Default != def {
+	if s.Value != value || int(s.Pos().Line) != line || int(s.Pos().Col) != col || s.Default() != def {
 		t.Errorf("%s = %v at %d:%d default=%v (name %q, level %q); want %v at %d:%d default=%v",
-			what, s.Value, s.Pos.Line, s.Pos.Col, s.Default, s.Name, s.Level, value, line, col, def)
+			what, s.Value, s.Pos().Line, s.Pos().Col, s.Default(), s.Name(), s.Level(), value, line, col, def)
 	}
 }
 
@@ -103,11 +103,11 @@ func TestBootstrapModel(t *testing.T) {
 	at(t, "drain", l.DrainTimeout, 10*time.Second, 45, 11, false)
 	at(t, "delayed_close", l.DelayedCloseTimeout, time.Second, 28, 9, true)
 	at(t, "request_timeout", l.RequestTimeout, 30*time.Second, 43, 11, false)
-	if l.MaxConnectionDuration.Level != "hcm" || l.MaxConnectionDuration.Name != "max_connection_duration" {
-		t.Errorf("max_connection_duration level %q name %q", l.MaxConnectionDuration.Level, l.MaxConnectionDuration.Name)
+	if l.MaxConnectionDuration.Level() != "hcm" || l.MaxConnectionDuration.Name() != "max_connection_duration" {
+		t.Errorf("max_connection_duration level %q name %q", l.MaxConnectionDuration.Level(), l.MaxConnectionDuration.Name())
 	}
-	if l.DelayedCloseTimeout.Name != "delayed_close_timeout" {
-		t.Errorf("default name %q", l.DelayedCloseTimeout.Name)
+	if l.DelayedCloseTimeout.Name() != "delayed_close_timeout" {
+		t.Errorf("default name %q", l.DelayedCloseTimeout.Name())
 	}
 
 	routes := l.Routes
@@ -123,10 +123,10 @@ func TestBootstrapModel(t *testing.T) {
 	at(t, "orders retry_on", onList(orders.Retry.On), "5xx,reset", 109, 21, false)
 	at(t, "orders num_retries", orders.Envoy.NumRetries, 3, 110, 21, false)
 	at(t, "orders per_try", orders.Envoy.PerTryTimeout, 3*time.Second, 111, 21, false)
-	if orders.Retry.On.Level != "route" || orders.Envoy.NumRetries.Name != "retry_policy.num_retries" {
-		t.Errorf("retry level %q name %q", orders.Retry.On.Level, orders.Envoy.NumRetries.Name)
+	if orders.Retry.On.Level() != "route" || orders.Envoy.NumRetries.Name() != "retry_policy.num_retries" {
+		t.Errorf("retry level %q name %q", orders.Retry.On.Level(), orders.Envoy.NumRetries.Name())
 	}
-	if !orders.Methods.Any || !orders.Envoy.RetriableMethods.Any {
+	if !orders.Methods.Any || orders.Envoy.RetriableMethods != nil {
 		t.Errorf("orders methods %+v retriable %+v", orders.Methods, orders.Envoy.RetriableMethods)
 	}
 	if orders.Forward == nil || orders.Forward.Module != "envoy" || orders.Forward.URL != "orders" || orders.Forward.Pos.Line != 106 || orders.Forward.Upstream == nil {
@@ -135,7 +135,7 @@ func TestBootstrapModel(t *testing.T) {
 	at(t, "orders connect timeout", orders.ConnectTimeout, 500*time.Millisecond, 173, 5, false)
 
 	catalog := routes[1]
-	if catalog.Methods.Any || strings.Join(catalog.Methods.Allowed, " ") != "GET HEAD" || catalog.Methods.Pos.Line != 118 {
+	if catalog.Methods.Any || strings.Join(catalog.Methods.Allowed, " ") != "GET HEAD" || catalog.Methods.Pos().Line != 118 {
 		t.Errorf("catalog methods %+v", catalog.Methods)
 	}
 	at(t, "catalog idle", catalog.Envoy.IdleTimeout, 30*time.Second, 125, 19, false)
@@ -150,8 +150,8 @@ func TestBootstrapModel(t *testing.T) {
 	at(t, "api retry_on", onList(api.Retry.On), "connect-failure,refused-stream", 100, 17, false)
 	at(t, "api num_retries", api.Envoy.NumRetries, 2, 101, 17, false)
 	at(t, "api timeout (default)", api.Envoy.Timeout, 15*time.Second, 140, 17, true)
-	if api.Retry.On.Level != "virtual_host" {
-		t.Errorf("api retry level %q", api.Retry.On.Level)
+	if api.Retry.On.Level() != "virtual_host" {
+		t.Errorf("api retry level %q", api.Retry.On.Level())
 	}
 
 	redirect := routes[4]
@@ -160,7 +160,7 @@ func TestBootstrapModel(t *testing.T) {
 	}
 	site := routes[5]
 	at(t, "site num_retries (default)", site.Envoy.NumRetries, 1, 160, 19, true)
-	if site.Envoy.RetriableMethods.Any || strings.Join(site.Envoy.RetriableMethods.Allowed, " ") != "GET" {
+	if site.Envoy.RetriableMethods == nil || site.Envoy.RetriableMethods.Any || strings.Join(site.Envoy.RetriableMethods.Allowed, " ") != "GET" {
 		t.Errorf("site retriable methods %+v", site.Envoy.RetriableMethods)
 	}
 
@@ -187,5 +187,5 @@ func TestBootstrapModel(t *testing.T) {
 
 // onList checks a list setting (retry_on) as its comma-joined text.
 func onList(s model.Setting[[]string]) model.Setting[string] {
-	return model.Setting[string]{Value: strings.Join(s.Value, ","), Pos: s.Pos, Name: s.Name, Level: s.Level, Default: s.Default}
+	return model.NewSetting(strings.Join(s.Value, ","), s.Name(), s.Level(), s.Pos(), s.Default(), "")
 }

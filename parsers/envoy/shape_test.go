@@ -259,8 +259,8 @@ func TestMethodMatchers(t *testing.T) {
 		if got != want[i] {
 			t.Errorf("%s: methods %q, want %q", rt.Name, got, want[i])
 		}
-		if !rt.Methods.Any && (int(rt.Methods.Pos.Line) != 2*i+8 || rt.Methods.Source != ":method header matcher") {
-			t.Errorf("%s: narrowed at %v by %q", rt.Name, rt.Methods.Pos, rt.Methods.Source)
+		if !rt.Methods.Any && (int(rt.Methods.Pos().Line) != 2*i+8 || rt.Methods.Source() != ":method header matcher") {
+			t.Errorf("%s: narrowed at %v by %q", rt.Name, rt.Methods.Pos(), rt.Methods.Source())
 		}
 	}
 }
@@ -303,7 +303,7 @@ routes:
 	r = loadString(t, "vh.yaml", vh)
 	wantClean(t, r)
 	rt := onlyProxy(t, r).Routes()
-	if len(rt) != 1 || len(rt[0].Retry.Unknown) != 1 || rt[0].Retry.On.Level != "virtual_host" {
+	if len(rt) != 1 || len(rt[0].Retry.Unknown) != 1 || rt[0].Retry.On.Level() != "virtual_host" {
 		t.Fatalf("routes %+v", rt)
 	}
 }

@@ -44,7 +44,7 @@ func (l *loader) retryLimit(u *model.Upstream, dr *object, policy, drPolicy *yam
 		MaxRequests: model.Default(int64(istioUnlimited), "connectionPool.http.http2MaxRequests", at),
 		Generator:   "Istio",
 	}
-	rl.MaxRetries.Note = "what istiod writes on every cluster unless a DestinationRule sets connectionPool.http.maxRetries above 0 (pilot/pkg/networking/core/cluster_traffic_policy.go, getDefaultCircuitBreakerThresholds)"
+	rl.MaxRetries = rl.MaxRetries.WithNote("what istiod writes on every cluster unless a DestinationRule sets connectionPool.http.maxRetries above 0 (pilot/pkg/networking/core/cluster_traffic_policy.go, getDefaultCircuitBreakerThresholds)")
 	if n := get(httpPool, "maxRetries"); n != nil {
 		if v, err := strconv.ParseInt(scalar(n), 10, 64); err == nil && v > 0 {
 			rl.MaxRetries = model.Set(v, "connectionPool.http.maxRetries", "destination_rule", dr.pos(n))

@@ -62,11 +62,11 @@ func TestIstioRetryLimit(t *testing.T) {
 	}
 	got := limits(model.Target{Product: model.Istio})
 	web := got["web.default.svc.cluster.local"]
-	if web == nil || web.MaxRetries.Value != 5 || web.MaxRetries.Default || web.MaxRequests.Value != 100 || web.Generator != "" {
+	if web == nil || web.MaxRetries.Value != 5 || web.MaxRetries.Default() || web.MaxRequests.Value != 100 || web.Generator != "" {
 		t.Errorf("web: %+v, want maxRetries 5 and http2MaxRequests 100 as written", web)
 	}
 	zero := got["zero.default.svc.cluster.local"]
-	if zero == nil || zero.MaxRetries.Value != math.MaxUint32 || !zero.MaxRetries.Default || zero.Generator != "Istio" || zero.MaxRetries.Pos.Line != 29 {
+	if zero == nil || zero.MaxRetries.Value != math.MaxUint32 || !zero.MaxRetries.Default() || zero.Generator != "Istio" || zero.MaxRetries.Pos().Line != 29 {
 		t.Errorf("zero: %+v, want istiod's 4294967295 (maxRetries 0 is ignored), at the http block (line 29)", zero)
 	}
 	budget := got["budget.default.svc.cluster.local"]

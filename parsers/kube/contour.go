@@ -72,7 +72,7 @@ func (l *loader) contour(p *model.Proxy, hps []*object, res *Result) {
 		}
 		root.use(res)
 		ln := &model.Listener{Proxy: p, Name: "HTTPProxy " + root.Name, Pos: root.pos(root.Node), Select: longestMatch}
-		ln.IdleTimeout = model.Setting[time.Duration]{Value: contourListenerIdle, Name: "connection-idle-timeout", Level: "default", Pos: root.pos(root.Node), Default: true, Note: noteContourListener}
+		ln.IdleTimeout = model.NewSetting(contourListenerIdle, "connection-idle-timeout", "default", root.pos(root.Node), true, noteContourListener)
 		p.Listeners = append(p.Listeners, ln)
 		l.httpProxyRoutes(p, ln, root, root, "", []*object{root}, byName, included, ups, res)
 	}
@@ -212,7 +212,7 @@ func (l *loader) httpProxyRoute(p *model.Proxy, ln *model.Listener, root, hp *ob
 			ClosedUnderRequest: "reset",
 			PoolIdle:           idleConn,
 			PoolLifetime:       model.Default(time.Duration(0), "max_connection_duration", hp.pos(nameNode)),
-			ConnectTimeout:     model.Setting[time.Duration]{Value: contourConnectTimeout, Name: "connect-timeout", Level: "default", Pos: hp.pos(nameNode), Default: true, Note: noteContourConnect},
+			ConnectTimeout:     model.NewSetting(contourConnectTimeout, "connect-timeout", "default", hp.pos(nameNode), true, noteContourConnect),
 		}
 		ups[key] = u
 		p.Upstreams = append(p.Upstreams, u)
@@ -254,13 +254,12 @@ func (l *loader) contourTimeout(o *object, tp *yaml.Node, field string, dflt tim
 			if d > 0 || scalar(n) == "infinity" || scalar(n) == "infinite" {
 				return model.Set(d, name, "route", o.pos(n))
 			}
-			s := model.Setting[time.Duration]{Value: dflt, Name: name, Level: "route", Pos: o.pos(n), Default: true,
-				Note: "0s is no value to Contour: it keeps Envoy's default (internal/timeout/timeout.go, Parse); infinity turns the timeout off"}
+			s := model.NewSetting(dflt, name, "route", o.pos(n), true, "0s is no value to Contour: it keeps Envoy's default (internal/timeout/timeout.go, Parse); infinity turns the timeout off")
 			return s
 		}
 	}
 	s := model.Default(dflt, name, block)
-	s.Note = note
+	s = s.WithNote(note)
 	return s
 }
 
@@ -270,26 +269,25 @@ func (l *loader) contourRetry(p *model.Proxy, r *model.Route, o *object, rt *yam
 	e := r.Envoy
 	key, rp := getKV(rt, "retryPolicy")
 	if rp == nil {
-		e.NumRetries = model.Setting[int]{Value: 0, Name: "retryPolicy", Level: "route", Pos: r.Pos, Default: true, Note: "a route without a retryPolicy is not retried"}
+		e.NumRetries = model.NewSetting(0, "retryPolicy", "route", r.Pos, true, "a route without a retryPolicy is not retried")
 		return
 	}
 	countNode := get(rp, "count")
 	switch n, err := strconv.Atoi(scalar(countNode)); {
 	case countNode == nil || scalar(countNode) == "":
-		e.NumRetries = model.Setting[int]{Value: 1, Name: "retryPolicy.count", Level: "route", Pos: o.pos(key), Default: true, Note: noteContourCount}
+		e.NumRetries = model.NewSetting(1, "retryPolicy.count", "route", o.pos(key), true, noteContourCount)
 	case err != nil || n < -1:
 		l.invalid(o.pos(countNode), "retryPolicy.count: %q is not a count of -1 or more; the API server refuses the HTTPProxy", scalar(countNode))
-		e.NumRetries = model.Setting[int]{Value: 1, Name: "retryPolicy.count", Level: "route", Pos: o.pos(key), Default: true, Note: noteContourCount}
+		e.NumRetries = model.NewSetting(1, "retryPolicy.count", "route", o.pos(key), true, noteContourCount)
 	case n == -1 && contourDisablesMinusOne(p.Target):
 		e.NumRetries = model.Set(0, "retryPolicy.count", "route", o.pos(countNode))
 	case n == -1:
 		l.diag(CodeIgnored, model.Warning, o.pos(countNode),
 			"retryPolicy.count -1 does not turn retries off: Contour %s writes no num_retries for it, and Envoy's default of one retry on %s applies (internal/envoy/v3/route.go, retryPolicy; projectcontour/contour#5944); remove the retryPolicy to turn retries off",
 			contourReleases(p.Target), contourRetryOnText(rp))
-		e.NumRetries = model.Setting[int]{Value: 1, Name: "retryPolicy.count", Level: "route", Pos: o.pos(countNode),
-			Note: "count -1 is documented to turn retries off, but Contour " + contourReleases(p.Target) + " then writes no num_retries and Envoy's default of one retry applies (internal/envoy/v3/route.go, retryPolicy; projectcontour/contour#5944)"}
+		e.NumRetries = model.NewSetting(1, "retryPolicy.count", "route", o.pos(countNode), false, "count -1 is documented to turn retries off, but Contour "+contourReleases(p.Target)+" then writes no num_retries and Envoy's default of one retry applies (internal/envoy/v3/route.go, retryPolicy; projectcontour/contour#5944)")
 	case n == 0:
-		e.NumRetries = model.Setting[int]{Value: 1, Name: "retryPolicy.count", Level: "route", Pos: o.pos(countNode), Note: "count 0 is Envoy's default of one retry to Contour (internal/dag/policy.go, retryPolicy)"}
+		e.NumRetries = model.NewSetting(1, "retryPolicy.count", "route", o.pos(countNode), false, "count 0 is Envoy's default of one retry to Contour (internal/dag/policy.go, retryPolicy)")
 	default:
 		e.NumRetries = model.Set(n, "retryPolicy.count", "route", o.pos(countNode))
 	}
@@ -305,7 +303,7 @@ func (l *loader) contourRetry(p *model.Proxy, r *model.Route, o *object, rt *yam
 		on = append(on, scalar(c))
 	}
 	if len(on) == 0 {
-		r.Retry.On = model.Setting[[]string]{Value: []string{"5xx"}, Name: "retryPolicy.retryOn", Level: "default", Pos: o.pos(key), Default: true, Note: noteContourRetryOn}
+		r.Retry.On = model.NewSetting([]string{"5xx"}, "retryPolicy.retryOn", "default", o.pos(key), true, noteContourRetryOn)
 	} else {
 		r.Retry.On = model.Set(on, "retryPolicy.retryOn", "route", o.pos(onNode))
 	}

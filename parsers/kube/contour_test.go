@@ -108,7 +108,7 @@ func TestHTTPProxy(t *testing.T) {
 		t.Errorf("stream max attempts %+v; clusters differ by idleConnection", stream.MaxAttempts)
 	}
 	check(t, "web timeout", web.Envoy.Timeout, 15*time.Second, "timeoutPolicy.response", incAt("root.yaml", 17, 5), true)
-	if web.Envoy.Timeout.Note != noteContourTimeout || !web.Stream.Value || web.MaxAttempts.Value != 1 || web.Forward.Upstream.Name != "shop/web/80" {
+	if web.Envoy.Timeout.Note() != noteContourTimeout || !web.Stream.Value || web.MaxAttempts.Value != 1 || web.Forward.Upstream.Name != "shop/web/80" {
 		t.Errorf("web %+v stream %v attempts %v upstream %q", web.Envoy.Timeout, web.Stream, web.MaxAttempts, web.Forward.Upstream.Name)
 	}
 	// Contour orders routes so the longest prefix takes a request.

@@ -52,7 +52,7 @@ func (l *loader) upstream(p *model.Proxy, host, subset string, port int, ao *obj
 	l.retryLimit(u, dr, policy, drPolicy, block)
 
 	u.PoolIdle = model.Default(defaultIdleTimeout, "connectionPool.http.idleTimeout", block)
-	u.PoolIdle.Note = noteIdle
+	u.PoolIdle = u.PoolIdle.WithNote(noteIdle)
 	if n := get(httpPool, "idleTimeout"); n != nil {
 		if d, ok := l.dur(dr, n, "connectionPool.http.idleTimeout"); ok {
 			u.PoolIdle = model.Set(d, "connectionPool.http.idleTimeout", "destination_rule", dr.pos(n))
@@ -75,7 +75,7 @@ func (l *loader) upstream(p *model.Proxy, host, subset string, port int, ao *obj
 		l.count(dr, n, "connectionPool.http.maxRequestsPerConnection")
 	}
 	u.ConnectTimeout = model.Default(defaultConnectTimeout, "connectionPool.tcp.connectTimeout", block)
-	u.ConnectTimeout.Note = noteConnect
+	u.ConnectTimeout = u.ConnectTimeout.WithNote(noteConnect)
 	if n := get(tcpPool, "connectTimeout"); n != nil {
 		if d, ok := l.dur(dr, n, "connectionPool.tcp.connectTimeout"); ok {
 			u.ConnectTimeout = model.Set(d, "connectionPool.tcp.connectTimeout", "destination_rule", dr.pos(n))

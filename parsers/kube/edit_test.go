@@ -76,9 +76,9 @@ func TestEditorOnTheModel(t *testing.T) {
 					var e []model.Edit
 					var err error
 					if to.Explicit() {
-						e, err = ed.SetValue(to.Pos, model.String("10s"))
+						e, err = ed.SetValue(to.Pos(), model.String("10s"))
 					} else {
-						e, err = ed.SetField(to.Pos, "timeout", model.String("10s"))
+						e, err = ed.SetField(to.Pos(), "timeout", model.String("10s"))
 					}
 					if err != nil {
 						t.Fatalf("%s: %v", r.Name, err)

@@ -172,11 +172,8 @@ func (l *loader) egReplaced(p *model.Proxy, r *model.Route, rule *yaml.Node, pol
 			lost = name + " " + dur(d)
 		}
 		p.Dropped = append(p.Dropped, model.Drop{
-			Setting: model.Setting[string]{
-				Name: name, Pos: pol.route.pos(pol.routeRef), Level: "policy",
-				Value: fmt.Sprintf("BackendTrafficPolicy %s targets %s %s, so Envoy Gateway builds the route from it in place of the Gateway's BackendTrafficPolicy %s: "+
-					"the gateway policy's %s does not apply to this route", pol.route.Name, r.Listener.Name, why, pol.gw.Name, lost),
-			},
+			Setting: model.Set(fmt.Sprintf("BackendTrafficPolicy %s targets %s %s, so Envoy Gateway builds the route from it in place of the Gateway's BackendTrafficPolicy %s: "+
+				"the gateway policy's %s does not apply to this route", pol.route.Name, r.Listener.Name, why, pol.gw.Name, lost), name, "policy", pol.route.pos(pol.routeRef)),
 			By:       pol.gw.pos(gk),
 			ByText:   fmt.Sprintf("%s set by BackendTrafficPolicy %s on the Gateway, lost for %s", lost, pol.gw.Name, r.Listener.Name),
 			Replaced: true,
@@ -236,7 +233,7 @@ func (l *loader) egClient(t model.Target, ln *model.Listener, o *object, ctps []
 		break // the first parent stands for the route
 	}
 	ln.IdleTimeout = model.Default(defaultIdleTimeout, "timeout.http.idleTimeout", ln.Pos)
-	ln.IdleTimeout.Note = noteEGClientIdle
+	ln.IdleTimeout = ln.IdleTimeout.WithNote(noteEGClientIdle)
 	if ctp == nil {
 		return nil
 	}

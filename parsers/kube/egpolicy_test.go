@@ -61,13 +61,11 @@ func TestEnvoyGatewayPolicyPrecedence(t *testing.T) {
 		check(t, "budget", r.Budget, 15*time.Second, "timeouts.request", eg(7, 5), true)
 		check(t, "attempts", r.MaxAttempts, 1, "", model.Pos{}, false)
 		want := []model.Drop{
-			{Setting: model.Setting[string]{Name: "retry", Pos: eg(23, 16), Level: "policy",
-				Value: "BackendTrafficPolicy orders targets HTTPRoute orders without mergeType, so Envoy Gateway builds the route from it in place of the Gateway's BackendTrafficPolicy gw: " +
-					"the gateway policy's retry policy does not apply to this route"},
+			{Setting: model.Set("BackendTrafficPolicy orders targets HTTPRoute orders without mergeType, so Envoy Gateway builds the route from it in place of the Gateway's BackendTrafficPolicy gw: "+
+				"the gateway policy's retry policy does not apply to this route", "retry", "policy", eg(23, 16)),
 				By: eg(14, 3), ByText: "retry policy set by BackendTrafficPolicy gw on the Gateway, lost for HTTPRoute orders", Replaced: true},
-			{Setting: model.Setting[string]{Name: "timeout.http.requestTimeout", Pos: eg(23, 16), Level: "policy",
-				Value: "BackendTrafficPolicy orders targets HTTPRoute orders without mergeType, so Envoy Gateway builds the route from it in place of the Gateway's BackendTrafficPolicy gw: " +
-					"the gateway policy's timeout.http.requestTimeout 20s does not apply to this route"},
+			{Setting: model.Set("BackendTrafficPolicy orders targets HTTPRoute orders without mergeType, so Envoy Gateway builds the route from it in place of the Gateway's BackendTrafficPolicy gw: "+
+				"the gateway policy's timeout.http.requestTimeout 20s does not apply to this route", "timeout.http.requestTimeout", "policy", eg(23, 16)),
 				By: eg(17, 20), ByText: "timeout.http.requestTimeout 20s set by BackendTrafficPolicy gw on the Gateway, lost for HTTPRoute orders", Replaced: true},
 		}
 		if !reflect.DeepEqual(p.Dropped, want) || len(res.Diagnostics) != 0 {
@@ -130,7 +128,7 @@ func TestEnvoyGatewayPolicyPrecedence(t *testing.T) {
 		res := egLoad(t, src, v15)
 		p := res.Proxies[0]
 		check(t, "budget", p.Routes()[0].Budget, 30*time.Second, "timeouts.request", eg(8, 25), false)
-		if len(p.Dropped) != 1 || p.Dropped[0].Name != "retry" {
+		if len(p.Dropped) != 1 || p.Dropped[0].Name() != "retry" {
 			t.Errorf("dropped %v", p.Dropped)
 		}
 	})

@@ -181,14 +181,11 @@ func (l *loader) egTimeouts(p *model.Proxy, r *model.Route, o *object, rule *yam
 	if written.Valid() && routeLevel && l.egDropsRouteTimeouts(p.Target) {
 		policy := pol.route
 		p.Dropped = append(p.Dropped, model.Drop{
-			Setting: model.Setting[string]{
-				Name: written.Name, Pos: written.Pos, Level: "route",
-				Value: fmt.Sprintf("BackendTrafficPolicy %s targets HTTPRoute %s, and Envoy Gateway %s rebuilds the route's settings from the policy alone, "+
-					"so the route's %s %s is lost and Envoy's %s route timeout applies (envoyproxy/gateway#4091, fixed in 1.1.3 and 1.2.0)",
-					policy.Name, strings.TrimPrefix(r.Listener.Name, "HTTPRoute "), p.Target.Version, written.Name, dur(written.Value), dur(egDefaultTimeout)),
-			},
+			Setting: model.Set(fmt.Sprintf("BackendTrafficPolicy %s targets HTTPRoute %s, and Envoy Gateway %s rebuilds the route's settings from the policy alone, "+
+				"so the route's %s %s is lost and Envoy's %s route timeout applies (envoyproxy/gateway#4091, fixed in 1.1.3 and 1.2.0)",
+				policy.Name, strings.TrimPrefix(r.Listener.Name, "HTTPRoute "), p.Target.Version, written.Name(), dur(written.Value), dur(egDefaultTimeout)), written.Name(), "route", written.Pos()),
 			By:     policy.pos(pol.routeRef),
-			ByText: fmt.Sprintf("BackendTrafficPolicy %s attaches to the route here and makes it lose %s", policy.Name, written.Name),
+			ByText: fmt.Sprintf("BackendTrafficPolicy %s attaches to the route here and makes it lose %s", policy.Name, written.Name()),
 		})
 		written = model.Setting[time.Duration]{}
 	}
@@ -204,7 +201,7 @@ func (l *loader) egTimeouts(p *model.Proxy, r *model.Route, o *object, rule *yam
 	}
 	if !e.Timeout.Valid() {
 		e.Timeout = model.Default(egDefaultTimeout, "timeouts.request", r.Pos)
-		e.Timeout.Note = noteEGTimeout
+		e.Timeout = e.Timeout.WithNote(noteEGTimeout)
 	}
 }
 
@@ -228,7 +225,7 @@ func (l *loader) egRetry(r *model.Route, pol egPolicy) {
 		e.NumRetries = model.Set(v, "retry.numRetries", "policy", po.pos(n))
 	} else {
 		e.NumRetries = model.Default(2, "retry.numRetries", ko.pos(key))
-		e.NumRetries.Note = noteEGRetry
+		e.NumRetries = e.NumRetries.WithNote(noteEGRetry)
 	}
 	if po, _, n := pol.field("retry", "perRetry", "timeout"); n != nil {
 		if d, ok := l.dur(po, n, "retry.perRetry.timeout"); ok {
@@ -237,7 +234,7 @@ func (l *loader) egRetry(r *model.Route, pol egPolicy) {
 	}
 	toks := strings.Split(egDefaultRetryOn, ",")
 	onSetting := model.Default(toks, "retry.retryOn", ko.pos(key))
-	onSetting.Note = noteEGRetry
+	onSetting = onSetting.WithNote(noteEGRetry)
 	if po, _, t := pol.field("retry", "retryOn", "triggers"); len(items(t)) > 0 {
 		toks = nil
 		for _, x := range items(t) {
@@ -273,7 +270,7 @@ func egBehaviour(r *model.Route) {
 		// No retry policy: Envoy retries nothing.
 		e := r.Envoy
 		r.Budget, r.AttemptTimeout, r.BudgetCutsAttempts = e.Timeout, e.Timeout, true
-		r.MaxAttempts = model.Setting[int]{Value: 1}
+		r.MaxAttempts = model.Set(1, "", "", model.Pos{})
 		return
 	}
 	envoyroute.Istio(r, false)

@@ -35,9 +35,9 @@ func TestEnvoyGateway(t *testing.T) {
 		timeout model.Setting[time.Duration]
 		dropped bool
 	}{
-		{model.Version{Major: 1, Minor: 1, Patch: 2}, model.Setting[time.Duration]{Value: 15 * time.Second, Name: "timeouts.request", Pos: eg(7, 5), Default: true}, true},
-		{model.Version{Major: 1, Minor: 1, Patch: 3}, model.Setting[time.Duration]{Value: 40 * time.Second, Name: "timeouts.request", Pos: eg(8, 25)}, false},
-		{model.Version{}, model.Setting[time.Duration]{Value: 40 * time.Second, Name: "timeouts.request", Pos: eg(8, 25)}, false},
+		{model.Version{Major: 1, Minor: 1, Patch: 2}, model.NewSetting(15*time.Second, "timeouts.request", "", eg(7, 5), true, ""), true},
+		{model.Version{Major: 1, Minor: 1, Patch: 3}, model.Set(40*time.Second, "timeouts.request", "", eg(8, 25)), false},
+		{model.Version{}, model.Set(40*time.Second, "timeouts.request", "", eg(8, 25)), false},
 	} {
 		res := LoadBytes("eg.yaml", []byte(egSrc), Options{Target: model.Target{Product: model.EnvoyGateway, Version: c.version}})
 		if len(res.Diagnostics) != 0 || len(res.Proxies) != 1 || res.Proxies[0].Product != model.EnvoyGateway {
@@ -45,9 +45,9 @@ func TestEnvoyGateway(t *testing.T) {
 		}
 		p := res.Proxies[0]
 		r := p.Routes()[0]
-		check(t, c.version.String()+" budget", r.Budget, c.timeout.Value, c.timeout.Name, c.timeout.Pos, c.timeout.Default)
+		check(t, c.version.String()+" budget", r.Budget, c.timeout.Value, c.timeout.Name(), c.timeout.Pos(), c.timeout.Default())
 		// The lost timeout, and the policy reference that loses it.
-		if got := len(p.Dropped) == 1 && p.Dropped[0].Pos == eg(8, 25) && p.Dropped[0].By == eg(14, 16) && !p.Dropped[0].Replaced; got != c.dropped {
+		if got := len(p.Dropped) == 1 && p.Dropped[0].Pos() == eg(8, 25) && p.Dropped[0].By == eg(14, 16) && !p.Dropped[0].Replaced; got != c.dropped {
 			t.Errorf("%v: invalid %v, want dropped %v", c.version, p.Dropped, c.dropped)
 		}
 		// The policy's retry block: Envoy Gateway's defaults, with 503.

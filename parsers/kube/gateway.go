@@ -82,7 +82,7 @@ func gatewayMatches(o *object, rule *yaml.Node, grpc bool) (model.Match, model.M
 	match := model.Match{Kind: model.MatchPrefix, Path: "/", CaseSensitive: true}
 	ms := items(get(rule, "matches"))
 	if grpc {
-		return match, model.Methods{Allowed: []string{"POST"}, Pos: o.pos(rule), Source: "GRPCRoute", Why: "a GRPCRoute carries gRPC calls, and every gRPC call is a POST"}
+		return match, model.Methods{Allowed: []string{"POST"}}.NarrowedBy("GRPCRoute", o.pos(rule)).Because("a GRPCRoute carries gRPC calls, and every gRPC call is a POST")
 	}
 	if len(ms) == 0 {
 		return match, model.Methods{Any: true}
@@ -113,7 +113,7 @@ func gatewayMatches(o *object, rule *yaml.Node, grpc bool) (model.Match, model.M
 		}
 		allowed = appendNew(allowed, strings.ToUpper(scalar(v)))
 	}
-	return match, model.Methods{Allowed: allowed, Pos: o.pos(pos), Source: "matches.method"}
+	return match, model.Methods{Allowed: allowed}.NarrowedBy("matches.method", o.pos(pos))
 }
 
 // gatewayPolicy reads a rule's timeouts and retry as istiod translates
@@ -142,7 +142,7 @@ func (l *loader) gatewayPolicy(r *model.Route, o *object, rule *yaml.Node, grpc 
 			e.NumRetries = model.Set(v, "retry.attempts", "route", o.pos(an))
 		} else {
 			e.NumRetries = model.Default(2, "retry.attempts", o.pos(retryKey))
-			e.NumRetries.Note = noteGatewayAttempts
+			e.NumRetries = e.NumRetries.WithNote(noteGatewayAttempts)
 		}
 		toks := strings.Split(gatewayRetryOn, ",")
 		codesKey, codes := getKV(retry, "codes")
@@ -165,7 +165,7 @@ func (l *loader) gatewayPolicy(r *model.Route, o *object, rule *yaml.Node, grpc 
 	}
 	if !e.Timeout.Valid() {
 		e.Timeout = model.Default(time.Duration(0), "timeouts.request", r.Pos)
-		e.Timeout.Note = noteTimeout
+		e.Timeout = e.Timeout.WithNote(noteTimeout)
 	}
 	if n := get(timeouts, "backendRequest"); n != nil {
 		if d, ok := l.dur(o, n, "timeouts.backendRequest"); ok && d != 0 {

@@ -26,7 +26,7 @@ func TestGatewayRoutes(t *testing.T) {
 	if r.Name != "HTTPRoute api rules[0]" || r.Match != (model.Match{Kind: model.MatchExact, Path: "/upload", CaseSensitive: true}) {
 		t.Errorf("route %q match %+v", r.Name, r.Match)
 	}
-	if r.Methods.Any || len(r.Methods.Allowed) != 1 || r.Methods.Allowed[0] != "PUT" || r.Methods.Pos != gw(10, 7) {
+	if r.Methods.Any || len(r.Methods.Allowed) != 1 || r.Methods.Allowed[0] != "PUT" || r.Methods.Pos() != gw(10, 7) {
 		t.Errorf("methods %+v", r.Methods)
 	}
 	check(t, "budget", r.Budget, 5*time.Second, "timeouts.backendRequest", gw(15, 23), false)

@@ -278,9 +278,9 @@ type anySetting struct {
 }
 
 func typedSetting[T any](ctl *controller, a anySetting) model.Setting[T] {
-	s := model.Setting[T]{Value: a.v.(T), Name: a.name, Level: a.level, Pos: a.pos, Default: a.dflt}
+	s := model.NewSetting(a.v.(T), a.name, a.level, a.pos, a.dflt, "")
 	if a.dflt {
-		s.Note = ctl.note
+		s = s.WithNote(ctl.note)
 	}
 	return s
 }
@@ -405,7 +405,7 @@ func (l *loader) ingressPath(p *model.Proxy, ln *model.Listener, ing *object, ho
 	if niAdded {
 		conds = append(conds, "non_idempotent")
 	}
-	r.Retry.On = model.Setting[[]string]{Value: conds, Name: on.Name, Level: on.Level, Pos: on.Pos, Default: on.Default, Note: on.Note}
+	r.Retry.On = model.NewSetting(conds, on.Name(), on.Level(), on.Pos(), on.Default(), on.Note())
 
 	svc, svcName, port := ingressBackend(path)
 	if svcName == "" {
@@ -446,13 +446,13 @@ func (l *loader) ingressPath(p *model.Proxy, ln *model.Listener, ing *object, ho
 		// What lets a write through is the ConfigMap's key, not the
 		// setting of the conditions: a fix changes it there.
 		for i := range r.Reexecutes {
-			r.Reexecutes[i].Methods.Source, r.Reexecutes[i].Methods.Pos = ni.Name, ni.Pos
+			r.Reexecutes[i].Methods = r.Reexecutes[i].Methods.NarrowedBy(ni.Name(), ni.Pos())
 		}
 	case ni.Value == "true" && ni.Explicit():
 		// The conditions name non_idempotent, and the ConfigMap would
 		// add it again were it removed from them (buildNextUpstream).
 		for i := range r.Reexecutes {
-			r.Reexecutes[i].Methods.AlsoSource, r.Reexecutes[i].Methods.AlsoPos = ni.Name, ni.Pos
+			r.Reexecutes[i].Methods = r.Reexecutes[i].Methods.AlsoBy(ni.Name(), ni.Pos())
 		}
 	}
 	return r
@@ -482,7 +482,7 @@ func ingressBehaviour(r *model.Route) {
 		r.Pool = &model.Pool{Upstream: u, Size: u.PoolSize, Idle: u.PoolIdle, Lifetime: u.PoolLifetime}
 	}
 	on := r.Retry.On
-	r.MaxAttempts = model.Setting[int]{Value: 1, Name: on.Name, Pos: on.Pos, Level: on.Level, Default: on.Default, Note: on.Note}
+	r.MaxAttempts = model.NewSetting(1, on.Name(), on.Level(), on.Pos(), on.Default(), on.Note())
 	retries := false
 	for _, c := range on.Value {
 		retries = retries || c != "non_idempotent" && c != "off"
@@ -494,7 +494,7 @@ func ingressBehaviour(r *model.Route) {
 	r.MaxAttempts = t
 	if t.Value == 0 {
 		r.MaxAttempts.Value = math.MaxInt32
-		r.MaxAttempts.Note = "no cap: the Lua balancer adds a try on every pick"
+		r.MaxAttempts = r.MaxAttempts.WithNote("no cap: the Lua balancer adds a try on every pick")
 	}
 	if r.MaxAttempts.Value > 1 {
 		r.Reexecutes = nginxReexecutions(on)

@@ -201,7 +201,7 @@ func (l *loader) httpRoute(ln *model.Listener, vs *object, i int, h *yaml.Node) 
 	}
 	if !e.Timeout.Valid() {
 		e.Timeout = model.Default(time.Duration(0), "timeout", r.Pos)
-		e.Timeout.Note = noteTimeout
+		e.Timeout = e.Timeout.WithNote(noteTimeout)
 	}
 	l.retries(r, vs, h)
 	return r
@@ -249,7 +249,7 @@ func matches(o *object, h *yaml.Node) (model.Match, model.Methods) {
 		}
 	}
 	if narrowed {
-		methods = model.Methods{Allowed: allowed, Pos: o.pos(pos), Source: "match.method"}
+		methods = model.Methods{Allowed: allowed}.NarrowedBy("match.method", o.pos(pos))
 	}
 	return match, methods
 }
@@ -293,11 +293,11 @@ func (l *loader) retries(r *model.Route, o *object, h *yaml.Node) {
 	if block == nil {
 		e.NumRetries = model.Default(defaultAttempts, "retries.attempts", r.Pos)
 		on := model.Default(strings.Split(defaultRetryOn, ","), "retries.retryOn", r.Pos)
-		on.Note = noteRetry124
+		on = on.WithNote(noteRetry124)
 		if l.default503() {
-			on.Note = noteRetryBefore124
+			on = on.WithNote(noteRetryBefore124)
 		}
-		e.NumRetries.Note = on.Note
+		e.NumRetries = e.NumRetries.WithNote(on.Note())
 		r.Retry.On = on
 		return
 	}
@@ -317,7 +317,7 @@ func (l *loader) retryPolicy(r *model.Route, o *object, key, block *yaml.Node, p
 	if attemptsNode != nil {
 		e.NumRetries = model.Set(attempts, prefix+"attempts", level, o.pos(attemptsNode))
 	} else {
-		e.NumRetries = model.Setting[int]{Value: 0, Name: prefix + "attempts", Level: level, Pos: o.pos(key), Note: noAttempts}
+		e.NumRetries = model.NewSetting(0, prefix+"attempts", level, o.pos(key), false, noAttempts)
 	}
 	if n := get(block, "perTryTimeout"); n != nil {
 		if d, ok := l.dur(o, n, prefix+"perTryTimeout"); ok {
@@ -334,7 +334,7 @@ func (l *loader) retryPolicy(r *model.Route, o *object, key, block *yaml.Node, p
 		r.Retry.On = model.Set(toks, prefix+"retryOn", level, o.pos(n))
 	} else {
 		on := model.Default(strings.Split(defaultRetryOn, ","), prefix+"retryOn", o.pos(key))
-		on.Note = noteRetryFields
+		on = on.WithNote(noteRetryFields)
 		r.Retry.On = on
 	}
 }

@@ -24,8 +24,8 @@ func at(line, col int) model.Pos {
 
 func check[T any](t *testing.T, what string, got model.Setting[T], want T, name string, pos model.Pos, dflt bool) {
 	t.Helper()
-	if !reflect.DeepEqual(got.Value, want) || got.Name != name || got.Pos != pos || got.Default != dflt {
-		t.Errorf("%s = %v %q at %v (default %v), want %v %q at %v (default %v)", what, got.Value, got.Name, got.Pos, got.Default, want, name, pos, dflt)
+	if !reflect.DeepEqual(got.Value, want) || got.Name() != name || got.Pos() != pos || got.Default() != dflt {
+		t.Errorf("%s = %v %q at %v (default %v), want %v %q at %v (default %v)", what, got.Value, got.Name(), got.Pos(), got.Default(), want, name, pos, dflt)
 	}
 }
 
@@ -65,7 +65,7 @@ func TestMesh(t *testing.T) {
 	if r.Match != (model.Match{Kind: model.MatchExact, Path: "/reviews", CaseSensitive: true}) {
 		t.Errorf("match %+v", r.Match)
 	}
-	if r.Methods.Any || !reflect.DeepEqual(r.Methods.Allowed, []string{"POST", "PUT", "PATCH"}) || r.Methods.Pos != at(19, 7) {
+	if r.Methods.Any || !reflect.DeepEqual(r.Methods.Allowed, []string{"POST", "PUT", "PATCH"}) || r.Methods.Pos() != at(19, 7) {
 		t.Errorf("methods %+v", r.Methods)
 	}
 	check(t, "budget", r.Budget, 5*time.Second, "timeout", at(24, 14), false)
@@ -79,8 +79,8 @@ func TestMesh(t *testing.T) {
 	var conds []string
 	for _, x := range r.Reexecutes {
 		conds = append(conds, x.Condition)
-		if !x.Methods.Any || x.Setting.Pos != at(28, 16) {
-			t.Errorf("reexecution %s: methods %+v, setting at %v", x.Condition, x.Methods, x.Setting.Pos)
+		if !x.Methods.Any || x.Setting.Pos() != at(28, 16) {
+			t.Errorf("reexecution %s: methods %+v, setting at %v", x.Condition, x.Methods, x.Setting.Pos())
 		}
 	}
 	if !reflect.DeepEqual(conds, []string{"gateway-error", "409"}) {
@@ -113,8 +113,8 @@ func TestMesh(t *testing.T) {
 	if len(r.Reexecutes) != 1 || r.Reexecutes[0].Condition != "503" || !r.Reexecutes[0].Response {
 		t.Errorf("reexecutes %+v", r.Reexecutes)
 	}
-	if r.Retry.On.Note != noteRetryBefore124 || r.Budget.Note != noteTimeout {
-		t.Errorf("notes %q, %q", r.Retry.On.Note, r.Budget.Note)
+	if r.Retry.On.Note() != noteRetryBefore124 || r.Budget.Note() != noteTimeout {
+		t.Errorf("notes %q, %q", r.Retry.On.Note(), r.Budget.Note())
 	}
 	u = r.Forward.Upstream
 	if u.Name != "reviews.shop.svc.cluster.local" {
@@ -135,7 +135,7 @@ func TestDefaultRetries124(t *testing.T) {
 	r := res.Proxies[0].Routes()[1]
 	check(t, "retry on", r.Retry.On, []string{"connect-failure", "refused-stream", "unavailable", "cancelled", "retriable-status-codes"}, "retries.retryOn", at(29, 5), true)
 	check(t, "max attempts", r.MaxAttempts, 3, "retries.attempts", at(29, 5), true)
-	if len(r.Reexecutes) != 0 || r.Retry.On.Note != noteRetry124 {
-		t.Errorf("reexecutes %+v, note %q", r.Reexecutes, r.Retry.On.Note)
+	if len(r.Reexecutes) != 0 || r.Retry.On.Note() != noteRetry124 {
+		t.Errorf("reexecutes %+v, note %q", r.Reexecutes, r.Retry.On.Note())
 	}
 }

@@ -35,8 +35,8 @@ func TestMeshConfigMapRetryPolicy(t *testing.T) {
 	check(t, "per-try timeout", r.Envoy.PerTryTimeout, 2*time.Second, "meshConfig.defaultHttpRetryPolicy.perTryTimeout", meshAt(16, 22), false)
 	check(t, "attempt timeout", r.AttemptTimeout, 2*time.Second, "meshConfig.defaultHttpRetryPolicy.perTryTimeout", meshAt(16, 22), false)
 	check(t, "retry on", r.Retry.On, []string{"5xx", "reset"}, "meshConfig.defaultHttpRetryPolicy.retryOn", meshAt(17, 16), false)
-	if r.Retry.On.Level != "mesh" {
-		t.Errorf("level %q", r.Retry.On.Level)
+	if r.Retry.On.Level() != "mesh" {
+		t.Errorf("level %q", r.Retry.On.Level())
 	}
 	var conds []string
 	for _, x := range r.Reexecutes {
@@ -142,7 +142,7 @@ func TestMeshInvalid(t *testing.T) {
 		t.Errorf("diagnostic %v", d)
 	}
 	r := res.Proxies[0].Routes()[0]
-	if !r.Envoy.NumRetries.Default {
+	if !r.Envoy.NumRetries.Default() {
 		t.Errorf("retries %+v", r.Envoy.NumRetries)
 	}
 	// A duration that is not one is reported where the mesh string holds it.

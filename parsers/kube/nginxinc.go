@@ -80,8 +80,7 @@ func (l *loader) nginxIncPath(p *model.Proxy, ln *model.Listener, ing *object, h
 	r.ConnectTimeout = s.seconds(keyIncConnect)
 	r.AttemptTimeout = s.seconds(keyIncRead)
 	n.SendTimeout = s.seconds(keyIncSend)
-	n.HTTPVersion = model.Setting[string]{Value: "1.1", Name: "proxy_http_version", Level: "default", Pos: s.block, Default: true,
-		Note: "NGINX Ingress Controller writes proxy_http_version 1.1 in every location (internal/configs/version1/nginx.ingress.tmpl)"}
+	n.HTTPVersion = model.NewSetting("1.1", "proxy_http_version", "default", s.block, true, "NGINX Ingress Controller writes proxy_http_version 1.1 in every location (internal/configs/version1/nginx.ingress.tmpl)")
 	s.seconds(keyIncFailTimeout) // checked only: failed servers are not modelled
 	s.count(keyIncMaxFails)
 
@@ -97,17 +96,17 @@ func (l *loader) nginxIncPath(p *model.Proxy, ln *model.Listener, ing *object, h
 		s.annotations = withoutKeys(s.annotations, nginxIncPrefix, next)
 	}
 	on := s.text(keyIncNext)
-	r.Retry.On = model.Setting[[]string]{Value: strings.Fields(on.Value), Name: on.Name, Level: on.Level, Pos: on.Pos, Default: on.Default, Note: on.Note}
+	r.Retry.On = model.NewSetting(strings.Fields(on.Value), on.Name(), on.Level(), on.Pos(), on.Default(), on.Note())
 	r.Budget = s.seconds(keyIncNextTimeout)
 	n.Tries = s.count(keyIncNextTries)
-	if r.Retry.On.Default {
-		r.Retry.On.Note = noteNginxIncNginx
+	if r.Retry.On.Default() {
+		r.Retry.On = r.Retry.On.WithNote(noteNginxIncNginx)
 	}
-	if r.Budget.Default {
-		r.Budget.Note = noteNginxIncNginx
+	if r.Budget.Default() {
+		r.Budget = r.Budget.WithNote(noteNginxIncNginx)
 	}
-	if n.Tries.Default {
-		n.Tries.Note = noteNginxIncNginx
+	if n.Tries.Default() {
+		n.Tries = n.Tries.WithNote(noteNginxIncNginx)
 	}
 
 	svc, svcName, port := ingressBackend(path)
@@ -132,11 +131,11 @@ func (l *loader) nginxIncPath(p *model.Proxy, ln *model.Listener, ing *object, h
 		clusterIP, _ := strconv.ParseBool(scalar(get(s.annotations, nginxIncPrefix+"use-cluster-ip")))
 		u.Servers = l.endpointServers(u.Servers[0], clusterIP)
 		u.PoolSize = s.count(keyIncKeepalive)
-		if u.PoolSize.Default {
-			u.PoolSize.Note = "NGINX Ingress Controller writes no keepalive directive unless its ConfigMap or an nginx.org/keepalive annotation sets one (internal/configs/ingress.go, nginx.ingress.tmpl)"
+		if u.PoolSize.Default() {
+			u.PoolSize = u.PoolSize.WithNote("NGINX Ingress Controller writes no keepalive directive unless its ConfigMap or an nginx.org/keepalive annotation sets one (internal/configs/ingress.go, nginx.ingress.tmpl)")
 		}
-		u.PoolIdle = model.Setting[time.Duration]{Value: nginxKeepaliveTimeout, Name: "keepalive_timeout", Level: "default", Pos: s.block, Default: true, Note: "nginx's default: the controller's template writes no keepalive_timeout"}
-		u.PoolLifetime = model.Setting[time.Duration]{Value: nginxKeepaliveTime, Name: "keepalive_time", Level: "default", Pos: s.block, Default: true, Note: "nginx's default: the controller's template writes no keepalive_time"}
+		u.PoolIdle = model.NewSetting(nginxKeepaliveTimeout, "keepalive_timeout", "default", s.block, true, "nginx's default: the controller's template writes no keepalive_timeout")
+		u.PoolLifetime = model.NewSetting(nginxKeepaliveTime, "keepalive_time", "default", s.block, true, "nginx's default: the controller's template writes no keepalive_time")
 		ups[upName] = u
 		p.Upstreams = append(p.Upstreams, u)
 	}
@@ -298,7 +297,7 @@ func nginxIncBehaviour(r *model.Route) {
 		r.Pool = &model.Pool{Upstream: u, Size: u.PoolSize, Idle: u.PoolIdle, Lifetime: u.PoolLifetime}
 	}
 	on := r.Retry.On
-	r.MaxAttempts = model.Setting[int]{Value: 1, Name: on.Name, Pos: on.Pos, Level: on.Level, Default: on.Default, Note: noteNginxIncPeers}
+	r.MaxAttempts = model.NewSetting(1, on.Name(), on.Level(), on.Pos(), on.Default(), noteNginxIncPeers)
 	if !nginxRetries(on.Value) {
 		return
 	}
@@ -306,8 +305,7 @@ func nginxIncBehaviour(r *model.Route) {
 	peers, exact := u.Peers()
 	switch {
 	case exact && peers >= 2:
-		r.MaxAttempts = model.Setting[int]{Value: peers, Name: on.Name, Pos: on.Pos, Level: on.Level, Default: on.Default,
-			Note: fmt.Sprintf("one server per endpoint: the workloads the Service selects run %d replicas", peers)}
+		r.MaxAttempts = model.NewSetting(peers, on.Name(), on.Level(), on.Pos(), on.Default(), fmt.Sprintf("one server per endpoint: the workloads the Service selects run %d replicas", peers))
 		if t := tries.Value; t > 0 && t < peers {
 			r.MaxAttempts = tries
 		}
@@ -315,7 +313,7 @@ func nginxIncBehaviour(r *model.Route) {
 		return // one endpoint, or the Service's cluster IP: no next server
 	case tries.Explicit() && tries.Value >= 2:
 		r.MaxAttempts = tries
-		r.MaxAttempts.Note = fmt.Sprintf("up to %d tries when the Service has %d endpoints or more (how many it has is not in the manifests)", tries.Value, tries.Value)
+		r.MaxAttempts = r.MaxAttempts.WithNote(fmt.Sprintf("up to %d tries when the Service has %d endpoints or more (how many it has is not in the manifests)", tries.Value, tries.Value))
 	default:
 		return
 	}
@@ -341,7 +339,7 @@ func nginxRetries(on []string) bool {
 // the methods they send again: all but POST, PATCH and LOCK unless
 // non_idempotent is among them (ngx_http_upstream.c).
 func nginxReexecutions(on model.Setting[[]string]) []model.Reexecution {
-	methods := model.Methods{Any: true, Except: ingressNonIdempotent, Pos: on.Pos, Source: on.Name}
+	methods := model.Methods{Any: true, Except: ingressNonIdempotent}.NarrowedBy(on.Name(), on.Pos())
 	if contains(on.Value, "non_idempotent") {
 		methods.Except = nil
 	}

@@ -55,11 +55,11 @@ func TestNginxIncIngress(t *testing.T) {
 	check(t, "retry on", r.Retry.On, []string{"error", "timeout", "non_idempotent"}, "nginx.org/proxy-next-upstream", incAt("ing.yaml", 8, 36), false)
 	check(t, "budget", r.Budget, 0, "proxy-next-upstream-timeout", path, true)
 	check(t, "tries", r.Nginx.Tries, 0, "proxy-next-upstream-tries", path, true)
-	if r.ConnectTimeout.Note != noteNginxIncDefault || r.Budget.Note != noteNginxIncNginx {
-		t.Errorf("notes %q, %q", r.ConnectTimeout.Note, r.Budget.Note)
+	if r.ConnectTimeout.Note() != noteNginxIncDefault || r.Budget.Note() != noteNginxIncNginx {
+		t.Errorf("notes %q, %q", r.ConnectTimeout.Note(), r.Budget.Note())
 	}
 	// One server per endpoint, how many is not in the manifests.
-	if r.MaxAttempts.Value != 1 || r.MaxAttempts.Note != noteNginxIncPeers || len(r.Reexecutes) != 0 {
+	if r.MaxAttempts.Value != 1 || r.MaxAttempts.Note() != noteNginxIncPeers || len(r.Reexecutes) != 0 {
 		t.Errorf("max attempts %+v, reexecutes %v", r.MaxAttempts, r.Reexecutes)
 	}
 	u := r.Forward.Upstream
@@ -138,7 +138,7 @@ func TestNginxIncConfigMap(t *testing.T) {
 	check(t, "connect", r.ConnectTimeout, 5*time.Second, "ConfigMap proxy-connect-timeout", incAt("cm.yaml", 8, 26), false)
 	u := r.Forward.Upstream
 	check(t, "pool size", u.PoolSize, 16, "ConfigMap keepalive", incAt("cm.yaml", 7, 14), false)
-	if r.Pool == nil || r.Pool.Idle.Value != time.Minute || !r.Pool.Idle.Default || r.Pool.Lifetime.Value != time.Hour {
+	if r.Pool == nil || r.Pool.Idle.Value != time.Minute || !r.Pool.Idle.Default() || r.Pool.Lifetime.Value != time.Hour {
 		t.Errorf("pool %+v", r.Pool)
 	}
 	if len(res.Idle) != 1 || res.Idle[0].Path != "cm-other.yaml" {

@@ -150,7 +150,7 @@ func (l *loader) traefik(p *model.Proxy, objs []*object, res *Result) {
 	for _, ir := range routes {
 		ir.use(res)
 		ln := &model.Listener{Proxy: p, Name: "IngressRoute " + ir.Name, Pos: ir.pos(ir.Node), Select: traefikSelect}
-		ln.IdleTimeout = model.Setting[time.Duration]{Value: traefikClientIdle, Name: "respondingTimeouts.idleTimeout", Level: "default", Pos: ir.pos(ir.Node), Default: true, Note: noteTraefikIdle}
+		ln.IdleTimeout = model.NewSetting(traefikClientIdle, "respondingTimeouts.idleTimeout", "default", ir.pos(ir.Node), true, noteTraefikIdle)
 		p.Listeners = append(p.Listeners, ln)
 		for i, rt := range items(get(ir.Spec, "routes")) {
 			l.traefikRoute(p, ln, ir, i, rt, tr, ups, res)
@@ -206,7 +206,7 @@ func traefikMatch(o *object, n *yaml.Node) (model.Match, model.Methods) {
 		allowed = both
 	}
 	if allowed != nil {
-		methods = model.Methods{Allowed: allowed, Pos: o.pos(n), Source: "match Method"}
+		methods = model.Methods{Allowed: allowed}.NarrowedBy("match Method", o.pos(n))
 	}
 	return match, methods
 }
@@ -338,7 +338,7 @@ func (l *loader) traefikDuration(o *object, n *yaml.Node, field string) (time.Du
 // traefikRetry reads the retry middleware of a route as the release rel
 // runs it: how many tries, and which of them may run the request again.
 func (l *loader) traefikRetry(r *model.Route, m *object, rel model.Target) {
-	r.MaxAttempts = model.Setting[int]{Value: 1, Name: "middlewares", Level: "route", Pos: r.Pos, Default: true, Note: "a route without a retry middleware is sent once"}
+	r.MaxAttempts = model.NewSetting(1, "middlewares", "route", r.Pos, true, "a route without a retry middleware is sent once")
 	if m == nil {
 		return
 	}
@@ -361,8 +361,7 @@ func (l *loader) traefikRetry(r *model.Route, m *object, rel model.Target) {
 		return
 	}
 	at := m.pos(attemptsNode)
-	r.MaxAttempts = model.Setting[int]{Value: attempts, Name: "retry.attempts", Level: "middleware", Pos: at,
-		Note: "retry.attempts counts every try, the first included (pkg/middlewares/retry/retry.go)"}
+	r.MaxAttempts = model.NewSetting(attempts, "retry.attempts", "middleware", at, false, "retry.attempts counts every try, the first included (pkg/middlewares/retry/retry.go)")
 	network := true
 	var codes []string
 	var codesNode *yaml.Node
@@ -387,7 +386,7 @@ func (l *loader) traefikRetry(r *model.Route, m *object, rel model.Target) {
 		}
 		if !network && len(codes) == 0 {
 			l.invalid(m.pos(get(retry, "disableRetryOnNetworkError")), "Middleware %s: disableRetryOnNetworkError without status retries nothing; Traefik refuses the middleware (\"retry middleware requires at least HTTP status codes or retry on TCP\")", m.Name)
-			r.MaxAttempts = model.Setting[int]{Value: 1, Name: "retry.attempts", Level: "middleware", Pos: at}
+			r.MaxAttempts = model.Set(1, "retry.attempts", "middleware", at)
 			return
 		}
 	}
@@ -407,11 +406,9 @@ func (l *loader) traefikRetry(r *model.Route, m *object, rel model.Target) {
 		// the backend: nothing it ran is sent again.
 		return
 	}
-	methods := model.Methods{Any: true, Except: ingressNonIdempotent, Pos: onPos, Source: name,
-		Why: "Traefik retries POST, PATCH and LOCK on a status only with retryNonIdempotentMethod"}
+	methods := model.Methods{Any: true, Except: ingressNonIdempotent}.NarrowedBy(name, onPos).Because("Traefik retries POST, PATCH and LOCK on a status only with retryNonIdempotentMethod")
 	if nonIdem {
-		methods = model.Methods{Any: true, Pos: m.pos(nonIdemNode), Source: "retry.retryNonIdempotentMethod",
-			Why: "retry.retryNonIdempotentMethod true makes Traefik retry POST, PATCH and LOCK on a status too"}
+		methods = model.Methods{Any: true}.NarrowedBy("retry.retryNonIdempotentMethod", m.pos(nonIdemNode)).Because("retry.retryNonIdempotentMethod true makes Traefik retry POST, PATCH and LOCK on a status too")
 	}
 	for _, c := range codes {
 		r.Reexecutes = append(r.Reexecutes, model.Reexecution{Condition: c, Response: true, Methods: methods, Setting: r.Retry.On})
@@ -422,10 +419,10 @@ func (l *loader) traefikRetry(r *model.Route, m *object, rel model.Target) {
 // the dial timeout, and the pool (maxIdleConnsPerHost; below 0 no reuse)
 // with its idle timeout.
 func (l *loader) traefikTransport(u *model.Upstream, st *object, block model.Pos) {
-	u.ConnectTimeout = model.Setting[time.Duration]{Value: traefikDial, Name: "forwardingTimeouts.dialTimeout", Level: "default", Pos: block, Default: true, Note: noteTraefikDial}
-	u.PoolIdle = model.Setting[time.Duration]{Value: traefikPoolIdle, Name: "forwardingTimeouts.idleConnTimeout", Level: "default", Pos: block, Default: true, Note: noteTraefikDial}
+	u.ConnectTimeout = model.NewSetting(traefikDial, "forwardingTimeouts.dialTimeout", "default", block, true, noteTraefikDial)
+	u.PoolIdle = model.NewSetting(traefikPoolIdle, "forwardingTimeouts.idleConnTimeout", "default", block, true, noteTraefikDial)
 	u.PoolLifetime = model.Default(time.Duration(0), "max connection lifetime", block)
-	u.PoolSize = model.Setting[int]{Value: traefikMaxIdle, Name: "maxIdleConnsPerHost", Level: "default", Pos: block, Default: true, Note: "Traefik's default of 200 idle connections per host (cmd/configuration.go), for the default servers transport"}
+	u.PoolSize = model.NewSetting(traefikMaxIdle, "maxIdleConnsPerHost", "default", block, true, "Traefik's default of 200 idle connections per host (cmd/configuration.go), for the default servers transport")
 	if st == nil {
 		return
 	}
@@ -434,8 +431,7 @@ func (l *loader) traefikTransport(u *model.Upstream, st *object, block model.Pos
 	// (pkg/provider/kubernetes/crd/kubernetes.go v3.7.9:541;
 	// pkg/server/service/transport.go :311): the static default of 200 is
 	// the default transport's alone.
-	u.PoolSize = model.Setting[int]{Value: goMaxIdlePerHost, Name: "maxIdleConnsPerHost", Level: "default", Pos: block, Default: true,
-		Note: "Go's default of 2 idle connections per host, which a ServersTransport that does not set maxIdleConnsPerHost gets"}
+	u.PoolSize = model.NewSetting(goMaxIdlePerHost, "maxIdleConnsPerHost", "default", block, true, "Go's default of 2 idle connections per host, which a ServersTransport that does not set maxIdleConnsPerHost gets")
 	ft := get(st.Spec, "forwardingTimeouts")
 	if n := get(ft, "dialTimeout"); n != nil {
 		if d, ok := l.traefikDuration(st, n, "forwardingTimeouts.dialTimeout"); ok {
@@ -471,6 +467,6 @@ func (l *loader) traefikHeaderTimeout(st *object, block model.Pos) model.Setting
 		}
 	}
 	s := model.Default(time.Duration(0), "forwardingTimeouts.responseHeaderTimeout", block)
-	s.Note = noteTraefikReadHdr
+	s = s.WithNote(noteTraefikReadHdr)
 	return s
 }

@@ -139,7 +139,7 @@ func (s vsScope) seconds(f vsField) model.Setting[time.Duration] {
 		v, name, level, pos, dflt = f.value, f.field, "default", s.block, true
 		d, _ = parseNginxTime(v)
 	}
-	return vsSetting(f, model.Setting[time.Duration]{Value: d, Name: name, Level: level, Pos: pos, Default: dflt})
+	return vsSetting(f, model.NewSetting(d, name, level, pos, dflt, ""))
 }
 
 func (s vsScope) count(f vsField) model.Setting[int] {
@@ -150,17 +150,17 @@ func (s vsScope) count(f vsField) model.Setting[int] {
 		n, _ = strconv.Atoi(f.value)
 		name, level, pos, dflt = f.field, "default", s.block, true
 	}
-	return vsSetting(f, model.Setting[int]{Value: n, Name: name, Level: level, Pos: pos, Default: dflt})
+	return vsSetting(f, model.NewSetting(n, name, level, pos, dflt, ""))
 }
 
 func (s vsScope) text(f vsField) model.Setting[string] {
 	v, name, level, pos, dflt := s.lookup(f)
-	return vsSetting(f, model.Setting[string]{Value: v, Name: name, Level: level, Pos: pos, Default: dflt})
+	return vsSetting(f, model.NewSetting(v, name, level, pos, dflt, ""))
 }
 
 func vsSetting[T any](f vsField, s model.Setting[T]) model.Setting[T] {
-	if s.Default {
-		s.Note = f.note
+	if s.Default() {
+		s = s.WithNote(f.note)
 	}
 	return s
 }
@@ -413,8 +413,7 @@ func (l *loader) vsRoute(p *model.Proxy, ln *model.Listener, owner vsOwner, rt *
 		// The route's own action takes what no match takes: a request of
 		// a method a match names alone goes to that match.
 		methods.Except = except
-		methods.Pos = o.pos(ms[0])
-		methods.Source = "matches"
+		methods = methods.NarrowedBy("matches", o.pos(ms[0]))
 	}
 	r := &model.Route{Listener: ln, Kind: "location", Name: name, Pos: o.pos(rt), Match: match, Methods: methods, Nginx: &model.NginxRoute{}}
 	ln.Routes = append(ln.Routes, r)
@@ -435,7 +434,7 @@ func vsMethods(o *object, m *yaml.Node) (model.Methods, []string) {
 		if v == "" || strings.HasPrefix(v, "!") || strings.ContainsAny(v, "~*") {
 			return model.Methods{Any: true}, nil
 		}
-		methods := model.Methods{Allowed: []string{v}, Pos: o.pos(get(c, "value")), Source: "conditions $request_method"}
+		methods := model.Methods{Allowed: []string{v}}.NarrowedBy("conditions $request_method", o.pos(get(c, "value")))
 		if len(conds) == 1 {
 			return methods, []string{v}
 		}
@@ -485,10 +484,9 @@ func (l *loader) vsAction(p *model.Proxy, r *model.Route, owner vsOwner, n *yaml
 	r.ConnectTimeout = s.seconds(vsConnect)
 	r.AttemptTimeout = s.seconds(vsRead)
 	nr.SendTimeout = s.seconds(vsSend)
-	nr.HTTPVersion = model.Setting[string]{Value: "1.1", Name: "proxy_http_version", Level: "default", Pos: r.Pos, Default: true,
-		Note: "NGINX Ingress Controller writes proxy_http_version 1.1 in every location of a VirtualServer (internal/configs/version2/nginx.virtualserver.tmpl)"}
+	nr.HTTPVersion = model.NewSetting("1.1", "proxy_http_version", "default", r.Pos, true, "NGINX Ingress Controller writes proxy_http_version 1.1 in every location of a VirtualServer (internal/configs/version2/nginx.virtualserver.tmpl)")
 	on := s.text(vsNext)
-	r.Retry.On = model.Setting[[]string]{Value: strings.Fields(on.Value), Name: on.Name, Level: on.Level, Pos: on.Pos, Default: on.Default, Note: on.Note}
+	r.Retry.On = model.NewSetting(strings.Fields(on.Value), on.Name(), on.Level(), on.Pos(), on.Default(), on.Note())
 	r.Budget = s.seconds(vsNextTimeout)
 	nr.Tries = s.count(vsNextTries)
 	s.seconds(vsFailTimeout) // checked only: failed servers are not modelled
@@ -518,8 +516,8 @@ func (l *loader) vsAction(p *model.Proxy, r *model.Route, owner vsOwner, n *yaml
 		u = &model.Upstream{Proxy: p, Kind: "upstream", Name: prefix + "_" + upName, Pos: o.pos(up),
 			Servers: l.endpointServers(srv, clusterIP), ClosedUnderRequest: "retry"}
 		u.PoolSize = s.count(vsKeepalive)
-		u.PoolIdle = model.Setting[time.Duration]{Value: nginxKeepaliveTimeout, Name: "keepalive_timeout", Level: "default", Pos: o.pos(up), Default: true, Note: "nginx's default: the controller's template writes no keepalive_timeout"}
-		u.PoolLifetime = model.Setting[time.Duration]{Value: nginxKeepaliveTime, Name: "keepalive_time", Level: "default", Pos: o.pos(up), Default: true, Note: "nginx's default: the controller's template writes no keepalive_time"}
+		u.PoolIdle = model.NewSetting(nginxKeepaliveTimeout, "keepalive_timeout", "default", o.pos(up), true, "nginx's default: the controller's template writes no keepalive_timeout")
+		u.PoolLifetime = model.NewSetting(nginxKeepaliveTime, "keepalive_time", "default", o.pos(up), true, "nginx's default: the controller's template writes no keepalive_time")
 		ups[key] = u
 		p.Upstreams = append(p.Upstreams, u)
 	}

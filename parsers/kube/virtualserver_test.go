@@ -87,8 +87,8 @@ func TestVirtualServer(t *testing.T) {
 	check(t, "budget", tea.Budget, 0, "next-upstream-timeout", route, true)
 	check(t, "tries", tea.Nginx.Tries, 0, "next-upstream-tries", route, true)
 	check(t, "post retry on", post.Retry.On, []string{"error", "timeout"}, "next-upstream", incAt("vs.yaml", 21, 7), true)
-	if send := tea.Nginx.SendTimeout; send.Note != noteVSDefault || post.Retry.On.Note != noteVSWritten {
-		t.Errorf("notes %q, %q", send.Note, post.Retry.On.Note)
+	if send := tea.Nginx.SendTimeout; send.Note() != noteVSDefault || post.Retry.On.Note() != noteVSWritten {
+		t.Errorf("notes %q, %q", send.Note(), post.Retry.On.Note())
 	}
 	u := tea.Forward.Upstream
 	if u.Name != "vs_shop_cafe_tea" || tea.Forward.URL != "tea-svc:80" || len(u.Servers) != 1 || u.Servers[0].Service.Key() != "shop/tea-svc" {

@@ -48,7 +48,7 @@ func newBehaviours() *behaviours {
 // with the same retry setting.
 func (bs *behaviours) reexecutions(r *model.Route) []model.Reexecution {
 	on := r.Retry.On
-	k := reexecKey{pos: on.Pos, name: on.Name, level: on.Level, note: on.Note, def: on.Default, on: strings.Join(on.Value, "\x00")}
+	k := reexecKey{pos: on.Pos(), name: on.Name(), level: on.Level(), note: on.Note(), def: on.Default(), on: strings.Join(on.Value, "\x00")}
 	x, ok := bs.reexec[k]
 	if !ok {
 		// Clipped, so that appending to one route's slice copies it.
@@ -59,7 +59,7 @@ func (bs *behaviours) reexecutions(r *model.Route) []model.Reexecution {
 }
 
 func behaviour(r *model.Route, bs *behaviours) {
-	r.MaxAttempts = model.Setting[int]{Value: 1, Name: r.Retry.On.Name, Pos: r.Retry.On.Pos, Level: r.Retry.On.Level, Default: r.Retry.On.Default}
+	r.MaxAttempts = model.NewSetting(1, r.Retry.On.Name(), r.Retry.On.Level(), r.Retry.On.Pos(), r.Retry.On.Default(), "")
 	f := r.Forward
 	if f == nil {
 		return
@@ -80,7 +80,7 @@ func behaviour(r *model.Route, bs *behaviours) {
 		// One more try on a new connection to the same server, for an
 		// error on a pooled connection only (docs/semantics.md §B).
 		sz := r.Pool.Size
-		r.MaxAttempts = model.Setting[int]{Value: 2, Name: "keepalive", Pos: sz.Pos, Level: sz.Level, Default: sz.Default, Note: sz.Note}
+		r.MaxAttempts = model.NewSetting(2, "keepalive", sz.Level(), sz.Pos(), sz.Default(), sz.Note())
 		for _, x := range reexecutions(r) {
 			if x.Condition == "error" {
 				x.SameServer = true
@@ -120,7 +120,7 @@ func givesTryBack(r *model.Route) bool {
 // single address (round_robin.c: peers->single).
 func maxAttempts(r *model.Route) model.Setting[int] {
 	on := r.Retry.On
-	one := model.Setting[int]{Value: 1, Name: on.Name, Pos: on.Pos, Level: on.Level, Default: on.Default}
+	one := model.NewSetting(1, on.Name(), on.Level(), on.Pos(), on.Default(), "")
 	if !retries(r) {
 		return one
 	}
@@ -130,7 +130,7 @@ func maxAttempts(r *model.Route) model.Setting[int] {
 	}
 	tries := r.Nginx.Tries
 	if t := tries.Value; t > 0 && t < peers {
-		return model.Setting[int]{Value: t, Name: tries.Name, Pos: tries.Pos, Level: tries.Level, Default: tries.Default}
+		return model.NewSetting(t, tries.Name(), tries.Level(), tries.Pos(), tries.Default(), "")
 	}
 	one.Value = peers
 	return one
@@ -157,7 +157,7 @@ func retries(r *model.Route) bool {
 // the rest a response the server sent (ngx_http_upstream.c,
 // ngx_http_upstream_next and ngx_http_upstream_test_next).
 func reexecutions(r *model.Route) []model.Reexecution {
-	methods := model.Methods{Any: true, Except: nonIdempotent, Pos: r.Retry.On.Pos, Source: r.Retry.On.Name}
+	methods := model.Methods{Any: true, Except: nonIdempotent}.NarrowedBy(r.Retry.On.Name(), r.Retry.On.Pos())
 	if r.Retry.Has("non_idempotent") {
 		methods.Except = nil
 	}
@@ -216,7 +216,7 @@ func webSocket(up, conn, plain model.Setting[string]) model.Setting[bool] {
 		return model.Setting[bool]{}
 	}
 	if strings.EqualFold(conn.Value, "upgrade") || plain.Valid() {
-		return model.Set(true, up.Name+" Upgrade "+up.Value, up.Level, up.Pos)
+		return model.Set(true, up.Name()+" Upgrade "+up.Value, up.Level(), up.Pos())
 	}
 	return model.Setting[bool]{}
 }
@@ -278,7 +278,7 @@ func answers(ifd *Directive) bool {
 
 // narrowMethods keeps the methods pass lets through.
 func narrowMethods(m model.Methods, d *Directive, pass func(string) bool) model.Methods {
-	out := model.Methods{Pos: d.Pos, Source: d.String()}
+	out := model.Methods{}.NarrowedBy(d.String(), d.Pos)
 	if !m.Any {
 		for _, x := range m.Allowed {
 			if pass(x) {

@@ -49,8 +49,8 @@ http {
 	read := route(t, p, "location /read/")
 	assert.False(t, read.Methods.Any)
 	assert.Equal(t, []string{"GET"}, read.Methods.Allowed)
-	assert.Equal(t, "if ($request_method != GET)", read.Methods.Source)
-	assert.Equal(t, 8, int(read.Methods.Pos.Line))
+	assert.Equal(t, "if ($request_method != GET)", read.Methods.Source())
+	assert.Equal(t, 8, int(read.Methods.Pos().Line))
 
 	cors := route(t, p, "location /cors/")
 	assert.False(t, cors.Methods.Any, "the server's guard lets only known methods through")
@@ -124,8 +124,8 @@ http {
 		if r.Forward == nil {
 			continue
 		}
-		if r.Stream.Value != stream || (stream && int(r.Stream.Pos.Line) != line) {
-			t.Errorf("%s: Stream %v at line %d (%s), want %v at line %d", r.Name, r.Stream.Value, r.Stream.Pos.Line, r.Stream.Name, stream, line)
+		if r.Stream.Value != stream || (stream && int(r.Stream.Pos().Line) != line) {
+			t.Errorf("%s: Stream %v at line %d (%s), want %v at line %d", r.Name, r.Stream.Value, r.Stream.Pos().Line, r.Stream.Name(), stream, line)
 		}
 	}
 }
@@ -164,8 +164,8 @@ http {
 `)
 	pooled := route(t, p, "location /pooled/")
 	assert.Equal(t, 2, pooled.MaxAttempts.Value, "the try given back comes on top of tries 1")
-	assert.Equal(t, "keepalive", pooled.MaxAttempts.Name)
-	assert.Equal(t, 5, int(pooled.MaxAttempts.Pos.Line))
+	assert.Equal(t, "keepalive", pooled.MaxAttempts.Name())
+	assert.Equal(t, 5, int(pooled.MaxAttempts.Pos().Line))
 	if assert.Len(t, pooled.Reexecutes, 1) {
 		x := pooled.Reexecutes[0]
 		assert.Equal(t, "error", x.Condition)

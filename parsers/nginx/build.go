@@ -388,9 +388,9 @@ func (b *builder) upstream(s *scope, name string) *model.Upstream {
 	} else {
 		u.PoolSize = model.Default(0, "keepalive", s.at)
 		since := releases.UpstreamKeepalive.Since(model.Nginx)
-		u.PoolSize.Note = "on " + b.target.Releases(since) + ": nginx pools upstream blocks by default only since " + since.String() + "."
+		u.PoolSize = u.PoolSize.WithNote("on " + b.target.Releases(since) + ": nginx pools upstream blocks by default only since " + since.String() + ".")
 		if b.target.Product == model.Angie {
-			u.PoolSize.Note = "on " + b.target.String() + ": Angie did not adopt nginx " + since.String() + "'s default pool."
+			u.PoolSize = u.PoolSize.WithNote("on " + b.target.String() + ": Angie did not adopt nginx " + since.String() + "'s default pool.")
 		}
 	}
 	// The pool's own keepalive_timeout and keepalive_time: those at http
@@ -436,8 +436,25 @@ func (b *builder) server(s *scope) *model.Listener {
 	l.IdleTimeout = b.duration(s, "keepalive_timeout", defaultKeepaliveTimeout)
 	l.MaxConnectionDuration = b.duration(s, "keepalive_time", defaultKeepaliveTime)
 	b.listeners = append(b.listeners, l)
-	for _, loc := range s.children("location") {
+	locs := s.children("location")
+	if b.release {
+		// A server of many locations is most of its tree: from here on
+		// locs alone holds them, and each is let go once its routes are
+		// built. What the server's level says is worked out first, and
+		// its settings stay indexed.
+		b.facts.serverLevel(s)
+		s.index()
+		delete(s.byName, "location")
+		s.dirs = nil
+		if s.dir != nil {
+			s.dir.Block = nil
+		}
+	}
+	for i, loc := range locs {
 		b.route(l, newScope("location", loc, loc.Pos, s, loc.Block), nil)
+		if b.release {
+			locs[i] = nil
+		}
 	}
 	return l
 }
@@ -462,7 +479,7 @@ func (b *builder) route(l *model.Listener, s *scope, parent *model.Route) {
 	if f := r.Forward; f != nil && f.Module == "grpc" && r.Methods.Allows("POST") {
 		// A gRPC call is an HTTP/2 POST, whatever the location lets
 		// through (the gRPC protocol's request format).
-		r.Methods = model.Methods{Allowed: []string{"POST"}, Pos: f.Pos, Source: f.Name, Why: "grpc_pass carries gRPC calls, and every gRPC call is a POST"}
+		r.Methods = model.Methods{Allowed: []string{"POST"}}.NarrowedBy(f.Name, f.Pos).Because("grpc_pass carries gRPC calls, and every gRPC call is a POST")
 	}
 	r.Annotations = b.annotations(s)
 	b.noteRoute(r, s)
@@ -612,8 +629,8 @@ func (b *builder) resolvePass(r *model.Route, s *scope, parent *model.Route) {
 				// model. Where a part of the configuration was not
 				// read, a resolver may be there.
 				if !b.proxy.Partial && b.certain(s, module, p.URL, passHost(rest)) {
-					p.Unresolvable = model.Default(host, "resolver", d.Pos)
-					p.Unresolvable.Note = b.resolverConfNote()
+					u := model.Default(host, "resolver", d.Pos).WithNote(b.resolverConfNote())
+					p.Unresolvable = &u
 				}
 				return
 			}
@@ -622,8 +639,8 @@ func (b *builder) resolvePass(r *model.Route, s *scope, parent *model.Route) {
 			// script: nginx makes no upstream for it and looks its
 			// literal host up when a request comes, as a computed one
 			// (rules/proof, TestLiteralHostWithVariablesIsLookedUpPerRequest).
-			p.Unresolvable = model.Default(host, "resolver", d.Pos)
-			p.Unresolvable.Note = b.resolverConfNote()
+			u := model.Default(host, "resolver", d.Pos).WithNote(b.resolverConfNote())
+			p.Unresolvable = &u
 			return
 		}
 	}
@@ -839,7 +856,7 @@ func (b *builder) httpVersion(s *scope) model.Setting[string] {
 		return model.Default("1.1", "proxy_http_version", s.at)
 	}
 	d := model.Default("1.0", "proxy_http_version", s.at)
-	d.Note = b.oldDefaultsNote()
+	d = d.WithNote(b.oldDefaultsNote())
 	return d
 }
 
@@ -854,7 +871,7 @@ func (b *builder) connectionHeader(s *scope) model.Setting[string] {
 		return model.Default("", "proxy_set_header", s.at)
 	}
 	d := model.Default("close", "proxy_set_header", s.at)
-	d.Note = b.oldDefaultsNote()
+	d = d.WithNote(b.oldDefaultsNote())
 	return d
 }
 
@@ -1082,7 +1099,7 @@ func methodsOf(s *scope) model.Methods {
 				list = append(list, m)
 			}
 			sort.Strings(list)
-			return model.Methods{Allowed: list, Pos: le.Pos, Source: "limit_except"}
+			return model.Methods{Allowed: list}.NarrowedBy("limit_except", le.Pos)
 		}
 		if c.kind == "location" {
 			break

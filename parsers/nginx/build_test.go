@@ -68,10 +68,10 @@ http {
 `)
 	a := route(t, p, "location /a/")
 	assert.Equal(t, 20*time.Second, a.AttemptTimeout.Value)
-	assert.Equal(t, "server", a.AttemptTimeout.Level)
-	assert.Equal(t, 6, int(a.AttemptTimeout.Pos.Line))
+	assert.Equal(t, "server", a.AttemptTimeout.Level())
+	assert.Equal(t, 6, int(a.AttemptTimeout.Pos().Line))
 	assert.Equal(t, []string{"error", "timeout", "http_502"}, a.Retry.On.Value)
-	assert.Equal(t, "http", a.Retry.On.Level)
+	assert.Equal(t, "http", a.Retry.On.Level())
 
 	b := route(t, p, "location /b/")
 	assert.Equal(t, []string{"http_503"}, b.Retry.On.Value, "a location's value replaces the inherited flags whole")
@@ -82,9 +82,9 @@ http {
 	other := route(t, p, "location /")
 	assert.Equal(t, 30*time.Second, other.AttemptTimeout.Value)
 	assert.Equal(t, 60*time.Second, other.ConnectTimeout.Value)
-	assert.True(t, other.ConnectTimeout.Default)
-	assert.Equal(t, "proxy_connect_timeout", other.ConnectTimeout.Name)
-	assert.Equal(t, other.Pos, other.ConnectTimeout.Pos, "a default points at the block that inherits it")
+	assert.True(t, other.ConnectTimeout.Default())
+	assert.Equal(t, "proxy_connect_timeout", other.ConnectTimeout.Name())
+	assert.Equal(t, other.Pos, other.ConnectTimeout.Pos(), "a default points at the block that inherits it")
 }
 
 func TestNextUpstreamOffWins(t *testing.T) {
@@ -111,9 +111,9 @@ http {
 	php := route(t, p, `location ~ \.php$`)
 	assert.Equal(t, "fastcgi", php.Forward.Module)
 	assert.Equal(t, 300*time.Second, php.AttemptTimeout.Value)
-	assert.Equal(t, "fastcgi_read_timeout", php.AttemptTimeout.Name)
+	assert.Equal(t, "fastcgi_read_timeout", php.AttemptTimeout.Name())
 	assert.False(t, php.Nginx.KeepConn.Value)
-	assert.True(t, php.Nginx.KeepConn.Default)
+	assert.True(t, php.Nginx.KeepConn.Default())
 
 	rpc := route(t, p, "location /rpc/")
 	assert.Equal(t, 2, rpc.Nginx.Tries.Value)
@@ -146,10 +146,10 @@ http {
 		p := build(t, tc.target, src)
 		inh := route(t, p, "location /inherits/")
 		assert.Equal(t, "", inh.Nginx.ConnectionHeader.Value, tc.target)
-		assert.Equal(t, "http", inh.Nginx.ConnectionHeader.Level, tc.target)
+		assert.Equal(t, "http", inh.Nginx.ConnectionHeader.Level(), tc.target)
 		own := route(t, p, "location /own/")
 		assert.Equal(t, tc.ownValue, own.Nginx.ConnectionHeader.Value, tc.target)
-		assert.Equal(t, tc.ownDefault, own.Nginx.ConnectionHeader.Default, tc.target)
+		assert.Equal(t, tc.ownDefault, own.Nginx.ConnectionHeader.Default(), tc.target)
 	}
 }
 
@@ -187,7 +187,7 @@ http {
 		}
 		require.NotNil(t, u)
 		assert.Equal(t, c.keepalive, u.PoolSize.Value, c.target)
-		assert.True(t, u.PoolSize.Default, c.target)
+		assert.True(t, u.PoolSize.Default(), c.target)
 		assert.Equal(t, c.version, route(t, p, "location /").Nginx.HTTPVersion.Value, c.target)
 	}
 }
@@ -253,7 +253,7 @@ http {
 `)
 	a := route(t, p, "location /a/")
 	assert.Equal(t, []string{"GET", "HEAD"}, a.Methods.Allowed, "GET implies HEAD")
-	assert.Equal(t, "limit_except", a.Methods.Source)
+	assert.Equal(t, "limit_except", a.Methods.Source())
 	v2 := route(t, p, "if ($arg_v2)")
 	assert.Equal(t, a, v2.Parent)
 	assert.Equal(t, "127.0.0.1:2", v2.Forward.Upstream.Name)
@@ -319,8 +319,8 @@ http {
 }
 `)
 	d := route(t, p, "location /default/").AccessLogs
-	assert.True(t, d.Default)
-	assert.Equal(t, 2, int(d.Pos.Line), "nginx's default log applies to the whole http block")
+	assert.True(t, d.Default())
+	assert.Equal(t, 2, int(d.Pos().Line), "nginx's default log applies to the whole http block")
 	require.Len(t, d.Value, 1)
 	assert.True(t, d.Value[0].Format.Builtin)
 
@@ -349,7 +349,7 @@ http {
 `)
 	a := route(t, p, "location /a/").Nginx.ConnectionHeaderPlain
 	assert.Equal(t, "close", a.Value)
-	assert.Equal(t, 3, int(a.Pos.Line))
+	assert.Equal(t, 3, int(a.Pos().Line))
 	assert.Equal(t, "", route(t, p, "location /b/").Nginx.ConnectionHeaderPlain.Value)
 	assert.True(t, route(t, p, "location /b/").Nginx.ConnectionHeaderPlain.Valid())
 	assert.Equal(t, "close", route(t, p, "location /c/").Nginx.ConnectionHeaderPlain.Value)

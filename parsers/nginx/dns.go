@@ -46,7 +46,7 @@ func (b *builder) defaultResolver(at model.Pos) model.Setting[string] {
 		return model.Setting[string]{}
 	}
 	r := model.Default("conf", "resolver", at)
-	r.Note = "the DNS servers of /etc/resolv.conf, Angie's default since " + releases.Full(releases.ResolverConf.Since(model.Angie))
+	r = r.WithNote("the DNS servers of /etc/resolv.conf, Angie's default since " + releases.Full(releases.ResolverConf.Since(model.Angie)))
 	return r
 }
 

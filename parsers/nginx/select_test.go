@@ -31,8 +31,8 @@ http {
 	got := SelectLocation(l, "/ws/chat", true)
 	require.NotNil(t, got)
 	assert.Equal(t, "location @app", got.Name)
-	assert.Equal(t, "proxy_read_timeout", got.AttemptTimeout.Name)
-	assert.True(t, got.AttemptTimeout.Default, "the calling location's 15m does not apply")
+	assert.Equal(t, "proxy_read_timeout", got.AttemptTimeout.Name())
+	assert.True(t, got.AttemptTimeout.Default(), "the calling location's 15m does not apply")
 
 	static := SelectLocation(l, "/static/a.css", true)
 	require.NotNil(t, static)

@@ -72,7 +72,7 @@ func proxyShape(p *model.Proxy) string {
 		fmt.Fprintf(&b, "listener %s at %s idle=%v\n", l.Name, l.Pos, l.IdleTimeout.Value)
 		for _, r := range l.Routes {
 			fmt.Fprintf(&b, "  route %s %s at %s methods=%v/%v attempt=%v (%s) budget=%v tries=%d reexec=%d logs=%d",
-				r.Kind, r.Name, r.Pos, r.Methods.Any, r.Methods.Allowed, r.AttemptTimeout.Value, r.AttemptTimeout.Pos,
+				r.Kind, r.Name, r.Pos, r.Methods.Any, r.Methods.Allowed, r.AttemptTimeout.Value, r.AttemptTimeout.Pos(),
 				r.Budget.Value, r.MaxAttempts.Value, len(r.Reexecutes), len(r.AccessLogs.Value))
 			if r.Parent != nil {
 				fmt.Fprintf(&b, " in %s", r.Parent.Name)

@@ -92,6 +92,19 @@ func (f *facts) httpLevel(s *scope) {
 	f.mu.Unlock()
 }
 
+// serverLevel works out, while a server block's directives are all held,
+// what its routes read of the block as a level (its pass-module
+// directives, the includes that bring them in, whether it was read whole),
+// so that its locations can be let go one by one as they are built.
+func (f *facts) serverLevel(s *scope) {
+	lf := f.level(s)
+	via := includesOf(s)
+	f.mu.Lock()
+	lf.via, lf.viaDone = via, true
+	f.mu.Unlock()
+	f.blockComplete(s.dir)
+}
+
 // sharedLevel reports whether many routes read level c (an http or
 // server block), so that what they read of it is kept.
 func sharedLevel(c *scope) bool { return c.kind == "http" || c.kind == "server" || c.kind == "main" }
@@ -371,7 +384,7 @@ func (f *facts) handlerOf(r *model.Route, s *scope) routeHandler {
 	}
 	h := model.Handler{Kind: model.HandlerNone, Pos: r.Pos, Route: r.Name}
 	if fb := r.Nginx.NamedFallback; fb.Valid() {
-		h.Fallback, h.FallbackPos = fb.Value, fb.Pos
+		h.Fallback, h.FallbackPos = fb.Value, fb.Pos()
 	}
 	return routeHandler{h: h}
 }

@@ -45,7 +45,7 @@ func TestWrittenFactsSameWhenReleasing(t *testing.T) {
 		var out []string
 		for _, g := range p.NoEffect {
 			for _, d := range g.Directives {
-				out = append(out, fmt.Sprintf("no-effect %s:%d %s via %d", filepath.Base(d.Pos.File), d.Pos.Line, d.Name, d.Include.Line))
+				out = append(out, fmt.Sprintf("no-effect %s:%d %s via %d", filepath.Base(d.Pos().File), d.Pos().Line, d.Name(), d.Include.Line))
 			}
 		}
 		for _, o := range p.Overrides {
@@ -99,13 +99,13 @@ http {
 	require.NotNil(t, own)
 	assert.Equal(t, "own 64k", own.Zone.Value)
 	assert.Equal(t, "10.0.0.54", own.Resolver.Value)
-	assert.Equal(t, "upstream", own.Resolver.Level)
+	assert.Equal(t, "upstream", own.Resolver.Level())
 	assert.True(t, own.Servers[0].Resolve)
 	assert.False(t, own.Servers[1].Resolve)
 	bare := ups["bare"]
 	assert.False(t, bare.Zone.Valid())
 	assert.Equal(t, "10.0.0.53 valid=30s", bare.Resolver.Value)
-	assert.Equal(t, "http", bare.Resolver.Level)
+	assert.Equal(t, "http", bare.Resolver.Level())
 	x := ups["x.example.com:80"]
 	require.NotNil(t, x)
 	assert.Equal(t, "10.0.0.53 valid=30s", x.Resolver.Value)

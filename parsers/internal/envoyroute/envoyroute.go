@@ -143,7 +143,7 @@ func Written(r *model.Route, target model.Target) {
 	timeouts(r)
 	pool(r)
 	on := r.Retry.On
-	r.MaxAttempts = model.Setting[int]{Value: 1, Name: on.Name, Pos: on.Pos, Level: on.Level, Default: on.Default}
+	r.MaxAttempts = model.NewSetting(1, on.Name(), on.Level(), on.Pos(), on.Default(), "")
 	if !on.Valid() || !e.NumRetries.Valid() {
 		// No retry policy: Envoy retries nothing.
 		return
@@ -156,13 +156,13 @@ func Written(r *model.Route, target model.Target) {
 		return
 	}
 	n := e.NumRetries
-	r.MaxAttempts = model.Setting[int]{Value: 1 + max(n.Value, 0), Name: n.Name, Pos: n.Pos, Level: n.Level, Default: n.Default}
+	r.MaxAttempts = model.NewSetting(1+max(n.Value, 0), n.Name(), n.Level(), n.Pos(), n.Default(), "")
 	if r.MaxAttempts.Value <= 1 {
 		return
 	}
-	methods := e.RetriableMethods
-	if !methods.Any && len(methods.Allowed) == 0 && methods.Source == "" {
-		methods = model.Methods{Any: true}
+	methods := model.Methods{Any: true}
+	if e.RetriableMethods != nil {
+		methods = *e.RetriableMethods
 	}
 	for _, c := range on.Value {
 		x, ok := reexecuting[c]
@@ -192,12 +192,12 @@ func Istio(r *model.Route, default503 bool) {
 	timeouts(r)
 	pool(r)
 	on := r.Retry.On
-	if on.Default && default503 {
+	if on.Default() && default503 {
 		on.Value = append(append([]string{}, on.Value...), "503")
 		r.Retry.On = on
 	}
 	n := e.NumRetries
-	r.MaxAttempts = model.Setting[int]{Value: 1, Name: n.Name, Pos: n.Pos, Level: n.Level, Default: n.Default, Note: n.Note}
+	r.MaxAttempts = model.NewSetting(1, n.Name(), n.Level(), n.Pos(), n.Default(), n.Note())
 	if n.Value <= 0 {
 		return
 	}

@@ -63,7 +63,7 @@ func TestIstio(t *testing.T) {
 	if got := conditions(r); len(got) != 1 || got[0] != "503" || !r.Reexecutes[0].Response {
 		t.Errorf("re-executing conditions %v, want [503] on a response", got)
 	}
-	if r.MaxAttempts.Value != 3 || r.MaxAttempts.Name != "num_retries" {
+	if r.MaxAttempts.Value != 3 || r.MaxAttempts.Name() != "num_retries" {
 		t.Errorf("attempts %+v", r.MaxAttempts)
 	}
 	r = route([]string{"unavailable"}, 2, 0, 0)
@@ -73,7 +73,7 @@ func TestIstio(t *testing.T) {
 		t.Errorf("gRPC stream: %v", got)
 	}
 	r = route([]string{"connect-failure"}, 2, 0, 0)
-	r.Retry.On.Default = true
+	r.Retry.On = r.Retry.On.WithDefault(true)
 	Istio(r, true)
 	if got := conditions(r); len(got) != 1 || got[0] != "503" {
 		t.Errorf("default conditions before 1.24: %v, want 503 added", got)

@@ -139,7 +139,7 @@ func TestChain(t *testing.T) {
 	client, alb, cf, ha, be := c.Chain[0], c.Chain[1], c.Chain[2], c.Chain[3], c.Chain[4]
 	assert.Equal(t, model.HopClient, client.Kind)
 	assert.Equal(t, 30*time.Second, client.RequestTimeout.Value)
-	assert.Equal(t, model.Pos{File: ".proxylint.yaml", Line: 2, Col: 13}, client.RequestTimeout.Pos)
+	assert.Equal(t, model.Pos{File: ".proxylint.yaml", Line: 2, Col: 13}, client.RequestTimeout.Pos())
 	assert.Equal(t, 60*time.Second, alb.RequestTimeout.Value)
 	assert.Equal(t, 125*time.Second, cf.RequestTimeout.Value, "a key overrides the preset's value")
 	assert.Equal(t, 900*time.Second, cf.PoolIdleTimeout.Value, "the preset's other values stay")
@@ -149,7 +149,7 @@ func TestChain(t *testing.T) {
 	assert.False(t, ha.PoolIdleTimeout.Valid())
 	assert.Equal(t, model.HopBackend, be.Kind)
 	assert.Equal(t, 65*time.Second, be.IdleTimeout.Value)
-	assert.Equal(t, 6, int(be.IdleTimeout.Pos.Line))
+	assert.Equal(t, 6, int(be.IdleTimeout.Pos().Line))
 	assert.False(t, be.CancelsOnDisconnect.Value)
 }
 

@@ -55,12 +55,19 @@ var posType = reflect.TypeOf(model.Pos{})
 
 // isSetting reports whether t is a model.Setting[T].
 func isSetting(t reflect.Type) bool {
-	if t.Kind() != reflect.Struct || t.PkgPath() != posType.PkgPath() || !strings.HasPrefix(t.Name(), "Setting[") {
-		return false
-	}
-	f, ok := t.FieldByName("Pos")
-	return ok && f.Type == posType
+	return t.Kind() == reflect.Struct && t.PkgPath() == posType.PkgPath() && strings.HasPrefix(t.Name(), "Setting[") && t.Implements(describedType)
 }
+
+// described is what every model.Setting[T] says of itself beside its value.
+type described interface {
+	Name() string
+	Level() string
+	Note() string
+	Pos() model.Pos
+	Default() bool
+}
+
+var describedType = reflect.TypeFor[described]()
 
 // nested are the model's types whose settings belong to the value that
 // holds them (a route's nginx knobs, its retry policy, its pool).
@@ -104,13 +111,8 @@ func settingsOf(v any) []setting {
 }
 
 func settingFrom(v reflect.Value) (setting, bool) {
-	s := setting{
-		name:  v.FieldByName("Name").String(),
-		level: v.FieldByName("Level").String(),
-		note:  v.FieldByName("Note").String(),
-		pos:   v.FieldByName("Pos").Interface().(model.Pos),
-		def:   v.FieldByName("Default").Bool(),
-	}
+	d := v.Interface().(described)
+	s := setting{name: d.Name(), level: d.Level(), note: d.Note(), pos: d.Pos(), def: d.Default()}
 	if s.name == "" {
 		return s, false
 	}
@@ -370,7 +372,7 @@ func forwardText(rt *model.Route) string {
 	if rt.Pool == nil {
 		text += "; every request opens a new connection"
 	} else if rt.Pool.Size.Valid() {
-		text += fmt.Sprintf("; pooled: %s `%s`", rt.Pool.Size.Name, valueText(reflect.ValueOf(rt.Pool.Size.Value)))
+		text += fmt.Sprintf("; pooled: %s `%s`", rt.Pool.Size.Name(), valueText(reflect.ValueOf(rt.Pool.Size.Value)))
 	}
 	return text
 }
