@@ -726,6 +726,9 @@ type Retry struct {
 	// *_next_upstream flags ("error", "timeout", "non_idempotent",
 	// "http_502", ...), Envoy retry_on tokens.
 	On Setting[[]string]
+	// OnShape is how the configuration writes On's value, for a fix
+	// that writes it; set by the loader that knows the field's type.
+	OnShape WordsShape
 	// Unknown lists conditions the proxy does not know and drops.
 	Unknown []UnknownCondition
 	// MethodFilter names the field that would limit retries to some
@@ -734,6 +737,22 @@ type Retry struct {
 	// (nginx, Istio's retries, Gateway API's retry).
 	MethodFilter string
 }
+
+// WordsShape is how a configuration writes a list of words in a field.
+type WordsShape uint8
+
+const (
+	// WordsInString: one string of comma-separated words (nginx's
+	// flags are words of their own; Envoy's retry_on, Istio's retryOn,
+	// ingress annotations).
+	WordsInString WordsShape = iota
+	// WordsInList: a list of strings (Contour's retryPolicy.retryOn,
+	// Envoy Gateway's retry.retryOn.triggers).
+	WordsInList
+	// WordsInTriggers: an object whose triggers field is the list
+	// (Envoy Gateway's retry.retryOn, api/v1alpha1/retry_types.go).
+	WordsInTriggers
+)
 
 // UnknownCondition is a retry condition the proxy drops.
 type UnknownCondition struct {

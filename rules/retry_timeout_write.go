@@ -277,10 +277,11 @@ func safeRetryFix(rt model.Retry) string {
 			"(connect-failure, refused-stream" + newer + "), or none"
 	}
 	value := "connect-failure,refused-stream"
-	if strings.HasPrefix(on.Name(), "retryPolicy.") && rt.MethodFilter == "" || strings.HasSuffix(on.Name(), ".triggers") {
-		// A list in Contour's HTTPProxy and Envoy Gateway's triggers;
-		// Envoy's own retryPolicy.retryOn (camelCase) is a string.
+	switch rt.OnShape {
+	case model.WordsInList:
 		value = "[connect-failure, refused-stream]"
+	case model.WordsInTriggers:
+		value = "{triggers: [connect-failure, refused-stream]}"
 	}
 	fix := "retry only what never reached the upstream (" + on.Name() + ": " + value + newer + ")"
 	if rt.MethodFilter != "" {
@@ -550,7 +551,8 @@ func (x *fixer) removeArg(s *statement, v string) {
 // the upstream: an Istio VirtualService's retries.retryOn (a
 // comma-separated string; meshConfig.defaultHttpRetryPolicy.retryOn
 // alike), a Contour HTTPProxy's retryPolicy.retryOn or an Envoy Gateway
-// BackendTrafficPolicy's retry.retryOn.triggers (lists). A retry policy
+// BackendTrafficPolicy's retry.retryOn.triggers (lists), as the loader
+// says (Retry.OnShape). A retry policy
 // that leaves the conditions to the product's default gets the field.
 // It is unsafe for the reason removing non_idempotent is: the author may
 // have chosen to retry on 5xx for a backend that deduplicates, and the
@@ -567,12 +569,12 @@ func retryOnFix(pass *Pass, r *model.Route) Fix {
 	}
 	v := model.String(strings.Join(safeRetryOn, ","))
 	list := model.List(model.String(safeRetryOn[0]), model.String(safeRetryOn[1]))
-	switch {
-	case field == "triggers" || strings.HasPrefix(on.Name(), "retryPolicy."):
+	switch r.Retry.OnShape {
+	case model.WordsInList:
 		v = list
-	case on.Name() == "retry.retryOn":
-		// Envoy Gateway's retryOn is an object of triggers and status
-		// codes (api/v1alpha1/retry_types.go), never a string.
+	case model.WordsInTriggers:
+		// An object of triggers and status codes (Envoy Gateway's
+		// retryOn), never a string.
 		v = model.Map(model.F("triggers", list))
 	}
 	x := newFixer(pass)
@@ -588,7 +590,7 @@ func retryOnFix(pass *Pass, r *model.Route) Fix {
 		}
 	}
 	name := on.Name()
-	if name == "retry.retryOn" {
+	if r.Retry.OnShape == model.WordsInTriggers {
 		name += ".triggers"
 	}
 	return UnsafeFix("set "+name+" to "+strings.Join(safeRetryOn, ", ")+": Envoy then retries only what never reached the upstream (add reset-before-request where the release's validation accepts it)", x.result())

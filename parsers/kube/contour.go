@@ -307,6 +307,8 @@ func (l *loader) contourRetry(p *model.Proxy, r *model.Route, o *object, rt *yam
 	} else {
 		r.Retry.On = model.Set(on, "retryPolicy.retryOn", "route", o.pos(onNode))
 	}
+	// RetryOn is a list of the RetryOn enum (apis/projectcontour/v1/httpproxy.go).
+	r.Retry.OnShape = model.WordsInList
 	if contains(on, "retriable-status-codes") {
 		// Envoy retries the codes listed, which Istio's loader carries in
 		// the conditions as numbers: the same here.

@@ -235,12 +235,15 @@ func (l *loader) egRetry(r *model.Route, pol egPolicy) {
 	toks := strings.Split(egDefaultRetryOn, ",")
 	onSetting := model.Default(toks, "retry.retryOn", ko.pos(key))
 	onSetting = onSetting.WithNote(noteEGRetry)
+	// retryOn is an object; its triggers a list (api/v1alpha1/retry_types.go).
+	shape := model.WordsInTriggers
 	if po, _, t := pol.field("retry", "retryOn", "triggers"); len(items(t)) > 0 {
 		toks = nil
 		for _, x := range items(t) {
 			toks = append(toks, scalar(x))
 		}
 		onSetting = model.Set(toks, "retry.retryOn.triggers", "policy", po.pos(t))
+		shape = model.WordsInList
 	}
 	codes := []string{"503"}
 	if _, _, c := pol.field("retry", "retryOn", "httpStatusCodes"); len(items(c)) > 0 {
@@ -254,6 +257,7 @@ func (l *loader) egRetry(r *model.Route, pol egPolicy) {
 		onSetting.Value = append(append([]string{}, toks...), codes...)
 	}
 	r.Retry.On = onSetting
+	r.Retry.OnShape = shape
 }
 
 func (o *object) specOrNil() *yaml.Node {
