@@ -67,6 +67,8 @@ func TestGCPercentForLiveHeap(t *testing.T) {
 	assert.Equal(t, heapGrowth, gcPercentFor(floorHeap), "at the floor")
 	assert.Equal(t, heapGrowth, gcPercentFor(bigHeap-1), "just below bigHeap")
 	assert.Equal(t, bigHeapGrowth, gcPercentFor(bigHeap), "at bigHeap")
-	assert.Equal(t, bigHeapGrowth, gcPercentFor(2<<30), "2 GB")
+	assert.Equal(t, bigHeapGrowth, gcPercentFor(hugeHeap-1), "just below hugeHeap")
+	assert.Equal(t, hugeHeapGrowth, gcPercentFor(hugeHeap), "at hugeHeap")
+	assert.Equal(t, hugeHeapGrowth, gcPercentFor(2<<30), "2 GB")
 	assert.Positive(t, gcPercentFor(0), "nothing in use")
 }
