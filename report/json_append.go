@@ -24,42 +24,30 @@ func appendFinding(dst []byte, f *jsonFinding, prefix string) []byte {
 	o.int("column", f.Column)
 	o.intOmit("end_line", f.EndLine)
 	o.intOmit("end_column", f.EndColumn)
-	if len(f.Related) > 0 {
-		o.key("related")
-		o.dst = append(o.dst, '[')
-		for i := range f.Related {
-			r := &f.Related[i]
-			e := o.element(i)
-			e.strOmit("file", r.File)
-			e.bytes("file_base64", r.FileBase64)
-			e.intOmit("line", r.Line)
-			e.intOmit("column", r.Column)
-			e.str("message", r.Message)
-			o.dst = e.end()
-		}
-		o.endList()
-	}
+	o.list("related", len(f.Related), func(e jsonObject, i int) jsonObject {
+		r := &f.Related[i]
+		e.strOmit("file", r.File)
+		e.bytes("file_base64", r.FileBase64)
+		e.intOmit("line", r.Line)
+		e.intOmit("column", r.Column)
+		e.str("message", r.Message)
+		return e
+	})
 	o.strOmit("fix", f.Fix)
 	o.strOmit("fix_applicability", f.FixApplies)
-	if len(f.FixEdits) > 0 {
-		o.key("fix_edits")
-		o.dst = append(o.dst, '[')
-		for i := range f.FixEdits {
-			x := &f.FixEdits[i]
-			e := o.element(i)
-			e.str("file", x.File)
-			e.bytes("file_base64", x.FileBase64)
-			e.int("start", x.Start)
-			e.int("end", x.End)
-			e.int("start_line", x.StartLine)
-			e.int("start_column", x.StartColumn)
-			e.int("end_line", x.EndLine)
-			e.int("end_column", x.EndColumn)
-			e.str("text", x.Text)
-			o.dst = e.end()
-		}
-		o.endList()
-	}
+	o.list("fix_edits", len(f.FixEdits), func(e jsonObject, i int) jsonObject {
+		x := &f.FixEdits[i]
+		e.str("file", x.File)
+		e.bytes("file_base64", x.FileBase64)
+		e.int("start", x.Start)
+		e.int("end", x.End)
+		e.int("start_line", x.StartLine)
+		e.int("start_column", x.StartColumn)
+		e.int("end_line", x.EndLine)
+		e.int("end_column", x.EndColumn)
+		e.str("text", x.Text)
+		return e
+	})
 	o.str("fingerprint", f.Fingerprint)
 	if s := f.Suppressed; s != nil {
 		o.key("suppressed")
@@ -151,6 +139,23 @@ func (o *jsonObject) element(i int) jsonObject {
 }
 
 // endList closes a list of at least one element.
+// list writes the member key, a list of n objects whose members each
+// writes (it returns the object it was given, written to), omitted when
+// n is 0 (omitempty). The object is passed by value so that it stays on
+// the stack.
+func (o *jsonObject) list(key string, n int, each func(e jsonObject, i int) jsonObject) {
+	if n == 0 {
+		return
+	}
+	o.key(key)
+	o.dst = append(o.dst, '[')
+	for i := range n {
+		e := each(o.element(i), i)
+		o.dst = e.end()
+	}
+	o.endList()
+}
+
 func (o *jsonObject) endList() {
 	o.dst = append(o.dst, '\n')
 	o.dst = appendSpaces(o.dst, o.indent)
