@@ -7,15 +7,8 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/proxylint/proxylint/bench/gen"
+	"github.com/proxylint/proxylint/internal/memtest"
 )
-
-// liveHeap is the heap in use after a collection.
-func liveHeap() uint64 {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return ms.HeapAlloc
-}
 
 // A load holds, per byte of a generated bootstrap, at most what these
 // bounds allow: once read, the source, the positioned tree and the
@@ -39,12 +32,12 @@ func TestLoadHoldsBoundedMemory(t *testing.T) {
 	// A first load builds what the run keeps for any file (the schema's
 	// types, validation's plans).
 	LoadBytes("warm.yaml", src, Options{})
-	base := liveHeap()
+	base := memtest.LiveHeap()
 	res := Read("bootstrap.yaml", src, Options{})
-	read := liveHeap() - base
+	read := memtest.LiveHeap() - base
 	proxies, diags := Join(res.Parts)
 	res.Parts = nil
-	built := liveHeap() - base
+	built := memtest.LiveHeap() - base
 	if len(proxies) != 1 || len(diags) != 0 || len(res.Diagnostics) != 0 {
 		t.Fatalf("%d proxies, diagnostics %v %v", len(proxies), diags, res.Diagnostics)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/proxylint/proxylint/bench/gen"
+	"github.com/proxylint/proxylint/internal/memtest"
 )
 
 // TestModelHeldPerRoute holds what one Envoy route costs once its
@@ -23,9 +24,9 @@ func TestModelHeldPerRoute(t *testing.T) {
 	spec := gen.EnvoyBootstrap{Listeners: 256, RoutesPerListener: 40, Clusters: 2560}
 	src := spec.YAML()
 	LoadBytes("warm.yaml", gen.EnvoyBootstrap{Listeners: 2, RoutesPerListener: 4, Clusters: 4}.YAML(), Options{})
-	base := liveHeap()
+	base := memtest.LiveHeap()
 	res := LoadBytes("bootstrap.yaml", src, Options{})
-	held := liveHeap() - base
+	held := memtest.LiveHeap() - base
 	if len(res.Proxies) != 1 || len(res.Diagnostics) != 0 {
 		t.Fatalf("%d proxies, diagnostics %v", len(res.Proxies), diagStrings(res))
 	}

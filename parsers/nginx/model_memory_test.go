@@ -9,15 +9,9 @@ import (
 	"testing"
 	"weak"
 
+	"github.com/proxylint/proxylint/internal/memtest"
 	"github.com/proxylint/proxylint/model"
 )
-
-func modelHeap() uint64 {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return ms.HeapAlloc
-}
 
 // TestModelHeldPerLocation holds what one proxying location costs once its
 // configuration is built and its tree let go: the route, its nginx knobs,
@@ -43,9 +37,9 @@ func TestModelHeldPerLocation(t *testing.T) {
 	}
 	src := b.Len()
 	b = strings.Builder{}
-	base := modelHeap()
+	base := memtest.LiveHeap()
 	p := BuildReleasing(Load(path, Options{}), model.DefaultTarget(model.Nginx))
-	held := modelHeap() - base
+	held := memtest.LiveHeap() - base
 	routes := len(p.Routes())
 	if routes != n {
 		t.Fatalf("%d routes, want %d", routes, n)
