@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/proxylint/proxylint/bench/gen"
@@ -135,10 +136,7 @@ func TestDirectCases(t *testing.T) {
 		t.Fatal(err)
 	}
 	const hpo = `typed_extension_protocol_options: {envoy.extensions.upstreams.http.v3.HttpProtocolOptions: {"@type": type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions, explicit_http_config: {http2_protocol_options: {}}}}`
-	for _, c := range []struct {
-		src    string
-		direct bool
-	}{
+	holdDirectCases(t, mt, []directCase{
 		{"name: a\nconnect_timeout: 5s\ntype: STRICT_DNS\n", true},
 		{"name: a\ntype: strict_dns\nlb_policy: 1\n", true},
 		{"name: a\nconnectTimeout: 0.25s\nperConnectionBufferLimitBytes: 32768\n", true},
@@ -179,7 +177,22 @@ func TestDirectCases(t *testing.T) {
 		{"name: a\nconnect_timeout: {seconds: 1, millis: 5}\n", false},
 		{"name: a\nload_assignment: [1]\n", false},
 		{`{"name": "a", "per_connection_buffer_limit_bytes": 1.0}`, false},
-	} {
+	})
+}
+
+// directCase is a Cluster in YAML or JSON, and whether the direct reader
+// takes it (direct) or leaves it to protojson and its error messages.
+type directCase struct {
+	src    string
+	direct bool
+}
+
+// holdDirectCases reads each case both ways as a message of type mt and
+// checks that the two agree and that the direct reader takes the case or
+// leaves it as the case says.
+func holdDirectCases(t *testing.T, mt protoreflect.MessageType, cases []directCase) {
+	t.Helper()
+	for _, c := range cases {
 		docs, _, err := readTree("c.yaml", []byte(c.src))
 		if err != nil {
 			t.Fatalf("%q: %v", c.src, err)

@@ -17,10 +17,7 @@ func TestOpaqueCases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		src    string
-		direct bool
-	}{
+	holdDirectCases(t, mt, []directCase{
 		{"name: a\nmetadata: {filter_metadata: {a: {}}}\n", true},
 		{"name: a\nmetadata: {filter_metadata: {a: {k: {x: [[], [{}], {y: [1, 2.5, -3e2]}]}}}}\n", true},
 		{"name: a\nmetadata: {filter_metadata: {a: {n: 0x1F, q: '1e400', b: yes, t: true, s: \"\\u00e9\"}}}\n", true},
@@ -33,19 +30,7 @@ func TestOpaqueCases(t *testing.T) {
 		{`{"name": "a", "metadata": {"filter_metadata": {"a": {"k": [1, -1e999]}}}}`, false},
 		{"name: a\nmetadata: {filter_metadata: {a: [1]}}\n", false},
 		{"name: a\nmetadata: {filter_metadata: {a: 1}}\n", false},
-	} {
-		docs, _, err := readTree("c.yaml", []byte(c.src))
-		if err != nil {
-			t.Fatalf("%q: %v", c.src, err)
-		}
-		_, _, _, ok, mismatch := compareDirect(docs[0], mt, false, "")
-		if mismatch != "" {
-			t.Errorf("%q: %s", c.src, mismatch)
-		}
-		if ok != c.direct {
-			t.Errorf("%q: read directly: %v, want %v", c.src, ok, c.direct)
-		}
-	}
+	})
 }
 
 // An opaque message is built only when it is read, and then as protojson
