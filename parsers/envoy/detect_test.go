@@ -19,28 +19,29 @@ func TestReadTakesTheDetectedTree(t *testing.T) {
 		proxies, diags := Join(r.Parts)
 		return fmt.Sprintf("%v %v %d %d", diagStrings(r), diags, len(proxies), len(r.File.Source))
 	}
+	kept := &Kept{}
 	want := summary(Read("b.yaml", src, Options{}))
-	if ok, _ := DetectDepth("b.yaml", src); !ok {
+	if ok, _ := DetectDepth("b.yaml", src, kept); !ok {
 		t.Fatal("not detected")
 	}
-	if detected.docs == nil {
+	if kept.docs == nil {
 		t.Fatal("DetectDepth kept no tree")
 	}
-	if got := summary(Read("b.yaml", src, Options{})); got != want {
+	if got := summary(Read("b.yaml", src, Options{Kept: kept})); got != want {
 		t.Errorf("read from the detected tree: %s, want %s", got, want)
 	}
-	if detected.docs != nil {
+	if kept.docs != nil {
 		t.Error("Read left the detected tree kept")
 	}
 	// Another path, then other bytes: parsed anew, the kept tree let go.
 	other := append([]byte("# another\n"), src...)
-	DetectDepth("b.yaml", src)
-	if got := summary(Read("c.yaml", src, Options{})); got != want {
+	DetectDepth("b.yaml", src, kept)
+	if got := summary(Read("c.yaml", src, Options{Kept: kept})); got != want {
 		t.Errorf("another path: %s, want %s", got, want)
 	}
-	DetectDepth("b.yaml", src)
-	wantOther := summary(Read("b.yaml", other, Options{}))
-	if detected.docs != nil {
+	DetectDepth("b.yaml", src, kept)
+	wantOther := summary(Read("b.yaml", other, Options{Kept: kept}))
+	if kept.docs != nil {
 		t.Error("a Read of other bytes left the detected tree kept")
 	}
 	if got := summary(Read("b.yaml", other, Options{})); got != wantOther {

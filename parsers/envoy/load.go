@@ -69,6 +69,9 @@ type Options struct {
 	// Target is the Envoy release the configuration is for; the zero
 	// Target means the newest.
 	Target model.Target
+	// Kept is the load's store of a tree DetectDepth parsed, which Read
+	// takes instead of parsing the file again; nil when none is kept.
+	Kept *Kept
 }
 
 // Result is what loading one file produced.
@@ -116,7 +119,7 @@ const GeneratedDump = "an Envoy admin config dump"
 // the deployment. path names it in positions.
 func Read(path string, src []byte, opts Options) (res Result) {
 	src = breakLoneCR(src)
-	keptSrc, keptDocs, keptWarns, parsed := takeDetected(path, src)
+	keptSrc, keptDocs, keptWarns, parsed := opts.Kept.take(path, src)
 	if parsed {
 		src = keptSrc
 	}

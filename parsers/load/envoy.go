@@ -15,7 +15,7 @@ func loadEnvoy(path string, opts Options, _ []string) Result {
 	if err != nil {
 		return Result{Diagnostics: []model.Diagnostic{loadError(path, fmt.Sprintf("cannot read %s: %v", path, unwrap(err)))}}
 	}
-	r := envoyResult(envoy.Read(path, src, envoy.Options{Target: target}))
+	r := envoyResult(envoy.Read(path, src, envoy.Options{Target: target, Kept: opts.envoyKept}))
 	for _, f := range r.Files {
 		f.Real = realPath(path)
 	}

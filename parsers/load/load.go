@@ -89,6 +89,10 @@ type Options struct {
 	// path the overlay lacks cannot be read, and an include it lacks is a
 	// note saying that its files were not linted.
 	OverlayOnly bool
+
+	// envoyKept is the load's own store of a tree DetectDepth parsed
+	// (withDefaults makes one for each load).
+	envoyKept *envoy.Kept
 }
 
 func (o *Options) skip(path, reason string) {
@@ -106,6 +110,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxIncludes <= 0 {
 		o.MaxIncludes = DefaultMaxIncludes
+	}
+	if o.envoyKept == nil {
+		o.envoyKept = &envoy.Kept{}
 	}
 	return o
 }
@@ -639,7 +646,7 @@ func (s source) looksEnvoy(path string, head []byte, maxSize int64) (ok, tooDeep
 		}
 		src = all
 	}
-	return envoy.DetectDepth(path, src)
+	return envoy.DetectDepth(path, src, s.envoyKept)
 }
 
 // inScope keeps the diagnostics about files the run concerns.

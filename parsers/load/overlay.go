@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/proxylint/proxylint/parsers/envoy"
 	"github.com/proxylint/proxylint/parsers/nginx"
 )
 
@@ -13,9 +14,12 @@ import (
 type source struct {
 	overlay map[string][]byte
 	only    bool
+	// envoyKept is where the load keeps the tree of a file found to be
+	// Envoy's by looking, for its read (envoy.Kept).
+	envoyKept *envoy.Kept
 }
 
-func (o Options) source() source { return source{o.Overlay, o.OverlayOnly} }
+func (o Options) source() source { return source{o.Overlay, o.OverlayOnly, o.envoyKept} }
 
 // errNotGiven says that a file the run reads is not in an OverlayOnly overlay.
 var errNotGiven = errors.New("not among the files given")
