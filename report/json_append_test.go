@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strconv"
 	"testing"
 
 	"github.com/proxylint/proxylint/bench/gen"
@@ -66,6 +68,11 @@ func TestAppendFindingAsMarshal(t *testing.T) {
 		{Rule: "b", Severity: "note", Message: "\xff\xfe héllo ✓ \U0001F600 \xe2\x80", File: "\xfe.conf", FileBase64: []byte("\xfe.conf"),
 			Suppressed: &jsonSuppression{}, Line: -1, Column: 1 << 40},
 	}
+	// Every field set, found by reflection: a field added to the finding
+	// (or to what it holds) that appendFinding does not write fails here.
+	var full jsonFinding
+	fillEvery(reflect.ValueOf(&full).Elem(), 1)
+	sets["crafted"] = append(sets["crafted"], full)
 	rng := rand.New(rand.NewPCG(1, 2))
 	for range 300 {
 		b := make([]byte, rng.IntN(40))
@@ -91,6 +98,40 @@ func TestAppendFindingAsMarshal(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d findings", name, len(findings))
+	}
+}
+
+// fillEvery gives every field of v, and of the structs, pointers and
+// slices it holds, a value that is not its zero, so that no omitempty
+// field is left out of the comparison.
+func fillEvery(v reflect.Value, n int) {
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString("s" + strconv.Itoa(n))
+	case reflect.Int, reflect.Int32, reflect.Int64:
+		v.SetInt(int64(n))
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Slice:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			v.SetBytes([]byte{0xff, byte(n)})
+			return
+		}
+		v.Set(reflect.MakeSlice(v.Type(), 2, 2))
+		for i := range 2 {
+			fillEvery(v.Index(i), n+i+1)
+		}
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		fillEvery(v.Elem(), n+1)
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				fillEvery(v.Field(i), n+i+1)
+			}
+		}
+	default:
+		panic("fillEvery: no value for a " + v.Kind().String())
 	}
 }
 
