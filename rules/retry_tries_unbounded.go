@@ -189,7 +189,7 @@ func triesWithoutTimeout(r *model.Route, a attempts, n int, exact bool) (Finding
 // triesWithoutTimeoutDetails adds the related places and the advice to
 // a finding of triesWithoutTimeout that is reported.
 func triesWithoutTimeoutDetails(f *Finding, r *model.Route, a attempts) {
-	f.Related = routeRelated(r, r.Nginx.Tries.Pos())
+	f.Related = routeRelated(r, f.Pos)
 	f.Fix = Advice(fmt.Sprintf("add %s_next_upstream_timeout (e.g. %s) so that retries stop when the client has given up anyway",
 		r.Forward.Module, dur(min(a.one, 2*r.AttemptTimeout.Value))))
 }
@@ -218,7 +218,7 @@ func timeoutWithoutTries(r *model.Route, a attempts, n int, exact bool) (Finding
 // timeoutWithoutTriesDetails adds the related places and the advice to
 // a finding of timeoutWithoutTries that is reported.
 func timeoutWithoutTriesDetails(f *Finding, r *model.Route) {
-	f.Related = routeRelated(r, r.Budget.Pos())
+	f.Related = routeRelated(r, f.Pos)
 	f.Fix = Advice(fmt.Sprintf("add %s_next_upstream_tries (e.g. 2) next to %s", r.Forward.Module, r.Budget.Name()))
 }
 
