@@ -138,7 +138,6 @@ func (o *jsonObject) element(i int) jsonObject {
 	return jsonObject{dst: o.dst, indent: in + len(indentUnit)}
 }
 
-// endList closes a list of at least one element.
 // list writes the member key, a list of n objects whose members each
 // writes (it returns the object it was given, written to), omitted when
 // n is 0 (omitempty). The object is passed by value so that it stays on
@@ -156,6 +155,7 @@ func (o *jsonObject) list(key string, n int, each func(e jsonObject, i int) json
 	o.endList()
 }
 
+// endList closes a list of at least one element.
 func (o *jsonObject) endList() {
 	o.dst = append(o.dst, '\n')
 	o.dst = appendSpaces(o.dst, o.indent)
