@@ -79,6 +79,13 @@ func NewSetting[T any](v T, name, level string, pos Pos, isDefault bool, note st
 	}
 }
 
+// Revalued is s holding v instead of its value: the same name, level,
+// position, default flag and note, for a value read from s's as another
+// type (the words of a string, the count a flag implies).
+func Revalued[T, U any](s Setting[T], v U) Setting[U] {
+	return Setting[U]{Value: v, line: s.line, col: s.col, about: s.about}
+}
+
 // Name is the directive or field as written, e.g. "proxy_read_timeout" or
 // "retry_policy.num_retries"; empty for the zero Setting.
 func (s Setting[T]) Name() string { return s.desc().name }

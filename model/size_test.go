@@ -79,3 +79,15 @@ func TestSettingParts(t *testing.T) {
 		t.Error("the zero Setting has parts")
 	}
 }
+
+// Revalued keeps every part of a setting but its value.
+func TestRevaluedKeepsTheParts(t *testing.T) {
+	s := NewSetting("a b", "retry-on", "annotation", Pos{File: "x.yaml", Line: 3, Col: 7}, true, "a note")
+	got := Revalued(s, []string{"a", "b"})
+	if got.Name() != "retry-on" || got.Level() != "annotation" || got.Pos() != s.Pos() || !got.Default() || got.Note() != "a note" {
+		t.Errorf("Revalued(%v) = %v %v %v %v %q", s, got.Name(), got.Level(), got.Pos(), got.Default(), got.Note())
+	}
+	if want := NewSetting([]string{"a", "b"}, "retry-on", "annotation", s.Pos(), true, "a note"); got.about != want.about || got.line != want.line || got.col != want.col {
+		t.Errorf("Revalued differs from the setting made of the same parts")
+	}
+}

@@ -405,7 +405,7 @@ func (l *loader) ingressPath(p *model.Proxy, ln *model.Listener, ing *object, ho
 	if niAdded {
 		conds = append(conds, "non_idempotent")
 	}
-	r.Retry.On = model.NewSetting(conds, on.Name(), on.Level(), on.Pos(), on.Default(), on.Note())
+	r.Retry.On = model.Revalued(on, conds)
 
 	svc, svcName, port := ingressBackend(path)
 	if svcName == "" {
@@ -482,7 +482,7 @@ func ingressBehaviour(r *model.Route) {
 		r.Pool = &model.Pool{Upstream: u, Size: u.PoolSize, Idle: u.PoolIdle, Lifetime: u.PoolLifetime}
 	}
 	on := r.Retry.On
-	r.MaxAttempts = model.NewSetting(1, on.Name(), on.Level(), on.Pos(), on.Default(), on.Note())
+	r.MaxAttempts = model.Revalued(on, 1)
 	retries := false
 	for _, c := range on.Value {
 		retries = retries || c != "non_idempotent" && c != "off"

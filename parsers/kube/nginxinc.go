@@ -96,7 +96,7 @@ func (l *loader) nginxIncPath(p *model.Proxy, ln *model.Listener, ing *object, h
 		s.annotations = withoutKeys(s.annotations, nginxIncPrefix, next)
 	}
 	on := s.text(keyIncNext)
-	r.Retry.On = model.NewSetting(strings.Fields(on.Value), on.Name(), on.Level(), on.Pos(), on.Default(), on.Note())
+	r.Retry.On = model.Revalued(on, strings.Fields(on.Value))
 	r.Budget = s.seconds(keyIncNextTimeout)
 	n.Tries = s.count(keyIncNextTries)
 	if r.Retry.On.Default() {

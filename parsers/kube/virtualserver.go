@@ -486,7 +486,7 @@ func (l *loader) vsAction(p *model.Proxy, r *model.Route, owner vsOwner, n *yaml
 	nr.SendTimeout = s.seconds(vsSend)
 	nr.HTTPVersion = model.NewSetting("1.1", "proxy_http_version", "default", r.Pos, true, "NGINX Ingress Controller writes proxy_http_version 1.1 in every location of a VirtualServer (internal/configs/version2/nginx.virtualserver.tmpl)")
 	on := s.text(vsNext)
-	r.Retry.On = model.NewSetting(strings.Fields(on.Value), on.Name(), on.Level(), on.Pos(), on.Default(), on.Note())
+	r.Retry.On = model.Revalued(on, strings.Fields(on.Value))
 	r.Budget = s.seconds(vsNextTimeout)
 	nr.Tries = s.count(vsNextTries)
 	s.seconds(vsFailTimeout) // checked only: failed servers are not modelled

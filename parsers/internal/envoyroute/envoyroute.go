@@ -197,7 +197,7 @@ func Istio(r *model.Route, default503 bool) {
 		r.Retry.On = on
 	}
 	n := e.NumRetries
-	r.MaxAttempts = model.NewSetting(1, n.Name(), n.Level(), n.Pos(), n.Default(), n.Note())
+	r.MaxAttempts = model.Revalued(n, 1)
 	if n.Value <= 0 {
 		return
 	}
