@@ -184,7 +184,10 @@ type File struct {
 	// symbolic links resolved; empty for what was not read from a file
 	// (standard input, the files of an nginx -T dump). Path is the name
 	// the file was reached by, which may be a link.
-	Real     string
+	Real string
+	// Source is the file's bytes as read. They are never written once
+	// loaded: reports and the loaders' trees hold strings that share them
+	// (unsafe.String).
 	Source   []byte
 	Comments []Comment
 	// index holds the lines of Source once PosAt has needed them.
