@@ -376,15 +376,18 @@ func (e *Editor) SetValue(at model.Pos, v model.Value) ([]model.Edit, error) {
 		}
 		return e.edit(colon+1, val.end, e.fieldValue(v, parent.indent, val)), nil
 	case parent != nil && parent.kind == model.ListValue:
-		// The item's lines stand where its value starts ("-  0" puts it
-		// at the fourth column), at least two past the dash.
-		indent := parent.indent + 2
-		if col := val.start - lineStart(e.src, val.start); col > indent {
-			indent = col
+		// The item's lines stand where its value starts: "-  0" puts them
+		// at the fourth column, and a value on the line below the dash
+		// ("-\n 0") at its own column, which may be nearer the dash than
+		// two. An empty item ("-" alone) gets its value after a space.
+		indent := val.start - lineStart(e.src, val.start)
+		empty := val.start > 0 && e.src[val.start-1] == '-'
+		if empty {
+			indent++
 		}
 		text := e.itemValue(v, indent)
-		if val.start > 0 && e.src[val.start-1] == '-' {
-			text = " " + text // an empty item: "-" alone
+		if empty {
+			text = " " + text
 		}
 		return e.edit(val.start, val.end, text), nil
 	}

@@ -296,6 +296,22 @@ var treeCases = []treeCase{
 		},
 		want: "- name: a\n  connect_timeout: 1s\n  common_http_protocol_options:\n    idle_timeout: 50s\n",
 	},
+	{
+		name: "an item whose value is on the line below its dash, nearer than two columns",
+		src:  "-\n 0\n- 1\n",
+		edit: func(e *Editor, at func(string, int) model.Pos) ([]model.Edit, error) {
+			return e.SetValue(at("0", 1), model.List(model.String("x"), model.Map(model.F("k", model.Null()), model.F("j", model.Number("2")))))
+		},
+		want: "-\n - x\n - k: null\n   j: 2\n- 1\n",
+	},
+	{
+		name: "an empty item",
+		src:  "-\n- 1\n",
+		edit: func(e *Editor, at func(string, int) model.Pos) ([]model.Edit, error) {
+			return e.SetValue(model.Pos{File: "f", Line: 1, Col: 2}, model.Map(model.F("a", model.Number("1")), model.F("b", model.Number("2"))))
+		},
+		want: "- a: 1\n  b: 2\n- 1\n",
+	},
 }
 
 func TestTreeEditor(t *testing.T) {
