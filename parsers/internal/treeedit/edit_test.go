@@ -379,6 +379,16 @@ func TestTreeEditorRefuses(t *testing.T) {
 	if _, err := New("f", []byte("a: [\n"), AsGiven).SetValue(model.Pos{File: "f", Line: 1, Col: 1}, model.Null()); err == nil {
 		t.Error("edited a file that does not parse")
 	}
+	// "[k: [1]]" is a list of one mapping written without braces: a field
+	// put before k would read as a second item. Its value is still set.
+	pair := "j: [k: [1]]\n"
+	pe := New("f", []byte(pair), AsGiven)
+	if edits, err := pe.InsertField(posOf(t, pair, "k", 1), model.Before, "z", model.Number("1")); err == nil {
+		t.Errorf("into a mapping without braces: made %+v", edits)
+	}
+	if edits, err := pe.SetValue(posOf(t, pair, "k", 1), model.Number("2")); err != nil || string(applyEdits(t, []byte(pair), edits)) != "j: [k: 2]\n" {
+		t.Errorf("the value of a mapping without braces: %+v, %v", edits, err)
+	}
 	// YAML reads a lone carriage return as a line break: removing A
 	// would take B with it.
 	if edits, err := New("f", []byte("A: 1\rB: 2\r\nC: 3\n"), AsGiven).RemoveField(model.Pos{File: "f", Line: 1, Col: 1}); err == nil || !strings.Contains(err.Error(), "f:1: a carriage return") {

@@ -155,7 +155,9 @@ func (b *builder) convert(y *yaml.Node, parent *node, flow bool) *node {
 			n.kind = model.ListValue
 		}
 		n.flow = flow || y.Style&yaml.FlowStyle != 0
-		if n.placed && n.flow && !flow && src[n.start] != '{' && src[n.start] != '[' {
+		// A mapping without braces ("[a: 1]", a single pair in a flow
+		// list) has no place a second field could go: it is not edited.
+		if n.placed && n.flow && src[n.start] != '{' && src[n.start] != '[' {
 			n.placed = false
 		}
 		if n.placed && !n.flow {
