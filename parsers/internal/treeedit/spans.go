@@ -64,7 +64,7 @@ type spans struct {
 	tagged bool
 }
 
-var errUnplaced = errors.New("written with an anchor, an alias, a tag or over several lines, which the editor does not edit")
+var errUnplaced = errors.New("written with an anchor, an alias, a tag, over several lines or as a mapping without braces in a flow list, which the editor does not edit")
 
 // readSpans reads every document of src.
 func readSpans(path string, src []byte) (*spans, error) {
