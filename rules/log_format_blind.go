@@ -29,9 +29,19 @@ func checkLogFormatBlind(pass *Pass) {
 		snippetLogs(pass, p)
 		// The routes of a server share its access_log.
 		seen := reported{}
+		judged := map[sharedLogs]bool{}
 		for _, r := range p.Routes() {
 			if r.Forward == nil {
 				continue
+			}
+			// A list of logs that several routes share (the routes of a
+			// level that sets none of its own) is judged once: what it
+			// gives depends on the list alone.
+			if k, ok := logsOf(r); ok {
+				if judged[k] {
+					continue
+				}
+				judged[k] = true
 			}
 			if f, ok := blindLog(r, p.Context); ok {
 				if !seen.first(f) {
@@ -42,6 +52,24 @@ func checkLogFormatBlind(pass *Pass) {
 			}
 		}
 	}
+}
+
+// sharedLogs names one list of access logs: the routes that inherit it
+// hold the same list.
+type sharedLogs struct {
+	first     *model.AccessLog
+	n         int
+	byDefault bool
+}
+
+// logsOf is the list of access logs route r holds; false when it holds
+// none.
+func logsOf(r *model.Route) (sharedLogs, bool) {
+	v := r.AccessLogs.Value
+	if len(v) == 0 {
+		return sharedLogs{}, false
+	}
+	return sharedLogs{&v[0], len(v), r.AccessLogs.Default()}, true
 }
 
 // blindLog judges the access logs of route r of a configuration whose
