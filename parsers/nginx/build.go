@@ -317,6 +317,7 @@ func (b *builder) servers(http *scope, servers []*Directive) {
 func (b *builder) fork() *builder {
 	f := *b
 	f.base = b.implicit
+	f.facts = b.facts.fork()
 	f.implicit = map[string]*model.Upstream{}
 	f.routes, f.nginxRoutes = nil, nil
 	f.logs, f.defaultLogs = map[model.Pos]model.Setting[[]model.AccessLog]{}, map[model.Pos]model.Setting[[]model.AccessLog]{}

@@ -31,11 +31,61 @@ import (
 //     1.29.3 change that for add_header and add_trailer).
 //
 // The builder notes what each route reads as it builds it (facts.route);
-// forks share one facts value, so its maps are guarded.
+// forks share what is gathered (factsShared), so its maps are guarded, and
+// each keeps its own copy of what it has already looked up there
+// (factsSeen): the routes of a server ask the same questions of the same
+// levels, and a lock taken for each of them, by two forks at once, cost
+// more than building the servers side by side saved.
 
 // facts gathers, while the routes are built, which pass-module directives
-// some route reads and which blocks replace an outer level's list.
+// some route reads and which blocks replace an outer level's list: what
+// the forks share, and what this one has seen of it.
 type facts struct {
+	*factsShared
+	seen factsSeen
+}
+
+// factsSeen is what one builder has read of factsShared, or written to it,
+// which does not change once there: a level's facts, whether a block was
+// read whole, a level's override of an array directive, a directive some
+// route reads.
+type factsSeen struct {
+	levels    map[*scope]*levelFacts
+	complete  map[model.Pos]bool
+	overrides map[overrideKey]*model.Override
+	readAt    map[model.Pos]struct{}
+	via       map[*levelFacts]map[*Directive]model.Pos
+}
+
+func newFactsSeen() factsSeen {
+	return factsSeen{
+		levels:    map[*scope]*levelFacts{},
+		complete:  map[model.Pos]bool{},
+		overrides: map[overrideKey]*model.Override{},
+		readAt:    map[model.Pos]struct{}{},
+		via:       map[*levelFacts]map[*Directive]model.Pos{},
+	}
+}
+
+// clear forgets what was seen.
+func (s *factsSeen) clear() {
+	clear(s.levels)
+	clear(s.complete)
+	clear(s.overrides)
+	clear(s.readAt)
+	clear(s.via)
+}
+
+// fork is a view of the same facts for a builder of its own.
+func (f *facts) fork() *facts {
+	if f == nil {
+		return nil
+	}
+	return &facts{factsShared: f.factsShared, seen: newFactsSeen()}
+}
+
+// factsShared is what the forks gather together.
+type factsShared struct {
 	mu sync.Mutex
 	// unread holds the first argument of every include whose files were
 	// not read (a *.types file aside); complete caches, by block, whether
@@ -133,6 +183,9 @@ func (f *facts) viaOf(c *scope, d *Directive) model.Pos {
 		return includesOf(c)[d]
 	}
 	lf := f.level(c)
+	if via, ok := f.seen.via[lf]; ok {
+		return via[d]
+	}
 	f.mu.Lock()
 	done := lf.viaDone
 	f.mu.Unlock()
@@ -142,14 +195,20 @@ func (f *facts) viaOf(c *scope, d *Directive) model.Pos {
 		lf.via, lf.viaDone = via, true
 		f.mu.Unlock()
 	}
+	// Once made, a level's map is replaced by none and written by no one.
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	return lf.via[d]
+	via := lf.via
+	f.mu.Unlock()
+	f.seen.via[lf] = via
+	return via[d]
 }
 
 // forget drops what is cached of level c, a server block that is built:
 // its directives are then held by nothing the builder keeps.
 func (f *facts) forget(c *scope) {
+	// What the builder has seen is of this server's levels, and of the
+	// http block's, which the next server asks about again once.
+	f.seen.clear()
 	f.mu.Lock()
 	delete(f.levels, c)
 	f.mu.Unlock()
@@ -157,10 +216,14 @@ func (f *facts) forget(c *scope) {
 
 // level returns the cached facts of a shared level.
 func (f *facts) level(c *scope) *levelFacts {
+	if lf := f.seen.levels[c]; lf != nil {
+		return lf
+	}
 	f.mu.Lock()
 	lf := f.levels[c]
 	f.mu.Unlock()
 	if lf != nil {
+		f.seen.levels[c] = lf
 		return lf
 	}
 	lf = &levelFacts{}
@@ -178,6 +241,7 @@ func (f *facts) level(c *scope) *levelFacts {
 		f.levels[c] = lf
 	}
 	f.mu.Unlock()
+	f.seen.levels[c] = lf
 	return lf
 }
 
@@ -226,7 +290,7 @@ type overrideKey struct {
 }
 
 func newFacts(cfg *Config, newDefaults bool) *facts {
-	f := &facts{
+	f := &facts{seen: newFactsSeen(), factsShared: &factsShared{
 		unread:      map[model.Pos]bool{},
 		complete:    map[model.Pos]bool{},
 		fragment:    cfg.Fragment(),
@@ -236,7 +300,7 @@ func newFacts(cfg *Config, newDefaults bool) *facts {
 		overrides:   map[overrideKey]*model.Override{},
 		shadowed:    map[model.Pos]bool{},
 		levels:      map[*scope]*levelFacts{},
-	}
+	}}
 	for _, u := range cfg.Unread {
 		if !strings.HasSuffix(u.Name, ".types") {
 			f.unread[u.Pos] = true
@@ -312,16 +376,19 @@ func (f *facts) blockComplete(dir *Directive) bool {
 	if dir == nil {
 		return false
 	}
+	if c, ok := f.seen.complete[dir.Pos]; ok {
+		return c
+	}
 	f.mu.Lock()
 	c, ok := f.complete[dir.Pos]
 	f.mu.Unlock()
-	if ok {
-		return c
+	if !ok {
+		c = f.read(dir.Block)
+		f.mu.Lock()
+		f.complete[dir.Pos] = c
+		f.mu.Unlock()
 	}
-	c = f.read(dir.Block)
-	f.mu.Lock()
-	f.complete[dir.Pos] = c
-	f.mu.Unlock()
+	f.seen.complete[dir.Pos] = c
 	return c
 }
 
@@ -484,7 +551,7 @@ func (f *facts) noteUses(r *model.Route, s *scope, h routeHandler) {
 				m = passModuleOf(d.Name)
 			}
 			if slices.Contains(seen, d.Name) {
-				if !h.opaque && h.module == m && (lf == nil || !lf.shadowed[i].Swap(true)) {
+				if !h.opaque && h.module == m && (lf == nil || !lf.shadowed[i].Load() && !lf.shadowed[i].Swap(true)) {
 					// Replaced by a nearer level where it would be
 					// read: the override is the story (a scalar's is
 					// deliberate; set-header-drops-inherited reports an
@@ -500,7 +567,7 @@ func (f *facts) noteUses(r *model.Route, s *scope, h routeHandler) {
 			}
 			names = append(names, d.Name)
 			read := h.opaque || h.module == m
-			if read && lf != nil && lf.read[i].Swap(true) {
+			if read && lf != nil && (lf.read[i].Load() || lf.read[i].Swap(true)) {
 				continue
 			}
 			f.use(d, c, m, read, h.h)
@@ -521,30 +588,36 @@ func (f *facts) use(d *Directive, level *scope, module string, read bool, h mode
 	if read {
 		// Most directives are read where they are written: a set of
 		// positions says so without a use each.
+		if _, ok := f.seen.readAt[d.Pos]; ok {
+			return
+		}
 		f.mu.Lock()
 		f.readAt[d.Pos] = struct{}{}
 		f.mu.Unlock()
+		f.seen.readAt[d.Pos] = struct{}{}
+		return
+	}
+	if _, ok := f.seen.readAt[d.Pos]; ok {
+		// A route this builder built reads it: it will not be reported.
 		return
 	}
 	f.mu.Lock()
 	u := f.uses[d.Pos]
-	_, readElsewhere := f.readAt[d.Pos]
-	f.mu.Unlock()
-	if readElsewhere {
+	if _, readElsewhere := f.readAt[d.Pos]; readElsewhere {
 		// Another route reads it: it will not be reported.
+		f.mu.Unlock()
 		return
 	}
 	if u == nil {
 		// Made outside the lock: levelComplete takes it.
+		f.mu.Unlock()
 		made := &use{d: d, level: level, module: module, via: f.viaOf(level, d), complete: f.levelComplete(level)}
 		f.mu.Lock()
 		if u = f.uses[d.Pos]; u == nil {
 			u = made
 			f.uses[d.Pos] = u
 		}
-		f.mu.Unlock()
 	}
-	f.mu.Lock()
 	defer f.mu.Unlock()
 	if h.Kind == model.HandlerPass {
 		u.nPasses++
@@ -729,10 +802,14 @@ func (f *facts) override(b *builder, c *scope, name, module string) *model.Overr
 		return nil
 	}
 	key := overrideKey{own[0].Pos, name}
+	if o, ok := f.seen.overrides[key]; ok {
+		return o
+	}
 	f.mu.Lock()
 	o, done := f.overrides[key]
 	f.mu.Unlock()
 	if done {
+		f.seen.overrides[key] = o
 		return o
 	}
 	o = f.makeOverride(c, own, name, module)
@@ -743,6 +820,7 @@ func (f *facts) override(b *builder, c *scope, name, module string) *model.Overr
 		f.overrides[key] = o
 	}
 	f.mu.Unlock()
+	f.seen.overrides[key] = o
 	return o
 }
 
