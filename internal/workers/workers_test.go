@@ -35,3 +35,25 @@ func TestEachInOrderWithOneWorker(t *testing.T) {
 		}
 	}
 }
+
+func TestEachRunsOnAtMostKGoroutines(t *testing.T) {
+	for _, k := range []int{2, 3} {
+		var running, most atomic.Int32
+		Each(200, k, func(int) {
+			now := running.Add(1)
+			for {
+				m := most.Load()
+				if now <= m || most.CompareAndSwap(m, now) {
+					break
+				}
+			}
+			for range 1000 {
+				_ = running.Load()
+			}
+			running.Add(-1)
+		})
+		if m := most.Load(); m > int32(k) {
+			t.Errorf("k=%d: %d calls ran at once", k, m)
+		}
+	}
+}
