@@ -626,15 +626,16 @@ func qualify(prefix, name string) string { return prefix + "." + name }
 // ---- methods ----
 
 // standardMethods are the methods a :method matcher is tested against.
-var standardMethods = []string{"GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "CONNECT"}
+var standardMethods = [...]string{"GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "CONNECT"}
 
 // methods computes which methods pass the :method matchers among headers
 // (all matchers must match, as Envoy requires).
 func (b *builder) methods(headers []msg, n *node) model.Methods {
 	out := model.Methods{Any: true}
-	allowed := map[string]bool{}
-	for _, m := range standardMethods {
-		allowed[m] = true
+	// Nearly every route has no :method matcher: nothing is made for it.
+	var allowed [len(standardMethods)]bool
+	for i := range allowed {
+		allowed[i] = true
 	}
 	narrowed := false
 	var at model.Pos
@@ -650,9 +651,9 @@ func (b *builder) methods(headers []msg, n *node) model.Methods {
 		if !known {
 			return model.Methods{Any: true}
 		}
-		for _, m := range standardMethods {
+		for j, m := range standardMethods {
 			if !match(m) {
-				allowed[m] = false
+				allowed[j] = false
 			}
 		}
 	}
@@ -661,8 +662,8 @@ func (b *builder) methods(headers []msg, n *node) model.Methods {
 	}
 	out.Any = false
 	out = out.NarrowedBy(":method header matcher", at)
-	for _, m := range standardMethods {
-		if allowed[m] {
+	for j, m := range standardMethods {
+		if allowed[j] {
 			out.Allowed = append(out.Allowed, m)
 		}
 	}
