@@ -15,6 +15,13 @@ type scope struct {
 	dirs   []*Directive
 	// byName indexes dirs by name; built on first use.
 	byName map[string][]*Directive
+	// many is what all last gathered of a small scope's directives of
+	// one name written more than once (proxy_set_header, add_header), for
+	// the next of the several lookups a route makes of it.
+	many struct {
+		name string
+		dirs []*Directive
+	}
 }
 
 // newScope makes the scope of block directive dir (nil for the top level
@@ -61,6 +68,9 @@ const smallScope = 32
 // result may share the scope's memory: callers must not change it.
 func (s *scope) all(name string) []*Directive {
 	if s.byName == nil && len(s.dirs) <= smallScope {
+		if s.many.dirs != nil && s.many.name == name {
+			return s.many.dirs
+		}
 		var out []*Directive
 		for i, d := range s.dirs {
 			switch {
@@ -72,6 +82,9 @@ func (s *scope) all(name string) []*Directive {
 				out = append(out, d)
 			}
 		}
+		if len(out) > 1 {
+			s.many.name, s.many.dirs = name, out[:len(out):len(out)]
+		}
 		return out
 	}
 	s.index()
@@ -80,6 +93,9 @@ func (s *scope) all(name string) []*Directive {
 
 // index builds byName, once.
 func (s *scope) index() {
+	// Indexed, the scope is no longer searched directive by directive;
+	// the directives it held may be let go (release).
+	s.many.name, s.many.dirs = "", nil
 	if s.byName != nil {
 		return
 	}
