@@ -29,11 +29,13 @@ func (t compactType) New() protoreflect.Message                  { return newCom
 func (t compactType) Zero() protoreflect.Message                 { return &compactMessage{md: t.md, frozen: true} }
 func (t compactType) Descriptor() protoreflect.MessageDescriptor { return t.md }
 
-// compactField is one field that is set.
+// compactField is one field that is set: the field's index in its
+// message's descriptor (md.Fields().Get(i) is the field) and its value.
+// A large configuration has millions of them; the index instead of the
+// field's descriptor and its number keeps one at 32 bytes instead of 48.
 type compactField struct {
-	num protoreflect.FieldNumber
-	fd  protoreflect.FieldDescriptor
-	v   protoreflect.Value
+	i int32
+	v protoreflect.Value
 }
 
 // compactMessage is a message of descriptor md. frozen marks the empty,
@@ -128,21 +130,33 @@ func (m *compactMessage) check(fd protoreflect.FieldDescriptor) {
 }
 
 func (m *compactMessage) find(fd protoreflect.FieldDescriptor) int {
-	n := fd.Number()
+	n := int32(fd.Index())
 	for i := range m.fields {
-		if m.fields[i].num == n {
+		if m.fields[i].i == n {
 			return i
 		}
 	}
 	return -1
 }
 
+// field is a new entry of field fd. Only a message's own fields are kept:
+// the index of an extension is its place among its file's extensions, not
+// among the message's fields (Envoy's messages, proto3, have none).
+func (m *compactMessage) field(fd protoreflect.FieldDescriptor, v protoreflect.Value) compactField {
+	if fd.IsExtension() {
+		panic(fmt.Sprintf("%s: extension %s is not kept", m.md.FullName(), fd.FullName()))
+	}
+	return compactField{int32(fd.Index()), v}
+}
+
 func (m *compactMessage) Range(f func(protoreflect.FieldDescriptor, protoreflect.Value) bool) {
+	fds := m.md.Fields()
 	for _, x := range m.fields {
-		if isEmpty(x.fd, x.v) {
+		fd := fds.Get(int(x.i))
+		if isEmpty(fd, x.v) {
 			continue
 		}
-		if !f(x.fd, x.v) {
+		if !f(fd, x.v) {
 			return
 		}
 	}
@@ -211,7 +225,7 @@ func (m *compactMessage) Set(fd protoreflect.FieldDescriptor, v protoreflect.Val
 		m.fields[i].v = v
 		return
 	}
-	m.fields = append(m.fields, compactField{fd.Number(), fd, v})
+	m.fields = append(m.fields, m.field(fd, v))
 }
 
 // zeroScalar reports whether v is the zero value of scalar field fd.
@@ -264,7 +278,7 @@ func (m *compactMessage) Mutable(fd protoreflect.FieldDescriptor) protoreflect.V
 			}
 		}
 	}
-	m.fields = append(m.fields, compactField{fd.Number(), fd, v})
+	m.fields = append(m.fields, m.field(fd, v))
 	return v
 }
 
@@ -282,9 +296,10 @@ func (m *compactMessage) NewField(fd protoreflect.FieldDescriptor) protoreflect.
 }
 
 func (m *compactMessage) WhichOneof(od protoreflect.OneofDescriptor) protoreflect.FieldDescriptor {
+	fds := m.md.Fields()
 	for _, x := range m.fields {
-		if x.fd.ContainingOneof() == od {
-			return x.fd
+		if fd := fds.Get(int(x.i)); fd.ContainingOneof() == od {
+			return fd
 		}
 	}
 	return nil
