@@ -66,7 +66,7 @@ func newCompactFor(md protoreflect.MessageDescriptor, n *node) *compactMessage {
 	case rawJSON(md):
 		k = 1 // a wrapper's value, a Struct's map
 	case n.kind == kMap:
-		k = len(n.kids) - int(n.drops)
+		k = len(n.kids()) - int(n.drops)
 	}
 	return newCompactSized(md, k)
 }

@@ -100,7 +100,7 @@ func directFields(n *node, m protoreflect.Message, md protoreflect.MessageDescri
 		return false
 	}
 	var seen, seenOneof [4]uint64
-	for _, k := range n.kids {
+	for _, k := range n.kids() {
 		if k.dropped {
 			continue
 		}
@@ -134,7 +134,7 @@ func directFields(n *node, m protoreflect.Message, md protoreflect.MessageDescri
 			}
 			l := m.Mutable(fd).List()
 			if cl, ok := l.(*compactList); ok && cl.vals == nil && v.kind == kSeq {
-				cl.vals = make([]protoreflect.Value, 0, len(v.kids)-int(v.drops))
+				cl.vals = make([]protoreflect.Value, 0, len(v.kids())-int(v.drops))
 			}
 			if v.kind != kSeq {
 				if !directElem(v, fd, l, depth) {
@@ -142,13 +142,13 @@ func directFields(n *node, m protoreflect.Message, md protoreflect.MessageDescri
 				}
 				continue
 			}
-			if fd.Message() != nil && depth <= sideBySideDepth && len(v.kids) >= sideBySideItems {
+			if fd.Message() != nil && depth <= sideBySideDepth && len(v.kids()) >= sideBySideItems {
 				if !directElems(v, fd, l, depth) {
 					return false
 				}
 				continue
 			}
-			for _, it := range v.kids {
+			for _, it := range v.kids() {
 				if !it.dropped && !directElem(it.val, fd, l, depth) {
 					return false
 				}
@@ -228,8 +228,8 @@ const (
 // directElems appends the items of sequence n to list l of field fd, a
 // list of messages, reading them side by side.
 func directElems(n *node, fd protoreflect.FieldDescriptor, l protoreflect.List, depth int) bool {
-	items := make([]*node, 0, len(n.kids))
-	for _, it := range n.kids {
+	items := make([]*node, 0, len(n.kids()))
+	for _, it := range n.kids() {
 		if it.dropped {
 			continue
 		}
@@ -265,7 +265,7 @@ func directMap(n *node, fd protoreflect.FieldDescriptor, mp protoreflect.Map, de
 		return false
 	}
 	vfd := fd.MapValue()
-	for _, k := range n.kids {
+	for _, k := range n.kids() {
 		if k.dropped {
 			continue
 		}
@@ -309,7 +309,7 @@ func directAny(n *node, m protoreflect.Message, depth int) bool {
 	}
 	var tv *node
 	entries := 0
-	for _, k := range n.kids {
+	for _, k := range n.kids() {
 		if k.dropped {
 			continue
 		}

@@ -30,7 +30,7 @@ import (
 type lineInfo struct {
 	parent  int   // the line that opened the enclosing container (0 at the root)
 	cont    *node // the map or sequence holding this entry; nil at the root
-	idx     int   // the entry's index in cont.kids
+	idx     int   // the entry's index in cont.kids()
 	key     *node // the key, for map entries
 	val     *node // the value; for a closing line, the container it closes
 	valCol  int   // the JSON column where the value starts
@@ -93,7 +93,7 @@ func emittedLines(n *node) int {
 		return 1
 	}
 	lines := 2
-	for _, k := range n.kids {
+	for _, k := range n.kids() {
 		if !k.dropped {
 			lines += emittedLines(k.val)
 		}
@@ -130,9 +130,9 @@ func (e *emitter) value(n *node, md protoreflect.MessageDescriptor, fd protorefl
 	case kSeq:
 		e.buf.WriteString("[\n")
 		open := e.newline(li)
-		kids := live(n.kids)
+		kids := live(n.kids())
 		for i, k := range kids {
-			e.value(n.kids[k].val, md, fd, lineInfo{parent: open, cont: n, idx: k}, i == len(kids)-1)
+			e.value(n.kids()[k].val, md, fd, lineInfo{parent: open, cont: n, idx: k}, i == len(kids)-1)
 		}
 		e.buf.WriteString("]")
 		e.endLine(last)
@@ -182,22 +182,22 @@ func live(kids []kid) []int {
 // (or are named except), reporting and dropping the others. With md nil
 // every live entry is kept.
 func (e *emitter) knownKids(n *node, md protoreflect.MessageDescriptor, except string) []int {
-	kids := live(n.kids)
+	kids := live(n.kids())
 	if md == nil {
 		return kids
 	}
 	kept := kids[:0]
 	for _, k := range kids {
-		name := n.kids[k].key.value
+		name := n.kids()[k].key.value
 		if (except == "" || name != except) && fieldByName(md, name) == nil {
 			if !e.oldField(md, name) {
-				e.errs = append(e.errs, schemaError{n: n.kids[k].key, msg: unknownFieldMsg(md, name)})
+				e.errs = append(e.errs, schemaError{n: n.kids()[k].key, msg: unknownFieldMsg(md, name)})
 			}
 			n.drop(k)
 			continue
 		}
-		if why := negativeDuration(fieldByName(md, name), n.kids[k].val); why != "" {
-			e.errs = append(e.errs, schemaError{n: n.kids[k].val, msg: why})
+		if why := negativeDuration(fieldByName(md, name), n.kids()[k].val); why != "" {
+			e.errs = append(e.errs, schemaError{n: n.kids()[k].val, msg: why})
 			n.drop(k)
 			continue
 		}
@@ -235,7 +235,7 @@ func (e *emitter) members(n *node, md protoreflect.MessageDescriptor, open int) 
 	// Unknown fields are found first, so that the last comma is right.
 	kids := e.knownKids(n, md, "")
 	for i, k := range kids {
-		kd := n.kids[k]
+		kd := n.kids()[k]
 		var fd protoreflect.FieldDescriptor
 		if md != nil {
 			fd = fieldByName(md, kd.key.value)
@@ -284,9 +284,9 @@ func (e *emitter) mapEntry(kd kid, sub protoreflect.MessageDescriptor, li lineIn
 	li.valCol = utf8.RuneCount(e.buf.Bytes()[start:]) + 1
 	e.buf.WriteString("{\n")
 	open := e.newline(li)
-	kids := live(n.kids)
+	kids := live(n.kids())
 	for i, k := range kids {
-		e.value(n.kids[k].val, sub, nil, lineInfo{parent: open, cont: n, idx: k, key: n.kids[k].key}, i == len(kids)-1)
+		e.value(n.kids()[k].val, sub, nil, lineInfo{parent: open, cont: n, idx: k, key: n.kids()[k].key}, i == len(kids)-1)
 	}
 	e.buf.WriteString("}")
 	e.endLine(last)
@@ -311,7 +311,7 @@ func (e *emitter) anyMembers(n *node, open int) {
 		}
 		kids := e.knownKids(n, md, "@type")
 		for i, k := range kids {
-			kd := n.kids[k]
+			kd := n.kids()[k]
 			var fd protoreflect.FieldDescriptor
 			if md != nil && kd.key.value != "@type" {
 				fd = fieldByName(md, kd.key.value)
@@ -325,37 +325,37 @@ func (e *emitter) anyMembers(n *node, open int) {
 		e.unknown = append(e.unknown, unknownType{n: tv, url: url})
 	}
 	typeIdx := 0
-	for i, k := range n.kids {
+	for i, k := range n.kids() {
 		if !k.dropped && k.key.value == "@type" {
 			typeIdx = i
 		}
 	}
 	// {"@type": TypedStruct, "type_url": URL, "value": {the other fields}}
 	e.buf.WriteString(`"@type": "` + typedStructURL + "\",\n")
-	e.newline(lineInfo{parent: open, cont: n, idx: typeIdx, key: n.kids[typeIdx].key, val: tv, valCol: 10})
+	e.newline(lineInfo{parent: open, cont: n, idx: typeIdx, key: n.kids()[typeIdx].key, val: tv, valCol: 10})
 	e.buf.WriteString(`"type_url": `)
 	writeString(&e.buf, url)
 	e.buf.WriteString(",\n")
-	e.newline(lineInfo{parent: open, cont: n, idx: typeIdx, key: n.kids[typeIdx].key, val: tv, valCol: 13})
+	e.newline(lineInfo{parent: open, cont: n, idx: typeIdx, key: n.kids()[typeIdx].key, val: tv, valCol: 13})
 	e.buf.WriteString("\"value\": {\n")
 	inner := e.newline(lineInfo{parent: open, cont: nil, val: n})
 	var kids []int
-	for _, k := range live(n.kids) {
-		if n.kids[k].key.value != "@type" {
+	for _, k := range live(n.kids()) {
+		if n.kids()[k].key.value != "@type" {
 			kids = append(kids, k)
 		}
 	}
 	for i, k := range kids {
-		e.value(n.kids[k].val, nil, nil, lineInfo{parent: inner, cont: n, idx: k, key: n.kids[k].key}, i == len(kids)-1)
+		e.value(n.kids()[k].val, nil, nil, lineInfo{parent: inner, cont: n, idx: k, key: n.kids()[k].key}, i == len(kids)-1)
 	}
 	e.buf.WriteString("}\n")
 	e.newline(lineInfo{parent: open, cont: n, val: n, closing: true})
 }
 
 func (e *emitter) rawMembers(n *node, open int) {
-	kids := live(n.kids)
+	kids := live(n.kids())
 	for i, k := range kids {
-		e.value(n.kids[k].val, nil, nil, lineInfo{parent: open, cont: n, idx: k, key: n.kids[k].key}, i == len(kids)-1)
+		e.value(n.kids()[k].val, nil, nil, lineInfo{parent: open, cont: n, idx: k, key: n.kids()[k].key}, i == len(kids)-1)
 	}
 }
 

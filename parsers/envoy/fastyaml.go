@@ -110,8 +110,7 @@ func (p *fastParser) newNode(k kind, col, depth int) *node {
 }
 
 // kidsFrom takes the entries gathered on the stack from start on as the
-// entries of a collection that ends (a sequence's are never nil, as the
-// general reader's are not).
+// entries of a collection that ends.
 //
 // Only a collection of scalars takes its entries from the shared block. A
 // block lives while any of its entries is reachable, and so does every
@@ -120,14 +119,12 @@ func (p *fastParser) newNode(k kind, col, depth int) *node {
 // ends after all it holds, would keep a resource's whole tree (and,
 // through the node blocks it shares with its neighbours, theirs) alive
 // after the builder let go of it.
-func (p *fastParser) kidsFrom(start int, seq bool) []kid {
+func (p *fastParser) kidsFrom(start int) []kid {
 	n := len(p.kstack) - start
 	var out []kid
 	switch {
 	case n == 0:
-		if seq {
-			out = []kid{}
-		}
+		return nil
 	case n > 64 || !leaves(p.kstack[start:]):
 		out = make([]kid, n)
 	default:
@@ -167,7 +164,7 @@ func (p *fastParser) block(ind, depth int) *node {
 func (p *fastParser) sequence(ind, depth int) *node {
 	n := p.newNode(kSeq, ind, depth)
 	start := len(p.kstack)
-	defer func() { n.kids = p.kidsFrom(start, true) }()
+	defer func() { n.setKids(p.kidsFrom(start)) }()
 	for !p.fail && !p.eof && p.ind == ind {
 		c := p.ls + ind
 		if p.src[c] != '-' || (c+1 != p.le && p.src[c+1] != ' ') {
@@ -239,7 +236,7 @@ func (p *fastParser) isKeyLine(i int) bool {
 func (p *fastParser) mapping(ind, first, depth int) *node {
 	n := p.newNode(kMap, first, depth)
 	start := len(p.kstack)
-	defer func() { n.kids = p.kidsFrom(start, false) }()
+	defer func() { n.setKids(p.kidsFrom(start)) }()
 	i := p.ls + first
 	for !p.fail && !p.eof {
 		if i < 0 {
@@ -514,7 +511,7 @@ func (p *fastParser) flow(i, depth int) (n *node, end int) {
 	coll := p.newNode(k, i-p.ls, depth)
 	n = coll
 	start := len(p.kstack)
-	defer func() { coll.kids = p.kidsFrom(start, k == kSeq) }()
+	defer func() { coll.setKids(p.kidsFrom(start)) }()
 	j := p.skipSpaces(i + 1)
 	if j < p.le && p.src[j] == closer {
 		return n, j + 1

@@ -3,7 +3,6 @@ package envoy
 import (
 	"os"
 	"path/filepath"
-	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -29,8 +28,36 @@ func sameAsGeneral(t testing.TB, name string, src []byte) bool {
 	if len(docs) != 1 {
 		t.Fatalf("%s: the fast reader read one document, the YAML reader %d", name, len(docs))
 	}
-	if !reflect.DeepEqual(fast, docs[0]) {
+	if !sameTree(fast, docs[0], map[[2]*node]bool{}) {
 		t.Fatalf("%s: trees differ\nfast:    %s\ngeneral: %s\n%s", name, dumpTree(fast), dumpTree(docs[0]), src)
+	}
+	return true
+}
+
+// sameTree reports whether a and b are the same tree: every field of
+// every node alike, their entries compared one by one (reflect.DeepEqual
+// would follow kidp to the first entry only). seen holds the pairs
+// already compared, an alias's node being reached more than once.
+func sameTree(a, b *node, seen map[[2]*node]bool) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	if seen[[2]*node{a, b}] {
+		return true
+	}
+	seen[[2]*node{a, b}] = true
+	x, y := *a, *b
+	x.kidp, y.kidp = nil, nil
+	if x != y {
+		return false
+	}
+	ak, bk := a.kids(), b.kids()
+	for i := range ak {
+		ka, kb := ak[i], bk[i]
+		ka.key, ka.val, kb.key, kb.val = nil, nil, nil, nil
+		if ka != kb || !sameTree(ak[i].key, bk[i].key, seen) || !sameTree(ak[i].val, bk[i].val, seen) {
+			return false
+		}
 	}
 	return true
 }
@@ -47,7 +74,7 @@ func dumpTree(n *node) string {
 		tags := []string{"", "str", "int", "float", "bool", "null"}
 		b.WriteString(strings.Join([]string{string("?msq"[n.kind]), n.value, tags[n.tag], string(rune('0' + n.style)), itoa(int(n.line)), itoa(int(n.col))}, "|"))
 		b.WriteString("\n")
-		for _, k := range n.kids {
+		for _, k := range n.kids() {
 			if k.key != nil {
 				walk(k.key, depth+1)
 			}

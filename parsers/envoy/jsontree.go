@@ -24,23 +24,24 @@ func mergeAgain(first, v *node) *node {
 		return first
 	case first.kind == kMap && v.kind == kMap:
 		m := *first
-		m.kids = append([]kid(nil), first.kids...)
-		for _, it := range v.kids {
+		kids := append([]kid(nil), first.kids()...)
+		for _, it := range v.kids() {
 			merged := false
-			for j := range m.kids {
-				if m.kids[j].key.value == it.key.value {
-					m.kids[j].val = mergeAgain(m.kids[j].val, it.val)
+			for j := range kids {
+				if kids[j].key.value == it.key.value {
+					kids[j].val = mergeAgain(kids[j].val, it.val)
 					merged = true
 				}
 			}
 			if !merged {
-				m.kids = append(m.kids, it)
+				kids = append(kids, it)
 			}
 		}
+		m.setKids(kids)
 		return &m
 	case first.kind == kSeq && v.kind == kSeq:
 		m := *first
-		m.kids = append(append([]kid(nil), first.kids...), v.kids...)
+		m.setKids(append(append([]kid(nil), first.kids()...), v.kids()...))
 		return &m
 	}
 	return v
@@ -219,6 +220,7 @@ func (p *jsonParser) object(depth int) (*node, error) {
 	// looked for among the kids.
 	var seen map[uint64]*node
 	var seed maphash.Seed
+	var kids []kid
 	for {
 		p.skip()
 		if p.off >= len(p.src) || p.src[p.off] != '"' {
@@ -231,10 +233,10 @@ func (p *jsonParser) object(depth int) (*node, error) {
 		}
 		k.value, k.tag, k.quoted = s, tagStr, true
 		var prev *node
-		if seen == nil && len(n.kids) >= manyKeys {
+		if seen == nil && len(kids) >= manyKeys {
 			seed = maphash.MakeSeed()
-			seen = make(map[uint64]*node, 2*len(n.kids))
-			for _, kd := range n.kids {
+			seen = make(map[uint64]*node, 2*len(kids))
+			for _, kd := range kids {
 				if h := maphash.String(seed, kd.key.value); seen[h] == nil {
 					seen[h] = kd.key
 				}
@@ -248,7 +250,7 @@ func (p *jsonParser) object(depth int) (*node, error) {
 			case first.value == s:
 				prev = first
 			default:
-				for _, kd := range n.kids {
+				for _, kd := range kids {
 					if kd.key.value == s {
 						prev = kd.key
 						break
@@ -256,7 +258,7 @@ func (p *jsonParser) object(depth int) (*node, error) {
 				}
 			}
 		} else {
-			for _, kd := range n.kids {
+			for _, kd := range kids {
 				if kd.key.value == s {
 					prev = kd.key
 					break
@@ -276,16 +278,16 @@ func (p *jsonParser) object(depth int) (*node, error) {
 		}
 		if dup {
 			p.dups = append(p.dups, posError{line: int(k.line), col: int(k.col), msg: fmt.Sprintf("duplicate key %q (first at line %d): Envoy's JSON reader takes the field again, merging an object into the first, adding a list's items to it, and keeping the last value of anything else", s, prev.line)})
-			for j := range n.kids {
-				if n.kids[j].key == prev {
-					if n.kids[j].again == 0 && !isJSONNull(n.kids[j].val) && !isJSONNull(v) {
-						n.kids[j].again = int32(len(p.dups))
+			for j := range kids {
+				if kids[j].key == prev {
+					if kids[j].again == 0 && !isJSONNull(kids[j].val) && !isJSONNull(v) {
+						kids[j].again = int32(len(p.dups))
 					}
-					n.kids[j].val = mergeAgain(n.kids[j].val, v)
+					kids[j].val = mergeAgain(kids[j].val, v)
 				}
 			}
 		} else {
-			n.kids = append(n.kids, kid{key: k, val: v})
+			kids = append(kids, kid{key: k, val: v})
 		}
 		p.skip()
 		if p.off < len(p.src) && p.src[p.off] == ',' {
@@ -294,6 +296,7 @@ func (p *jsonParser) object(depth int) (*node, error) {
 		}
 		if p.off < len(p.src) && p.src[p.off] == '}' {
 			p.off++
+			n.setKids(kids)
 			return n, nil
 		}
 		return nil, p.errorf("unexpected %s: expected ',' or '}' after an object member", p.what())
@@ -308,13 +311,14 @@ func (p *jsonParser) array(depth int) (*node, error) {
 		p.off++
 		return n, nil
 	}
+	var kids []kid
 	for {
 		p.skip()
 		v, err := p.value(depth + 1)
 		if err != nil {
 			return nil, err
 		}
-		n.kids = append(n.kids, kid{val: v})
+		kids = append(kids, kid{val: v})
 		p.skip()
 		if p.off < len(p.src) && p.src[p.off] == ',' {
 			p.off++
@@ -322,6 +326,7 @@ func (p *jsonParser) array(depth int) (*node, error) {
 		}
 		if p.off < len(p.src) && p.src[p.off] == ']' {
 			p.off++
+			n.setKids(kids)
 			return n, nil
 		}
 		return nil, p.errorf("unexpected %s: expected ',' or ']' after an array element", p.what())

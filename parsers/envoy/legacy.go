@@ -79,7 +79,7 @@ func legacyJSON(n *node, md protoreflect.MessageDescriptor) (text, why string, a
 	m := mt.New()
 	md = m.Descriptor()
 	if !directFields(n, m, md, false, 0) {
-		for _, k := range n.kids {
+		for _, k := range n.kids() {
 			if !k.dropped && fieldByName(md, k.key.value) == nil {
 				return "", unknownFieldMsg(md, k.key.value), k.key
 			}

@@ -12,8 +12,9 @@ import (
 
 // A load holds, per byte of a generated bootstrap, at most what these
 // bounds allow: once read, the source, the positioned tree and the
-// messages (10 bytes a byte when they were set; the direct reader's
-// messages in dynamicpb made it 18); once built, the model alone (7.3).
+// messages (8.1 bytes a byte; 10.2 with set fields of 48 bytes and tree
+// nodes of 64, and the direct reader's messages in dynamicpb made it 18);
+// once built, the model alone (7.3).
 // The heap is measured after a collection, so the figures do not depend on
 // when the collector runs; they change only with what a load keeps.
 func TestLoadHoldsBoundedMemory(t *testing.T) {
@@ -43,8 +44,8 @@ func TestLoadHoldsBoundedMemory(t *testing.T) {
 	}
 	perByte := func(n uint64) float64 { return float64(n) / float64(len(src)) }
 	t.Logf("%d bytes: %.1f bytes a byte once read, %.1f once built", len(src), perByte(read), perByte(built))
-	if perByte(read) > 15 {
-		t.Errorf("once read, the load holds %.1f bytes per byte of input, more than 15", perByte(read))
+	if perByte(read) > 10 {
+		t.Errorf("once read, the load holds %.1f bytes per byte of input, more than 10", perByte(read))
 	}
 	if perByte(built) > 10 {
 		t.Errorf("once built, the load holds %.1f bytes per byte of input, more than 10", perByte(built))

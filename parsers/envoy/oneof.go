@@ -53,7 +53,7 @@ func oneofWrittenAgain(n *node, md protoreflect.MessageDescriptor, found func(on
 	if rawJSON(md) {
 		return
 	}
-	for _, k := range n.kids {
+	for _, k := range n.kids() {
 		if k.dropped || k.key == nil {
 			continue
 		}
@@ -67,7 +67,7 @@ func oneofWrittenAgain(n *node, md protoreflect.MessageDescriptor, found func(on
 		switch {
 		case fd.IsMap():
 			if vm := fd.MapValue().Message(); vm != nil && k.val.kind == kMap {
-				for _, e := range k.val.kids {
+				for _, e := range k.val.kids() {
 					if !e.dropped {
 						oneofWrittenAgain(e.val, vm, found)
 					}

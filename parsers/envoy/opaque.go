@@ -83,8 +83,8 @@ func opaqueAny(n *node, depth int) bool {
 }
 
 func opaqueMap(n *node, depth int) bool {
-	for i := range n.kids {
-		k := &n.kids[i]
+	for i := range n.kids() {
+		k := &n.kids()[i]
 		if k.dropped {
 			continue
 		}
@@ -96,8 +96,8 @@ func opaqueMap(n *node, depth int) bool {
 }
 
 func opaqueSeq(n *node, depth int) bool {
-	for i := range n.kids {
-		k := &n.kids[i]
+	for i := range n.kids() {
+		k := &n.kids()[i]
 		if !k.dropped && !opaqueAny(k.val, depth+1) {
 			return false
 		}

@@ -179,10 +179,10 @@ var snapshotExtras = []string{"version", "version_info", "runtimes", "scoped_rou
 // snapshot reads a snapshot layout: a map of resource lists by kind.
 func (c *classifier) snapshot(n *node, group string) bool {
 	lists := 0
-	for _, k := range n.kids {
+	for _, k := range n.kids() {
 		name := strings.ToLower(k.key.value)
 		if _, ok := snapshotKeys[name]; ok {
-			if k.val.kind != kSeq && (k.val.kind != kMap || len(k.val.kids) != 0) {
+			if k.val.kind != kSeq && (k.val.kind != kMap || len(k.val.kids()) != 0) {
 				return false
 			}
 			lists++
@@ -209,7 +209,7 @@ func (c *classifier) snapshot(n *node, group string) bool {
 			return false
 		}
 	}
-	for _, k := range n.kids {
+	for _, k := range n.kids() {
 		mt, ok := snapshotKeys[strings.ToLower(k.key.value)]
 		if !ok || k.val.kind != kSeq {
 			continue // an empty map ({}) holds no resource
@@ -323,12 +323,12 @@ func (c *classifier) visit(n *node, group string, depth int) bool {
 	}
 	// Names wrapping configurations ({namespace: {name: config}}) or a
 	// map of names to resources.
-	if depth >= 3 || len(n.kids) == 0 {
+	if depth >= 3 || len(n.kids()) == 0 {
 		return false
 	}
 	save := len(c.roots)
 	saveProbs := len(c.probs)
-	for _, k := range n.kids {
+	for _, k := range n.kids() {
 		if k.dropped {
 			continue
 		}
@@ -356,7 +356,7 @@ func whole(n *node) bool {
 	if t := n.get("@type"); t != nil {
 		return strings.Contains(t.str(), "envoy.admin.")
 	}
-	for _, k := range n.kids {
+	for _, k := range n.kids() {
 		if k.val.kind == kMap && (hasAny(k.val, bootstrapKeys) || k.val.get("configs") != nil || strings.Contains(k.val.get("@type").str(), "envoy.admin.")) {
 			return true
 		}
@@ -419,7 +419,7 @@ func (c *classifier) resource(n *node, group string) bool {
 			continue
 		}
 		md := mt.Descriptor()
-		for _, k := range n.kids {
+		for _, k := range n.kids() {
 			if fieldByName(md, k.key.value) != nil {
 				score++
 			} else {
@@ -459,7 +459,7 @@ func hasAny(n *node, keys []string) bool {
 }
 
 func onlyKeys(n *node, keys ...string) bool {
-	for _, k := range n.kids {
+	for _, k := range n.kids() {
 		ok := false
 		for _, want := range keys {
 			if k.key.value == want || isJSONName(k.key.value, want) {

@@ -31,15 +31,19 @@ const (
 // however often it is used.
 type node struct {
 	// A large configuration has a node for every key and value: the
-	// fields are ordered and sized to keep one at 64 bytes.
+	// fields are ordered and sized to keep one at 48 bytes, a size class
+	// of the heap (TestTreeNodeSizes).
 	line int32
 	col  int32
 
 	// Scalars: the text as written (unquoted).
 	value string
 
-	// Maps (key and value) and sequences (value only).
-	kids []kid
+	// Maps (key and value) and sequences (value only): the entries are
+	// kids(), nkids of them from kidp, set whole by setKids (a pointer and
+	// a length, where a slice would add a capacity and 16 bytes).
+	kidp  *kid
+	nkids int32
 	// drops counts the kids dropped (see drop).
 	drops int32
 
@@ -80,10 +84,29 @@ type kid struct {
 	again int32
 }
 
+// kids are the entries of a map or a sequence. The slice shares the
+// node's entries (an entry changed through it is changed in the node); it
+// has no room past its length, so an append to it copies.
+func (n *node) kids() []kid {
+	return unsafe.Slice(n.kidp, n.nkids)
+}
+
+// setKids makes kids the node's entries. A collection is built in a slice
+// of its own and set once whole, so that its appends stay amortised.
+func (n *node) setKids(kids []kid) {
+	if len(kids) > math.MaxInt32 {
+		panic("a collection of more than 2^31-1 entries")
+	}
+	n.kidp, n.nkids = nil, int32(len(kids))
+	if len(kids) > 0 {
+		n.kidp = &kids[0]
+	}
+}
+
 // drop leaves entry i out of the JSON from now on.
 func (n *node) drop(i int) {
-	if !n.kids[i].dropped {
-		n.kids[i].dropped = true
+	if kids := n.kids(); !kids[i].dropped {
+		kids[i].dropped = true
 		n.drops++
 	}
 }
@@ -100,7 +123,7 @@ func (n *node) field(name string) (key, val *node) {
 	if n == nil || n.kind != kMap {
 		return nil, nil
 	}
-	for _, k := range n.kids {
+	for _, k := range n.kids() {
 		if !k.dropped && (k.key.value == name || isJSONName(k.key.value, name)) {
 			return k.key, k.val
 		}
@@ -142,8 +165,8 @@ func (n *node) items() []*node {
 	if n.kind != kSeq {
 		return []*node{n}
 	}
-	out := make([]*node, 0, len(n.kids))
-	for _, k := range n.kids {
+	out := make([]*node, 0, len(n.kids()))
+	for _, k := range n.kids() {
 		if !k.dropped {
 			out = append(out, k.val)
 		}
@@ -164,12 +187,12 @@ func (n *node) item(i int) *node {
 		return nil
 	}
 	if n.drops == 0 {
-		if i < 0 || i >= len(n.kids) {
+		if i < 0 || i >= len(n.kids()) {
 			return nil
 		}
-		return n.kids[i].val
+		return n.kids()[i].val
 	}
-	for _, k := range n.kids {
+	for _, k := range n.kids() {
 		if k.dropped {
 			continue
 		}
@@ -397,14 +420,15 @@ func (c *converter) convert(y *yaml.Node, depth int) (*node, error) {
 		n.style = scalarStyle(y.Style)
 	case yaml.SequenceNode:
 		n.kind = kSeq
-		n.kids = make([]kid, 0, len(y.Content))
+		kids := make([]kid, 0, len(y.Content))
 		for _, it := range y.Content {
 			v, err := c.convert(it, depth+1)
 			if err != nil {
 				return nil, err
 			}
-			n.kids = append(n.kids, kid{val: v})
+			kids = append(kids, kid{val: v})
 		}
+		n.setKids(kids)
 	case yaml.MappingNode:
 		n.kind = kMap
 		if err := c.mapping(n, y, depth); err != nil {
@@ -499,6 +523,7 @@ func satAdd(a, b int) int {
 func (c *converter) mapping(n *node, y *yaml.Node, depth int) error {
 	seen := map[string]*node{}
 	var merges []*node
+	var kids []kid
 	for i := 0; i+1 < len(y.Content); i += 2 {
 		ky, vy := y.Content[i], y.Content[i+1]
 		if ky.Kind == yaml.ScalarNode && ky.ShortTag() == "!!merge" {
@@ -535,9 +560,9 @@ func (c *converter) mapping(n *node, y *yaml.Node, depth int) error {
 				return err
 			}
 			seen[k.value] = k
-			for j := range n.kids {
-				if n.kids[j].key.value == k.value {
-					n.kids[j] = kid{key: k, val: v}
+			for j := range kids {
+				if kids[j].key.value == k.value {
+					kids[j] = kid{key: k, val: v}
 				}
 			}
 			continue
@@ -547,12 +572,12 @@ func (c *converter) mapping(n *node, y *yaml.Node, depth int) error {
 		if err != nil {
 			return err
 		}
-		n.kids = append(n.kids, kid{key: k, val: v})
+		kids = append(kids, kid{key: k, val: v})
 	}
 	// Keys written in the mapping win over merged ones; earlier merges win
 	// over later ones (YAML merge key semantics).
 	for _, m := range merges {
-		for _, e := range m.kids {
+		for _, e := range m.kids() {
 			if e.dropped {
 				continue
 			}
@@ -560,9 +585,10 @@ func (c *converter) mapping(n *node, y *yaml.Node, depth int) error {
 				continue
 			}
 			seen[e.key.value] = e.key
-			n.kids = append(n.kids, kid{key: e.key, val: e.val})
+			kids = append(kids, kid{key: e.key, val: e.val})
 		}
 	}
+	n.setKids(kids)
 	return nil
 }
 

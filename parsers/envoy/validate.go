@@ -115,7 +115,7 @@ func hasDropped(n *node) bool {
 	if n == nil {
 		return false
 	}
-	for _, k := range n.kids {
+	for _, k := range n.kids() {
 		if k.dropped {
 			return true
 		}
@@ -173,7 +173,7 @@ func usesCamel(n *node) bool {
 	if n == nil {
 		return false
 	}
-	for _, k := range n.kids {
+	for _, k := range n.kids() {
 		if k.key == nil {
 			continue
 		}
