@@ -93,12 +93,13 @@ func (s *scope) all(name string) []*Directive {
 
 // index builds byName, once.
 func (s *scope) index() {
-	// Indexed, the scope is no longer searched directive by directive;
-	// the directives it held may be let go (release).
-	s.many.name, s.many.dirs = "", nil
 	if s.byName != nil {
 		return
 	}
+	// Indexed, the scope is no longer searched directive by directive;
+	// the directives it held may be let go (release). (A scope the forks
+	// share is indexed before they start: this is written once.)
+	s.many.name, s.many.dirs = "", nil
 	s.byName = make(map[string][]*Directive)
 	for _, d := range s.dirs {
 		s.byName[d.Name] = append(s.byName[d.Name], d)
