@@ -7,17 +7,20 @@ import "github.com/proxylint/proxylint/model"
 // one setting's finding once per route that inherits it; the report keeps
 // the first of equal findings (Sort), and a rule that asks first before
 // working out the finding's fix spends that work once.
-type reported map[model.Pos]map[string]bool
+type reported map[reportedKey]struct{}
+
+type reportedKey struct {
+	pos     model.Pos
+	message string
+}
 
 // first reports whether f is the first finding at its position with its
 // message, and remembers it.
 func (r reported) first(f Finding) bool {
-	if r[f.Pos][f.Message] {
+	k := reportedKey{f.Pos, f.Message}
+	if _, ok := r[k]; ok {
 		return false
 	}
-	if r[f.Pos] == nil {
-		r[f.Pos] = map[string]bool{}
-	}
-	r[f.Pos][f.Message] = true
+	r[k] = struct{}{}
 	return true
 }
