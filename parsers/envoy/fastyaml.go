@@ -39,7 +39,7 @@ func parseYAMLFast(src []byte) (doc *node, ok bool) {
 type fastParser struct {
 	src  []byte
 	text string // src as one string, which the scalars' values share
-	slab []node // nodes are allocated from here, many at a time
+	slab nodeBlock
 	// The entries of the collections being read are gathered on kstack
 	// and, once a collection ends, copied to a slice of their own; those
 	// of a collection of scalars are cut from kslab, many at a time.
@@ -100,11 +100,7 @@ func (p *fastParser) newNode(k kind, col, depth int) *node {
 	if depth > maxDepth || p.lim.used > p.lim.budget {
 		p.fail = true
 	}
-	if len(p.slab) == 0 {
-		p.slab = make([]node, 256)
-	}
-	n := &p.slab[0]
-	p.slab = p.slab[1:]
+	n := p.slab.next()
 	n.kind, n.line, n.col = k, int32(p.lineNo), int32(col+1)
 	return n
 }

@@ -77,7 +77,7 @@ type jsonParser struct {
 	dups []posError
 	// slab holds the nodes to come, allocated many at a time, as the
 	// fast YAML reader's are.
-	slab []node
+	slab nodeBlock
 	// at is the position of offset at.off: positions are counted on from
 	// the last one asked for, so a document costs one pass however many
 	// nodes it has (a minified file is one long line).
@@ -141,11 +141,7 @@ func (p *jsonParser) skip() {
 
 func (p *jsonParser) newNode(k kind) *node {
 	line, col := p.pos()
-	if len(p.slab) == 0 {
-		p.slab = make([]node, 256)
-	}
-	n := &p.slab[0]
-	p.slab = p.slab[1:]
+	n := p.slab.next()
 	n.kind, n.line, n.col, n.json = k, int32(line), int32(col), true
 	return n
 }

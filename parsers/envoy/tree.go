@@ -84,6 +84,20 @@ type kid struct {
 	again int32
 }
 
+// nodeBlock is where a reader takes the nodes of its tree from: a block
+// of them allocated at once, not an allocation a node.
+type nodeBlock []node
+
+// next is a new node.
+func (b *nodeBlock) next() *node {
+	if len(*b) == 0 {
+		*b = make([]node, 256)
+	}
+	n := &(*b)[0]
+	*b = (*b)[1:]
+	return n
+}
+
 // kids are the entries of a map or a sequence. The slice shares the
 // node's entries (an entry changed through it is changed in the node); it
 // has no room past its length, so an append to it copies.
