@@ -367,7 +367,7 @@ func (b *builder) upstream(s *scope, name string) *model.Upstream {
 		if err != nil {
 			continue
 		}
-		addr.Pos = d.Args[0].Pos
+		addr.Pos = d.ArgPos(0)
 		srv := model.Server{Address: addr, Raw: d.Args[0].Value, Pos: d.Pos, Literal: addr.Unix != "" || isLiteralHost(addr.Host), Addresses: knownAddresses(addr)}
 		for _, a := range d.Args[1:] {
 			switch a.Value {
@@ -420,7 +420,7 @@ func (b *builder) server(s *scope) *model.Listener {
 		if a.Host == "" && a.Unix == "" {
 			a.Host = "*"
 		}
-		a.Pos = d.Args[0].Pos
+		a.Pos = d.ArgPos(0)
 		l.Addresses = append(l.Addresses, a)
 	}
 	if len(l.Addresses) == 0 && s.dir != nil {
@@ -650,7 +650,7 @@ func (b *builder) resolvePass(r *model.Route, s *scope, parent *model.Route) {
 	if err != nil {
 		return
 	}
-	addr.Pos = d.Args[0].Pos
+	addr.Pos = d.ArgPos(0)
 	p.Target = addr
 	if addr.Unix == "" {
 		u := b.named[strings.ToLower(addr.Host)]
@@ -681,7 +681,7 @@ func (b *builder) resolvePass(r *model.Route, s *scope, parent *model.Route) {
 	}
 	if u == nil {
 		u = &model.Upstream{Proxy: b.proxy, Kind: "upstream", Name: addr.String(), Implicit: true, HostAssumed: assumed, Pos: d.Pos, ClosedUnderRequest: closedUnderRequest}
-		u.Servers = []model.Server{{Address: addr, Raw: hostport, Pos: d.Args[0].Pos, Literal: addr.Unix != "" || isLiteralHost(addr.Host), Addresses: knownAddresses(addr)}}
+		u.Servers = []model.Server{{Address: addr, Raw: hostport, Pos: d.ArgPos(0), Literal: addr.Unix != "" || isLiteralHost(addr.Host), Addresses: knownAddresses(addr)}}
 		u.PoolSize = model.Default(0, "keepalive", d.Pos)
 		u.PoolIdle = model.Default(defaultUpstreamIdle, "keepalive_timeout", d.Pos)
 		u.PoolLifetime = model.Default(defaultKeepaliveTime, "keepalive_time", d.Pos)

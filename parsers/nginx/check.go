@@ -261,7 +261,7 @@ func (ch *checker) report(d *Directive, at model.Pos, msg string) {
 // linted (the run exits 2) rather than linted with a wrong value.
 func (ch *checker) tooLong(d *Directive, arg Arg) bool {
 	ch.diags = append(ch.diags, model.Diagnostic{
-		Code: CodeLoad, Severity: model.Error, Pos: arg.Pos, Fatal: true,
+		Code: CodeLoad, Severity: model.Error, Pos: d.PosOf(arg), Fatal: true,
 		Message: fmt.Sprintf("%q directive value %q is longer than proxylint can count (about 292 years): nginx accepts it, but the timeouts it adds up to cannot be linted; write a shorter time (nothing waits that long)", d.Name, clipValue(arg.Value)),
 	})
 	if len(ch.diags) == maxCheckErrors {
@@ -476,7 +476,7 @@ func argsFit(a argCount, n int) bool {
 // them; it reports false when it reported an error.
 func (ch *checker) value(d *Directive, e directiveEntry, ctxs context, sc *blockScope) bool {
 	bad := func(i int, msg string) bool {
-		ch.report(d, d.Args[i].Pos, msg)
+		ch.report(d, d.ArgPos(i), msg)
 		return false
 	}
 	switch e.spec.kind {
@@ -587,7 +587,7 @@ func (ch *checker) special(d *Directive, ctxs context, sc *blockScope) bool {
 			n, _ = strconv.Atoi(v)
 		}
 		if n < 0 || (n == 0 && ch.release < releaseOf(1, 29, 7)) {
-			ch.report(d, d.Args[0].Pos, fmt.Sprintf("invalid value %q in \"keepalive\" directive", v))
+			ch.report(d, d.ArgPos(0), fmt.Sprintf("invalid value %q in \"keepalive\" directive", v))
 			return false
 		}
 	case "keepalive_timeout":
@@ -595,19 +595,19 @@ func (ch *checker) special(d *Directive, ctxs context, sc *blockScope) bool {
 		// time in seconds.
 		t, err := parseTime(d.Args[0].Value)
 		if err != nil {
-			ch.report(d, d.Args[0].Pos, fmt.Sprintf("%q directive invalid value %q: not a time (units ms, s, m, h, d, w, as in \"30s\" or \"1m30s\")", d.Name, d.Args[0].Value))
+			ch.report(d, d.ArgPos(0), fmt.Sprintf("%q directive invalid value %q: not a time (units ms, s, m, h, d, w, as in \"30s\" or \"1m30s\")", d.Name, d.Args[0].Value))
 			return false
 		}
 		if t == uncounted {
 			return ch.tooLong(d, d.Args[0])
 		}
 		if len(d.Args) > 1 && !validSeconds(d.Args[1].Value) {
-			ch.report(d, d.Args[1].Pos, fmt.Sprintf("%q directive invalid value %q: not a time in seconds (units s, m, h, d, w, M, y, as in \"30s\" or \"1h\")", d.Name, d.Args[1].Value))
+			ch.report(d, d.ArgPos(1), fmt.Sprintf("%q directive invalid value %q: not a time in seconds (units s, m, h, d, w, M, y, as in \"30s\" or \"1h\")", d.Name, d.Args[1].Value))
 			return false
 		}
 	case "worker_connections":
 		if v := d.Args[0].Value; !validNumber(v) {
-			ch.report(d, d.Args[0].Pos, fmt.Sprintf("invalid number %q in \"worker_connections\" directive", v))
+			ch.report(d, d.ArgPos(0), fmt.Sprintf("invalid number %q in \"worker_connections\" directive", v))
 			return false
 		}
 	case "proxy_pass":
@@ -624,7 +624,7 @@ func (ch *checker) special(d *Directive, ctxs context, sc *blockScope) bool {
 			}
 		}
 		if noname {
-			ch.report(d, d.Args[0].Pos, "\"proxy_pass\" cannot have URI part in location given by regular expression, or inside named location, or inside \"if\" statement, or inside \"limit_except\" block")
+			ch.report(d, d.ArgPos(0), "\"proxy_pass\" cannot have URI part in location given by regular expression, or inside named location, or inside \"if\" statement, or inside \"limit_except\" block")
 			return false
 		}
 	case "listen":
@@ -632,13 +632,13 @@ func (ch *checker) special(d *Directive, ctxs context, sc *blockScope) bool {
 			return true
 		}
 		if msg := checkListenAddress(d.Args[0].Value); msg != "" {
-			ch.report(d, d.Args[0].Pos, msg)
+			ch.report(d, d.ArgPos(0), msg)
 			return false
 		}
 		if ctxs&ctxHTTPServer != 0 && ctxs&ctxStreamServer == 0 {
 			for _, a := range d.Args[1:] {
 				if !ch.httpListenParam(a.Value) {
-					ch.report(d, a.Pos, fmt.Sprintf("invalid parameter %q", a.Value))
+					ch.report(d, d.PosOf(a), fmt.Sprintf("invalid parameter %q", a.Value))
 					return false
 				}
 			}

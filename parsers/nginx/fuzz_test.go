@@ -69,8 +69,9 @@ func FuzzParse(f *testing.F) {
 		}
 		walkTree(file.Directives, func(d *Directive) {
 			checkPos(t, lines, d.Pos.File, int(d.Pos.Line), int(d.Pos.Col), "directive "+d.Name)
-			for _, a := range d.Args {
-				checkPos(t, lines, a.Pos.File, int(a.Pos.Line), int(a.Pos.Col), "argument "+a.Value)
+			for i, a := range d.Args {
+				p := d.ArgPos(i)
+				checkPos(t, lines, p.File, int(p.Line), int(p.Col), "argument "+a.Value)
 			}
 		})
 		for _, c := range file.Comments {

@@ -42,7 +42,7 @@ func lexAll(src string) ([]string, []model.Comment, *Error) {
 			b.WriteString("}")
 		}
 		for _, a := range st.args {
-			fmt.Fprintf(&b, " %d:%d:%s", a.Pos.Line, a.Pos.Col, strconv.Quote(a.Value))
+			fmt.Fprintf(&b, " %d:%d:%s", a.Line, a.Col, strconv.Quote(a.Value))
 		}
 		out = append(out, b.String())
 	}
@@ -129,7 +129,7 @@ func timeLimit(d time.Duration) time.Duration {
 
 // argRaw is argument a as written in src, quotes included.
 func argRaw(src []byte, a Arg) string {
-	off := offsetOf(src, a.Pos)
+	off := offsetOf(src, model.Pos{Line: a.Line, Col: a.Col})
 	if off < 0 || off+int(a.Len) > len(src) {
 		return ""
 	}

@@ -407,7 +407,8 @@ func (lx *lexer) word(start, end int, quote byte) Arg {
 	if strings.IndexByte(value, '\\') >= 0 {
 		value = unescape(lx.src[start:end])
 	}
-	return Arg{Value: value, Pos: lx.pos(at), Len: int32(rawEnd - at)}
+	p := lx.pos(at)
+	return Arg{Value: value, Line: p.Line, Col: p.Col, Len: int32(rawEnd - at)}
 }
 
 func unescape(b []byte) string {

@@ -304,7 +304,7 @@ func (l *loader) parse(path, real, parent string, depth int, from model.Pos) (*F
 	if d, i, ok := envTemplate(f.Directives); ok {
 		pos := d.Pos
 		if i >= 0 {
-			pos = d.Args[i].Pos
+			pos = d.ArgPos(i)
 		}
 		l.template(pos, "${NAME} placeholders where nginx reads no variables")
 		return nil, nil, nil
@@ -312,7 +312,7 @@ func (l *loader) parse(path, real, parent string, depth int, from model.Pos) (*F
 	if d, i, ok := envsubstTemplate(path, f.Directives); ok {
 		pos := d.Pos
 		if i >= 0 {
-			pos = d.Args[i].Pos
+			pos = d.ArgPos(i)
 		}
 		l.template(pos, "${NAME} placeholders of a .template file, which envsubst renders, as the nginx image does with /etc/nginx/templates")
 		return nil, nil, nil
@@ -355,7 +355,7 @@ func (l *loader) include(p pendingInclude) {
 		return
 	}
 	name := d.Args[0].Value
-	at := d.Args[0].Pos
+	at := d.ArgPos(0)
 	if p.depth+1 > l.opts.MaxDepth {
 		l.fatal(CodeSyntax, at, fmt.Sprintf("blocks and includes nested deeper than %d levels", l.opts.MaxDepth))
 		l.cfg.Syntax = true

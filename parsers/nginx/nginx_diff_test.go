@@ -434,7 +434,7 @@ func confinePaths(src []byte, cfg *Config) []byte {
 			continue
 		}
 		n++
-		at := offsetAt(src, starts, a.Pos)
+		at := offsetAt(src, starts, model.Pos{Line: a.Line, Col: a.Col})
 		if raw != "" && (raw[0] == '"' || raw[0] == '\'') { // argQuote
 			at++
 		}
@@ -566,7 +566,7 @@ func blankForeseen(src []byte, cfg *Config) []byte {
 		for _, d := range dirs {
 			_, known := lookupDirective(d.Name)
 			foreign := !known && !strings.Contains(d.Name, "lua") && !strings.HasPrefix(d.Name, "echo")
-			missing := d.Name == "include" && len(d.Args) == 1 && includeDiagnosticAt(cfg, realFile(d.Args[0].Pos.File), int(d.Args[0].Pos.Line))
+			missing := d.Name == "include" && len(d.Args) == 1 && includeDiagnosticAt(cfg, realFile(d.ArgPos(0).File), int(d.ArgPos(0).Line))
 			if (foreign || missing) && !failed {
 				if out == nil {
 					out, starts = slices.Clone(src), lineStarts(src)
@@ -647,7 +647,7 @@ func offsetAt(src []byte, starts []int, p model.Pos) int {
 
 // argRawAt is argRaw with src's line starts (lineStarts) at hand.
 func argRawAt(src []byte, starts []int, a Arg) string {
-	off := offsetAt(src, starts, a.Pos)
+	off := offsetAt(src, starts, model.Pos{Line: a.Line, Col: a.Col})
 	if off < 0 || off+int(a.Len) > len(src) {
 		return ""
 	}
@@ -674,7 +674,7 @@ func TestBlankForeseenAsBlankingEachInACopy(t *testing.T) {
 		for _, d := range dirs {
 			_, known := lookupDirective(d.Name)
 			foreign := !known && !strings.Contains(d.Name, "lua") && !strings.HasPrefix(d.Name, "echo")
-			missing := d.Name == "include" && len(d.Args) == 1 && includeDiagnosticAt(cfg, realFile(d.Args[0].Pos.File), int(d.Args[0].Pos.Line))
+			missing := d.Name == "include" && len(d.Args) == 1 && includeDiagnosticAt(cfg, realFile(d.ArgPos(0).File), int(d.ArgPos(0).Line))
 			if (foreign || missing) && want != nil {
 				want = blank(want, d)
 				blanked++
@@ -1020,7 +1020,7 @@ func mutations(src []byte, cfg *Config) []struct {
 				line int
 			}{"misspelt " + pick.Name, m, int(pick.Pos.Line)})
 		}
-		if m := replace(pick.Args[0].Pos, argRaw(src, pick.Args[0]), "1zz"); m != nil {
+		if m := replace(pick.ArgPos(0), argRaw(src, pick.Args[0]), "1zz"); m != nil {
 			out = append(out, struct {
 				what string
 				src  []byte

@@ -3,6 +3,8 @@ package nginx
 import (
 	"bytes"
 	"fmt"
+
+	"github.com/proxylint/proxylint/model"
 )
 
 // DefaultMaxDepth bounds the nesting of blocks and includes together.
@@ -121,7 +123,7 @@ func (p *parser) block(parent string, open *Directive, depth int) ([]*Directive,
 		}
 
 		d := p.newDirective()
-		d.Name, d.Pos, d.Args = st.args[0].Value, st.args[0].Pos, st.args[1:]
+		d.Name, d.Pos, d.Args = st.args[0].Value, model.Pos{File: p.lx.file, Line: st.args[0].Line, Col: st.args[0].Col}, st.args[1:]
 		dirs = append(dirs, d)
 		isBlock := st.kind == stmtBlockStart
 		if handler && isBlock {

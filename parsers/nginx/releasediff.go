@@ -197,7 +197,7 @@ func (w *releaseWalker) directive(d *Directive, ctxs context, hs *headerScope) {
 	if d.Name == "listen" && ctxs&ctxHTTPServer != 0 {
 		for _, a := range d.Args[min(1, len(d.Args)):] {
 			if a.Value == "http2" {
-				w.tableUse(releases.ListenHTTP2, a.Pos, "listen ... http2", "")
+				w.tableUse(releases.ListenHTTP2, d.PosOf(a), "listen ... http2", "")
 			}
 		}
 	}

@@ -201,9 +201,9 @@ func (b *spanBuilder) words(st statement) (dirSpan, error) {
 	s := b.s
 	ds := dirSpan{parent: -1, open: noBlock, first: int32(len(s.words))}
 	for _, a := range st.args {
-		off := b.cur.offset(a.Pos.Line, a.Pos.Col)
+		off := b.cur.offset(a.Line, a.Col)
 		if off < 0 {
-			return ds, fmt.Errorf("%s: cannot place the word at %s", s.path, a.Pos)
+			return ds, fmt.Errorf("%s: cannot place the word at %s", s.path, model.Pos{File: s.path, Line: a.Line, Col: a.Col})
 		}
 		s.words = append(s.words, wordSpan{start: uint32(off), end: uint32(off) + uint32(a.Len)})
 	}

@@ -19,7 +19,7 @@ func TestArgsOfDirectivesAreSeparate(t *testing.T) {
 		t.Fatalf("b after appending to a: %s %v", b.Name, b.ArgValues())
 	}
 	d := f.Directives[2].Block[0]
-	if got := d.String(); got != "d 4 5 6" || d.Pos.Line != 3 || d.Args[2].Pos.Col != 11 {
-		t.Fatalf("d = %q at %v, last argument at %v", got, d.Pos, d.Args[2].Pos)
+	if got := d.String(); got != "d 4 5 6" || d.Pos.Line != 3 || d.ArgPos(2).Col != 11 {
+		t.Fatalf("d = %q at %v, last argument at %v", got, d.Pos, d.ArgPos(2))
 	}
 }

@@ -395,7 +395,7 @@ func (f *facts) blockComplete(dir *Directive) bool {
 func (f *facts) read(dirs []*Directive) bool {
 	for _, d := range dirs {
 		if d.Name == "include" {
-			if len(d.Args) > 0 && f.unread[d.Args[0].Pos] {
+			if len(d.Args) > 0 && f.unread[d.ArgPos(0)] {
 				return false
 			}
 			for _, inc := range d.Included {
