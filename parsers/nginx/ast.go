@@ -22,13 +22,49 @@ type Directive struct {
 	// the directive's file, which Pos names once for all three.
 	blockAt, endAt lineCol
 
-	// Lua holds the body of a *_by_lua_block directive, which nginx hands to
-	// the Lua module unparsed; LuaPos says where the body starts.
-	Lua *string
+	// more holds what few directives have (Lua, Included): a parse tree
+	// has a Directive for every statement, and the two fields in each
+	// took a quarter of it.
+	more *directiveMore
+}
 
-	// Included lists the files an include directive pulled in, in the
-	// order nginx reads them (sorted glob matches).
-	Included []*File
+type directiveMore struct {
+	lua      *string
+	included []*File
+}
+
+// Lua holds the body of a *_by_lua_block directive, which nginx hands to
+// the Lua module unparsed; LuaPos says where the body starts. nil for
+// other directives.
+func (d *Directive) Lua() *string {
+	if d.more == nil {
+		return nil
+	}
+	return d.more.lua
+}
+
+// Included lists the files an include directive pulled in, in the order
+// nginx reads them (sorted glob matches).
+func (d *Directive) Included() []*File {
+	if d.more == nil {
+		return nil
+	}
+	return d.more.included
+}
+
+func (d *Directive) setLua(body *string) {
+	if d.more == nil {
+		d.more = &directiveMore{}
+	}
+	d.more.lua = body
+}
+
+// include adds f to the files d pulled in.
+func (d *Directive) include(f *File) {
+	if d.more == nil {
+		d.more = &directiveMore{}
+	}
+	d.more.included = append(d.more.included, f)
 }
 
 // lineCol is a position in the file of the directive that holds it; the
@@ -63,7 +99,7 @@ func (d *Directive) LuaPos() model.Pos {
 }
 
 // IsBlock reports whether the directive has a block (Lua blocks included).
-func (d *Directive) IsBlock() bool { return d.Block != nil || d.Lua != nil }
+func (d *Directive) IsBlock() bool { return d.Block != nil || d.Lua() != nil }
 
 // Arg is one argument of a directive.
 type Arg struct {

@@ -376,7 +376,7 @@ func (ch *checker) directive(d *Directive, ctxs context, sc *blockScope) {
 			}
 		}
 	}
-	for _, inc := range d.Included {
+	for _, inc := range d.Included() {
 		ch.directives(inc.Directives, ctxs, sc)
 	}
 	if d.Block == nil || child == 0 {

@@ -194,7 +194,7 @@ func templateIn(f *File) (model.Pos, string, bool) {
 // luaBodies lists where the Lua code of *_by_lua_block directives stands.
 func luaBodies(dirs []*Directive, out [][2]model.Pos) [][2]model.Pos {
 	for _, d := range dirs {
-		if d.Lua != nil {
+		if d.Lua() != nil {
 			out = append(out, [2]model.Pos{d.LuaPos(), d.End()})
 		}
 		out = luaBodies(d.Block, out)

@@ -55,7 +55,7 @@ func FuzzEditor(f *testing.F) {
 		// starts, which an edit moves (see FuzzParse).
 		long := false
 		walkTree(f.Directives, func(d *Directive) {
-			long = long || d.Lua != nil && len(*d.Lua) >= maxToken/2-64 || len(d.Name) > maxToken/2
+			long = long || d.Lua() != nil && len(*d.Lua()) >= maxToken/2-64 || len(d.Name) > maxToken/2
 			for _, a := range d.Args {
 				long = long || int(a.Len) > maxToken/2
 			}
@@ -92,7 +92,7 @@ func fuzzEdit(t *testing.T, src []byte, op byte, target int, extra byte, n int) 
 	kind := op % 6
 	switch kind {
 	case 0, 1: // in the block
-		if d.Block == nil || d.Lua != nil {
+		if d.Block == nil || d.Lua() != nil {
 			return src
 		}
 		if added.Block != nil && handlerBlocks[d.Name] {

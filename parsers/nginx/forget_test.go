@@ -74,8 +74,10 @@ func TestModuleDirectivesAsDeclared(t *testing.T) {
 // the one and 3 million of the other, all held until the model is built.
 // A field added to either is paid for that many times over.
 func TestParseTreeNodeSizes(t *testing.T) {
-	if n := unsafe.Sizeof(Directive{}); n > 136 {
-		t.Errorf("Directive takes %d bytes, want at most 136", n)
+	// What few directives have (a Lua body, included files) is held
+	// apart.
+	if n := unsafe.Sizeof(Directive{}); n > 112 {
+		t.Errorf("Directive takes %d bytes, want at most 112", n)
 	}
 	// An argument's file is its directive's (Directive.ArgPos).
 	if n := unsafe.Sizeof(Arg{}); n > 32 {

@@ -81,7 +81,7 @@ func FuzzParse(f *testing.F) {
 		// reads depends on where it starts: it may not survive moving.
 		long := false
 		walkTree(file.Directives, func(d *Directive) {
-			long = long || d.Lua != nil && len(*d.Lua) >= maxToken/2-64 || len(d.Name) > maxToken-64
+			long = long || d.Lua() != nil && len(*d.Lua()) >= maxToken/2-64 || len(d.Name) > maxToken-64
 		})
 		if long {
 			return
@@ -128,8 +128,8 @@ func shape(dirs []*Directive) string {
 				b.WriteString(" " + quoteValue(a.Value))
 			}
 			switch {
-			case d.Lua != nil:
-				b.WriteString(" lua " + quoteValue(*d.Lua) + "\n")
+			case d.Lua() != nil:
+				b.WriteString(" lua " + quoteValue(*d.Lua()) + "\n")
 			case d.Block != nil:
 				b.WriteString(" {\n")
 				walk(d.Block, indent+"  ")
@@ -158,10 +158,10 @@ func printTree(src []byte, dirs []*Directive) []byte {
 				b.WriteString(printArg(src, a))
 			}
 			switch {
-			case d.Lua != nil:
+			case d.Lua() != nil:
 				// The last word must end right before "{", as it did:
 				// a separator would count against the 4096 bytes.
-				b.WriteString("{" + *d.Lua + "}\n")
+				b.WriteString("{" + *d.Lua() + "}\n")
 			case d.Block != nil:
 				b.WriteString("{\n")
 				walk(d.Block, indent+"  ")

@@ -158,8 +158,8 @@ func renderOurs(dirs []*Directive, depth int) string {
 		}
 		line(&b, depth, d.Name, args)
 		switch {
-		case d.Lua != nil:
-			fmt.Fprintf(&b, " lua %q\n", noSpace(*d.Lua))
+		case d.Lua() != nil:
+			fmt.Fprintf(&b, " lua %q\n", noSpace(*d.Lua()))
 		case d.Block != nil:
 			b.WriteString(" {\n")
 			b.WriteString(renderOurs(children, depth+1))

@@ -61,15 +61,15 @@ func dumpTree(dirs []*Directive) string {
 				fmt.Fprintf(&b, " %s", strconv.Quote(a.Value))
 			}
 			switch {
-			case d.Lua != nil:
-				fmt.Fprintf(&b, " lua %s\n", strconv.Quote(*d.Lua))
+			case d.Lua() != nil:
+				fmt.Fprintf(&b, " lua %s\n", strconv.Quote(*d.Lua()))
 			case d.Block != nil:
 				b.WriteString(" {\n")
 				walk(d.Block, indent+"  ")
 				b.WriteString(indent + "}\n")
-			case len(d.Included) > 0:
+			case len(d.Included()) > 0:
 				b.WriteString(";\n")
-				for _, f := range d.Included {
+				for _, f := range d.Included() {
 					fmt.Fprintf(&b, "%s  < %s\n", indent, filepath.Base(f.Path))
 					walk(f.Directives, indent+"    ")
 				}

@@ -406,7 +406,7 @@ func (l *loader) include(p pendingInclude) {
 		l.open = append(l.open, real)
 		f, pending, perr := l.parse(path, real, p.parent, p.depth+1, at)
 		if f != nil {
-			d.Included = append(d.Included, f)
+			d.include(f)
 			l.finish(pending, perr)
 		}
 		l.open = l.open[:len(l.open)-1]

@@ -46,7 +46,7 @@ func readRunTime(dirs []*Directive) runTime {
 		for _, d := range dirs {
 			switch {
 			case d.Name == "include":
-				for _, f := range d.Included {
+				for _, f := range d.Included() {
 					walk(f.Directives)
 				}
 				continue

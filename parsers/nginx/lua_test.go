@@ -49,7 +49,7 @@ func TestLuaQuotedStrings(t *testing.T) {
 			t.Errorf("%q: %v", src, err)
 			continue
 		}
-		if got := *f.Directives[0].Lua; got != want {
+		if got := *f.Directives[0].Lua(); got != want {
 			t.Errorf("%q: body %q, want %q", src, got, want)
 		}
 	}

@@ -391,7 +391,7 @@ func writesOutside(cfg *Config) bool {
 				found = true
 			}
 			walk(d.Block)
-			for _, f := range d.Included {
+			for _, f := range d.Included() {
 				walk(f.Directives)
 			}
 		}
@@ -499,7 +499,7 @@ func stoppedAt(cfg *Config, d nginxtest.Diagnostic) *Directive {
 				return true
 			}
 			for _, x := range flattenAll(f.Directives) {
-				for _, g := range x.Included {
+				for _, g := range x.Included() {
 					if leads(g) {
 						return true
 					}
@@ -508,7 +508,7 @@ func stoppedAt(cfg *Config, d nginxtest.Diagnostic) *Directive {
 			return false
 		}
 		for _, x := range flattenAll(cfg.Main.Directives) {
-			for _, g := range x.Included {
+			for _, g := range x.Included() {
 				if leads(g) {
 					return x
 				}

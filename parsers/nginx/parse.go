@@ -160,7 +160,7 @@ func (p *parser) block(parent string, open *Directive, depth int) ([]*Directive,
 			if p.spans != nil {
 				p.noteSpan(p.spans.lua(st, end))
 			}
-			d.Lua = &body
+			d.setLua(&body)
 			d.setEnd(p.lx.pos(end))
 			continue
 		}

@@ -260,7 +260,7 @@ func (w *releaseWalker) directive(d *Directive, ctxs context, hs *headerScope) {
 			}
 		}
 	}
-	for _, inc := range d.Included {
+	for _, inc := range d.Included() {
 		for _, id := range inc.Directives {
 			w.directive(id, ctxs, hs)
 		}
@@ -283,7 +283,7 @@ func levelDirectives(dirs []*Directive) []*Directive {
 	out := make([]*Directive, 0, len(dirs))
 	for _, d := range dirs {
 		out = append(out, d)
-		for _, inc := range d.Included {
+		for _, inc := range d.Included() {
 			out = append(out, levelDirectives(inc.Directives)...)
 		}
 	}

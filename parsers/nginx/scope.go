@@ -52,7 +52,7 @@ func flatten(dirs []*Directive) []*Directive {
 			out = append(out, d)
 			continue
 		}
-		for _, f := range d.Included {
+		for _, f := range d.Included() {
 			out = append(out, flatten(f.Directives)...)
 		}
 	}
@@ -174,7 +174,7 @@ func (s *scope) release() {
 			if d.Name != "include" {
 				continue
 			}
-			for _, f := range d.Included {
+			for _, f := range d.Included() {
 				drop(f.Directives)
 				f.Directives = nil
 			}

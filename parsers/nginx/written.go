@@ -398,7 +398,7 @@ func (f *facts) read(dirs []*Directive) bool {
 			if len(d.Args) > 0 && f.unread[d.ArgPos(0)] {
 				return false
 			}
-			for _, inc := range d.Included {
+			for _, inc := range d.Included() {
 				if !f.read(inc.Directives) {
 					return false
 				}
@@ -661,7 +661,7 @@ func includesOf(c *scope) map[*Directive]model.Pos {
 			if !here.IsValid() {
 				here = d.Pos
 			}
-			for _, inc := range d.Included {
+			for _, inc := range d.Included() {
 				walk(inc.Directives, here)
 			}
 		}
