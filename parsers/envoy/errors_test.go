@@ -444,3 +444,21 @@ func TestDuplicateJSONOneofMember(t *testing.T) {
 		}
 	}
 }
+
+// A field written as an extension's name ("[pkg.ext]", which protojson
+// reads for messages that declare extensions) is an unknown field at its
+// place: Envoy's messages declare none, and the compact messages keep no
+// extension (they panic on one), so it must never reach them.
+func TestExtensionNameIsAnUnknownField(t *testing.T) {
+	for _, name := range []string{"[validate.rules]", "[google.protobuf.FieldOptions.x]", "[envoy.config.cluster.v3.Cluster.name]"} {
+		src := `{"static_resources":{"clusters":[{"name":"c","connect_timeout":"1s",` + fmt.Sprintf("%q", name) + `:{}}]}}`
+		r := loadString(t, "ext.json", src)
+		d := getDiag(t, r, 1, 69, CodeInvalid, fmt.Sprintf("unknown field %q in envoy.config.cluster.v3.Cluster", name))
+		if !d.Fatal || d.Severity != model.Error {
+			t.Errorf("%s: fatal=%v severity=%v", name, d.Fatal, d.Severity)
+		}
+		if len(r.Diagnostics) != 1 {
+			t.Errorf("%s: want that diagnostic alone, got:\n  %s", name, strings.Join(diagStrings(r), "\n  "))
+		}
+	}
+}
