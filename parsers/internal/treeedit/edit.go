@@ -380,12 +380,24 @@ func (e *Editor) SetValue(at model.Pos, v model.Value) ([]model.Edit, error) {
 		// at the fourth column, and a value on the line below the dash
 		// ("-\n 0") at its own column, which may be nearer the dash than
 		// two. An empty item ("-" alone) gets its value after a space.
-		indent := val.start - lineStart(e.src, val.start)
+		ls := lineStart(e.src, val.start)
+		indent := val.start - ls
 		empty := val.start > 0 && e.src[val.start-1] == '-'
 		if empty {
 			indent++
 		}
-		text := e.itemValue(v, indent)
+		lead := ""
+		if !empty && indent <= parent.indent {
+			// A reader may take a value below the dash at the dash's own
+			// column ("-\n|"); lines written there would be items of the
+			// list. The value moves to where an item's lines belong.
+			if strings.Trim(string(e.src[ls:val.start]), " ") != "" {
+				return nil, fmt.Errorf("%s: %w", at, errUnplaced)
+			}
+			lead = strings.Repeat(" ", parent.indent+2-indent)
+			indent = parent.indent + 2
+		}
+		text := lead + e.itemValue(v, indent)
 		if empty {
 			text = " " + text
 		}

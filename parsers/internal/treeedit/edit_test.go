@@ -422,3 +422,34 @@ func TestTreeEditorReads(t *testing.T) {
 		t.Errorf("fallback: %s", got)
 	}
 }
+
+// TestMatchBracketReadsAsYAMLDoes holds the end of a flow collection where
+// the YAML reader puts it: quotes and "#" inside a plain scalar are text,
+// "#" after a blank, an indicator or a quoted scalar opens a comment.
+func TestMatchBracketReadsAsYAMLDoes(t *testing.T) {
+	for _, c := range []struct {
+		src  string
+		want int
+	}{
+		{"{#}\n}", 5},
+		{"[#]\n]", 5},
+		{"{a: 1,#}\n}", 10},
+		{"[\"a\"#]\n]", 8},
+		{"{a: [1]#}\n}", 11},
+		{"{a:#}\n}", 5},
+		{"[a#]\n]", 4},
+		{"[it's, b]", 9},
+		{"{a: it's, b: 'x}'}", 18},
+		{"{\"a\":#}\n1}", 10},
+		{"[a\"b, \"c]\"]", 11},
+		{"{a: b'#}\n}", 8},
+		{"['a''#]']", 9},
+		{"[a #]\n]", 7},
+		{"[a:'x']", 7},
+		{"['open", -1},
+	} {
+		if got := matchBracket([]byte(c.src), 0); got != c.want {
+			t.Errorf("matchBracket(%q) = %d, want %d", c.src, got, c.want)
+		}
+	}
+}

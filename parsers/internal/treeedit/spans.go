@@ -313,28 +313,57 @@ func closeQuote(src []byte, start int, q byte) int {
 }
 
 // matchBracket returns the offset just past the bracket that closes the
-// one at start, or -1: quotes and comments are skipped.
+// one at start, or -1. It reads the flow collection as the YAML reader
+// does: a quote opens a quoted scalar, and "#" a comment, only where a
+// token may start; inside a plain scalar ("it's", "a#b") both are text,
+// and "#" after a blank or an indicator ("{#}", "[\"a\"#]") is a comment.
 func matchBracket(src []byte, start int) int {
 	depth := 0
+	plain := false // inside a plain scalar
+	sep := true    // the byte before ends a token
 	for i := start; i < len(src); i++ {
 		switch c := src[i]; c {
 		case '{', '[':
 			depth++
+			plain, sep = false, true
 		case '}', ']':
 			depth--
 			if depth == 0 {
 				return i + 1
 			}
+			plain, sep = false, true
+		case ',':
+			plain, sep = false, true
+		case ' ', '\t', '\n', '\r':
+			sep = true
+		case '#':
+			if sep {
+				i = lineEnd(src, i) - 1
+				continue
+			}
+			plain, sep = true, false
 		case '"', '\'':
+			if plain {
+				sep = false
+				continue
+			}
 			j := closeQuote(src, i, c)
 			if j < 0 {
 				return -1
 			}
 			i = j - 1
-		case '#':
-			if i == 0 || src[i-1] == ' ' || src[i-1] == '\t' || src[i-1] == '\n' {
-				i = lineEnd(src, i) - 1
+			sep = true
+		case ':':
+			// In a plain scalar, ":" ends it only before a blank or an
+			// indicator ("a:b" is one scalar); after a quoted key it is
+			// the indicator ("\"a\":#" holds a comment).
+			if !plain || i+1 >= len(src) || bytes.IndexByte([]byte(" \t\r\n,[]{}"), src[i+1]) >= 0 {
+				plain, sep = false, true
+				continue
 			}
+			sep = false
+		default:
+			plain, sep = true, false
 		}
 	}
 	return -1
