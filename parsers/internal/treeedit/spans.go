@@ -173,6 +173,10 @@ func (b *builder) convert(y *yaml.Node, parent *node, flow bool) *node {
 				}
 				if y.Content[i].Kind != yaml.ScalarNode || y.Content[i].ShortTag() == "!!merge" {
 					n.placed = false
+					// What a merge key ("<<") or a complex key brings in is
+					// not a field of its own: no edit goes into it.
+					unplace(k)
+					unplace(v)
 				}
 				n.entries = append(n.entries, entry{key: k, val: v})
 			}
@@ -310,6 +314,17 @@ func closeQuote(src []byte, start int, q byte) int {
 		}
 	}
 	return -1
+}
+
+// unplace marks n and everything in it as not to be edited.
+func unplace(n *node) {
+	n.placed = false
+	for _, en := range n.entries {
+		if en.key != nil {
+			unplace(en.key)
+		}
+		unplace(en.val)
+	}
 }
 
 // matchBracket returns the offset just past the bracket that closes the
