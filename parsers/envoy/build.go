@@ -181,14 +181,14 @@ func (b *builder) durSetting(m msg, block *node, name, level string, def time.Du
 		if key == nil {
 			return model.Set(d, name, level, b.pos(block))
 		}
-		return model.Set(d, key.value, level, b.pos(key))
+		return model.Set(d, key.text(), level, b.pos(key))
 	}
 	return model.Default(def, name, b.pos(defBlock))
 }
 
 func (b *builder) boolSetting(block *node, name, level string, v, def bool, defBlock *node) model.Setting[bool] {
 	if key, _ := block.field(name); key != nil {
-		return model.Set(v, key.value, level, b.pos(key))
+		return model.Set(v, key.text(), level, b.pos(key))
 	}
 	return model.Default(def, name, b.pos(defBlock))
 }
@@ -201,7 +201,7 @@ func (b *builder) uintSetting(m msg, block *node, name, level string, def int, d
 		if key == nil {
 			return model.Set(int(v.Uint()), name, level, b.pos(block))
 		}
-		return model.Set(int(v.Uint()), key.value, level, b.pos(key))
+		return model.Set(int(v.Uint()), key.text(), level, b.pos(key))
 	}
 	return model.Default(def, name, b.pos(defBlock))
 }
@@ -395,7 +395,7 @@ func (b *builder) letGo(ls []res, i int) {
 func (b *builder) hcm(ln *model.Listener, h msg, n, block *node) {
 	const level = "hcm"
 	if key, _ := n.field("codec_type"); key != nil {
-		ln.Codec = model.Set(h.enum("codec_type"), key.value, level, b.pos(key))
+		ln.Codec = model.Set(h.enum("codec_type"), key.text(), level, b.pos(key))
 	} else {
 		ln.Codec = model.Default("AUTO", "codec_type", b.pos(block))
 	}
@@ -534,7 +534,7 @@ func (b *builder) forward(ra msg, n *node, rt *model.Route) *model.Forward {
 
 func fieldName(key *node, def string) string {
 	if key != nil {
-		return key.value
+		return key.text()
 	}
 	return def
 }
@@ -557,7 +557,7 @@ func (b *builder) retry(rp msg, owner *node, level string, e *model.EnvoyRoute) 
 			toks = append(toks, t.text)
 			if !KnownRetryOn(t.text, b.proxy.Target) {
 				r.Unknown = append(r.Unknown, model.UnknownCondition{
-					Setting: model.Set(t.text, name+"."+onKey.value, level, model.Pos{File: b.file, Line: int32(t.line), Col: int32(t.col)}),
+					Setting: model.Set(t.text, name+"."+onKey.text(), level, model.Pos{File: b.file, Line: int32(t.line), Col: int32(t.col)}),
 					Since:   retryOnSince(t.text),
 					Known:   RetryOnTokens(),
 				})
@@ -572,7 +572,7 @@ func (b *builder) retry(rp msg, owner *node, level string, e *model.EnvoyRoute) 
 		for i := range r.Unknown {
 			r.Unknown[i].Kept = kept
 		}
-		r.On = model.Set(toks, name+"."+onKey.value, level, b.pos(onKey))
+		r.On = model.Set(toks, name+"."+onKey.text(), level, b.pos(onKey))
 	} else {
 		r.On = model.Default([]string(nil), name+".retry_on", b.pos(block))
 	}

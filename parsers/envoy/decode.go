@@ -124,8 +124,8 @@ func decodeMessage(text string, li lineInfo) string {
 	} else if head, ok := strings.CutSuffix(text, ": ["); ok && strings.HasPrefix(head, "invalid value for ") {
 		text = head + ": a list, where " + scalarKind(head) + " belongs"
 	}
-	if li.key != nil && !strings.Contains(text, li.key.value) {
-		text = li.key.value + ": " + text
+	if li.key != nil && !strings.Contains(text, li.key.text()) {
+		text = li.key.text() + ": " + text
 	}
 	if li.fd != nil && li.fd.Enum() != nil && !li.closing {
 		var names []string

@@ -104,7 +104,7 @@ func directFields(n *node, m protoreflect.Message, md protoreflect.MessageDescri
 		if k.dropped {
 			continue
 		}
-		name := k.key.value
+		name := k.key.text()
 		if skipType && name == "@type" {
 			continue
 		}
@@ -269,10 +269,10 @@ func directMap(n *node, fd protoreflect.FieldDescriptor, mp protoreflect.Map, de
 		if k.dropped {
 			continue
 		}
-		if !utf8.ValidString(k.key.value) || isJSONNull(k.val) {
+		if !utf8.ValidString(k.key.text()) || isJSONNull(k.val) {
 			return false
 		}
-		mk := protoreflect.ValueOfString(k.key.value).MapKey()
+		mk := protoreflect.ValueOfString(k.key.text()).MapKey()
 		if mp.Has(mk) {
 			return false
 		}
@@ -314,7 +314,7 @@ func directAny(n *node, m protoreflect.Message, depth int) bool {
 			continue
 		}
 		entries++
-		if k.key.value == "@type" {
+		if k.key.text() == "@type" {
 			if tv != nil {
 				return false
 			}
@@ -424,29 +424,29 @@ func jsonScalar(n *node) (jsonKind, string) {
 	if n.json {
 		switch n.tag {
 		case tagInt, tagFloat:
-			return jNumber, n.value
+			return jNumber, n.text()
 		case tagBool:
-			return jBool, n.value
+			return jBool, n.text()
 		case tagNull:
-			return jNull, n.value
+			return jNull, n.text()
 		}
 	}
 	if n.json || n.quoted {
-		return jString, n.value
+		return jString, n.text()
 	}
 	if n.tag == tagNull {
 		return jNull, "null"
 	}
-	if b, ok := yamlCppBool(n.value); ok {
+	if b, ok := yamlCppBool(n.text()); ok {
 		return jBool, strconv.FormatBool(b)
 	}
-	if v, ok := yamlCppInt(n.value); ok {
+	if v, ok := yamlCppInt(n.text()); ok {
 		if v >= -1<<31 && v <= 1<<31-1 {
 			return jNumber, strconv.FormatInt(v, 10)
 		}
 		return jString, strconv.FormatInt(v, 10)
 	}
-	return jString, n.value
+	return jString, n.text()
 }
 
 // isJSONNull reports whether the emitter writes null for n.
@@ -467,7 +467,7 @@ func directScalar(n *node, fd protoreflect.FieldDescriptor, enums bool) (protore
 	}
 	kind, s := jsonScalar(n)
 	if enums && fd.Kind() == protoreflect.EnumKind && envoyString(n) {
-		kind, s = jString, enumName(fd.Enum(), n.value)
+		kind, s = jString, enumName(fd.Enum(), n.text())
 	}
 	if kind == jString && !utf8.ValidString(s) {
 		return none, false

@@ -26,7 +26,7 @@ func negativeDuration(fd protoreflect.FieldDescriptor, v *node) string {
 	if v == nil || v.kind != kScalar {
 		return ""
 	}
-	s := strings.TrimSpace(v.value)
+	s := strings.TrimSpace(v.text())
 	digits, ok := strings.CutPrefix(s, "-")
 	if !ok {
 		return ""

@@ -112,7 +112,7 @@ func (e *emitter) newline(li lineInfo) int {
 func (e *emitter) value(n *node, md protoreflect.MessageDescriptor, fd protoreflect.FieldDescriptor, li lineInfo, last bool) {
 	start := e.buf.Len()
 	if li.key != nil {
-		writeString(&e.buf, li.key.value)
+		writeString(&e.buf, li.key.text())
 		e.buf.WriteString(": ")
 	}
 	li.val = n
@@ -121,7 +121,7 @@ func (e *emitter) value(n *node, md protoreflect.MessageDescriptor, fd protorefl
 	case kScalar:
 		if fd != nil && fd.Kind() == protoreflect.EnumKind && envoyString(n) {
 			// Envoy reads enum names case-insensitively.
-			writeString(&e.buf, enumName(fd.Enum(), n.value))
+			writeString(&e.buf, enumName(fd.Enum(), n.text()))
 		} else {
 			e.buf.WriteString(scalarJSON(n))
 		}
@@ -188,7 +188,7 @@ func (e *emitter) knownKids(n *node, md protoreflect.MessageDescriptor, except s
 	}
 	kept := kids[:0]
 	for _, k := range kids {
-		name := n.kids()[k].key.value
+		name := n.kids()[k].key.text()
 		if (except == "" || name != except) && fieldByName(md, name) == nil {
 			if !e.oldField(md, name) {
 				e.errs = append(e.errs, schemaError{n: n.kids()[k].key, msg: unknownFieldMsg(md, name)})
@@ -238,7 +238,7 @@ func (e *emitter) members(n *node, md protoreflect.MessageDescriptor, open int) 
 		kd := n.kids()[k]
 		var fd protoreflect.FieldDescriptor
 		if md != nil {
-			fd = fieldByName(md, kd.key.value)
+			fd = fieldByName(md, kd.key.text())
 		}
 		e.field(kd, fd, lineInfo{parent: open, cont: n, idx: k, key: kd.key, fd: fd}, i == len(kids)-1)
 	}
@@ -254,7 +254,7 @@ func (e *emitter) field(kd kid, fd protoreflect.FieldDescriptor, li lineInfo, la
 		e.mapEntry(kd, valueMessage(fd), li, last)
 	case fd.IsList() && kd.val.kind != kSeq && (kd.val.kind != kScalar || kd.val.tag != tagNull):
 		start := e.buf.Len()
-		writeString(&e.buf, kd.key.value)
+		writeString(&e.buf, kd.key.text())
 		e.buf.WriteString(": ")
 		li.val = kd.val
 		li.valCol = utf8.RuneCount(e.buf.Bytes()[start:]) + 1
@@ -278,7 +278,7 @@ func (e *emitter) mapEntry(kd kid, sub protoreflect.MessageDescriptor, li lineIn
 	}
 	n := kd.val
 	start := e.buf.Len()
-	writeString(&e.buf, kd.key.value)
+	writeString(&e.buf, kd.key.text())
 	e.buf.WriteString(": ")
 	li.val = n
 	li.valCol = utf8.RuneCount(e.buf.Bytes()[start:]) + 1
@@ -302,7 +302,7 @@ func (e *emitter) anyMembers(n *node, open int) {
 		e.rawMembers(n, open) // protojson reports the missing @type
 		return
 	}
-	url := tv.value
+	url := tv.text()
 	mt, err := apiTypes().FindMessageByURL(url)
 	if err == nil {
 		md := mt.Descriptor()
@@ -313,8 +313,8 @@ func (e *emitter) anyMembers(n *node, open int) {
 		for i, k := range kids {
 			kd := n.kids()[k]
 			var fd protoreflect.FieldDescriptor
-			if md != nil && kd.key.value != "@type" {
-				fd = fieldByName(md, kd.key.value)
+			if md != nil && kd.key.text() != "@type" {
+				fd = fieldByName(md, kd.key.text())
 			}
 			e.field(kd, fd, lineInfo{parent: open, cont: n, idx: k, key: kd.key, fd: fd}, i == len(kids)-1)
 		}
@@ -326,7 +326,7 @@ func (e *emitter) anyMembers(n *node, open int) {
 	}
 	typeIdx := 0
 	for i, k := range n.kids() {
-		if !k.dropped && k.key.value == "@type" {
+		if !k.dropped && k.key.text() == "@type" {
 			typeIdx = i
 		}
 	}
@@ -341,7 +341,7 @@ func (e *emitter) anyMembers(n *node, open int) {
 	inner := e.newline(lineInfo{parent: open, cont: nil, val: n})
 	var kids []int
 	for _, k := range live(n.kids()) {
-		if n.kids()[k].key.value != "@type" {
+		if n.kids()[k].key.text() != "@type" {
 			kids = append(kids, k)
 		}
 	}
@@ -477,24 +477,24 @@ func suggestField(md protoreflect.MessageDescriptor, name string) string {
 //     number field as a number and for a string field as text.
 func scalarJSON(n *node) string {
 	if n.json && (n.tag == tagInt || n.tag == tagFloat || n.tag == tagBool || n.tag == tagNull) {
-		return n.value
+		return n.text()
 	}
 	if n.json || n.quoted {
-		return jsonString(n.value)
+		return jsonString(n.text())
 	}
 	if n.tag == tagNull {
 		return "null"
 	}
-	if b, ok := yamlCppBool(n.value); ok {
+	if b, ok := yamlCppBool(n.text()); ok {
 		return strconv.FormatBool(b)
 	}
-	if v, ok := yamlCppInt(n.value); ok {
+	if v, ok := yamlCppInt(n.text()); ok {
 		if v >= math.MinInt32 && v <= math.MaxInt32 {
 			return strconv.FormatInt(v, 10)
 		}
 		return jsonString(strconv.FormatInt(v, 10))
 	}
-	return jsonString(n.value)
+	return jsonString(n.text())
 }
 
 // envoyString reports whether Envoy reads the scalar n as a string.
@@ -505,10 +505,10 @@ func envoyString(n *node) bool {
 	if n.tag == tagNull {
 		return false
 	}
-	if _, ok := yamlCppBool(n.value); ok {
+	if _, ok := yamlCppBool(n.text()); ok {
 		return false
 	}
-	_, ok := yamlCppInt(n.value)
+	_, ok := yamlCppInt(n.text())
 	return !ok
 }
 

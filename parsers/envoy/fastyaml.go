@@ -246,7 +246,7 @@ func (p *fastParser) mapping(ind, first, depth int) *node {
 			return n
 		}
 		for _, e := range p.kstack[start:] {
-			if e.key.value == k.value {
+			if e.key.text() == k.text() {
 				p.fail = true // the general reader reports it
 				return n
 			}
@@ -333,7 +333,7 @@ func (p *fastParser) key(i, depth int) *node {
 		return nil
 	}
 	k := p.newNode(kScalar, col, depth)
-	k.value = text
+	k.setText(text)
 	k.tag = plainTag(text)
 	p.pos = j
 	return k
@@ -449,8 +449,8 @@ func digitsTag(s string) (t scalarType, ok bool) {
 // plain makes a plain scalar of src[i:e].
 func (p *fastParser) plain(i, e, depth int) *node {
 	n := p.newNode(kScalar, i-p.ls, depth)
-	n.value = p.text[i:e]
-	n.tag = plainTag(n.value)
+	n.setText(p.text[i:e])
+	n.tag = plainTag(p.text[i:e])
 	return n
 }
 
@@ -486,9 +486,9 @@ func (p *fastParser) quoted(i, depth int) (n *node, end int) {
 			}
 			b = append(b, p.src[k])
 		}
-		n.value = string(b)
+		n.setText(string(b))
 	} else {
-		n.value = p.text[i+1 : j]
+		n.setText(p.text[i+1 : j])
 	}
 	n.quoted = true
 	n.tag = tagStr
@@ -519,12 +519,12 @@ func (p *fastParser) flow(i, depth int) (n *node, end int) {
 			if p.fail {
 				return nil, 0
 			}
-			if kn.value == "<<" && kn.style == 0 {
+			if kn.text() == "<<" && kn.style == 0 {
 				p.fail = true
 				return nil, 0
 			}
 			for _, e := range p.kstack[start:] {
-				if e.key.value == kn.value {
+				if e.key.text() == kn.text() {
 					p.fail = true
 					return nil, 0
 				}

@@ -35,9 +35,10 @@ func sameAsGeneral(t testing.TB, name string, src []byte) bool {
 }
 
 // sameTree reports whether a and b are the same tree: every field of
-// every node alike, their entries compared one by one (reflect.DeepEqual
-// would follow kidp to the first entry only). seen holds the pairs
-// already compared, an alias's node being reached more than once.
+// every node alike, a scalar's text by its bytes and the entries one by
+// one (p is where the text or the entries are, which two alike trees do
+// not share). seen holds the pairs already compared, an alias's node
+// being reached more than once.
 func sameTree(a, b *node, seen map[[2]*node]bool) bool {
 	if a == nil || b == nil {
 		return a == b
@@ -47,8 +48,8 @@ func sameTree(a, b *node, seen map[[2]*node]bool) bool {
 	}
 	seen[[2]*node{a, b}] = true
 	x, y := *a, *b
-	x.kidp, y.kidp = nil, nil
-	if x != y {
+	x.p, y.p = nil, nil
+	if x != y || a.text() != b.text() {
 		return false
 	}
 	ak, bk := a.kids(), b.kids()
@@ -72,7 +73,7 @@ func dumpTree(n *node) string {
 		}
 		b.WriteString(strings.Repeat("  ", depth))
 		tags := []string{"", "str", "int", "float", "bool", "null"}
-		b.WriteString(strings.Join([]string{string("?msq"[n.kind]), n.value, tags[n.tag], string(rune('0' + n.style)), itoa(int(n.line)), itoa(int(n.col))}, "|"))
+		b.WriteString(strings.Join([]string{string("?msq"[n.kind]), n.text(), tags[n.tag], string(rune('0' + n.style)), itoa(int(n.line)), itoa(int(n.col))}, "|"))
 		b.WriteString("\n")
 		for _, k := range n.kids() {
 			if k.key != nil {

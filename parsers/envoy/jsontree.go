@@ -28,7 +28,7 @@ func mergeAgain(first, v *node) *node {
 		for _, it := range v.kids() {
 			merged := false
 			for j := range kids {
-				if kids[j].key.value == it.key.value {
+				if kids[j].key.text() == it.key.text() {
 					kids[j].val = mergeAgain(kids[j].val, it.val)
 					merged = true
 				}
@@ -165,7 +165,8 @@ func (p *jsonParser) value(depth int) (*node, error) {
 		if err != nil {
 			return nil, err
 		}
-		n.value, n.tag, n.quoted, n.style = s, tagStr, true, '"'
+		n.setText(s)
+		n.tag, n.quoted, n.style = tagStr, true, '"'
 		return n, nil
 	case c == '-' || ('0' <= c && c <= '9'):
 		return p.number()
@@ -176,7 +177,8 @@ func (p *jsonParser) value(depth int) (*node, error) {
 		}{{"true", tagBool}, {"false", tagBool}, {"null", tagNull}} {
 			if hasWord(p.src[p.off:], lit.text) {
 				n := p.newNode(kScalar)
-				n.value, n.tag = lit.text, lit.tag
+				n.setText(lit.text)
+				n.tag = lit.tag
 				p.off += len(lit.text)
 				return n, nil
 			}
@@ -227,13 +229,14 @@ func (p *jsonParser) object(depth int) (*node, error) {
 		if err != nil {
 			return nil, err
 		}
-		k.value, k.tag, k.quoted = s, tagStr, true
+		k.setText(s)
+		k.tag, k.quoted = tagStr, true
 		var prev *node
 		if seen == nil && len(kids) >= manyKeys {
 			seed = maphash.MakeSeed()
 			seen = make(map[uint64]*node, 2*len(kids))
 			for _, kd := range kids {
-				if h := maphash.String(seed, kd.key.value); seen[h] == nil {
+				if h := maphash.String(seed, kd.key.text()); seen[h] == nil {
 					seen[h] = kd.key
 				}
 			}
@@ -243,11 +246,11 @@ func (p *jsonParser) object(depth int) (*node, error) {
 			switch first := seen[h]; {
 			case first == nil:
 				seen[h] = k
-			case first.value == s:
+			case first.text() == s:
 				prev = first
 			default:
 				for _, kd := range kids {
-					if kd.key.value == s {
+					if kd.key.text() == s {
 						prev = kd.key
 						break
 					}
@@ -255,7 +258,7 @@ func (p *jsonParser) object(depth int) (*node, error) {
 			}
 		} else {
 			for _, kd := range kids {
-				if kd.key.value == s {
+				if kd.key.text() == s {
 					prev = kd.key
 					break
 				}
@@ -397,6 +400,6 @@ func (p *jsonParser) number() (*node, error) {
 			return nil, p.errorf("unexpected %s: expected a digit in the exponent", p.what())
 		}
 	}
-	n.value = string(p.src[start:p.off])
+	n.setText(string(p.src[start:p.off]))
 	return n, nil
 }

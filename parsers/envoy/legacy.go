@@ -80,8 +80,8 @@ func legacyJSON(n *node, md protoreflect.MessageDescriptor) (text, why string, a
 	md = m.Descriptor()
 	if !directFields(n, m, md, false, 0) {
 		for _, k := range n.kids() {
-			if !k.dropped && fieldByName(md, k.key.value) == nil {
-				return "", unknownFieldMsg(md, k.key.value), k.key
+			if !k.dropped && fieldByName(md, k.key.text()) == nil {
+				return "", unknownFieldMsg(md, k.key.text()), k.key
 			}
 		}
 		return "", fmt.Sprintf("invalid value for %s written as an object of its fields", md.FullName()), n

@@ -186,7 +186,7 @@ func Read(path string, src []byte, opts Options) (res Result) {
 		}
 		d.Severity = model.Error
 		d.Message = fmt.Sprintf("duplicate key %q (first at line %d): a field of the oneof %s of %s, which Envoy's JSON reader refuses to set twice (\"'%s' has already been set (either directly or as part of a oneof)\")",
-			a.first.value, a.first.line, a.fd.ContainingOneof().Name(), a.fd.ContainingMessage().FullName(), a.first.value)
+			a.first.text(), a.first.line, a.fd.ContainingOneof().Name(), a.fd.ContainingMessage().FullName(), a.first.text())
 	}
 	groups := map[string]*collection{}
 	var order []string

@@ -44,7 +44,7 @@ func oneofWrittenAgain(n *node, md protoreflect.MessageDescriptor, found func(on
 		if tv == nil || tv.kind != kScalar {
 			return
 		}
-		mt, err := apiTypes().FindMessageByURL(tv.value)
+		mt, err := apiTypes().FindMessageByURL(tv.text())
 		if err != nil {
 			return
 		}
@@ -57,7 +57,7 @@ func oneofWrittenAgain(n *node, md protoreflect.MessageDescriptor, found func(on
 		if k.dropped || k.key == nil {
 			continue
 		}
-		fd := fieldByName(md, k.key.value)
+		fd := fieldByName(md, k.key.text())
 		if fd == nil {
 			continue
 		}

@@ -88,7 +88,7 @@ func opaqueMap(n *node, depth int) bool {
 		if k.dropped {
 			continue
 		}
-		if !utf8.ValidString(k.key.value) || !opaqueAny(k.val, depth+1) {
+		if !utf8.ValidString(k.key.text()) || !opaqueAny(k.val, depth+1) {
 			return false
 		}
 	}

@@ -95,8 +95,8 @@ func TestDuplicateKeyAmongManyKeys(t *testing.T) {
 		if len(dups) != 1 || dups[0].line != manyKeys+6 || !strings.Contains(dups[0].msg, fmt.Sprintf(`duplicate key "k%02d" (first at line %d)`, again, again+1)) {
 			t.Errorf("key %d written again: %+v", again, dups)
 		}
-		if len(n.kids()) != manyKeys+5 || n.get(fmt.Sprintf("k%02d", again)).value != "99" {
-			t.Errorf("key %d written again: %d keys, value %q", again, len(n.kids()), n.get(fmt.Sprintf("k%02d", again)).value)
+		if len(n.kids()) != manyKeys+5 || n.get(fmt.Sprintf("k%02d", again)).text() != "99" {
+			t.Errorf("key %d written again: %d keys, value %q", again, len(n.kids()), n.get(fmt.Sprintf("k%02d", again)).text())
 		}
 	}
 }

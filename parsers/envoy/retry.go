@@ -33,7 +33,7 @@ func splitRetryOn(n *node) []retryToken {
 	if n == nil || n.kind != kScalar {
 		return nil
 	}
-	v := n.value
+	v := n.text()
 	shift := 0
 	if n.quoted && n.style != '|' && n.style != '>' {
 		shift = 1 // the opening quote

@@ -180,7 +180,7 @@ var snapshotExtras = []string{"version", "version_info", "runtimes", "scoped_rou
 func (c *classifier) snapshot(n *node, group string) bool {
 	lists := 0
 	for _, k := range n.kids() {
-		name := strings.ToLower(k.key.value)
+		name := strings.ToLower(k.key.text())
 		if _, ok := snapshotKeys[name]; ok {
 			if k.val.kind != kSeq && (k.val.kind != kMap || len(k.val.kids()) != 0) {
 				return false
@@ -190,7 +190,7 @@ func (c *classifier) snapshot(n *node, group string) bool {
 		}
 		extra := false
 		for _, x := range snapshotExtras {
-			if k.key.value == x || isJSONName(k.key.value, x) {
+			if k.key.text() == x || isJSONName(k.key.text(), x) {
 				extra = true
 			}
 		}
@@ -210,14 +210,14 @@ func (c *classifier) snapshot(n *node, group string) bool {
 		}
 	}
 	for _, k := range n.kids() {
-		mt, ok := snapshotKeys[strings.ToLower(k.key.value)]
+		mt, ok := snapshotKeys[strings.ToLower(k.key.text())]
 		if !ok || k.val.kind != kSeq {
 			continue // an empty map ({}) holds no resource
 		}
 		for _, it := range k.val.items() {
 			switch {
 			case it.kind != kMap:
-				c.probs = append(c.probs, problem{n: it, fatal: true, msg: "this " + strings.ToLower(k.key.value) + " entry is not a resource"})
+				c.probs = append(c.probs, problem{n: it, fatal: true, msg: "this " + strings.ToLower(k.key.text()) + " entry is not a resource"})
 			case it.get("@type") != nil || wrapped(it) != nil:
 				c.resource(it, group)
 			default:
@@ -334,7 +334,7 @@ func (c *classifier) visit(n *node, group string, depth int) bool {
 		}
 		sub := group
 		if whole(k.val) {
-			sub = strings.TrimPrefix(group+"/"+k.key.value, "/")
+			sub = strings.TrimPrefix(group+"/"+k.key.text(), "/")
 		}
 		if k.val.kind != kMap || !c.visit(k.val, sub, depth+1) {
 			c.roots, c.probs = c.roots[:save], c.probs[:saveProbs]
@@ -420,7 +420,7 @@ func (c *classifier) resource(n *node, group string) bool {
 		}
 		md := mt.Descriptor()
 		for _, k := range n.kids() {
-			if fieldByName(md, k.key.value) != nil {
+			if fieldByName(md, k.key.text()) != nil {
 				score++
 			} else {
 				score -= 2
@@ -462,7 +462,7 @@ func onlyKeys(n *node, keys ...string) bool {
 	for _, k := range n.kids() {
 		ok := false
 		for _, want := range keys {
-			if k.key.value == want || isJSONName(k.key.value, want) {
+			if k.key.text() == want || isJSONName(k.key.text(), want) {
 				ok = true
 				break
 			}

@@ -31,19 +31,20 @@ const (
 // however often it is used.
 type node struct {
 	// A large configuration has a node for every key and value: the
-	// fields are ordered and sized to keep one at 48 bytes, a size class
+	// fields are ordered and sized to keep one at 32 bytes, a size class
 	// of the heap (TestTreeNodeSizes).
 	line int32
 	col  int32
 
-	// Scalars: the text as written (unquoted).
-	value string
-
-	// Maps (key and value) and sequences (value only): the entries are
-	// kids(), nkids of them from kidp, set whole by setKids (a pointer and
-	// a length, where a slice would add a capacity and 16 bytes).
-	kidp  *kid
-	nkids int32
+	// p and n hold a scalar's text or a collection's entries, never both:
+	// a scalar has no entries and a map or a sequence no text. For a
+	// scalar they are the text as written (unquoted), read by text() and
+	// set by setText; for a map (key and value) or a sequence (value
+	// only) they are the entries, n of them from p, read by kids() and set
+	// whole by setKids. kind, set when the node is made and never changed,
+	// says which: every reader sets it before the text or the entries.
+	p unsafe.Pointer
+	n int32
 	// drops counts the kids dropped (see drop).
 	drops int32
 
@@ -98,22 +99,51 @@ func (b *nodeBlock) next() *node {
 	return n
 }
 
-// kids are the entries of a map or a sequence. The slice shares the
-// node's entries (an entry changed through it is changed in the node); it
-// has no room past its length, so an append to it copies.
+// kids are the entries of a map or a sequence, nil for a scalar. The
+// slice shares the node's entries (an entry changed through it is changed
+// in the node); it has no room past its length, so an append to it copies.
 func (n *node) kids() []kid {
-	return unsafe.Slice(n.kidp, n.nkids)
+	if n.kind == kScalar {
+		return nil
+	}
+	return unsafe.Slice((*kid)(n.p), n.n)
 }
 
 // setKids makes kids the node's entries. A collection is built in a slice
 // of its own and set once whole, so that its appends stay amortised.
 func (n *node) setKids(kids []kid) {
+	if n.kind == kScalar {
+		panic("entries set on a scalar")
+	}
 	if len(kids) > math.MaxInt32 {
 		panic("a collection of more than 2^31-1 entries")
 	}
-	n.kidp, n.nkids = nil, int32(len(kids))
+	n.p, n.n = nil, int32(len(kids))
 	if len(kids) > 0 {
-		n.kidp = &kids[0]
+		n.p = unsafe.Pointer(&kids[0])
+	}
+}
+
+// text is a scalar's text as written (unquoted), "" for a map or a
+// sequence.
+func (n *node) text() string {
+	if n.kind != kScalar {
+		return ""
+	}
+	return unsafe.String((*byte)(n.p), n.n)
+}
+
+// setText makes s the text of a scalar. The node shares the bytes of s.
+func (n *node) setText(s string) {
+	if n.kind != kScalar {
+		panic("text set on a node that is not a scalar")
+	}
+	if len(s) > math.MaxInt32 {
+		panic("a scalar of more than 2^31-1 bytes")
+	}
+	n.p, n.n = nil, int32(len(s))
+	if len(s) > 0 {
+		n.p = unsafe.Pointer(unsafe.StringData(s))
 	}
 }
 
@@ -138,7 +168,7 @@ func (n *node) field(name string) (key, val *node) {
 		return nil, nil
 	}
 	for _, k := range n.kids() {
-		if !k.dropped && (k.key.value == name || isJSONName(k.key.value, name)) {
+		if !k.dropped && (k.key.text() == name || isJSONName(k.key.text(), name)) {
 			return k.key, k.val
 		}
 	}
@@ -223,7 +253,7 @@ func (n *node) str() string {
 	if n == nil || n.kind != kScalar {
 		return ""
 	}
-	return n.value
+	return n.text()
 }
 
 // jsonName is the protobuf JSON name of a snake_case field name.
@@ -428,7 +458,7 @@ func (c *converter) convert(y *yaml.Node, depth int) (*node, error) {
 	switch y.Kind {
 	case yaml.ScalarNode:
 		n.kind = kScalar
-		n.value = y.Value
+		n.setText(y.Value)
 		n.quoted = y.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0
 		n.tag = scalarTag(y)
 		n.style = scalarStyle(y.Style)
@@ -567,21 +597,21 @@ func (c *converter) mapping(n *node, y *yaml.Node, depth int) error {
 		if err != nil {
 			return err
 		}
-		if prev, dup := seen[k.value]; dup {
-			c.dups = append(c.dups, posError{line: int(k.line), col: int(k.col), msg: fmt.Sprintf("duplicate key %q (first at line %d): Envoy reads YAML keeping the last value, so the first is ignored", k.value, prev.line)})
+		if prev, dup := seen[k.text()]; dup {
+			c.dups = append(c.dups, posError{line: int(k.line), col: int(k.col), msg: fmt.Sprintf("duplicate key %q (first at line %d): Envoy reads YAML keeping the last value, so the first is ignored", k.text(), prev.line)})
 			v, err := c.convert(vy, depth+1)
 			if err != nil {
 				return err
 			}
-			seen[k.value] = k
+			seen[k.text()] = k
 			for j := range kids {
-				if kids[j].key.value == k.value {
+				if kids[j].key.text() == k.text() {
 					kids[j] = kid{key: k, val: v}
 				}
 			}
 			continue
 		}
-		seen[k.value] = k
+		seen[k.text()] = k
 		v, err := c.convert(vy, depth+1)
 		if err != nil {
 			return err
@@ -595,10 +625,10 @@ func (c *converter) mapping(n *node, y *yaml.Node, depth int) error {
 			if e.dropped {
 				continue
 			}
-			if _, ok := seen[e.key.value]; ok {
+			if _, ok := seen[e.key.text()]; ok {
 				continue
 			}
-			seen[e.key.value] = e.key
+			seen[e.key.text()] = e.key
 			kids = append(kids, kid{key: e.key, val: e.val})
 		}
 	}

@@ -65,7 +65,7 @@ func violations(err error, md protoreflect.MessageDescriptor, n *node, path stri
 		spelled = string(fd.Name())
 		key, val = n.field(spelled)
 		if key != nil {
-			spelled = key.value
+			spelled = key.text()
 		}
 	}
 	here := joinPath(path, spelled)
@@ -177,10 +177,10 @@ func usesCamel(n *node) bool {
 		if k.key == nil {
 			continue
 		}
-		if strings.Contains(k.key.value, "_") {
+		if strings.Contains(k.key.text(), "_") {
 			return false
 		}
-		if strings.ToLower(k.key.value) != k.key.value {
+		if strings.ToLower(k.key.text()) != k.key.text() {
 			return true
 		}
 	}
