@@ -503,7 +503,17 @@ func (e *Editor) RemoveField(at model.Pos) ([]model.Edit, error) {
 		case i+1 < len(m.entries):
 			return e.edit(k.start, m.entries[i+1].key.start, ""), nil
 		default:
-			return e.edit(m.entries[i-1].val.end, val.end, ""), nil
+			cut := m.entries[i-1].val.end
+			if cut > 0 && src[cut-1] == ':' {
+				// The field before ends in ":" ("{a:, b: 1}" holds the key
+				// "a:"): the comma stays, or the ":" would become the
+				// indicator of a key "a".
+				if c := bytes.IndexByte(src[cut:k.start], ','); c >= 0 {
+					return e.edit(cut+c+1, val.end, ""), nil
+				}
+				return nil, fmt.Errorf("%s: %w", at, errUnplaced)
+			}
+			return e.edit(cut, val.end, ""), nil
 		}
 	}
 	if len(m.entries) == 1 {
